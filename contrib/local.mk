@@ -1,0 +1,1 @@
+# Presets and other files shipped alongside the program.

@@ -1,0 +1,1 @@
+# Namespaces, links and the sandboxed child.

@@ -1,0 +1,1 @@
+# Policy parser and matcher: pure C.

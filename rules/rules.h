@@ -1,0 +1,104 @@
+/*
+ * The policy: parsing, canonical host names and addresses, matching.
+ * Pure C: no libevent, no sockets, no globals; reads files only in
+ * rules_load_file() and for `include`.
+ */
+#ifndef RULES_H
+#define RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HOST_NAME_LEN	253		/* longest canonical name */
+#define HOST_TEXT_LEN	(HOST_NAME_LEN + 1)
+
+enum host_kind {
+	HOST_NAME,			/* a DNS name */
+	HOST_IPV4,			/* addr[0..3] */
+	HOST_IPV6			/* addr[0..15] */
+};
+
+/*
+ * A host in its one canonical form, computed once and used for matching,
+ * dialing and logging.  text is the lowercase name without trailing dot,
+ * or the address in its standard text form (IPv6 without brackets).
+ * ::ffff:a.b.c.d is HOST_IPV4.
+ */
+struct host {
+	enum host_kind	kind;
+	uint8_t		addr[16];
+	char		text[HOST_TEXT_LEN];
+};
+
+/*
+ * Canonicalise a host (name, any IPv4 spelling, IPv6 with or without
+ * brackets) of len bytes.  Returns 0, or -1 with *errstr saying why.
+ */
+int	host_parse(const char *, size_t, struct host *, const char **);
+
+/*
+ * Split "HOST[:PORT]" / "[V6]:PORT" and canonicalise.  *port is set to
+ * the port given, or to defport when none is.  Returns 0 or -1 + *errstr.
+ */
+int	host_port_parse(const char *, struct host *, uint16_t *, uint16_t,
+	    const char **);
+
+/* Classes of special-purpose addresses the gateway refuses to dial. */
+enum addr_class {
+	ADDR_PUBLIC = 0,
+	ADDR_UNSPECIFIED,
+	ADDR_LOOPBACK,
+	ADDR_PRIVATE,			/* RFC 1918, ULA */
+	ADDR_LINK_LOCAL,
+	ADDR_METADATA,			/* cloud metadata services */
+	ADDR_CGNAT,
+	ADDR_MULTICAST,
+	ADDR_RESERVED,			/* documentation, benchmarking, ... */
+	ADDR_EMBEDDED_V4		/* v4-mapped, NAT64, 6to4, ... */
+};
+
+/* Classify an address (4 or 16 bytes) as public or special-purpose. */
+enum addr_class	 addr_classify(const uint8_t *, size_t);
+const char	*addr_class_name(enum addr_class);
+
+struct rules;
+
+/* Where a decision came from. */
+struct rules_verdict {
+	int		 allow;		/* 1 allow, 0 deny */
+	const char	*file;		/* rule's file, NULL for no match */
+	unsigned int	 line;
+	const char	*text;		/* the rule as written */
+	const char	*why;		/* "no rule matches: default deny", ... */
+};
+
+struct rules	*rules_create(void);
+void		 rules_free(struct rules *);
+
+/*
+ * Add a policy file, or one rule given on the command line (origin names
+ * it in messages, e.g. "--allow").  On error nothing is added and err
+ * holds "FILE:LINE: message".  Returns 0 or -1.
+ */
+int	rules_load_file(struct rules *, const char *, char *, size_t);
+int	rules_load_text(struct rules *, const char *, const char *, size_t,
+	    char *, size_t);
+
+/* Decide (host, port).  Returns v->allow. */
+int	rules_match(const struct rules *, const struct host *, uint16_t,
+	    struct rules_verdict *);
+
+/*
+ * Does an allow-private rule cover this special-purpose address (4 or 16
+ * bytes)?  Fills v with that rule when it does.
+ */
+int	rules_private_ok(const struct rules *, const uint8_t *, size_t,
+	    struct rules_verdict *);
+
+/* The ports the policy names explicitly (for listeners); sorted, unique. */
+size_t	rules_ports(const struct rules *, uint16_t *, size_t);
+
+/* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
+int	rules_default_path(char *, size_t);
+
+#endif

@@ -1,0 +1,88 @@
+# Shared helpers for integration scripts: source it, then call the
+# functions.  Every script gets a private temp dir ($T) removed at exit,
+# and every process it starts through `bg` is stopped at exit.
+set -u
+: "${PINHOLE:?PINHOLE must name the built program}"
+: "${top_srcdir:?}"
+
+T=$(mktemp -d /tmp/pinhole-it.XXXXXX)
+chmod 755 "$T"
+PIDS=
+
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+NFAIL=0
+NPASS=0
+
+# Report a failed check and go on; the script fails at `finish`.
+fail() {
+	echo "FAIL: $*" >&2
+	NFAIL=$((NFAIL + 1))
+}
+
+# Report a passed check.
+ok() {
+	echo "ok: $*"
+	NPASS=$((NPASS + 1))
+}
+
+# Stop here: the test cannot run on this machine.
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# Check that a command succeeds (or fails, with `expect_fail`).
+expect() {
+	desc=$1; shift
+	if "$@" >"$T/out" 2>&1; then ok "$desc"; else fail "$desc: $(tail -3 "$T/out")"; fi
+}
+expect_fail() {
+	desc=$1; shift
+	if "$@" >"$T/out" 2>&1; then fail "$desc: succeeded"; else ok "$desc"; fi
+}
+
+# Run a command in the background, stopped at exit.
+bg() {
+	"$@" &
+	PIDS="$PIDS $!"
+}
+
+# A free TCP port on 127.0.0.1.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Wait until something listens on TCP 127.0.0.1:$1 (at most 10 s).
+wait_port() {
+	i=0
+	while [ $i -lt 100 ]; do
+		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "nothing listens on port $1"
+	return 1
+}
+
+# Check that a log file has a line matching an extended regex.
+loggrep() {
+	grep -Eq -- "$2" "$1"
+}
+
+# Run a command as an unprivileged user.
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+}
+
+# Print the closing line and exit with the verdict.
+finish() {
+	echo "$NPASS passed, $NFAIL failed"
+	[ "$NFAIL" -eq 0 ]
+}
