@@ -1,0 +1,47 @@
+/*
+ * The audit log: JSON Lines, one event a line, fixed schema, written
+ * through audit_write() only.  Schema: docs/audit-log.md.
+ */
+#ifndef AUDIT_H
+#define AUDIT_H
+
+#include <stdint.h>
+
+#define AUDIT_SCHEMA	1
+
+struct audit;
+
+/* One event.  NULL strings and negative numbers are left out. */
+struct audit_event {
+	const char	*event;		/* start stop reload connect request close dns ... */
+	const char	*verdict;	/* allow deny */
+	const char	*reason;
+	const char	*session;
+	const char	*client;	/* "addr:port" */
+	const char	*host;
+	int		 port;
+	const char	*addr;		/* address dialed */
+	const char	*via;		/* connect forward transparent dns */
+	const char	*rule;		/* "file:line" */
+	int		 status;	/* HTTP status */
+	int64_t		 bytes_up;
+	int64_t		 bytes_down;
+	int64_t		 ms;
+	const char	*qname;
+	const char	*qtype;
+	const char	*answer;
+	const char	*detail;	/* free text (escaped) */
+};
+
+/* path "-" is stdout, NULL logs nothing. */
+struct audit	*audit_open(const char *, char *, size_t);
+int		 audit_reopen(struct audit *);
+void		 audit_close(struct audit *);
+
+/*
+ * Write one line.  A failed write is reported once on stderr and never
+ * leaves half a line in the file.
+ */
+void		 audit_write(struct audit *, const struct audit_event *);
+
+#endif

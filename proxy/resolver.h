@@ -1,0 +1,59 @@
+/*
+ * Asynchronous name resolution with c-ares inside a libevent loop, with a
+ * TTL-respecting cache of its own and /etc/hosts honoured.
+ */
+#ifndef RESOLVER_H
+#define RESOLVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct resolver;
+struct resolver_query;
+
+#define RESOLVER_MAX_ADDRS	16
+
+struct resolver_addr {
+	int		family;		/* AF_INET or AF_INET6 */
+	uint8_t		addr[16];
+};
+
+struct resolver_result {
+	size_t			n;
+	struct resolver_addr	a[RESOLVER_MAX_ADDRS];	/* v4 first */
+	uint32_t		ttl;
+};
+
+/*
+ * status 0: res holds at least one address.  Otherwise errstr says why
+ * ("no such host", "timed out", "server failure", ...).  Called from the
+ * event loop, never from inside resolver_lookup().
+ */
+typedef void (*resolver_cb)(int status, const char *errstr,
+    const struct resolver_result *res, void *arg);
+
+/* A raw answer (the upstream's DNS message) for the DNS relay. */
+typedef void (*resolver_raw_cb)(int status, const char *errstr,
+    const uint8_t *msg, size_t len, void *arg);
+
+/*
+ * servers: NULL for /etc/resolv.conf, or "ADDR[:PORT]" strings (IPv6 as
+ * "[ADDR]:PORT") ending with NULL.  Returns NULL with err filled in.
+ */
+struct resolver	*resolver_create(struct event_base *, const char **,
+		    char *, size_t);
+void		 resolver_free(struct resolver *);
+
+/* Look up A and AAAA for a canonical name. */
+struct resolver_query *resolver_lookup(struct resolver *, const char *,
+		    resolver_cb, void *);
+
+/* Send one question upstream (class IN) and hand back the raw answer. */
+struct resolver_query *resolver_raw(struct resolver *, const char *, int,
+		    resolver_raw_cb, void *);
+
+/* Forget a query: its callback will not be called. */
+void		 resolver_cancel(struct resolver_query *);
+
+#endif
