@@ -1,1 +1,17 @@
 # The gateway.
+libpinhole_a_SOURCES += \
+	proxy/http.c proxy/http.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_http
+TESTS += tests/unit/test_http
+endif
+tests_unit_test_http_SOURCES = tests/unit/test_http.c
+tests_unit_test_http_LDADD = $(UNIT_LIBS)
+tests_unit_test_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+FUZZ_TARGETS += tests/fuzz/fuzz_http
+tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_http_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_http_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/http
