@@ -1,6 +1,8 @@
 # The gateway.
 libpinhole_a_SOURCES += \
-	proxy/http.c proxy/http.h
+	proxy/http.c proxy/http.h \
+	proxy/gateway.c proxy/gateway.h \
+	proxy/session.c proxy/session.h
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_http
