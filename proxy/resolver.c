@@ -138,6 +138,8 @@ resolver_strerror(int status)
 		return ("out of memory");
 	case ARES_EBADNAME:
 		return ("bad name");
+	case ARES_ECONNREFUSED:
+		return ("unreachable");
 	default:
 		return ("server failure");
 	}

@@ -26,8 +26,9 @@ struct resolver_result {
 };
 
 /*
- * status 0: res holds at least one address.  Otherwise errstr says why
- * ("no such host", "timed out", "server failure", ...).  Called from the
+ * status 0: res holds at least one address.  Otherwise errstr says why:
+ * "no such host", "no address", "timed out", "server failure", "refused",
+ * "unreachable", "bad name" or "out of memory".  Called from the
  * event loop, never from inside resolver_lookup().
  */
 typedef void (*resolver_cb)(int status, const char *errstr,

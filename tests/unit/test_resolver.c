@@ -46,6 +46,15 @@ static const struct fake_rr fake_table[] = {
 	{ "v6only.test", T_AAAA, 60, "::2" },
 	{ "txt.test", T_TXT, 60, "hello" },
 	{ "other.test", T_A, 60, "127.0.0.4" },
+	{ "big.test", T_A, 60, "127.0.0.9" },	/* truncated over UDP */
+};
+
+#define FAKE_CONNS	4
+
+struct fake_conn {
+	int		 fd;
+	struct event	*ev;
+	int		*ntcp;
 };
 
 struct fake_dns {
@@ -55,6 +64,10 @@ struct fake_dns {
 	int		 silent;
 	int		 nqueries;
 	char		 last[256];
+	int		 tfd;		/* TCP, for truncated answers */
+	struct event	*tev;
+	int		 ntcp;
+	struct fake_conn conns[FAKE_CONNS];
 };
 
 struct fixture {
@@ -137,9 +150,9 @@ fake_rr_put(uint8_t *out, size_t o, const struct fake_rr *rr)
 	return (o + rdlen);
 }
 
-/* Build the answer to a query from the table. */
+/* Build the answer to a query from the table (over UDP: maybe cut). */
 static size_t
-fake_answer(const uint8_t *q, size_t qlen, size_t qend, const char *name,
+fake_answer(const uint8_t *q, int udp, size_t qend, const char *name,
     uint8_t *out)
 {
 	size_t	o, i, n = 0;
@@ -160,6 +173,11 @@ fake_answer(const uint8_t *q, size_t qlen, size_t qend, const char *name,
 		}
 	}
 	out[7] = n;
+	if (n > 0 && strcmp(name, "big.test") == 0 && udp) {
+		out[2] |= 0x02;			/* TC: ask again over TCP */
+		out[7] = 0;
+		o = qend + 4;
+	}
 	if (!known)
 		out[3] |= 3;			/* NXDOMAIN */
 	return (o);
@@ -183,26 +201,127 @@ fake_dns_cb(evutil_socket_t fd, short what, void *arg)
 	if ((qend = fake_qname(q, n, d->last, sizeof d->last)) == -1 ||
 	    qend + 4 > n || d->silent)
 		return;
-	sendto(fd, out, fake_answer(q, n, qend, d->last, out), 0,
+	sendto(fd, out, fake_answer(q, 1, qend, d->last, out), 0,
 	    (struct sockaddr *)&ss, sslen);
 }
 
-/* Start the responder on 127.0.0.1 and an ephemeral port. */
+/* Answer one query over TCP. */
 static void
-fake_dns_start(struct fake_dns *d, struct event_base *base)
+fake_tcp_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fake_conn	*c = arg;
+	uint8_t			 q[514], out[1026];
+	char			 name[256];
+	size_t			 len;
+	int			 qend;
+
+	if (recv(fd, q, 2, MSG_WAITALL) != 2)
+		goto close;
+	len = q[0] << 8 | q[1];
+	if (len < 12 || len > 512 ||
+	    recv(fd, q, len, MSG_WAITALL) != (ssize_t)len)
+		goto close;
+	(*c->ntcp)++;
+	if ((qend = fake_qname(q, len, name, sizeof name)) == -1 ||
+	    (size_t)qend + 4 > len)
+		goto close;
+	len = fake_answer(q, 0, qend, name, out + 2);
+	out[0] = len >> 8;
+	out[1] = len;
+	send(fd, out, len + 2, MSG_NOSIGNAL);
+	return;
+close:
+	event_free(c->ev);
+	c->ev = NULL;
+	close(c->fd);
+}
+
+/* Take a TCP connection. */
+static void
+fake_tcp_accept_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fake_dns	*d = arg;
+	struct timeval	 tv = { 1, 0 };
+	int		 i, s;
+
+	if ((s = accept(fd, NULL, NULL)) == -1)
+		return;
+	for (i = 0; i < FAKE_CONNS && d->conns[i].ev != NULL; i++)
+		;
+	if (i == FAKE_CONNS) {
+		close(s);
+		return;
+	}
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	d->conns[i].fd = s;
+	d->conns[i].ntcp = &d->ntcp;
+	d->conns[i].ev = event_new(event_get_base(d->tev), s,
+	    EV_READ | EV_PERSIST, fake_tcp_read_cb, &d->conns[i]);
+	event_add(d->conns[i].ev, NULL);
+}
+
+/* Listen over TCP on the responder's port too. */
+static void
+fake_dns_tcp_start(struct fake_dns *d, struct event_base *base)
 {
 	struct sockaddr_in	sin;
-	socklen_t		len = sizeof sin;
+	int			one = 1;
 
-	memset(d, 0, sizeof *d);
 	memset(&sin, 0, sizeof sin);
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	sin.sin_port = htons(d->port);
+	d->tfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(d->tfd >= 0);
+	setsockopt(d->tfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	assert_int_equal(bind(d->tfd, (struct sockaddr *)&sin, sizeof sin), 0);
+	assert_int_equal(listen(d->tfd, 4), 0);
+	d->tev = event_new(base, d->tfd, EV_READ | EV_PERSIST,
+	    fake_tcp_accept_cb, d);
+	assert_non_null(d->tev);
+	event_add(d->tev, NULL);
+}
+
+/* Stop the TCP side. */
+static void
+fake_dns_tcp_stop(struct fake_dns *d)
+{
+	int	i;
+
+	for (i = 0; i < FAKE_CONNS; i++) {
+		if (d->conns[i].ev != NULL) {
+			event_free(d->conns[i].ev);
+			close(d->conns[i].fd);
+		}
+	}
+	event_free(d->tev);
+	close(d->tfd);
+}
+
+/* Start the responder on 127.0.0.1 (or ::1) and an ephemeral port. */
+static void
+fake_dns_start(struct fake_dns *d, struct event_base *base, int family)
+{
+	struct sockaddr_in6	sin6;
+	struct sockaddr_in	sin;
+	struct sockaddr		*sa;
+	socklen_t		 len;
+
+	memset(d, 0, sizeof *d);
+	memset(&sin, 0, sizeof sin);
+	memset(&sin6, 0, sizeof sin6);
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin6.sin6_family = AF_INET6;
+	sin6.sin6_addr = in6addr_loopback;
+	sa = family == AF_INET ? (struct sockaddr *)&sin :
+	    (struct sockaddr *)&sin6;
+	len = family == AF_INET ? sizeof sin : sizeof sin6;
+	d->fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
 	assert_true(d->fd >= 0);
-	assert_int_equal(bind(d->fd, (struct sockaddr *)&sin, sizeof sin), 0);
-	assert_int_equal(getsockname(d->fd, (struct sockaddr *)&sin, &len), 0);
-	d->port = ntohs(sin.sin_port);
+	assert_int_equal(bind(d->fd, sa, len), 0);
+	assert_int_equal(getsockname(d->fd, sa, &len), 0);
+	d->port = ntohs(family == AF_INET ? sin.sin_port : sin6.sin6_port);
 	d->ev = event_new(base, d->fd, EV_READ | EV_PERSIST, fake_dns_cb, d);
 	assert_non_null(d->ev);
 	event_add(d->ev, NULL);
@@ -220,7 +339,7 @@ setup(void **state)
 	assert_non_null(f);
 	f->base = event_base_new();
 	assert_non_null(f->base);
-	fake_dns_start(&f->dns, f->base);
+	fake_dns_start(&f->dns, f->base, AF_INET);
 	snprintf(server, sizeof server, "127.0.0.1:%d", f->dns.port);
 	f->r = resolver_create(f->base, servers, err, sizeof err);
 	assert_non_null(f->r);
@@ -235,8 +354,10 @@ teardown(void **state)
 	struct fixture	*f = *state;
 
 	resolver_free(f->r);
-	event_free(f->dns.ev);
-	close(f->dns.fd);
+	if (f->dns.ev != NULL)
+		event_free(f->dns.ev);
+	if (f->dns.fd != -1)
+		close(f->dns.fd);
 	event_base_free(f->base);
 	free(f);
 	return (0);
@@ -563,6 +684,80 @@ test_bad_servers(void **state)
 	assert_null(resolver_create(f->base, comma, err, sizeof err));
 	assert_null(resolver_create(f->base, none, err, sizeof err));
 	assert_string_equal(err, "no resolver address given");
+	/* /etc/resolv.conf: made and freed, never asked. */
+	resolver_free(resolver_create(f->base, NULL, err, sizeof err));
+}
+
+/* An IPv6 server is written [ADDR]:PORT. */
+static void
+test_ipv6_server(void **state)
+{
+	struct fixture	*f = *state;
+	struct fake_dns	 d6;
+	struct answer	 a = { 0 };
+	char		 server[64], err[256];
+	const char	*servers[] = { server, NULL };
+	struct resolver	*r;
+
+	fake_dns_start(&d6, f->base, AF_INET6);
+	snprintf(server, sizeof server, "[::1]:%d", d6.port);
+	r = resolver_create(f->base, servers, err, sizeof err);
+	assert_non_null(r);
+	resolver_lookup(r, "origin.test", lookup_cb, &a);
+	run_until(f->base, &a.calls, 1, 2000);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(a.res.n, 3);
+	assert_int_equal(d6.nqueries, 2);
+	assert_int_equal(f->dns.nqueries, 0);
+	resolver_free(r);
+	event_free(d6.ev);
+	close(d6.fd);
+}
+
+/* A truncated answer is asked again over TCP. */
+static void
+test_tcp_fallback(void **state)
+{
+	struct fixture	*f = *state;
+	struct answer	 a = { 0 };
+
+	fake_dns_tcp_start(&f->dns, f->base);
+	resolver_lookup(f->r, "big.test", lookup_cb, &a);
+	run_until(f->base, &a.calls, 1, 3000);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(a.res.n, 1);
+	check_addr(&a.res.a[0], "127.0.0.9");
+	assert_int_equal(f->dns.ntcp, 1);
+	resolver_free(f->r);
+	f->r = NULL;
+	fake_dns_tcp_stop(&f->dns);
+}
+
+/* Nobody listening on the server's port fails fast. */
+static void
+test_refused(void **state)
+{
+	struct fixture	*f = *state;
+	struct answer	 a = { 0 };
+	char		 server[64], err[256];
+	const char	*servers[] = { server, NULL };
+	struct resolver	*r;
+	uint64_t	 t0;
+
+	event_free(f->dns.ev);
+	f->dns.ev = NULL;
+	close(f->dns.fd);
+	f->dns.fd = -1;
+	snprintf(server, sizeof server, "127.0.0.1:%d", f->dns.port);
+	r = resolver_create(f->base, servers, err, sizeof err);
+	assert_non_null(r);
+	t0 = now_ms();
+	resolver_lookup(r, "origin.test", lookup_cb, &a);
+	run_until(f->base, &a.calls, 1, 5000);
+	assert_int_equal(a.calls, 1);
+	assert_string_equal(a.errstr, "unreachable");
+	assert_true(now_ms() - t0 < 1000);
+	resolver_free(r);
 }
 
 int
@@ -586,6 +781,11 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_local, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_servers, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6_server, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_tcp_fallback, setup,
 		    teardown),
 	};
 
