@@ -171,7 +171,7 @@ session_audit(struct session *s, const char *event, const char *verdict,
 
 	if (s->gw->audit == NULL)
 		return;
-	memset(&e, 0, sizeof e);
+	audit_event_init(&e);
 	e.event = event;
 	e.verdict = verdict;
 	e.reason = reason;
@@ -480,6 +480,8 @@ session_refuse(struct session *s, int status, const char *perr,
 	const char	*event = s->via != NULL &&
 	    strcmp(s->via, "connect") == 0 ? "connect" : "request";
 
+	if (s->state == S_FORWARD)
+		session_server_free(s);	/* it holds half an exchange */
 	s->pending = P_NONE;
 	s->status = status;
 	session_audit(s, event, status < 500 ? "deny" : "allow",
