@@ -1,1 +1,2 @@
 # Manual pages and documents.
+dist_man_MANS += docs/pinhole-policy.5
