@@ -147,7 +147,7 @@ hmap_slot(struct hmap *m, const void *key, size_t len, struct arena *a)
 	uint64_t		 hash = hmap_hash(key, len);
 	void			*copy;
 
-	if ((m->count + 1) * 4 > m->cap * 3 && hmap_grow(m) == -1)
+	if ((m->count + 1) * 2 > m->cap && hmap_grow(m) == -1)
 		return (NULL);
 	e = hmap_find(m, key, len, hash);
 	if (e->key != NULL)
