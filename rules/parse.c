@@ -340,14 +340,22 @@ split_ports(struct parse *p, const char *arg, size_t *hlen, const char **ports)
 	return (0);
 }
 
-/* Strip the brackets of "[V6]" or "[V6/LEN]". */
-static void
-unbracket(const char **s, size_t *len)
+/* Split a rule's argument and strip the brackets of "[V6]" or "[V6/LEN]". */
+static int
+split_host(struct parse *p, const char *arg, const char **host, size_t *hlen,
+    const char **ports)
 {
-	if (*len >= 2 && (*s)[0] == '[' && (*s)[*len - 1] == ']') {
-		(*s)++;
-		*len -= 2;
+	*host = arg;
+	if (split_ports(p, arg, hlen, ports) == -1)
+		return (-1);
+	if (*hlen >= 2 && arg[0] == '[' && arg[*hlen - 1] == ']') {
+		(*host)++;
+		*hlen -= 2;
+		if (!host_is_v6_text(*host, *hlen))
+			return (parse_error(p, "brackets are only for IPv6 "
+			    "addresses"));
 	}
+	return (0);
 }
 
 /* Parse an allow or deny rule. */
@@ -356,15 +364,14 @@ parse_rule(struct parse *p, const char *arg, const char *text,
     enum rule_action action)
 {
 	struct rule_spec	*spec;
-	const char		*ports, *host = arg;
+	const char		*ports, *host;
 	size_t			 hlen;
 	int			 ps;
 
 	if ((spec = spec_new(p, action, text)) == NULL)
 		return (parse_error(p, "out of memory"));
-	if (split_ports(p, arg, &hlen, &ports) == -1)
+	if (split_host(p, arg, &host, &hlen, &ports) == -1)
 		return (-1);
-	unbracket(&host, &hlen);
 	if (parse_host(p, host, hlen, spec) == -1)
 		return (-1);
 	if (ports != NULL && parse_ports(p, ports, spec) == -1)
@@ -406,17 +413,16 @@ static int
 kw_allow_private(struct parse *p, const char *arg, const char *text)
 {
 	struct rule_spec	*spec;
-	const char		*ports;
+	const char		*ports, *host;
 	size_t			 hlen;
 
 	if ((spec = spec_new(p, RULE_PRIVATE, text)) == NULL)
 		return (parse_error(p, "out of memory"));
-	if (split_ports(p, arg, &hlen, &ports) == -1)
+	if (split_host(p, arg, &host, &hlen, &ports) == -1)
 		return (-1);
 	if (ports != NULL)
 		return (parse_error(p, "allow-private takes no port"));
-	unbracket(&arg, &hlen);
-	if (parse_host(p, arg, hlen, spec) == -1)
+	if (parse_host(p, host, hlen, spec) == -1)
 		return (-1);
 	if (spec->kind != TARGET_ADDR)
 		return (parse_error(p, "allow-private takes an address or "

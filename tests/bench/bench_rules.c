@@ -73,6 +73,7 @@ bench_host(char *buf, size_t size, size_t i, size_t n)
 	}
 }
 
+/* Load the rules, time the lookups, print the figures. */
 int
 main(int argc, char **argv)
 {

@@ -247,6 +247,8 @@ static const struct {
 	{ "allow [2001:db8::1\n", "missing ']'" },
 	{ "allow [2001:db8::1]443\n", "after ']'" },
 	{ "allow 2001:db8::zz\n", "IPv6" },
+	{ "allow [pypi.org]:443\n", "only for IPv6" },
+	{ "allow-private [10.0.0.0/8]\n", "only for IPv6" },
 	{ "allow b\xc3\xbc" "cher.de\n", "punycode" },
 	{ "allow a..b\n", "empty label" },
 	{ "allow-private 10.0.0.0/8:443\n", "takes no port" },
