@@ -32,3 +32,7 @@ tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_http_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_http_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/http
+
+TESTS += tests/integration/proxy.sh
+EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
+	tests/integration/rawhttp.py
