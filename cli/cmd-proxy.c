@@ -41,6 +41,7 @@ struct proxy_opts {
 	const char		*log;
 	int			 grace;
 	int			 verbose;
+	int			 max_clients_set;
 	struct gateway_config	 cfg;
 	char			 about[1024];
 };
@@ -120,6 +121,7 @@ proxy_limit(const struct cmd_entry *cmd, struct proxy_opts *o, int ch,
 		if (proxy_number(cmd, "--max-clients", arg, 1, 1000000, &v))
 			return (EXIT_USAGE);
 		c->max_clients = v;
+		o->max_clients_set = 1;
 		break;
 	case OPT_MAX_HEAD:
 		if (proxy_number(cmd, "--max-head", arg, 256, 1048576, &v))
@@ -332,7 +334,11 @@ proxy_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 	gateway_stop(p->gw, p->o->grace, proxy_stopped, p);
 }
 
-/* Allow as many descriptors as the hard limit lets, and fit the limit. */
+/*
+ * Allow as many descriptors as the hard limit lets, and fit the default
+ * connection limit to them (an explicit --max-clients is only warned of:
+ * accepting then pauses whenever descriptors run out).
+ */
 static void
 proxy_fd_limit(struct proxy_opts *o)
 {
@@ -346,7 +352,10 @@ proxy_fd_limit(struct proxy_opts *o)
 		rl.rlim_cur = need < rl.rlim_max ? need : rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (rl.rlim_cur < need) {
+	if (rl.rlim_cur < need && o->max_clients_set)
+		log_warnx("descriptor limit %llu: fewer than --max-clients "
+		    "needs", (unsigned long long)rl.rlim_cur);
+	else if (rl.rlim_cur < need) {
 		o->cfg.max_clients = rl.rlim_cur > 96 ?
 		    (rl.rlim_cur - 64) / 2 : 16;
 		log_warnx("descriptor limit %llu: at most %u connections",

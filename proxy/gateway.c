@@ -74,6 +74,7 @@ gateway_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		evutil_closesocket(fd);
 		return;
 	}
+	gw->fd_warned = 0;
 	session_open(gw, fd, sa, salen);
 	if (gw->nsessions >= gw->cfg.max_clients && !gw->paused_full) {
 		log_info("%s: %zu connections: not accepting for now",
@@ -104,8 +105,9 @@ gateway_accept_error_cb(struct evconnlistener *l, void *arg)
 
 	if (err != EMFILE && err != ENFILE && err != ENOBUFS && err != ENOMEM)
 		return;
-	if (!gw->paused_fd)
+	if (!gw->fd_warned)
 		log_warnx("%s: accept: %s: pausing", __func__, strerror(err));
+	gw->fd_warned = 1;
 	gw->paused_fd = 1;
 	gateway_accepting(gw, 0);
 	evtimer_add(gw->resume, &tv);

@@ -36,3 +36,5 @@ EXTRA_DIST += tests/fuzz/http
 TESTS += tests/integration/proxy.sh
 EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
 	tests/integration/rawhttp.py
+TESTS += tests/integration/proxy-limits.sh
+EXTRA_DIST += tests/integration/proxy-limits.sh

@@ -35,6 +35,7 @@ struct gateway {
 	struct event			*resume;	/* after EMFILE */
 	struct event			*grace;		/* end of stop */
 	int				 paused_fd;
+	int				 fd_warned;
 	int				 paused_full;
 	int				 stopping;
 	void				(*stopped)(void *);

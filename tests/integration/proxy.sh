@@ -171,6 +171,26 @@ fi
 curl -s -D "$T/resp" -o /dev/null -x "$X" "http://origin.test:$O/"
 grep -qi '^via: 1.1 pinhole' "$T/resp" && ok "Via on the response" || fail "no Via on the response"
 
+# An upgrade the policy allows becomes a tunnel.
+got=$(python3 - "$P" "$O" <<'EOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 3)
+s.settimeout(3)
+s.sendall(b"GET http://origin.test:%s/upgrade HTTP/1.1\r\nHost: origin.test\r\n"
+          b"Connection: Upgrade\r\nUpgrade: echo\r\n\r\n" % sys.argv[2].encode())
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+s.sendall(b"ping through the upgrade")
+data = b""
+while len(data) < 24:
+    data += s.recv(100)
+print(head.split(b"\r\n")[0].decode(), data.decode())
+EOF
+)
+[ "$got" = "HTTP/1.1 101 Switching Protocols ping through the upgrade" ] &&
+    ok "upgrade (101) becomes a tunnel" || fail "upgrade: $got"
+
 # Bodies, streamed both ways.
 n=$(curl -s -x "$X" "http://origin.test:$O/size?n=20000000" | wc -c)
 [ "$n" -eq 20000000 ] && ok "20 MB sized download" || fail "sized download: $n bytes"
