@@ -512,7 +512,7 @@ session_info_page(struct session *s)
 	    "reach only the hosts its policy allows, and logs every attempt.\n"
 	    "\n"
 	    "Use it with HTTPS_PROXY / HTTP_PROXY set to this address.\n"
-	    "Allowed: %s\n"
+	    "Policy: %s\n"
 	    "\n"
 	    "A refused request gets 403 with a Pinhole-Error header saying\n"
 	    "why.  To ask for a host:\n"
@@ -545,8 +545,10 @@ session_port_only(struct session *s)
 static void
 session_rule(struct session *s, const struct rules_verdict *v)
 {
-	if (v->file != NULL)
+	if (v->file != NULL && v->line > 0)
 		snprintf(s->rule, sizeof s->rule, "%s:%u", v->file, v->line);
+	else if (v->file != NULL)
+		snprintf(s->rule, sizeof s->rule, "%s", v->file);
 	else
 		s->rule[0] = '\0';
 }
@@ -557,6 +559,7 @@ session_decide(struct session *s)
 {
 	struct rules_verdict	v;
 	const char		*perr;
+	char			 why[512];
 
 	memset(&v, 0, sizeof v);
 	v.why = "no policy loaded";
@@ -574,7 +577,13 @@ session_decide(struct session *s)
 		perr = "port";
 	else
 		perr = "denied-by-policy";
-	session_refuse(s, 403, perr, v.why != NULL ? v.why : "denied");
+	if (v.file != NULL && v.text != NULL)
+		snprintf(why, sizeof why, "denied by the rule '%.200s' (%.256s)",
+		    v.text, s->rule);
+	else
+		snprintf(why, sizeof why, "%s", v.why != NULL ? v.why :
+		    "denied");
+	session_refuse(s, 403, perr, why);
 	return (-1);
 }
 
