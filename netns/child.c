@@ -22,6 +22,7 @@
 #include <event2/event.h>
 
 #include "netns/netns.h"
+#include "netns/netns-int.h"
 
 struct netns_child {
 	struct event	*ev;
@@ -29,11 +30,6 @@ struct netns_child {
 	pid_t		 pid;
 	void		(*done)(int, void *);
 	void		*arg;
-};
-
-/* The signals passed on to the command. */
-static const int child_forwarded[] = {
-	SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH
 };
 
 /* Reap the command if it has ended; tell the owner once. */
@@ -84,17 +80,15 @@ child_signalfd(sigset_t *ignored)
 {
 	struct sigaction	sa;
 	sigset_t		set;
-	size_t			i;
+	int			sig;
 
-	sigemptyset(&set);
+	netns_init_signals(&set);
 	sigemptyset(ignored);
-	sigaddset(&set, SIGCHLD);
-	for (i = 0; i < sizeof(child_forwarded) / sizeof(child_forwarded[0]);
-	    i++) {
-		if (sigaction(child_forwarded[i], NULL, &sa) == 0 &&
-		    sa.sa_handler == SIG_IGN)
-			sigaddset(ignored, child_forwarded[i]);
-		sigaddset(&set, child_forwarded[i]);
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGCHLD || sigismember(&set, sig) != 1)
+			continue;
+		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			sigaddset(ignored, sig);
 	}
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
 		return (-1);

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,15 +42,21 @@ static const char *exec_hidden[] = {
 	NULL
 };
 
+/* One report from the child to pinhole: written whole (< PIPE_BUF). */
+struct exec_report {
+	pid_t	pid;			/* the sandbox init, or 0 */
+	char	err[240];		/* what failed, or "" */
+};
+
 /* Report a failed step to the parent and die: the command never runs. */
 static void __attribute__((noreturn))
 exec_fail(int errfd, const char *step)
 {
-	char	buf[256];
-	int	n;
+	struct exec_report	r;
 
-	n = snprintf(buf, sizeof(buf), "%s: %s", step, strerror(errno));
-	if (n > 0 && write(errfd, buf, (size_t)n) < 0)
+	memset(&r, 0, sizeof(r));
+	snprintf(r.err, sizeof(r.err), "%s: %s", step, strerror(errno));
+	if (write(errfd, &r, sizeof(r)) < 0)
 		_exit(1);
 	_exit(1);
 }
@@ -237,27 +244,111 @@ exec_close_fds(void)
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
-/* The child: set up and exec; never returns. */
+/* The command: default signals, then exec; never returns. */
 static void __attribute__((noreturn))
-exec_child(const struct netns_sandbox *sb, char *const argv[],
-    const sigset_t *ignored, int errfd, pid_t parent)
+exec_command(char *const argv[], const sigset_t *ignored)
 {
 	int	saved;
 
-	exec_join(sb, errfd);
-	exec_resolv(sb, errfd);
-	exec_env(sb, errfd);
 	exec_signals(ignored);
-	exec_close_fds();
-	exec_drop_caps(errfd);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		exec_fail(errfd, "set the parent-death signal");
-	if (getppid() != parent)
-		_exit(1);
 	execvp(argv[0], argv);
 	saved = errno;
 	fprintf(stderr, "pinhole: %s: %s\n", argv[0], strerror(saved));
 	_exit(saved == ENOENT ? 127 : 126);
+}
+
+/*
+ * pid 1 of the sandbox's PID namespace: dies with pinhole (and with it
+ * everything in the namespace), mounts its /proc, drops capabilities,
+ * starts the command and passes signals on to it.  Never returns.
+ */
+static void __attribute__((noreturn))
+exec_init(char *const argv[], const sigset_t *ignored, int errfd, int watch)
+{
+	struct pollfd	pfd;
+	sigset_t	set;
+	pid_t		pid;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		exec_fail(errfd, "set the parent-death signal");
+	pfd.fd = watch;
+	pfd.events = POLLIN;
+	if (watch != -1 && poll(&pfd, 1, 0) != 0)
+		_exit(1);			/* pinhole is gone already */
+	netns_init_signals(&set);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		exec_fail(errfd, "block signals");
+	/* Best effort: without it /proc shows the host's processes. */
+	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	exec_drop_caps(errfd);
+	if ((pid = fork()) == -1)
+		exec_fail(errfd, "fork the command");
+	if (pid == 0)
+		exec_command(argv, ignored);
+	close(errfd);
+	netns_init_loop(pid, &set);
+}
+
+/* Tell pinhole the pid of the sandbox's init. */
+static void __attribute__((noreturn))
+exec_report_pid(int errfd, pid_t pid)
+{
+	struct exec_report	r;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = pid;
+	_exit(write(errfd, &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+}
+
+/*
+ * The child: join the sandbox, then start its init as a sibling (a child
+ * of pinhole, in a new PID namespace) and exit.  Never returns.
+ */
+static void __attribute__((noreturn))
+exec_child(const struct netns_sandbox *sb, char *const argv[],
+    const sigset_t *ignored, int errfd, pid_t parent)
+{
+	long	pid;
+	int	watch;
+
+	exec_join(sb, errfd);
+	exec_resolv(sb, errfd);
+	exec_env(sb, errfd);
+	exec_close_fds();
+	if (unshare(CLONE_NEWPID) == -1)
+		exec_fail(errfd, "create a PID namespace");
+	watch = (int)syscall(SYS_pidfd_open, parent, 0);
+	pid = syscall(SYS_clone, CLONE_PARENT, NULL, NULL, NULL, NULL);
+	if (pid == -1)
+		exec_fail(errfd, "start the sandbox init");
+	if (pid == 0)
+		exec_init(argv, ignored, errfd, watch);
+	exec_report_pid(errfd, (pid_t)pid);
+}
+
+/* Read the child's reports: the init's pid, or what failed. */
+static pid_t
+exec_read_reports(int fd, char *err, size_t errlen)
+{
+	struct exec_report	r;
+	pid_t			pid = -1;
+	ssize_t			n;
+
+	err[0] = '\0';
+	for (;;) {
+		n = read(fd, &r, sizeof(r));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(r))
+			break;
+		if (r.pid > 0)
+			pid = r.pid;
+		else if (err[0] == '\0') {
+			r.err[sizeof(r.err) - 1] = '\0';
+			snprintf(err, errlen, "%s", r.err);
+		}
+	}
+	return (pid);
 }
 
 /* Fork the command into the sandbox. */
@@ -266,8 +357,7 @@ netns_sandbox_exec(struct netns_sandbox *sb, char *const argv[],
     const sigset_t *ignored, char *err, size_t errlen)
 {
 	int	p[2], status;
-	pid_t	pid, parent = getpid();
-	ssize_t	n;
+	pid_t	pid, init, parent = getpid();
 
 	if (pipe2(p, O_CLOEXEC) == -1) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -284,14 +374,17 @@ netns_sandbox_exec(struct netns_sandbox *sb, char *const argv[],
 		exec_child(sb, argv, ignored, p[1], parent);
 	}
 	close(p[1]);
-	do
-		n = read(p[0], err, errlen - 1);
-	while (n == -1 && errno == EINTR);
+	init = exec_read_reports(p[0], err, errlen);
 	close(p[0]);
-	if (n <= 0)
-		return (pid);
-	err[n] = '\0';
 	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
 		;
+	if (init != -1 && err[0] == '\0')
+		return (init);
+	if (init != -1) {
+		kill(init, SIGKILL);
+		while (waitpid(init, &status, 0) == -1 && errno == EINTR)
+			;
+	} else if (err[0] == '\0')
+		snprintf(err, errlen, "the sandbox child died");
 	return (-1);
 }

@@ -5,7 +5,8 @@ libpinhole_a_SOURCES += \
 	netns/link.c \
 	netns/sandbox.c \
 	netns/exec.c \
-	netns/child.c
+	netns/child.c \
+	netns/init.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_netns
@@ -25,3 +26,4 @@ TESTS += \
 EXTRA_DIST += \
 	tests/integration/run-status.sh \
 	tests/integration/run-escape.sh
+EXTRA_DIST += docs/sandbox.md

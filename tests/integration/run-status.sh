@@ -98,9 +98,17 @@ if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 130:
 PYEOF
 	expect_status "Ctrl-C on the terminal gives 130" $? 0
 
+	# What the command leaves running ends with it.
+	as_mode "$PROBE" sh -c 'sleep 32.5 & exit 0'
+	if pgrep -f "sleep 32.5" >/dev/null; then
+		fail "$MODE: a background process outlived the command"
+	else
+		ok "$MODE: background processes end with the command"
+	fi
+
 	# SIGKILL pinhole: the command dies, the namespaces and link vanish.
 	links=$(ip -o link | cut -d: -f2 | sort)
-	start_bg "touch $T/w/ready; exec sleep 31.25"
+	start_bg "sleep 31.25 & touch $T/w/ready; wait"
 	kill -KILL "$BGPID"
 	wait "$BGPID" 2>/dev/null
 	i=0
