@@ -220,7 +220,7 @@ sni_tls_sslv2(const uint8_t *buf, size_t len, struct sni_result *r)
 	if (len >= 5 && buf[3] == 0 && buf[4] != 2)
 		return (SNI_OTHER);
 	if (len < 5)
-		return (sni_more(r, 5));
+		return (sni_more(r, len + 1));
 	r->sslv2 = 1;
 	r->used = 5;
 	return (SNI_NO_NAME);
@@ -393,6 +393,8 @@ sni_tls_parse(const uint8_t *buf, size_t len, struct sni_result *r)
 		return (sni_tls_sslv2(buf, len, r));
 	if (!sni_tls_looks(buf, len))
 		return (SNI_OTHER);
+	if (len < 3)
+		return (sni_more(r, len + 1));	/* the next byte may decide */
 	memset(&hs, 0, sizeof hs);
 	while (hs.total == 0 || hs.got < hs.total) {
 		if (sni_tls_record(&b, &hs, r, &st) == -1)

@@ -2,7 +2,8 @@
  * Fuzz the sniffers through the classifier and each parser directly,
  * checking what callers rely on:
  *  - an undecided answer asks for more bytes than it was given, never
- *    more than SNI_PEEK_MAX, and never more than a decided whole input;
+ *    more than SNI_PEEK_MAX, and none of the inputs shorter than that
+ *    is decided: the caller need not look again before;
  *  - a prefix is either undecided or decided exactly as the whole input
  *    (same status, name, flags): more bytes never change an answer;
  *  - a name is lowercase letters, digits, '-' and '.', or a bracketed
@@ -85,6 +86,10 @@ run(parse_fn fn, const uint8_t *data, size_t size)
 		if (pst == SNI_NEED_MORE) {
 			check(st == SNI_NEED_MORE || part.need <= size,
 			    "need past a decided input");
+			/* Nothing is decided before need bytes. */
+			if (part.need - 1 < size && part.need - 1 > k)
+				check(fn(data, part.need - 1, &part) ==
+				    SNI_NEED_MORE, "decided before need");
 			continue;
 		}
 		check(pst == st, "prefix decided otherwise");

@@ -556,9 +556,12 @@ test_not_tls(void **state)
 	    5, &r), SNI_NO_NAME);
 	assert_int_equal(sni_tls_parse((const uint8_t *)"\x80\x2e\x01", 3, &r),
 	    SNI_NEED_MORE);
-	assert_int_equal(r.need, 5);
+	assert_int_equal(r.need, 4);
 	assert_int_equal(sni_tls_parse((const uint8_t *)"", 0, &r),
 	    SNI_NEED_MORE);
+	assert_int_equal(r.need, 1);
+	assert_int_equal(sni_tls_parse((const uint8_t *)"\x16\x03\x01", 3,
+	    &r), SNI_NEED_MORE);
 	assert_int_equal(r.need, 5);
 }
 
