@@ -291,7 +291,7 @@ sni_tls_record(struct sni_buf *b, struct sni_hs *hs, struct sni_result *r,
 }
 
 /* Copy the handshake fragments of the records walked into msg. */
-static void
+static size_t
 sni_tls_gather(const uint8_t *buf, const struct sni_hs *hs, uint8_t *msg)
 {
 	struct sni_buf	 b = { buf, hs->end };
@@ -303,6 +303,7 @@ sni_tls_gather(const uint8_t *buf, const struct sni_hs *hs, uint8_t *msg)
 		memcpy(msg + got, frag, n);
 		got += n;
 	}
+	return (got);
 }
 
 /* Take the one host_name from a server_name extension. */
@@ -380,6 +381,7 @@ sni_tls_hello(struct sni_buf *b, struct sni_result *r)
 	return (sni_tls_extensions(&exts, r));
 }
 
+/* Parse a ClientHello from the first bytes of a connection. */
 enum sni_status
 sni_tls_parse(const uint8_t *buf, size_t len, struct sni_result *r)
 {
@@ -405,8 +407,7 @@ sni_tls_parse(const uint8_t *buf, size_t len, struct sni_result *r)
 	else {
 		if ((msg = malloc(hs.total)) == NULL)
 			return (sni_fail(r, "out of memory"));
-		sni_tls_gather(buf, &hs, msg);
-		b = (struct sni_buf){ msg, hs.total };
+		b = (struct sni_buf){ msg, sni_tls_gather(buf, &hs, msg) };
 	}
 	sni_buf_take(&b, TLS_HANDSHAKE_HEADER, NULL);
 	if ((st = sni_tls_hello(&b, r)) != SNI_ERROR)
@@ -581,6 +582,7 @@ sni_http_headers(const uint8_t *p, size_t n, int minor, struct sni_result *r)
 	return (SNI_NAME);
 }
 
+/* Parse an HTTP/1.x request head from the first bytes. */
 enum sni_status
 sni_http_parse(const uint8_t *buf, size_t len, struct sni_result *r)
 {
@@ -607,6 +609,7 @@ sni_http_parse(const uint8_t *buf, size_t len, struct sni_result *r)
 	return (st);
 }
 
+/* Classify the first bytes as TLS or HTTP, and parse them as that. */
 enum sni_status
 sni_sniff(const uint8_t *buf, size_t len, struct sni_result *r)
 {
