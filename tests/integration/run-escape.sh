@@ -6,6 +6,9 @@
 
 PROBE="$top_builddir/tests/integration/netns-probe"
 [ -x "$PROBE" ] || skip "netns-probe not built"
+# nobody must be able to run it, wherever the build dir is.
+cp "$PROBE" "$T/netns-probe" && chmod 755 "$T/netns-probe"
+PROBE="$T/netns-probe"
 [ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
 command -v ip >/dev/null || skip "needs ip (iproute2)"
 command -v nsenter >/dev/null || skip "needs nsenter (util-linux)"
