@@ -1,7 +1,8 @@
 #!/bin/sh
 # pinhole proxy under pressure: the connection limit pauses accepting
 # and resumes; running out of descriptors pauses accepting without
-# spinning; both recover when clients go away.
+# spinning; both recover when clients go away.  Connect and idle
+# timeouts.
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
@@ -88,6 +89,53 @@ kill "$PROXY"
 wait "$PROXY"
 rv=$?
 [ $rv -eq 0 ] && ok "clean exit" || fail "exit status $rv"
-if grep -q 'Sanitizer' "$T/err1" "$T/err2"; then fail "sanitizer: $(cat "$T/err1" "$T/err2")"; fi
+# 3. Timeouts: connect (an origin whose accept queue is full drops SYNs)
+# and idle (a tunnel with no traffic).
+B=$(free_port)
+cat >"$T/blackhole.py" <<'EOF'
+import socket, sys, time
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", int(sys.argv[1])))
+l.listen(0)
+fill = []
+for i in range(3):
+    c = socket.socket()
+    c.setblocking(False)
+    c.connect_ex(("127.0.0.1", int(sys.argv[1])))
+    fill.append(c)
+time.sleep(30)
+EOF
+bg python3 "$T/blackhole.py" "$B"
+sleep 0.5
+P=$(free_port)
+"$PINHOLE" proxy --listen "127.0.0.1:$P" --allow "127.0.0.1:$O,$B" \
+    --allow "allow-private 127.0.0.0/8" --connect-timeout 1 \
+    --idle-timeout 1 --log "$T/audit3" 2>"$T/err3" &
+PROXY=$!
+PIDS="$PIDS $PROXY"
+wait_port "$P"
+got=$(python3 "$here/rawhttp.py" "$P" send "CONNECT 127.0.0.1:$B HTTP/1.1\r\n\r\n" 4)
+[ "$got" = "504 timeout" ] && ok "connect timeout: 504" || fail "connect timeout: $got"
+got=$(python3 - "$P" "$O" <<'EOF'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"CONNECT 127.0.0.1:%s HTTP/1.1\r\n\r\n" % sys.argv[2].encode())
+s.settimeout(5)
+s.recv(100)
+t = time.time()
+print(s.recv(100) == b"" and round(time.time() - t))
+EOF
+)
+case $got in
+1|2) ok "idle tunnel closed after the idle timeout (${got}s)" ;;
+*) fail "idle tunnel: $got" ;;
+esac
+loggrep "$T/audit3" '"event":"close","reason":"idle timeout"' &&
+    ok "idle close logged" || fail "no idle close line"
+kill "$PROXY"
+wait "$PROXY"
+
+if grep -q 'Sanitizer' "$T/err1" "$T/err2" "$T/err3"; then fail "sanitizer: $(cat "$T/err1" "$T/err2")"; fi
 
 finish
