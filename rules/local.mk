@@ -33,3 +33,10 @@ EXTRA_DIST += tests/fuzz/policy tests/fuzz/host
 # Matching speed with 100,000 rules: built by make check, run by hand.
 check_PROGRAMS += tests/bench/bench_rules
 tests_bench_bench_rules_LDADD = $(UNIT_LIBS)
+
+# Editing the policy: pure text edits, and the atomic file writer.
+libpinhole_a_SOURCES += rules/edit.c rules/file.c
+check_PROGRAMS += tests/unit/test_edit
+TESTS += tests/unit/test_edit
+tests_unit_test_edit_LDADD = $(UNIT_LIBS)
+tests_unit_test_edit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
