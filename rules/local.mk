@@ -40,3 +40,10 @@ check_PROGRAMS += tests/unit/test_edit
 TESTS += tests/unit/test_edit
 tests_unit_test_edit_LDADD = $(UNIT_LIBS)
 tests_unit_test_edit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# Runtime grants on top of the policy, and the decision combining both.
+libpinhole_a_SOURCES += rules/grants.c rules/grants.h
+check_PROGRAMS += tests/unit/test_grants
+TESTS += tests/unit/test_grants
+tests_unit_test_grants_LDADD = $(UNIT_LIBS)
+tests_unit_test_grants_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
