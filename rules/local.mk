@@ -47,3 +47,7 @@ check_PROGRAMS += tests/unit/test_grants
 TESTS += tests/unit/test_grants
 tests_unit_test_grants_LDADD = $(UNIT_LIBS)
 tests_unit_test_grants_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# `pinhole allow` / `pinhole disallow` end to end.
+TESTS += tests/integration/allow.sh
+EXTRA_DIST += tests/integration/allow.sh
