@@ -51,7 +51,8 @@ allow_parse_args(const struct cmd_entry *self, int argc, char **argv,
 	    (size_t)snprintf(a->path, sizeof a->path, "%s", policy) <
 	    sizeof a->path)
 		return (0);
-	if (policy != NULL || rules_default_path(a->path, sizeof a->path) == -1) {
+	if (policy != NULL ||
+	    rules_default_path(a->path, sizeof a->path) == -1) {
 		cmd_usage_error(self, policy != NULL ? "policy path too long" :
 		    "no policy file: set HOME or XDG_CONFIG_HOME, or give "
 		    "--policy FILE");
@@ -132,10 +133,10 @@ const struct cmd_entry cmd_allow_entry = {
 	.summary = "Add hosts to the policy file",
 	.help =
 	    "Options:\n"
-	    "  -p, --policy FILE  edit FILE instead of the user's policy file,\n"
-	    "                     $XDG_CONFIG_HOME/pinhole/policy, or\n"
-	    "                     ~/.config/pinhole/policy when XDG_CONFIG_HOME\n"
-	    "                     is unset\n"
+	    "  -p, --policy FILE  edit FILE instead of the user's policy\n"
+	    "                     file, $XDG_CONFIG_HOME/pinhole/policy, or\n"
+	    "                     ~/.config/pinhole/policy when\n"
+	    "                     XDG_CONFIG_HOME is unset\n"
 	    "\n"
 	    "Each RULE is written as in the policy: pypi.org, *.example.org,\n"
 	    "github.com:22,443, 203.0.113.0/24:443.  An `allow RULE` line is\n"

@@ -207,11 +207,12 @@ policywatch_read_cb(evutil_socket_t fd, short what, void *arg)
 	char				 buf[4096]
 	    __attribute__((aligned(__alignof__(struct inotify_event))));
 	const struct inotify_event	*e;
-	struct timeval			 tv = { 0, POLICYWATCH_DEBOUNCE_MS * 1000 };
+	struct timeval			 tv = { 0, 0 };
 	ssize_t				 len, off;
 	int				 i, hit = 0;
 
 	(void)what;
+	tv.tv_usec = POLICYWATCH_DEBOUNCE_MS * 1000;
 	for (i = 0; i < PW_READS_MAX; i++) {
 		if ((len = read(fd, buf, sizeof buf)) <= 0)
 			break;
@@ -256,7 +257,8 @@ policywatch_start(struct event_base *base, const char *const *files,
 	pw->ev = event_new(base, pw->fd, EV_READ | EV_PERSIST,
 	    policywatch_read_cb, pw);
 	pw->timer = evtimer_new(base, policywatch_timer_cb, pw);
-	if (pw->ev == NULL || pw->timer == NULL || event_add(pw->ev, NULL) == -1)
+	if (pw->ev == NULL || pw->timer == NULL ||
+	    event_add(pw->ev, NULL) == -1)
 		goto fail;
 	pw_rebuild(pw);
 	return (pw);

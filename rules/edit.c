@@ -156,8 +156,8 @@ toolong:
 static int
 edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon)
 {
-	char	buf[RULES_LINE_MAX + 1], text[RULES_LINE_MAX + 1], *s, *word;
-	char	*arg, *save = NULL;
+	char	buf[RULES_LINE_MAX + 1], text[RULES_LINE_MAX + 1];
+	char	*s, *word, *arg, *save = NULL;
 
 	if (l->len > RULES_LINE_MAX || memchr(l->s, '\0', l->len) != NULL)
 		return (0);

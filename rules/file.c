@@ -99,7 +99,8 @@ file_lock_dir(struct file_edit *f, int create)
 	if (create && file_mkdirs(f->dir) == -1)
 		return (file_fail(f, "cannot make its directory"));
 	if ((f->dirfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return (errno == ENOENT && !create ? 0 : file_fail(f, "directory"));
+		return (errno == ENOENT && !create ? 0 :
+		    file_fail(f, "directory"));
 	if (flock(f->dirfd, LOCK_EX) == -1)
 		return (file_fail(f, "cannot lock its directory"));
 	return (0);

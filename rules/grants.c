@@ -55,7 +55,8 @@ grant_scope_name(enum grant_scope s)
 static int
 grant_same_host(const struct grant *gr, const struct host *h)
 {
-	return (gr->host.kind == h->kind && strcmp(gr->host.text, h->text) == 0);
+	return (gr->host.kind == h->kind &&
+	    strcmp(gr->host.text, h->text) == 0);
 }
 
 /* Is a grant alive at now? */
@@ -117,7 +118,7 @@ grants_add(struct grants *g, const struct host *h, uint16_t port,
     enum grant_scope scope, uint64_t ttl_ms, const char *id, const char *who,
     uint64_t now, struct grant *out)
 {
-	struct grant	*gr, new = { .port = port, .scope = scope, .added = now };
+	struct grant	*gr, new = { .port = port, .scope = scope };
 
 	if (port == 0 || (id != NULL && (id[0] == '\0' ||
 	    strlen(id) >= sizeof new.id)))
@@ -129,6 +130,7 @@ grants_add(struct grants *g, const struct host *h, uint16_t port,
 	if (id != NULL && grants_find(g, id) != NULL)
 		return (-1);
 	new.host = *h;
+	new.added = now;
 	if (ttl_ms == 0 && scope == GRANT_ONCE)
 		ttl_ms = GRANTS_ONCE_TTL_MS;
 	new.expires = ttl_ms != 0 ? now + ttl_ms : 0;

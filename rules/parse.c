@@ -786,11 +786,12 @@ rules_parse_allow(struct rules *r, const char *origin, unsigned int line,
 
 	p.numbered = line != 0;
 	if (n == 0 || arg[strcspn(arg, " \t\r\n\f\v#")] != '\0') {
-		parse_error(&p, "bad rule '%s': one HOST[:PORTS], without spaces "
-		    "or '#'", quote(q, sizeof q, arg, n));
+		parse_error(&p, "bad rule '%s': one HOST[:PORTS], without "
+		    "spaces or '#'", quote(q, sizeof q, arg, n));
 		goto out;
 	}
-	if ((size_t)snprintf(text, sizeof text, "allow %s", arg) >= sizeof text) {
+	if ((size_t)snprintf(text, sizeof text, "allow %s", arg) >=
+	    sizeof text) {
 		parse_error(&p, "line longer than %d bytes", RULES_LINE_MAX);
 		goto out;
 	}
