@@ -51,3 +51,10 @@ tests_unit_test_grants_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 # `pinhole allow` / `pinhole disallow` end to end.
 TESTS += tests/integration/allow.sh
 EXTRA_DIST += tests/integration/allow.sh
+
+# Fuzz policy editing.
+FUZZ_TARGETS += tests/fuzz/fuzz_edit
+tests_fuzz_fuzz_edit_SOURCES = tests/fuzz/fuzz_edit.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_edit_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_edit_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/edit
