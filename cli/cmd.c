@@ -11,11 +11,13 @@
 
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_version_entry;
+extern const struct cmd_entry cmd_log_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
 const struct cmd_entry *cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_version_entry,
+	&cmd_log_entry,
 	NULL
 };
 

@@ -4,3 +4,4 @@ libpinhole_a_SOURCES += \
 	cli/log.c cli/log.h \
 	cli/cmd.c \
 	cli/cmd-version.c
+libpinhole_a_SOURCES += cli/cmd-log.c
