@@ -66,27 +66,31 @@ struct log_opts {
 	struct log_summary	 sum;
 };
 
-/* Write a value for a terminal: controls and bidi marks escaped. */
-static void
+/*
+ * Write a value for a terminal: controls and bidi marks escaped.
+ * Returns the number of characters written.
+ */
+static int
 log_term(FILE *fp, const char *s)
 {
 	const unsigned char	*p = (const unsigned char *)s;
 	unsigned int		 cp;
 	size_t			 n;
+	int			 width = 0;
 
 	while (*p != '\0') {
 		n = audit_utf8(p, strlen((const char *)p), &cp);
-		if (n == 0) {
-			fputs("\\ufffd", fp);
-			p++;
+		if (n == 0 || audit_must_escape(cp) || cp == '\\') {
+			fprintf(fp, "\\u%04x", n == 0 ? 0xfffd : cp);
+			p += n == 0 ? 1 : n;
+			width += 6;
 			continue;
 		}
-		if (audit_must_escape(cp) || cp == '\\')
-			fprintf(fp, "\\u%04x", cp);
-		else
-			fwrite(p, 1, n, fp);
+		fwrite(p, 1, n, fp);
 		p += n;
+		width++;
 	}
+	return (width);
 }
 
 /* Parse --since: 30m, 2h, 7d, or an RFC 3339 UTC time (a prefix of it). */
@@ -162,10 +166,9 @@ log_col(FILE *fp, const char *s, int width, const char *colour)
 
 	if (colour != NULL)
 		fputs(colour, fp);
-	log_term(fp, s != NULL ? s : "-");
+	n = log_term(fp, s != NULL ? s : "-");
 	if (colour != NULL)
 		fputs("\033[0m", fp);
-	n = s != NULL ? (int)strlen(s) : 1;
 	fprintf(fp, "%*s", n < width ? width - n + 1 : 1, "");
 }
 

@@ -133,20 +133,20 @@ verify_classify(struct audit_verify *v, const char *buf, size_t len,
 {
 	unsigned long long	want = v->seq + 1, at;
 
+	if (lk->seq > want &&
+	    (at = verify_find_seq(buf, len, off, *l, want)) != 0)
+		return (verify_bad(v, l, "reordered: seq %llu comes before "
+		    "seq %llu (line %llu)", lk->seq, want, at));
 	if (verify_skips(v, buf, len, off, *l))
 		return (verify_bad(v, l, "inserted: this line is not part of "
 		    "the chain (the line after it follows the line before it)"));
 	if (lk->seq == want)
 		return (verify_bad(v, l, "edited: its chain value does not "
 		    "match its content (seq %llu)", lk->seq));
-	if (lk->seq > want) {
-		if ((at = verify_find_seq(buf, len, off, *l, want)) != 0)
-			return (verify_bad(v, l, "reordered: seq %llu comes "
-			    "before seq %llu (line %llu)", lk->seq, want, at));
+	if (lk->seq > want)
 		return (verify_bad(v, l, "deleted: %llu line(s) missing before "
 		    "this one (seq %llu to %llu)", lk->seq - want, want,
 		    lk->seq - 1));
-	}
 	return (verify_bad(v, l, "reordered or replayed: seq %llu after seq "
 	    "%llu", lk->seq, v->seq));
 }
