@@ -9,6 +9,7 @@
 
 #include "cli/pinhole.h"
 
+extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_log_entry;
@@ -17,6 +18,7 @@ extern const struct cmd_entry cmd_log_entry;
 const struct cmd_entry *cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_version_entry,
+	&cmd_check_entry,
 	&cmd_log_entry,
 	NULL
 };
