@@ -393,7 +393,8 @@ audit_rotate(struct audit *a)
 	}
 	snprintf(to, sizeof to, "%s.1", a->path);
 	if (rename(a->path, to) == -1) {
-		log_warn("audit log: rotate %s", a->path);
+		log_warn("audit log: rotate %s (rotation stops)", a->path);
+		a->max_size = 0;
 		return;
 	}
 	audit_reopen(a);

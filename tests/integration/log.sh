@@ -106,6 +106,13 @@ head -1 "$T/out" | grep -q '^TIME (UTC) *EVENT *VERDICT *SESSION *TARGET' &&
     ok "columns" || fail "columns: $(cat "$T/out")"
 ! grep -q "$(printf '\033')" "$T/out" && ok "no colour when not a terminal" ||
     fail "colour on a pipe"
+if command -v script >/dev/null; then
+	script -qec "'$PINHOLE' log --blocked '$T/audit.log'" /dev/null >"$T/out" </dev/null
+	grep -q "$(printf '\033')\[31mdeny" "$T/out" && ok "denials in red on a terminal" ||
+	    fail "colour on a terminal: $(cat -v "$T/out")"
+	NO_COLOR=1 script -qec "'$PINHOLE' log --blocked '$T/audit.log'" /dev/null >"$T/out" </dev/null
+	! grep -q "$(printf '\033')\[31m" "$T/out" && ok "NO_COLOR" || fail "NO_COLOR"
+fi
 printf 'not json\n' >>"$T/audit.log"
 "$PINHOLE" log --json "$T/audit.log" >"$T/out" 2>"$T/err"
 grep -q '1 line(s) were not audit lines' "$T/err" && ok "bad lines skipped, counted" ||
