@@ -343,8 +343,10 @@ audit_send(struct audit *a, const char *line, size_t len)
 	size_t			n;
 	int			fd;
 
-	if (audit_rec_parse(line, len, a->store, AUDIT_LINE_MAX, &rec) == -1)
+	if (audit_rec_parse(line, len, a->store, AUDIT_LINE_MAX, &rec) == -1) {
+		audit_failed(a, -1, len);
 		return (-1);
+	}
 	if (a->kind == AUDIT_JOURNALD)
 		n = audit_journal_format(a->msg, AUDIT_MSG_MAX, line, len, &rec);
 	else {
@@ -742,6 +744,32 @@ audit_parse_size(const char *s, long long *size)
 		return (-1);
 	*size = v * mult;
 	return (0);
+}
+
+/* Set the defaults of the gateway's audit options. */
+void
+audit_config_init(struct audit_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->max_size = AUDIT_MAX_SIZE;
+	cfg->keep = AUDIT_KEEP;
+}
+
+/* Open the audit log with the gateway's options. */
+struct audit *
+audit_open_config(const struct audit_config *cfg, char *err, size_t errlen)
+{
+	struct audit	*a;
+
+	if ((a = audit_open(cfg->log, err, errlen)) == NULL)
+		return (NULL);
+	if (cfg->keyfile != NULL &&
+	    audit_set_key(a, cfg->keyfile, err, errlen) == -1) {
+		audit_close(a);
+		return (NULL);
+	}
+	audit_set_rotation(a, cfg->max_size, cfg->keep);
+	return (a);
 }
 
 /*

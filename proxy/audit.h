@@ -63,6 +63,19 @@ void		 audit_set_rotation(struct audit *, long long, int);
 int		 audit_parse_size(const char *, long long *);
 
 /*
+ * All of it at once, for the gateway commands: --log, --log-key,
+ * --log-max-size, --log-keep.  audit_config_init() sets the defaults.
+ */
+struct audit_config {
+	const char	*log;		/* --log: see audit_open() */
+	const char	*keyfile;	/* --log-key, or NULL */
+	long long	 max_size;	/* --log-max-size */
+	int		 keep;		/* --log-keep */
+};
+void		 audit_config_init(struct audit_config *);
+struct audit	*audit_open_config(const struct audit_config *, char *, size_t);
+
+/*
  * Write one line.  A failed write is reported once on stderr and never
  * leaves half a line in the file.
  */

@@ -78,14 +78,19 @@ teardown(void **state)
 static struct audit *
 open_log(const char *path, const char *key, long long max, int keep)
 {
-	struct audit	*a;
-	char		 err[256];
+	struct audit_config	 cfg;
+	struct audit		*a;
+	char			 err[256];
 
-	a = audit_open(path, err, sizeof err);
+	audit_config_init(&cfg);
+	assert_int_equal(cfg.max_size, 100 << 20);
+	assert_int_equal(cfg.keep, 5);
+	cfg.log = path;
+	cfg.keyfile = key;
+	cfg.max_size = max;
+	cfg.keep = keep;
+	a = audit_open_config(&cfg, err, sizeof err);
 	assert_non_null(a);
-	if (key != NULL)
-		assert_int_equal(audit_set_key(a, key, err, sizeof err), 0);
-	audit_set_rotation(a, max, keep);
 	return (a);
 }
 
@@ -576,16 +581,26 @@ test_journald(void **state)
 	assert_int_equal(buf[n - 1], '\n');
 }
 
-/* Sinks that cannot be reached are an error at open. */
+/* Sinks that cannot be reached, and bad keys, are errors at open. */
 static void
 test_sink_missing(void **state)
 {
-	struct fixture	*f = *state;
-	char		 name[200], err[256];
+	struct fixture		*f = *state;
+	struct audit_config	 cfg;
+	char			 name[200], err[256];
 
 	snprintf(name, sizeof name, "syslog:%s/nothing", f->dir);
 	assert_null(audit_open(name, err, sizeof err));
 	assert_non_null(strstr(err, "No such file"));
+	/* A key that is missing or too short is refused. */
+	audit_config_init(&cfg);
+	cfg.log = f->path;
+	cfg.keyfile = name;
+	assert_null(audit_open_config(&cfg, err, sizeof err));
+	assert_non_null(strstr(err, "No such file"));
+	cfg.keyfile = "/dev/null";
+	assert_null(audit_open_config(&cfg, err, sizeof err));
+	assert_non_null(strstr(err, "key too short"));
 }
 
 int
