@@ -71,7 +71,7 @@ struct log_opts {
  * Returns the number of characters written.
  */
 static int
-log_term(FILE *fp, const char *s)
+cmd_log_term(FILE *fp, const char *s)
 {
 	const unsigned char	*p = (const unsigned char *)s;
 	unsigned int		 cp;
@@ -95,7 +95,7 @@ log_term(FILE *fp, const char *s)
 
 /* Parse --since: 30m, 2h, 7d, or an RFC 3339 UTC time (a prefix of it). */
 static int
-log_parse_since(const char *arg, char *out, size_t len)
+cmd_log_parse_since(const char *arg, char *out, size_t len)
 {
 	static const struct { char c; long mult; } units[] = {
 		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
@@ -130,7 +130,7 @@ log_parse_since(const char *arg, char *out, size_t len)
 
 /* Give the host of an event: host, or the name a DNS question asked. */
 static const char *
-log_host(const struct audit_rec *rec)
+cmd_log_host(const struct audit_rec *rec)
 {
 	const char	*h = audit_rec_str(rec, "host");
 
@@ -139,14 +139,14 @@ log_host(const struct audit_rec *rec)
 
 /* Tell whether an event passes the filters. */
 static int
-log_match(const struct log_filter *f, const struct audit_rec *rec)
+cmd_log_match(const struct log_filter *f, const struct audit_rec *rec)
 {
 	const char	*v;
 
 	if (f->blocked && ((v = audit_rec_str(rec, "verdict")) == NULL ||
 	    strcmp(v, "deny") != 0))
 		return (0);
-	if (f->host != NULL && ((v = log_host(rec)) == NULL ||
+	if (f->host != NULL && ((v = cmd_log_host(rec)) == NULL ||
 	    fnmatch(f->host, v, FNM_CASEFOLD) != 0))
 		return (0);
 	if (f->session != NULL && ((v = audit_rec_str(rec, "session")) ==
@@ -160,13 +160,13 @@ log_match(const struct log_filter *f, const struct audit_rec *rec)
 
 /* Write a column padded to a width. */
 static void
-log_col(FILE *fp, const char *s, int width, const char *colour)
+cmd_log_col(FILE *fp, const char *s, int width, const char *colour)
 {
 	int	n;
 
 	if (colour != NULL)
 		fputs(colour, fp);
-	n = log_term(fp, s != NULL ? s : "-");
+	n = cmd_log_term(fp, s != NULL ? s : "-");
 	if (colour != NULL)
 		fputs("\033[0m", fp);
 	fprintf(fp, "%*s", n < width ? width - n + 1 : 1, "");
@@ -174,7 +174,7 @@ log_col(FILE *fp, const char *s, int width, const char *colour)
 
 /* Write "key=value" for the details column, if present. */
 static void
-log_detail(FILE *fp, const struct audit_rec *rec, const char *key)
+cmd_log_detail(FILE *fp, const struct audit_rec *rec, const char *key)
 {
 	const struct audit_rec_field	*f = audit_rec_get(rec, key);
 
@@ -182,18 +182,19 @@ log_detail(FILE *fp, const struct audit_rec *rec, const char *key)
 		return;
 	fprintf(fp, " %s=", key);
 	if (f->type == AUDIT_REC_STR)
-		log_term(fp, f->str);
+		cmd_log_term(fp, f->str);
 	else
 		fprintf(fp, "%lld", f->num);
 }
 
 /* Print one event as a row of columns. */
 static void
-log_print_row(const struct log_opts *o, const struct audit_rec *rec)
+cmd_log_print_row(const struct log_opts *o, const struct audit_rec *rec)
 {
-	static const char	*details[] = { "via", "reason", "rule", "status",
-		"addr", "qtype", "answer", "bytes_up", "bytes_down", "ms",
-		"detail" };
+	static const char	*details[] = {
+		"via", "reason", "rule", "status", "addr", "qtype", "answer",
+		"bytes_up", "bytes_down", "ms", "detail"
+	};
 	const char		*ts = audit_rec_str(rec, "ts");
 	const char		*verdict = audit_rec_str(rec, "verdict");
 	const char		*colour = NULL;
@@ -208,17 +209,17 @@ log_print_row(const struct log_opts *o, const struct audit_rec *rec)
 		colour = strcmp(verdict, "deny") == 0 ? "\033[31m" : "\033[32m";
 	if (port >= 0)
 		snprintf(target, sizeof target, "%s:%lld",
-		    log_host(rec) != NULL ? log_host(rec) : "-", port);
+		    cmd_log_host(rec) != NULL ? cmd_log_host(rec) : "-", port);
 	else
 		snprintf(target, sizeof target, "%s",
-		    log_host(rec) != NULL ? log_host(rec) : "-");
-	log_col(stdout, when, 19, NULL);
-	log_col(stdout, audit_rec_str(rec, "event"), 7, NULL);
-	log_col(stdout, verdict, 5, colour);
-	log_col(stdout, audit_rec_str(rec, "session"), 8, NULL);
-	log_col(stdout, target, 30, NULL);
+		    cmd_log_host(rec) != NULL ? cmd_log_host(rec) : "-");
+	cmd_log_col(stdout, when, 19, NULL);
+	cmd_log_col(stdout, audit_rec_str(rec, "event"), 7, NULL);
+	cmd_log_col(stdout, verdict, 5, colour);
+	cmd_log_col(stdout, audit_rec_str(rec, "session"), 8, NULL);
+	cmd_log_col(stdout, target, 30, NULL);
 	for (i = 0; i < sizeof details / sizeof details[0]; i++)
-		log_detail(stdout, rec, details[i]);
+		cmd_log_detail(stdout, rec, details[i]);
 	putchar('\n');
 }
 
@@ -274,10 +275,11 @@ tallies_free(struct tallies *t)
 
 /* Count one event into the summary. */
 static int
-log_count(struct log_summary *s, const struct audit_rec *rec)
+cmd_log_count(struct log_summary *s, const struct audit_rec *rec)
 {
 	const char	*verdict = audit_rec_str(rec, "verdict");
-	const char	*host = log_host(rec), *sess = audit_rec_str(rec, "session");
+	const char	*host = cmd_log_host(rec);
+	const char	*sess = audit_rec_str(rec, "session");
 	const char	*ev = audit_rec_str(rec, "event"), *why;
 	long long	 up = audit_rec_num(rec, "bytes_up");
 	long long	 down = audit_rec_num(rec, "bytes_down");
@@ -345,7 +347,7 @@ tally_by_bytes(const void *a, const void *b)
 
 /* Print the summary's tables. */
 static void
-log_print_summary(struct log_summary *s)
+cmd_log_print_summary(struct log_summary *s)
 {
 	size_t	i;
 
@@ -353,7 +355,7 @@ log_print_summary(struct log_summary *s)
 	printf("Top blocked hosts\n  %8s  %s\n", "DENIED", "HOST");
 	for (i = 0; i < s->blocked.n && i < LOG_TOP; i++) {
 		printf("  %8lld  ", s->blocked.v[i]->n);
-		log_term(stdout, s->blocked.v[i]->key);
+		cmd_log_term(stdout, s->blocked.v[i]->key);
 		putchar('\n');
 	}
 	qsort(s->allowed.v, s->allowed.n, sizeof *s->allowed.v, tally_by_bytes);
@@ -362,7 +364,7 @@ log_print_summary(struct log_summary *s)
 	for (i = 0; i < s->allowed.n && i < LOG_TOP; i++) {
 		printf("  %12lld %12lld %8lld  ", s->allowed.v[i]->up,
 		    s->allowed.v[i]->down, s->allowed.v[i]->n);
-		log_term(stdout, s->allowed.v[i]->key);
+		cmd_log_term(stdout, s->allowed.v[i]->key);
 		putchar('\n');
 	}
 	qsort(s->outcomes.v, s->outcomes.n, sizeof *s->outcomes.v,
@@ -371,7 +373,7 @@ log_print_summary(struct log_summary *s)
 	    "EVENT", "VERDICT", "REASON");
 	for (i = 0; i < s->outcomes.n; i++) {
 		printf("  %8lld  ", s->outcomes.v[i]->n);
-		log_term(stdout, s->outcomes.v[i]->key);
+		cmd_log_term(stdout, s->outcomes.v[i]->key);
 		putchar('\n');
 	}
 	qsort(s->sessions.v, s->sessions.n, sizeof *s->sessions.v,
@@ -379,17 +381,17 @@ log_print_summary(struct log_summary *s)
 	printf("\nSessions\n  %8s %8s %8s %12s %12s  %s\n", "REQUESTS",
 	    "ALLOWED", "DENIED", "UP", "DOWN", "SESSION");
 	for (i = 0; i < s->sessions.n; i++) {
-		printf("  %8lld %8lld %8lld %12lld %12lld  ", s->sessions.v[i]->n,
-		    s->sessions.v[i]->allow, s->sessions.v[i]->deny,
+		printf("  %8lld %8lld %8lld %12lld %12lld  ",
+		    s->sessions.v[i]->n, s->sessions.v[i]->allow, s->sessions.v[i]->deny,
 		    s->sessions.v[i]->up, s->sessions.v[i]->down);
-		log_term(stdout, s->sessions.v[i]->key);
+		cmd_log_term(stdout, s->sessions.v[i]->key);
 		putchar('\n');
 	}
 }
 
 /* Handle one line of a log. */
 static int
-log_line(struct log_opts *o, const char *line, size_t len, char *store)
+cmd_log_line(struct log_opts *o, const char *line, size_t len, char *store)
 {
 	struct audit_rec	rec;
 
@@ -397,22 +399,22 @@ log_line(struct log_opts *o, const char *line, size_t len, char *store)
 		o->unparsed++;
 		return (0);
 	}
-	if (!log_match(&o->filter, &rec))
+	if (!cmd_log_match(&o->filter, &rec))
 		return (0);
 	if (o->summary)
-		return (log_count(&o->sum, &rec));
+		return (cmd_log_count(&o->sum, &rec));
 	if (o->json) {
 		fwrite(line, 1, len, stdout);
 		if (len == 0 || line[len - 1] != '\n')
 			putchar('\n');
 	} else
-		log_print_row(o, &rec);
+		cmd_log_print_row(o, &rec);
 	return (0);
 }
 
 /* Read one log file ("-": standard input). */
 static int
-log_read(struct log_opts *o, const char *path)
+cmd_log_read(struct log_opts *o, const char *path)
 {
 	FILE	*fp;
 	char	*line = NULL, *store = NULL, *s;
@@ -432,7 +434,7 @@ log_read(struct log_opts *o, const char *path)
 			store = s;
 			storecap = n + 1;
 		}
-		if (log_line(o, line, n, store) == -1)
+		if (cmd_log_line(o, line, n, store) == -1)
 			goto out;
 	}
 	rv = ferror(fp) ? -1 : 0;
@@ -448,7 +450,7 @@ out:
 
 /* Parse the options of `pinhole log`. */
 static int
-log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
+cmd_log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
     char **argv)
 {
 	static const struct option longopts[] = {
@@ -462,7 +464,8 @@ log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
 	};
 	int	ch;
 
-	while ((ch = cmd_getopt(self, argc, argv, "bH:s:S:ju", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv, "bH:s:S:ju",
+	    longopts)) != -1) {
 		switch (ch) {
 		case 'b': o->filter.blocked = 1; break;
 		case 'H': o->filter.host = optarg; break;
@@ -470,11 +473,11 @@ log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
 		case 'j': o->json = 1; break;
 		case 'u': o->summary = 1; break;
 		case 'S':
-			if (log_parse_since(optarg, o->filter.since,
+			if (cmd_log_parse_since(optarg, o->filter.since,
 			    sizeof o->filter.since) == -1)
-				return (cmd_usage_error(self, "--since: '%s' is "
-				    "not 30m, 2h, 7d or 2026-12-02T12:00:00Z",
-				    optarg));
+				return (cmd_usage_error(self, "--since: "
+				    "'%s' is not 30m, 2h, 7d or "
+				    "2026-12-02T12:00:00Z", optarg));
 			break;
 		default:
 			return (EXIT_USAGE);
@@ -488,13 +491,13 @@ log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
 
 /* Print, filter or summarise the audit log. */
 static int
-log_show(const struct cmd_entry *self, int argc, char **argv)
+cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
 {
 	struct log_opts	o;
 	int		rv = 0, i;
 
 	memset(&o, 0, sizeof o);
-	if ((rv = log_options(self, &o, argc, argv)) != 0)
+	if ((rv = cmd_log_options(self, &o, argc, argv)) != 0)
 		return (rv);
 	argc -= optind;
 	argv += optind;
@@ -505,11 +508,11 @@ log_show(const struct cmd_entry *self, int argc, char **argv)
 		printf("%-19s %-7s %-5s %-8s %-30s %s\n", "TIME (UTC)", "EVENT",
 		    "VERDICT", "SESSION", "TARGET", "DETAILS");
 	for (i = 0; i < argc || (argc == 0 && i == 0); i++) {
-		if (log_read(&o, argc == 0 ? "-" : argv[i]) == -1)
+		if (cmd_log_read(&o, argc == 0 ? "-" : argv[i]) == -1)
 			rv = 1;
 	}
 	if (o.summary)
-		log_print_summary(&o.sum);
+		cmd_log_print_summary(&o.sum);
 	if (o.unparsed > 0)
 		fprintf(stderr, "pinhole log: %llu line(s) were not audit "
 		    "lines and were skipped\n", o.unparsed);
@@ -522,7 +525,7 @@ log_show(const struct cmd_entry *self, int argc, char **argv)
 
 /* Check one file's chain, mapped into memory. */
 static int
-log_verify_path(struct audit_verify *v, const char *path)
+cmd_log_verify_path(struct audit_verify *v, const char *path)
 {
 	struct stat	 st;
 	void		*p = NULL;
@@ -552,7 +555,7 @@ log_verify_path(struct audit_verify *v, const char *path)
 
 /* Say that the log is intact, and how far it goes. */
 static void
-log_verify_ok(const struct audit_verify *v, int nfiles)
+cmd_log_verify_ok(const struct audit_verify *v, int nfiles)
 {
 	char	hex[AUDIT_HEX_LEN + 1];
 
@@ -570,7 +573,7 @@ log_verify_ok(const struct audit_verify *v, int nfiles)
 
 /* Read the key of `pinhole log verify --key FILE`, and start checking. */
 static int
-log_verify_start(struct audit_verify *v, const char *keyfile)
+cmd_log_verify_start(struct audit_verify *v, const char *keyfile)
 {
 	unsigned char	key[AUDIT_KEY_MAX];
 	size_t		keylen = 0;
@@ -591,7 +594,7 @@ log_verify_start(struct audit_verify *v, const char *keyfile)
 
 /* Check the chain of the files given, oldest first. */
 static int
-log_verify(const struct cmd_entry *self, int argc, char **argv)
+cmd_log_verify(const struct cmd_entry *self, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "key", required_argument, NULL, 'k' },
@@ -612,12 +615,12 @@ log_verify(const struct cmd_entry *self, int argc, char **argv)
 	if (argc == 0)
 		return (cmd_usage_error(self, "verify: give the log files, "
 		    "oldest first (FILE.2 FILE.1 FILE)"));
-	if (log_verify_start(&v, keyfile) == -1)
+	if (cmd_log_verify_start(&v, keyfile) == -1)
 		return (EXIT_USAGE);
 	for (i = 0; i < argc && rv == 0; i++)
-		rv = log_verify_path(&v, argv[i]);
+		rv = cmd_log_verify_path(&v, argv[i]);
 	if (rv == 0)
-		log_verify_ok(&v, argc);
+		cmd_log_verify_ok(&v, argc);
 	else if (rv == -1)
 		printf("NOT INTACT: %s\n", v.msg);
 	audit_verify_free(&v);
@@ -629,8 +632,8 @@ static int
 cmd_log_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "verify") == 0)
-		return (log_verify(self, argc - 1, argv + 1));
-	return (log_show(self, argc, argv));
+		return (cmd_log_verify(self, argc - 1, argv + 1));
+	return (cmd_log_show(self, argc, argv));
 }
 
 const struct cmd_entry cmd_log_entry = {
