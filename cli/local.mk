@@ -6,3 +6,5 @@ libpinhole_a_SOURCES += \
 	cli/cmd-version.c \
 	cli/cmd-check.c \
 	cli/cmd-proxy.c
+libpinhole_a_SOURCES += cli/cmd-allow.c
+libpinhole_a_SOURCES += cli/cmd-log.c
