@@ -38,7 +38,7 @@ struct proxy_opts {
 	size_t			 nallow;
 	const char		*resolver[PROXY_MAX_ARGS + 1];
 	size_t			 nresolver;
-	const char		*log;
+	struct audit_config	 audit;
 	int			 grace;
 	int			 verbose;
 	int			 max_clients_set;
@@ -62,7 +62,7 @@ struct proxy {
 enum {
 	OPT_MAX_CLIENTS = 256, OPT_MAX_HEAD, OPT_MAX_HEADERS,
 	OPT_HANDSHAKE_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_CONNECT_TIMEOUT,
-	OPT_GRACE
+	OPT_GRACE, OPT_LOG_KEY, OPT_LOG_MAX_SIZE, OPT_LOG_KEEP
 };
 
 static const struct option proxy_longopts[] = {
@@ -71,6 +71,9 @@ static const struct option proxy_longopts[] = {
 	{ "allow", required_argument, NULL, 'a' },
 	{ "log", required_argument, NULL, 'L' },
 	{ "resolver", required_argument, NULL, 'r' },
+	{ "log-key", required_argument, NULL, OPT_LOG_KEY },
+	{ "log-max-size", required_argument, NULL, OPT_LOG_MAX_SIZE },
+	{ "log-keep", required_argument, NULL, OPT_LOG_KEEP },
 	{ "max-clients", required_argument, NULL, OPT_MAX_CLIENTS },
 	{ "max-head", required_argument, NULL, OPT_MAX_HEAD },
 	{ "max-headers", required_argument, NULL, OPT_MAX_HEADERS },
@@ -153,6 +156,34 @@ proxy_limit(const struct cmd_entry *cmd, struct proxy_opts *o, int ch,
 	return (0);
 }
 
+/* Handle one of the audit log options. */
+static int
+proxy_log_option(const struct cmd_entry *cmd, struct proxy_opts *o, int ch,
+    const char *arg)
+{
+	long long	v;
+
+	switch (ch) {
+	case 'L':
+		o->audit.log = arg;
+		break;
+	case OPT_LOG_KEY:
+		o->audit.keyfile = arg;
+		break;
+	case OPT_LOG_MAX_SIZE:
+		if (audit_parse_size(arg, &o->audit.max_size) == -1)
+			return (cmd_usage_error(cmd, "--log-max-size: '%s' is "
+			    "not a size (such as 100M, or 0)", arg));
+		break;
+	case OPT_LOG_KEEP:
+		if (proxy_number(cmd, "--log-keep", arg, 1, 1000, &v))
+			return (EXIT_USAGE);
+		o->audit.keep = v;
+		break;
+	}
+	return (0);
+}
+
 /* Read the command line. */
 static int
 proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
@@ -161,6 +192,7 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 	int	ch, rv = 0;
 
 	gateway_config_defaults(&o->cfg);
+	audit_config_init(&o->audit);
 	o->grace = PROXY_GRACE;
 	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv, "l:p:a:L:r:v",
 	    proxy_longopts)) != -1) {
@@ -182,7 +214,10 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 			    "--resolver", optarg);
 			break;
 		case 'L':
-			o->log = optarg;
+		case OPT_LOG_KEY:
+		case OPT_LOG_MAX_SIZE:
+		case OPT_LOG_KEEP:
+			rv = proxy_log_option(cmd, o, ch, optarg);
 			break;
 		case 'v':
 			o->verbose++;
@@ -299,7 +334,7 @@ proxy_sighup_cb(evutil_socket_t sig, short what, void *arg)
 	char		 err[1024];
 
 	if (p->audit != NULL && audit_reopen(p->audit) == -1)
-		log_warnx("cannot reopen the log %s", p->o->log);
+		log_warnx("cannot reopen the log %s", p->o->audit.log);
 	if ((r = proxy_load_rules(p->o, err, sizeof err)) == NULL) {
 		log_warnx("policy not reloaded, the old one stays: %s", err);
 		proxy_audit(p, "reload", "deny", "bad policy", err);
@@ -378,8 +413,8 @@ proxy_setup(struct proxy *p)
 		log_warnx("%s", err);
 		return (-1);
 	}
-	if (o->log != NULL && (p->audit = audit_open(o->log, err,
-	    sizeof err)) == NULL) {
+	if (o->audit.log != NULL && (p->audit = audit_open_config(&o->audit,
+	    err, sizeof err)) == NULL) {
 		log_warnx("%s", err);
 		rules_free(r);
 		return (-1);
@@ -478,7 +513,7 @@ out:
 const struct cmd_entry cmd_proxy_entry = {
 	.name = "proxy",
 	.usage = "[--listen ADDR:PORT]... [--policy FILE]... [--allow RULE]... "
-	    "[--log FILE|-] [--resolver ADDR[:PORT]]...",
+	    "[--log FILE|-|syslog|journald] [--resolver ADDR[:PORT]]...",
 	.summary = "Run a default-deny allowlisting HTTP proxy",
 	.help =
 	    "Serve HTTP CONNECT and absolute-form HTTP requests for the hosts\n"
@@ -491,7 +526,11 @@ const struct cmd_entry cmd_proxy_entry = {
 	    "                            user's policy when no --allow is given)\n"
 	    "  -a, --allow RULE          one more rule: HOST[:PORTS], or a whole\n"
 	    "                            line such as 'allow-private 10.0.0.0/8'\n"
-	    "  -L, --log FILE|-          audit log, JSON lines ('-': stdout)\n"
+	    "  -L, --log WHERE           audit log, JSON lines: FILE, '-' (stdout),\n"
+	    "                            syslog or journald\n"
+	    "      --log-key FILE        chain the log with an HMAC keyed by FILE\n"
+	    "      --log-max-size SIZE   rotate the file past SIZE (100M; 0 never)\n"
+	    "      --log-keep N          rotated files kept (5)\n"
 	    "  -r, --resolver ADDR[:PORT] DNS server instead of /etc/resolv.conf\n"
 	    "      --max-clients N       concurrent connections (512)\n"
 	    "      --max-head BYTES      request-head size (16384)\n"
