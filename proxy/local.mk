@@ -1,1 +1,23 @@
 # The gateway.
+libpinhole_a_SOURCES += \
+	proxy/dns.h \
+	proxy/dns-parse.c \
+	proxy/fakeip.c
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_dns tests/unit/test_fakeip
+TESTS += tests/unit/test_dns tests/unit/test_fakeip
+tests_unit_test_dns_LDADD = $(UNIT_LIBS)
+tests_unit_test_dns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fakeip_LDADD = $(UNIT_LIBS)
+tests_unit_test_fakeip_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
+FUZZ_TARGETS += tests/fuzz/fuzz_dns tests/fuzz/fuzz_dnsbuild
+tests_fuzz_fuzz_dns_SOURCES = tests/fuzz/fuzz_dns.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_dns_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_dns_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+tests_fuzz_fuzz_dnsbuild_SOURCES = tests/fuzz/fuzz_dnsbuild.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_dnsbuild_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_dnsbuild_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
