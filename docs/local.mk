@@ -1,1 +1,2 @@
 # Manual pages and documents.
+EXTRA_DIST += docs/audit-log.md
