@@ -27,7 +27,7 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 	struct audit_event	e;
 	char			tbuf[12];
 
-	memset(&e, 0, sizeof e);
+	audit_event_init(&e);
 	e.event = "dns";
 	e.verdict = allow ? "allow" : "deny";
 	e.session = r->srv->p.session;
@@ -38,8 +38,6 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 	e.answer = answer;
 	e.rule = r->rule[0] != '\0' ? r->rule : NULL;
 	e.reason = r->why[0] != '\0' ? r->why : NULL;
-	e.port = e.status = -1;
-	e.bytes_up = e.bytes_down = e.ms = -1;
 	dns_log_write(r->srv->log, &e);
 }
 
@@ -110,7 +108,7 @@ static void
 dns_answer_blocked(struct dns_req *r)
 {
 	struct dns_reply	rep;
-	char			text[DNS_EDE_TEXT_MAX];
+	char			text[HOST_TEXT_LEN + 64];
 
 	if (r->named)
 		snprintf(text, sizeof text, "blocked by pinhole policy; "
@@ -247,18 +245,22 @@ dns_answer_lookup_cb(int status, const char *errstr,
 	struct dns_req		*r = arg;
 	struct dns_addr		 a[RESOLVER_MAX_ADDRS];
 	char			 text[DNS_ANSWER_TEXT];
-	size_t			 n;
+	size_t			 n = 0;
+	int			 rcode = DNS_R_NOERROR;
 
 	r->rq = NULL;
-	if (status != 0) {
-		n = strcmp(errstr, "no such host") == 0 ? DNS_R_NXDOMAIN :
-		    DNS_R_SERVFAIL;
-		dns_answer_rcode(r, (int)n);
-		snprintf(text, sizeof text, "%s: %s", dns_rcode_name((int)n),
+	if (status == 0)
+		n = dns_answer_pick(r, res, a, text, sizeof text);
+	else if (strcmp(errstr, "no such host") == 0)
+		rcode = DNS_R_NXDOMAIN;
+	else if (strcmp(errstr, "no address") != 0)
+		rcode = DNS_R_SERVFAIL;
+	if (rcode != DNS_R_NOERROR) {
+		dns_answer_rcode(r, rcode);
+		snprintf(text, sizeof text, "%s: %s", dns_rcode_name(rcode),
 		    errstr);
 	} else {
-		n = dns_answer_pick(r, res, a, text, sizeof text);
-		dns_answer_addrs(r, a, n, res->ttl);
+		dns_answer_addrs(r, a, n, status == 0 ? res->ttl : 0);
 		if (n == 0)
 			snprintf(text, sizeof text, "no data");
 	}

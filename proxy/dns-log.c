@@ -25,6 +25,7 @@ struct dns_log_entry {
 	char			 verdict[8];
 	char			 rule[300];
 	char			 answer[64];
+	char			 reason[128];
 	uint64_t		 first;
 	unsigned long		 repeats;
 	struct dns_log_entry	*hnext;
@@ -61,7 +62,7 @@ dns_log_retire(struct dns_log *l, struct dns_log_entry *e)
 	char			  detail[64];
 
 	if (e->repeats != 0) {
-		memset(&ev, 0, sizeof ev);
+		audit_event_init(&ev);
 		ev.event = "dns";
 		ev.verdict = e->verdict;
 		ev.session = l->session;
@@ -70,11 +71,10 @@ dns_log_retire(struct dns_log *l, struct dns_log_entry *e)
 		ev.qtype = e->qtype;
 		ev.answer = e->answer[0] != '\0' ? e->answer : NULL;
 		ev.rule = e->rule[0] != '\0' ? e->rule : NULL;
+		ev.reason = e->reason[0] != '\0' ? e->reason : NULL;
 		snprintf(detail, sizeof detail, "repeated %lu times",
 		    e->repeats);
 		ev.detail = detail;
-		ev.port = ev.status = -1;
-		ev.bytes_up = ev.bytes_down = ev.ms = -1;
 		audit_write(l->audit, &ev);
 	}
 	for (pp = dns_log_bucket(l, e->key); *pp != NULL; pp = &(*pp)->hnext) {
@@ -168,6 +168,8 @@ dns_log_remember(struct dns_log *l, const char *key,
 	snprintf(e->rule, sizeof e->rule, "%s", ev->rule ? ev->rule : "");
 	snprintf(e->answer, sizeof e->answer, "%s",
 	    ev->answer ? ev->answer : "");
+	snprintf(e->reason, sizeof e->reason, "%s",
+	    ev->reason ? ev->reason : "");
 	e->first = dns_now();
 	bucket = dns_log_bucket(l, key);
 	e->hnext = *bucket;

@@ -23,7 +23,7 @@
 #define DNS_UDP_MIN		512	/* payload without EDNS */
 #define DNS_UDP_MAX		4096	/* the largest payload we answer with */
 #define DNS_MSG_MAX		65535
-#define DNS_EDE_TEXT_MAX	200	/* EXTRA-TEXT we send, bytes */
+#define DNS_EDE_TEXT_MAX	300	/* EXTRA-TEXT we send, bytes */
 #define DNS_MSG_MAXANS		32	/* answer records remembered */
 #define DNS_EDNS_MAXOPTS	8	/* EDNS options remembered */
 

@@ -37,3 +37,8 @@ tests_fuzz_fuzz_dnsbuild_SOURCES = tests/fuzz/fuzz_dnsbuild.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_dnsbuild_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_dnsbuild_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
+
+# DNS end to end: dig, getaddrinfo, no exfiltration.
+TESTS += tests/integration/dns.sh
+EXTRA_DIST += tests/integration/dns.sh tests/integration/dns-upstream.py \
+	tests/integration/dns-client.py
