@@ -629,8 +629,14 @@ dns_relay_build(const struct dns_msg *q, const uint8_t *msg, size_t len,
 	dns_wbuf_add(&w, msg + up.qend, cut - up.qend);
 	if (q->edns.present)
 		dns_reply_opt(&w, DNS_RCODE(up.flags), -1, NULL);
-	if (!w.overflow)
+	if (!w.overflow) {
+		/* A name may end inside the upstream's OPT record. */
+		if (dns_msg_parse(out, w.len, &up, errstr) == -1) {
+			*errstr = "upstream answer cannot be relayed";
+			return (0);
+		}
 		return (w.len);
+	}
 	w = (struct dns_wbuf){ out, cap, 0, 0 };
 	dns_relay_head(&w, q, &up, 1, 0);
 	if (q->edns.present)

@@ -90,6 +90,32 @@ check_relay(const struct dns_msg *q, const uint8_t *data, size_t len,
 	check_reply(q, out, n, limit, &back);
 }
 
+/* Relay the input as an upstream answer to a fixed MX question. */
+static void
+check_upstream(const uint8_t *data, size_t len)
+{
+	static const uint8_t	 qp[] = "\x12\x34\x01\x00\x00\x01\x00\x00"
+				    "\x00\x00\x00\x00\x07" "ExAmPlE" "\x03" "com"
+				    "\x00\x00\x0f\x00\x01";
+	static const uint8_t	 qe[] = "\x12\x34\x01\x00\x00\x01\x00\x00"
+				    "\x00\x00\x00\x01\x07" "ExAmPlE" "\x03" "com"
+				    "\x00\x00\x0f\x00\x01"
+				    "\x00\x00\x29\x04\xd0\x00\x00\x00\x00\x00\x00";
+	static uint8_t		 out[DNS_MSG_MAX];
+	struct dns_msg		 q, back;
+	const char		*errstr;
+	size_t			 n;
+
+	CHECK(dns_query_parse(qp, sizeof qp - 1, &q, &errstr) == 0);
+	if ((n = dns_relay_build(&q, data, len, 512, out, sizeof out,
+	    &errstr)) != 0)
+		check_reply(&q, out, n, 512, &back);
+	CHECK(dns_query_parse(qe, sizeof qe - 1, &q, &errstr) == 0);
+	if ((n = dns_relay_build(&q, data, len, DNS_MSG_MAX, out, sizeof out,
+	    &errstr)) != 0)
+		check_reply(&q, out, n, DNS_MSG_MAX, &back);
+}
+
 /* Parse, build, re-parse. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
@@ -99,6 +125,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 
 	if (len > DNS_MSG_MAX)
 		return (0);
+	check_upstream(data, len);
 	if (dns_query_parse(data, len, &q, &errstr) != 0)
 		return (0);
 	check_build(&q, data, len, dns_query_limit(&q));
