@@ -9,6 +9,7 @@
 
 #include "cli/pinhole.h"
 
+extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_version_entry;
 
@@ -16,6 +17,7 @@ extern const struct cmd_entry cmd_version_entry;
 const struct cmd_entry *cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_version_entry,
+	&cmd_check_entry,
 	NULL
 };
 

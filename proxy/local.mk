@@ -14,6 +14,30 @@ tests_unit_test_audit_LDADD = $(UNIT_LIBS)
 tests_unit_test_audit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 
+# Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
+libpinhole_a_SOURCES += proxy/sni.c proxy/sni.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_sni
+TESTS += tests/unit/test_sni
+tests_unit_test_sni_SOURCES = tests/unit/test_sni.c
+tests_unit_test_sni_LDADD = $(UNIT_LIBS)
+tests_unit_test_sni_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+EXTRA_DIST += tests/unit/data/capture-hellos.py \
+	tests/unit/data/hello-curl.bin tests/unit/data/hello-curl-iplit.bin \
+	tests/unit/data/hello-openssl-iplit.bin \
+	tests/unit/data/hello-openssl-nosni.bin \
+	tests/unit/data/hello-openssl-tls12.bin \
+	tests/unit/data/hello-openssl-tls13.bin \
+	tests/unit/data/hello-openssl-upper.bin tests/unit/data/hello-python.bin
+
+FUZZ_TARGETS += tests/fuzz/fuzz_sni
+tests_fuzz_fuzz_sni_SOURCES = tests/fuzz/fuzz_sni.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_sni_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_sni_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/sni
+
 # DNS: message parser/builder, fake-address map.
 libpinhole_a_SOURCES += \
 	proxy/dns.h \

@@ -78,7 +78,11 @@ void		 rules_free(struct rules *);
 /*
  * Add a policy file, or one rule given on the command line (origin names
  * it in messages, e.g. "--allow").  On error nothing is added and err
- * holds "FILE:LINE: message".  Returns 0 or -1.
+ * holds "FILE:LINE: message".  Returns 0 or -1.  Text without a newline
+ * is one rule: messages say "ORIGIN: message" and verdicts have line 0.
+ * Relative includes are relative to the including file (for text, to
+ * the current directory); `include preset:NAME` reads
+ * $PINHOLE_PRESETDIR/NAME, or PRESETDIR/NAME.
  */
 int	rules_load_file(struct rules *, const char *, char *, size_t);
 int	rules_load_text(struct rules *, const char *, const char *, size_t,
@@ -95,7 +99,11 @@ int	rules_match(const struct rules *, const struct host *, uint16_t,
 int	rules_private_ok(const struct rules *, const uint8_t *, size_t,
 	    struct rules_verdict *);
 
-/* The ports the policy names explicitly (for listeners); sorted, unique. */
+/*
+ * The ports allow rules name explicitly (for listeners): every port of
+ * lists and ranges, not the default 80 and 443 nor ":*".  Sorted,
+ * unique; stores at most max and returns how many it stored.
+ */
 size_t	rules_ports(const struct rules *, uint16_t *, size_t);
 
 /* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
