@@ -38,15 +38,23 @@ tests_fuzz_fuzz_sni_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_sni_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/sni
 
-# DNS: message parser/builder, fake-address map.
+# DNS: message parser/builder, fake-address map, the server.
 libpinhole_a_SOURCES += \
 	proxy/dns.h \
 	proxy/dns-parse.c \
-	proxy/fakeip.c
+	proxy/fakeip.c \
+	proxy/dns-server.h \
+	proxy/dns.c \
+	proxy/dns-answer.c \
+	proxy/dns-log.c
 
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_dns tests/unit/test_fakeip
-TESTS += tests/unit/test_dns tests/unit/test_fakeip
+check_PROGRAMS += tests/unit/test_dns tests/unit/test_fakeip \
+	tests/unit/test_name_allowed
+TESTS += tests/unit/test_dns tests/unit/test_fakeip \
+	tests/unit/test_name_allowed
+tests_unit_test_name_allowed_LDADD = $(UNIT_LIBS)
+tests_unit_test_name_allowed_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_dns_LDADD = $(UNIT_LIBS)
 tests_unit_test_dns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_fakeip_LDADD = $(UNIT_LIBS)
