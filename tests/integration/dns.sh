@@ -64,6 +64,13 @@ for t in SRV CAA; do
 	q allowed.test $t
 	has 'status: NOERROR' && ok "$t relayed" || fail "$t: $(cat "$T/dig")"
 done
+rev=$(echo "$a1" | awk -F. '{ print $4 "." $3 "." $2 "." $1 ".in-addr.arpa" }')
+q "$rev" PTR
+has 'PTR[[:space:]]+allowed\.test\.' && ok "PTR of a fake address: its name" ||
+    fail "PTR $rev: $(cat "$T/dig")"
+q 4.3.2.1.in-addr.arpa PTR
+has 'status: NXDOMAIN' && ok "PTR of another address: denied" ||
+    fail "PTR: $(cat "$T/dig")"
 q nx.allowed.test MX
 has 'status: NXDOMAIN' && ok "upstream NXDOMAIN relayed" || fail "nx: $(cat "$T/dig")"
 q +norec allowed.test A
