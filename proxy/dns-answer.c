@@ -146,8 +146,10 @@ dns_answer_policy(struct dns_req *r)
 	r->named = 1;
 	memset(&v, 0, sizeof v);
 	rules_name_allowed(srv->p.rules(srv->p.rules_arg), &r->host, &v);
-	if (v.file != NULL)
+	if (v.file != NULL && v.line != 0)
 		snprintf(r->rule, sizeof r->rule, "%s:%u", v.file, v.line);
+	else if (v.file != NULL)
+		snprintf(r->rule, sizeof r->rule, "%s", v.file);
 	if (v.why != NULL)
 		snprintf(r->why, sizeof r->why, "%s", v.why);
 	return (v.allow);
