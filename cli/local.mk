@@ -5,3 +5,4 @@ libpinhole_a_SOURCES += \
 	cli/cmd.c \
 	cli/cmd-version.c \
 	cli/cmd-check.c
+libpinhole_a_SOURCES += cli/cmd-allow.c
