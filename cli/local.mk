@@ -6,3 +6,4 @@ libpinhole_a_SOURCES += \
 	cli/cmd-version.c \
 	cli/cmd-check.c
 libpinhole_a_SOURCES += cli/cmd-allow.c
+libpinhole_a_SOURCES += cli/cmd-log.c
