@@ -19,6 +19,7 @@
 #include "cli/log.h"
 #include "cli/pinhole.h"
 #include "proxy/audit.h"
+#include "proxy/dns.h"
 #include "proxy/gateway.h"
 #include "proxy/http.h"
 #include "proxy/resolver.h"
@@ -39,6 +40,11 @@ struct proxy_opts {
 	const char		*resolver[PROXY_MAX_ARGS + 1];
 	size_t			 nresolver;
 	struct audit_config	 audit;
+	const char		*dns_listen[PROXY_MAX_ARGS];
+	size_t			 ndns_listen;
+	const char		*fake_range;
+	int			 dns_real;
+	int			 dns_refuse;
 	int			 grace;
 	int			 verbose;
 	int			 max_clients_set;
@@ -53,6 +59,9 @@ struct proxy {
 	struct gateway		*gw;
 	struct resolver		*resolver;
 	struct audit		*audit;
+	struct rules		*rules;		/* in force (the gateway's) */
+	struct fakeip		*fakeip;
+	struct dns_server	*dns;
 	struct event		*sighup;
 	struct event		*sigterm;
 	struct event		*sigint;
@@ -62,7 +71,8 @@ struct proxy {
 enum {
 	OPT_MAX_CLIENTS = 256, OPT_MAX_HEAD, OPT_MAX_HEADERS,
 	OPT_HANDSHAKE_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_CONNECT_TIMEOUT,
-	OPT_GRACE, OPT_LOG_KEY, OPT_LOG_MAX_SIZE, OPT_LOG_KEEP
+	OPT_GRACE, OPT_LOG_KEY, OPT_LOG_MAX_SIZE, OPT_LOG_KEEP,
+	OPT_DNS_LISTEN, OPT_DNS_REAL, OPT_DNS_REFUSE, OPT_FAKE_RANGE
 };
 
 static const struct option proxy_longopts[] = {
@@ -81,6 +91,10 @@ static const struct option proxy_longopts[] = {
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
 	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "dns-listen", required_argument, NULL, OPT_DNS_LISTEN },
+	{ "dns-real", no_argument, NULL, OPT_DNS_REAL },
+	{ "dns-refuse", no_argument, NULL, OPT_DNS_REFUSE },
+	{ "fake-range", required_argument, NULL, OPT_FAKE_RANGE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -184,6 +198,28 @@ proxy_log_option(const struct cmd_entry *cmd, struct proxy_opts *o, int ch,
 	return (0);
 }
 
+/* Handle one of the DNS options. */
+static int
+proxy_dns_option(const struct cmd_entry *cmd, struct proxy_opts *o, int ch,
+    const char *arg)
+{
+	switch (ch) {
+	case OPT_DNS_LISTEN:
+		return (proxy_push(cmd, o->dns_listen, &o->ndns_listen,
+		    "--dns-listen", arg));
+	case OPT_DNS_REAL:
+		o->dns_real = 1;
+		break;
+	case OPT_DNS_REFUSE:
+		o->dns_refuse = 1;
+		break;
+	case OPT_FAKE_RANGE:
+		o->fake_range = arg;
+		break;
+	}
+	return (0);
+}
+
 /* Read the command line. */
 static int
 proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
@@ -218,6 +254,12 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 		case OPT_LOG_MAX_SIZE:
 		case OPT_LOG_KEEP:
 			rv = proxy_log_option(cmd, o, ch, optarg);
+			break;
+		case OPT_DNS_LISTEN:
+		case OPT_DNS_REAL:
+		case OPT_DNS_REFUSE:
+		case OPT_FAKE_RANGE:
+			rv = proxy_dns_option(cmd, o, ch, optarg);
 			break;
 		case 'v':
 			o->verbose++;
@@ -341,6 +383,7 @@ proxy_sighup_cb(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	gateway_set_rules(p->gw, r);
+	p->rules = r;
 	log_info("policy reloaded");
 	proxy_audit(p, "reload", "allow", NULL, NULL);
 }
@@ -398,6 +441,56 @@ proxy_fd_limit(struct proxy_opts *o)
 	}
 }
 
+/* The policy in force, for the DNS server. */
+static const struct rules *
+proxy_rules(void *arg)
+{
+	struct proxy	*p = arg;
+
+	return (p->rules);
+}
+
+/* Start the DNS server when --dns-listen asks for one. */
+static int
+proxy_dns_setup(struct proxy *p)
+{
+	struct proxy_opts		*o = p->o;
+	struct dns_server_params	 dp;
+	char				 err[1024];
+	size_t				 i;
+
+	if (o->ndns_listen == 0)
+		return (0);
+	if ((p->fakeip = fakeip_create(o->fake_range, FAKEIP_MAX,
+	    FAKEIP_GRACE, err, sizeof err)) == NULL) {
+		log_warnx("--fake-range %s", err);
+		return (-1);
+	}
+	memset(&dp, 0, sizeof dp);
+	dp.base = p->base;
+	dp.rules = proxy_rules;
+	dp.rules_arg = p;
+	dp.resolver = p->resolver;
+	dp.audit = p->audit;
+	dp.fakeip = p->fakeip;
+	dp.session = o->cfg.session;
+	dp.real = o->dns_real;
+	dp.refuse = o->dns_refuse;
+	if ((p->dns = dns_server_create(&dp, err, sizeof err)) == NULL) {
+		log_warnx("dns: %s", err);
+		return (-1);
+	}
+	for (i = 0; i < o->ndns_listen; i++) {
+		if (dns_server_listen(p->dns, o->dns_listen[i], err,
+		    sizeof err) == -1) {
+			log_warnx("cannot serve DNS on %s", err);
+			return (-1);
+		}
+		log_info("DNS on %s", o->dns_listen[i]);
+	}
+	return (0);
+}
+
 /* Set up the event base, resolver, log, policy and listeners. */
 static int
 proxy_setup(struct proxy *p)
@@ -430,6 +523,10 @@ proxy_setup(struct proxy *p)
 	    p->audit)) == NULL)
 		fatalx("cannot create the gateway");
 	gateway_set_rules(p->gw, r);
+	p->rules = r;
+	if (proxy_dns_setup(p) == -1)
+		return (-1);
+	gateway_set_fakeip(p->gw, p->fakeip);
 	for (i = 0; i < o->nlisten; i++) {
 		if (gateway_listen(p->gw, o->listen[i], err, sizeof err) == -1) {
 			log_warnx("cannot listen on %s", err);
@@ -465,6 +562,8 @@ proxy_teardown(struct proxy *p)
 		event_free(p->sigterm);
 	if (p->sigint != NULL)
 		event_free(p->sigint);
+	dns_server_free(p->dns);
+	fakeip_free(p->fakeip);
 	gateway_free(p->gw);
 	if (p->resolver != NULL)
 		resolver_free(p->resolver);
@@ -513,7 +612,8 @@ out:
 const struct cmd_entry cmd_proxy_entry = {
 	.name = "proxy",
 	.usage = "[--listen ADDR:PORT]... [--policy FILE]... [--allow RULE]... "
-	    "[--log FILE|-|syslog|journald] [--resolver ADDR[:PORT]]...",
+	    "[--log FILE|-|syslog|journald] [--resolver ADDR[:PORT]]... "
+	    "[--dns-listen ADDR:PORT]...",
 	.summary = "Run a default-deny allowlisting HTTP proxy",
 	.help =
 	    "Serve HTTP CONNECT and absolute-form HTTP requests for the hosts\n"
@@ -539,6 +639,12 @@ const struct cmd_entry cmd_proxy_entry = {
 	    "      --idle-timeout S      time without traffic (300)\n"
 	    "      --connect-timeout S   time to connect to one address (10)\n"
 	    "      --grace S             time open tunnels get at exit (10)\n"
+	    "      --dns-listen ADDR:PORT answer DNS here, UDP and TCP: allowed\n"
+	    "                            names get a fake address, others\n"
+	    "                            NXDOMAIN (repeatable)\n"
+	    "      --dns-real            answer A/AAAA with the real addresses\n"
+	    "      --dns-refuse          REFUSED instead of NXDOMAIN\n"
+	    "      --fake-range CIDR     fake addresses (" FAKEIP_DEFAULT ")\n"
 	    "  -v, --verbose             say more on stderr (twice: debug)\n"
 	    "\n"
 	    "SIGHUP reloads the policy and reopens the log; SIGTERM and SIGINT\n"

@@ -347,6 +347,13 @@ gateway_set_rules(struct gateway *gw, struct rules *rules)
 	gw->rules = rules;
 }
 
+/* Map fake addresses back to names. */
+void
+gateway_set_fakeip(struct gateway *gw, const struct fakeip *fakeip)
+{
+	gw->fakeip = fakeip;
+}
+
 /* Log to a new audit handle (or none). */
 void
 gateway_set_audit(struct gateway *gw, struct audit *audit)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 struct audit;
+struct fakeip;
 struct event_base;
 struct gateway;
 struct resolver;
@@ -46,6 +47,9 @@ int		 gateway_listen_fd(struct gateway *, int, char *, size_t);
 /* Replace the policy (the gateway owns it from now on; NULL denies all). */
 void		 gateway_set_rules(struct gateway *, struct rules *);
 void		 gateway_set_audit(struct gateway *, struct audit *);
+
+/* Decide a fake address (from the DNS side) as the name behind it. */
+void		 gateway_set_fakeip(struct gateway *, const struct fakeip *);
 
 /*
  * Stop accepting, close idle connections, let the others finish for at
