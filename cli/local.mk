@@ -4,4 +4,5 @@ libpinhole_a_SOURCES += \
 	cli/log.c cli/log.h \
 	cli/cmd.c \
 	cli/cmd-version.c \
-	cli/cmd-check.c
+	cli/cmd-check.c \
+	cli/cmd-proxy.c
