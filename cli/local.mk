@@ -5,4 +5,5 @@ libpinhole_a_SOURCES += \
 	cli/cmd.c \
 	cli/cmd-version.c \
 	cli/cmd-check.c \
+	cli/gwopts.c cli/gwopts.h \
 	cli/cmd-proxy.c
