@@ -12,6 +12,7 @@
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_proxy_entry;
+extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_version_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
@@ -19,6 +20,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_version_entry,
 	&cmd_check_entry,
+	&cmd_run_entry,
 	&cmd_proxy_entry,
 	NULL
 };

@@ -6,4 +6,5 @@ libpinhole_a_SOURCES += \
 	cli/cmd-version.c \
 	cli/cmd-check.c \
 	cli/gwopts.c cli/gwopts.h \
-	cli/cmd-proxy.c
+	cli/cmd-proxy.c \
+	cli/cmd-run.c
