@@ -19,6 +19,7 @@
 #include "cli/log.h"
 #include "cli/pinhole.h"
 #include "netns/netns.h"
+#include "proxy/dns.h"
 #include "proxy/gateway.h"
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
@@ -111,11 +112,24 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	return (0);
 }
 
-/*
- * Serve the sandbox's listeners: the HTTP proxy goes to the gateway.
- * Until the DNS server is built in, the DNS sockets are closed, so a
- * query from the sandbox is refused at once instead of timing out.
- */
+/* Hand one listener of the sandbox to the DNS server. */
+static int
+run_listen_dns(struct run *r, int type)
+{
+	char	err[512];
+	int	fd;
+
+	fd = netns_sandbox_take(r->sb, type, NETNS_DNS_PORT);
+	if (fd == -1 || dns_server_listen_fd(r->c.dns, fd, err,
+	    sizeof err) == -1) {
+		log_warnx("cannot serve DNS in the sandbox: %s",
+		    fd == -1 ? "no listener" : err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Serve the sandbox's listeners: the HTTP proxy and DNS. */
 static int
 run_listen(struct run *r)
 {
@@ -126,14 +140,16 @@ run_listen(struct run *r)
 	if (fd == -1 || gateway_listen_fd(r->c.gw, fd, err,
 	    sizeof err) == -1) {
 		log_warnx("cannot serve the proxy listener: %s",
-		    fd == -1 ? "none" : err);
+		    fd == -1 ? "no listener" : err);
 		return (-1);
 	}
-	if ((fd = netns_sandbox_take(r->sb, SOCK_DGRAM, NETNS_DNS_PORT)) != -1)
-		close(fd);
-	if ((fd = netns_sandbox_take(r->sb, SOCK_STREAM,
-	    NETNS_DNS_PORT)) != -1)
-		close(fd);
+	if (gwctx_dns(&r->c, err, sizeof err) == -1) {
+		log_warnx("cannot start the DNS server: %s", err);
+		return (-1);
+	}
+	if (run_listen_dns(r, SOCK_DGRAM) == -1 ||
+	    run_listen_dns(r, SOCK_STREAM) == -1)
+		return (-1);
 	return (0);
 }
 
@@ -218,6 +234,9 @@ cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	run_cmdline(o->argv, line, sizeof line);
 	gwctx_audit(&r.c, "start", NULL, NULL, line);
 	event_base_dispatch(r.c.base);
+	/* Its last summary lines go before the "stop" line. */
+	dns_server_free(r.c.dns);
+	r.c.dns = NULL;
 	snprintf(line, sizeof line, "exit %d", r.status);
 	gwctx_audit(&r.c, "stop", NULL, NULL, line);
 	rv = r.status;

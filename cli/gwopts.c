@@ -20,6 +20,7 @@
 #include "cli/log.h"
 #include "cli/pinhole.h"
 #include "proxy/audit.h"
+#include "proxy/dns.h"
 #include "proxy/gateway.h"
 #include "proxy/http.h"
 #include "proxy/resolver.h"
@@ -332,12 +333,37 @@ gwctx_catch_sighup(struct gwctx *c)
 		fatalx("cannot catch SIGHUP");
 }
 
+/* Create the DNS server on the gateway's policy, resolver and log. */
+int
+gwctx_dns(struct gwctx *c, char *err, size_t errlen)
+{
+	struct dns_server_params	p;
+
+	if ((c->fakeip = fakeip_create(NULL, FAKEIP_MAX, FAKEIP_GRACE, err,
+	    errlen)) == NULL)
+		return (-1);
+	memset(&p, 0, sizeof p);
+	p.base = c->base;
+	p.rules = gwctx_rules;
+	p.rules_arg = c;
+	p.resolver = c->resolver;
+	p.audit = c->audit;
+	p.fakeip = c->fakeip;
+	p.session = c->o->cfg.session;
+	if ((c->dns = dns_server_create(&p, err, errlen)) == NULL)
+		return (-1);
+	return (0);
+}
+
 /* Free whatever was set up. */
 void
 gwctx_teardown(struct gwctx *c)
 {
 	if (c->sighup != NULL)
 		event_free(c->sighup);
+	dns_server_free(c->dns);
+	if (c->fakeip != NULL)
+		fakeip_free(c->fakeip);
 	gateway_free(c->gw);
 	if (c->resolver != NULL)
 		resolver_free(c->resolver);

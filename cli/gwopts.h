@@ -14,6 +14,8 @@ struct cmd_entry;
 struct event;
 struct event_base;
 struct audit;
+struct dns_server;
+struct fakeip;
 struct resolver;
 struct rules;
 
@@ -91,6 +93,8 @@ struct gwctx {
 	struct resolver		*resolver;
 	struct audit		*audit;
 	const struct rules	*rules;		/* in force; the gateway's */
+	struct fakeip		*fakeip;
+	struct dns_server	*dns;
 	struct event		*sighup;
 };
 
@@ -102,6 +106,13 @@ int	gwctx_setup(struct gwctx *, struct gwopts *);
 
 /* Reload the policy and reopen the log on SIGHUP. */
 void	gwctx_catch_sighup(struct gwctx *);
+
+/*
+ * Create the DNS server (fake addresses for allowed names, NXDOMAIN for
+ * the others) on the same policy, resolver and log; listeners are the
+ * caller's to add.  Returns 0, or -1 with err set.
+ */
+int	gwctx_dns(struct gwctx *, char *, size_t);
 void	gwctx_teardown(struct gwctx *);
 
 /* Write a lifecycle line (start, stop, reload) to the audit log. */
