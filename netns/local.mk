@@ -27,3 +27,7 @@ EXTRA_DIST += \
 	tests/integration/run-status.sh \
 	tests/integration/run-escape.sh
 EXTRA_DIST += docs/sandbox.md
+
+# pinhole run with real clients (curl, wget, python, git, pip) and escapes.
+TESTS += tests/integration/run-clients.sh
+EXTRA_DIST += tests/integration/run-clients.sh
