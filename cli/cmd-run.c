@@ -40,6 +40,8 @@ struct run {
 	struct netns_child	*child;
 	int			 status;
 	char			 session[32];
+	const char		*hide[2];	/* directories the sandbox
+						   must not see */
 };
 
 enum {
@@ -109,6 +111,13 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	}
 	cfg->proxy_port = NETNS_PROXY_PORT;
 	cfg->dns_port = NETNS_DNS_PORT;
+	/*
+	 * Hook for escalation: hide the control socket directory here
+	 * (r->hide[0] = control_dir(), made before the command starts, so
+	 * that the command cannot make it first).
+	 */
+	r->hide[0] = NULL;
+	cfg->hide_dirs = r->hide;
 	return (0);
 }
 

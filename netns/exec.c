@@ -160,6 +160,27 @@ exec_resolv(const struct netns_sandbox *sb, int errfd)
 	}
 }
 
+/*
+ * Cover the directories the command must not see (the control sockets)
+ * with an empty, read-only tmpfs.
+ */
+static void
+exec_hide_dirs(const struct netns_sandbox *sb, int errfd)
+{
+	const char *const	*dir;
+	struct stat		 st;
+
+	if (sb->hide_dirs == NULL)
+		return;
+	for (dir = sb->hide_dirs; *dir != NULL; dir++) {
+		if (stat(*dir, &st) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		if (mount("pinhole", *dir, "tmpfs", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC | MS_RDONLY, "size=4k,mode=0555") == -1)
+			exec_fail(errfd, "hide a directory from the sandbox");
+	}
+}
+
 /* Set the proxy variables to the gateway. */
 static void
 exec_env(const struct netns_sandbox *sb, int errfd)
@@ -313,6 +334,7 @@ exec_child(const struct netns_sandbox *sb, char *const argv[],
 
 	exec_join(sb, errfd);
 	exec_resolv(sb, errfd);
+	exec_hide_dirs(sb, errfd);
 	exec_env(sb, errfd);
 	exec_close_fds();
 	if (unshare(CLONE_NEWPID) == -1)
