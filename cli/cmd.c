@@ -14,6 +14,8 @@ extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_proxy_entry;
 extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_version_entry;
+extern const struct cmd_entry cmd_allow_entry;
+extern const struct cmd_entry cmd_disallow_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
 const struct cmd_entry *cmd_table[] = {
@@ -22,6 +24,8 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_check_entry,
 	&cmd_run_entry,
 	&cmd_proxy_entry,
+	&cmd_allow_entry,
+	&cmd_disallow_entry,
 	NULL
 };
 

@@ -8,3 +8,4 @@ libpinhole_a_SOURCES += \
 	cli/gwopts.c cli/gwopts.h \
 	cli/cmd-proxy.c \
 	cli/cmd-run.c
+libpinhole_a_SOURCES += cli/cmd-allow.c

@@ -97,3 +97,12 @@ EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
 TESTS += tests/integration/dns.sh
 EXTRA_DIST += tests/integration/dns.sh tests/integration/dns-upstream.py \
 	tests/integration/dns-client.py
+
+# Live policy reload: inotify on the policy files, in the event loop.
+libpinhole_a_SOURCES += proxy/policywatch.c proxy/policywatch.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_policywatch
+TESTS += tests/unit/test_policywatch
+tests_unit_test_policywatch_LDADD = $(UNIT_LIBS)
+tests_unit_test_policywatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
