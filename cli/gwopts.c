@@ -75,6 +75,7 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		if (gwopts_number(cmd, "--max-clients", arg, 1, 1000000, &v))
 			return (EXIT_USAGE);
 		c->max_clients = v;
+		o->max_clients_set = 1;
 		break;
 	case GWOPTS_MAX_HEAD:
 		if (gwopts_number(cmd, "--max-head", arg, 256, 1048576, &v))
@@ -211,7 +212,11 @@ gwopts_about(struct gwopts *o)
 	o->cfg.about = o->about;
 }
 
-/* Allow as many descriptors as the hard limit lets, and fit the limit. */
+/*
+ * Allow as many descriptors as the hard limit lets, and fit the default
+ * connection limit to them (an explicit --max-clients is only warned of:
+ * accepting then pauses whenever descriptors run out).
+ */
 void
 gwopts_fd_limit(struct gwopts *o)
 {
@@ -225,7 +230,10 @@ gwopts_fd_limit(struct gwopts *o)
 		rl.rlim_cur = need < rl.rlim_max ? need : rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (rl.rlim_cur < need) {
+	if (rl.rlim_cur < need && o->max_clients_set)
+		log_warnx("descriptor limit %llu: fewer than --max-clients "
+		    "needs", (unsigned long long)rl.rlim_cur);
+	else if (rl.rlim_cur < need) {
 		o->cfg.max_clients = rl.rlim_cur > 96 ?
 		    (rl.rlim_cur - 64) / 2 : 16;
 		log_warnx("descriptor limit %llu: at most %u connections",

@@ -65,6 +65,7 @@ struct gwopts {
 	const char		*log;
 	int			 grace;
 	int			 verbose;
+	int			 max_clients_set;
 	enum gwopts_userpolicy	 userpolicy;
 	struct gateway_config	 cfg;
 	char			 about[1024];
@@ -82,7 +83,10 @@ int	gwopts_option(const struct cmd_entry *, struct gwopts *, int,
 /* Build the policy the options name.  NULL with err set on error. */
 struct rules *gwopts_load_rules(const struct gwopts *, char *, size_t);
 
-/* Raise the descriptor limit to fit max_clients, or lower max_clients. */
+/*
+ * Raise the descriptor limit to fit max_clients, or lower a default
+ * max_clients to fit it (an explicit one is only warned of).
+ */
 void	gwopts_fd_limit(struct gwopts *);
 
 /* A running gateway with its loop, resolver, audit log and policy. */

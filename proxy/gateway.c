@@ -8,7 +8,10 @@
 
 #include <sys/socket.h>
 
+#include <netinet/in.h>
+
 #include <errno.h>
+#include <ifaddrs.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +77,7 @@ gateway_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 		evutil_closesocket(fd);
 		return;
 	}
+	gw->fd_warned = 0;
 	session_open(gw, fd, sa, salen);
 	if (gw->nsessions >= gw->cfg.max_clients && !gw->paused_full) {
 		log_info("%s: %zu connections: not accepting for now",
@@ -104,8 +108,9 @@ gateway_accept_error_cb(struct evconnlistener *l, void *arg)
 
 	if (err != EMFILE && err != ENFILE && err != ENOBUFS && err != ENOMEM)
 		return;
-	if (!gw->paused_fd)
+	if (!gw->fd_warned)
 		log_warnx("%s: accept: %s: pausing", __func__, strerror(err));
+	gw->fd_warned = 1;
 	gw->paused_fd = 1;
 	gateway_accepting(gw, 0);
 	evtimer_add(gw->resume, &tv);
@@ -130,6 +135,54 @@ gateway_reaper_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/*
+ * Learn this host's own addresses: dialing one reaches the host's own
+ * services, so they are refused like private ones.
+ */
+static void
+gateway_own_load(struct gateway *gw)
+{
+	struct ifaddrs		*ifa, *i;
+	struct resolver_addr	*a;
+
+	gw->nown = 0;
+	if (getifaddrs(&ifa) == -1) {
+		log_warn("%s: getifaddrs", __func__);
+		return;
+	}
+	for (i = ifa; i != NULL && gw->nown < GATEWAY_OWN_MAX; i = i->ifa_next) {
+		if (i->ifa_addr == NULL)
+			continue;
+		a = &gw->own[gw->nown];
+		memset(a, 0, sizeof *a);
+		a->family = i->ifa_addr->sa_family;
+		if (a->family == AF_INET)
+			memcpy(a->addr, &((struct sockaddr_in *)
+			    i->ifa_addr)->sin_addr, 4);
+		else if (a->family == AF_INET6)
+			memcpy(a->addr, &((struct sockaddr_in6 *)
+			    i->ifa_addr)->sin6_addr, 16);
+		else
+			continue;
+		gw->nown++;
+	}
+	freeifaddrs(ifa);
+}
+
+/* Is this one of the host's own addresses? */
+int
+gateway_own(const struct gateway *gw, const struct resolver_addr *a)
+{
+	size_t	i, len = a->family == AF_INET ? 4 : 16;
+
+	for (i = 0; i < gw->nown; i++) {
+		if (gw->own[i].family == a->family &&
+		    memcmp(gw->own[i].addr, a->addr, len) == 0)
+			return (1);
+	}
+	return (0);
+}
+
 /* Create a gateway on an event base. */
 struct gateway *
 gateway_create(struct event_base *base, const struct gateway_config *cfg,
@@ -151,6 +204,7 @@ gateway_create(struct event_base *base, const struct gateway_config *cfg,
 	gw->reaper = event_new(base, -1, 0, gateway_reaper_cb, gw);
 	gw->resume = evtimer_new(base, gateway_resume_cb, gw);
 	gw->grace = NULL;
+	gateway_own_load(gw);
 	if (gw->reaper == NULL || gw->resume == NULL) {
 		gateway_free(gw);
 		return (NULL);
@@ -284,10 +338,11 @@ out:
 	return (rv);
 }
 
-/* Put a new policy in force. */
+/* Put a new policy in force (and look at the host's addresses again). */
 void
 gateway_set_rules(struct gateway *gw, struct rules *rules)
 {
+	gateway_own_load(gw);
 	rules_free(gw->rules);
 	gw->rules = rules;
 }

@@ -14,6 +14,31 @@ tests_unit_test_audit_LDADD = $(UNIT_LIBS)
 tests_unit_test_audit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 
+libpinhole_a_SOURCES += \
+	proxy/http.c proxy/http.h \
+	proxy/gateway.c proxy/gateway.h \
+	proxy/session.c proxy/session.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_http
+TESTS += tests/unit/test_http
+endif
+tests_unit_test_http_SOURCES = tests/unit/test_http.c
+tests_unit_test_http_LDADD = $(UNIT_LIBS)
+tests_unit_test_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+FUZZ_TARGETS += tests/fuzz/fuzz_http
+tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_http_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_http_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/http
+
+TESTS += tests/integration/proxy.sh
+EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
+	tests/integration/rawhttp.py
+TESTS += tests/integration/proxy-limits.sh
+EXTRA_DIST += tests/integration/proxy-limits.sh
+
 # Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
 libpinhole_a_SOURCES += proxy/sni.c proxy/sni.h
 
@@ -37,29 +62,6 @@ tests_fuzz_fuzz_sni_SOURCES = tests/fuzz/fuzz_sni.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_sni_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_sni_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/sni
-
-libpinhole_a_SOURCES += \
-	proxy/http.c proxy/http.h \
-	proxy/gateway.c proxy/gateway.h \
-	proxy/session.c proxy/session.h
-
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_http
-TESTS += tests/unit/test_http
-endif
-tests_unit_test_http_SOURCES = tests/unit/test_http.c
-tests_unit_test_http_LDADD = $(UNIT_LIBS)
-tests_unit_test_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-
-FUZZ_TARGETS += tests/fuzz/fuzz_http
-tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
-tests_fuzz_fuzz_http_LDADD = $(FUZZ_LIBS)
-tests_fuzz_fuzz_http_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
-EXTRA_DIST += tests/fuzz/http
-
-TESTS += tests/integration/proxy.sh
-EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
-	tests/integration/rawhttp.py
 
 # DNS: message parser/builder, fake-address map, the server.
 libpinhole_a_SOURCES += \

@@ -512,7 +512,7 @@ session_info_page(struct session *s)
 	    "reach only the hosts its policy allows, and logs every attempt.\n"
 	    "\n"
 	    "Use it with HTTPS_PROXY / HTTP_PROXY set to this address.\n"
-	    "Allowed: %s\n"
+	    "Policy: %s\n"
 	    "\n"
 	    "A refused request gets 403 with a Pinhole-Error header saying\n"
 	    "why.  To ask for a host:\n"
@@ -545,8 +545,10 @@ session_port_only(struct session *s)
 static void
 session_rule(struct session *s, const struct rules_verdict *v)
 {
-	if (v->file != NULL)
+	if (v->file != NULL && v->line > 0)
 		snprintf(s->rule, sizeof s->rule, "%s:%u", v->file, v->line);
+	else if (v->file != NULL)
+		snprintf(s->rule, sizeof s->rule, "%s", v->file);
 	else
 		s->rule[0] = '\0';
 }
@@ -557,6 +559,7 @@ session_decide(struct session *s)
 {
 	struct rules_verdict	v;
 	const char		*perr;
+	char			 why[512];
 
 	memset(&v, 0, sizeof v);
 	v.why = "no policy loaded";
@@ -574,21 +577,33 @@ session_decide(struct session *s)
 		perr = "port";
 	else
 		perr = "denied-by-policy";
-	session_refuse(s, 403, perr, v.why != NULL ? v.why : "denied");
+	if (v.file != NULL && v.text != NULL)
+		snprintf(why, sizeof why, "denied by the rule '%.200s' (%.256s)",
+		    v.text, s->rule);
+	else
+		snprintf(why, sizeof why, "%s", v.why != NULL ? v.why :
+		    "denied");
+	session_refuse(s, 403, perr, why);
 	return (-1);
 }
 
-/* Is a special-purpose address covered by allow-private?  Public is fine. */
+/*
+ * May this address be dialed?  A public one may, unless it is the host's
+ * own; a special-purpose one only under allow-private.  *what names the
+ * kind of address refused.
+ */
 static int
 session_vet(struct session *s, const struct resolver_addr *a,
-    enum addr_class *cls)
+    const char **what)
 {
 	struct rules_verdict	v;
 	size_t			len = a->family == AF_INET ? 4 : 16;
+	enum addr_class		cls;
 
-	*cls = addr_classify(a->addr, len);
-	if (*cls == ADDR_PUBLIC)
+	cls = addr_classify(a->addr, len);
+	if (cls == ADDR_PUBLIC && !gateway_own(s->gw, a))
 		return (1);
+	*what = cls == ADDR_PUBLIC ? "this host's own" : addr_class_name(cls);
 	return (s->gw->rules != NULL &&
 	    rules_private_ok(s->gw->rules, a->addr, len, &v));
 }
@@ -597,16 +612,16 @@ session_vet(struct session *s, const struct resolver_addr *a,
 static void
 session_vet_all(struct session *s, const struct resolver_addr *a, size_t n)
 {
-	enum addr_class	cls = ADDR_PUBLIC, c;
-	char		text[INET6_ADDRSTRLEN] = "";
+	const char	*what = "special-purpose", *w = NULL;
+	char		 text[INET6_ADDRSTRLEN] = "";
 	size_t		i;
 
 	s->naddrs = s->next_addr = 0;
 	for (i = 0; i < n && i < RESOLVER_MAX_ADDRS; i++) {
-		if (session_vet(s, &a[i], &c)) {
+		if (session_vet(s, &a[i], &w)) {
 			s->addrs[s->naddrs++] = a[i];
 		} else if (text[0] == '\0') {
-			cls = c;
+			what = w;
 			inet_ntop(a[i].family, a[i].addr, text, sizeof text);
 		}
 	}
@@ -614,7 +629,7 @@ session_vet_all(struct session *s, const struct resolver_addr *a, size_t n)
 		char	why[256];
 
 		snprintf(why, sizeof why, "%s is a %s address and no "
-		    "allow-private rule covers it", text, addr_class_name(cls));
+		    "allow-private rule covers it", text, what);
 		snprintf(s->addr, sizeof s->addr, "%s", text);
 		session_refuse(s, 403, "private-address", why);
 		return;

@@ -10,6 +10,9 @@
 
 #include "proxy/gateway.h"
 #include "proxy/http.h"
+#include "proxy/resolver.h"
+
+#define GATEWAY_OWN_MAX		64	/* own addresses remembered */
 
 struct evconnlistener;
 struct session;
@@ -35,11 +38,14 @@ struct gateway {
 	struct event			*resume;	/* after EMFILE */
 	struct event			*grace;		/* end of stop */
 	int				 paused_fd;
+	int				 fd_warned;
 	int				 paused_full;
 	int				 stopping;
 	void				(*stopped)(void *);
 	void				*stopped_arg;
 	unsigned long long		 next_id;
+	struct resolver_addr		 own[GATEWAY_OWN_MAX];
+	size_t				 nown;
 };
 
 int	session_open(struct gateway *, int, const struct sockaddr *,
@@ -47,6 +53,8 @@ int	session_open(struct gateway *, int, const struct sockaddr *,
 void	session_stop_all(struct gateway *);
 void	session_close_all(struct gateway *, const char *);
 size_t	session_reap(struct gateway *, int);
+
+int	gateway_own(const struct gateway *, const struct resolver_addr *);
 
 
 #endif

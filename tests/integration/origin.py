@@ -2,6 +2,7 @@
 # A small HTTP/1.1 origin for the proxy tests: keep-alive, chunked and
 # sized bodies, and an echo of the request head it received.
 #   /echo          the request line and headers, as text
+#   /upgrade       with "Upgrade: echo": 101, then echoes bytes back
 #   /post          (POST) the length of the body received
 #   /chunked?n=N   N bytes of 'x' in a chunked response
 #   /size?n=N      N bytes of 'x' with Content-Length
@@ -32,7 +33,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = urllib.parse.urlparse(self.path).path
-        if path == "/echo":
+        if path == "/upgrade" and self.headers.get("Upgrade") == "echo":
+            self.send_response(101)
+            self.send_header("Upgrade", "echo")
+            self.send_header("Connection", "Upgrade")
+            self.end_headers()
+            self.wfile.flush()
+            while True:
+                b = self.connection.recv(65536)
+                if not b:
+                    break
+                self.connection.sendall(b)
+            self.close_connection = True
+        elif path == "/echo":
             self.send_text(self.requestline + "\n" + str(self.headers))
         elif path == "/chunked":
             n = self.query_n()

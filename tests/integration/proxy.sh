@@ -26,7 +26,9 @@ bg dnsmasq -k -p "$D" --listen-address=127.0.0.1 --bind-interfaces \
     --address=/ten.test/10.0.0.1 --address=/meta.test/169.254.169.254 \
     --address=/ali.test/100.100.100.200 --address=/v6lo.test/::1 \
     --address=/mapped.test/::ffff:127.0.0.1 \
-    --address=/nat64.test/64:ff9b::a9fe:a9fe 2>"$T/dnsmasq.err"
+    --address=/nat64.test/64:ff9b::a9fe:a9fe \
+    --host-record=two.test,127.0.0.2 --host-record=two.test,127.0.0.1 \
+    2>"$T/dnsmasq.err"
 
 # The origins: HTTP/1.1 with keep-alive, and TLS.
 bg python3 "$here/origin.py" "$O"
@@ -51,6 +53,7 @@ allow ali.test:$O
 allow v6lo.test:$O
 allow mapped.test:$O
 allow nat64.test:$O
+allow two.test:$O
 EOF
 	[ -z "${1:-}" ] || echo "$1" >>"$T/policy"
 }
@@ -155,6 +158,12 @@ for a in 127.0.0.1 2130706433 0x7f.1 127.1 0177.0.0.1; do
 	expect_raw "IPv4 spelling $a is one address with an IP rule" "200 " \
 	    "GET http://$a:$O/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 done
+for i in 1 2 3; do
+	[ "$(code "http://two.test:$O/")" = 200 ] || break
+done
+[ $i -eq 3 ] && ok "each address tried in turn (127.0.0.2 refuses)" || fail "two.test: $(code "http://two.test:$O/")"
+loggrep "$LOG" '"host":"two.test","port":[0-9]*,"addr":"127.0.0.1"' &&
+    ok "the address dialed is logged" || fail "no addr for two.test"
 expect "curl: userinfo is not the host" sh -c \
     "curl -sf -x '$X' http://denied.test@origin.test:$O/ | grep -q 'hello from origin'"
 
@@ -170,6 +179,26 @@ else
 fi
 curl -s -D "$T/resp" -o /dev/null -x "$X" "http://origin.test:$O/"
 grep -qi '^via: 1.1 pinhole' "$T/resp" && ok "Via on the response" || fail "no Via on the response"
+
+# An upgrade the policy allows becomes a tunnel.
+got=$(python3 - "$P" "$O" <<'EOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 3)
+s.settimeout(3)
+s.sendall(b"GET http://origin.test:%s/upgrade HTTP/1.1\r\nHost: origin.test\r\n"
+          b"Connection: Upgrade\r\nUpgrade: echo\r\n\r\n" % sys.argv[2].encode())
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+s.sendall(b"ping through the upgrade")
+data = b""
+while len(data) < 24:
+    data += s.recv(100)
+print(head.split(b"\r\n")[0].decode(), data.decode())
+EOF
+)
+[ "$got" = "HTTP/1.1 101 Switching Protocols ping through the upgrade" ] &&
+    ok "upgrade (101) becomes a tunnel" || fail "upgrade: $got"
 
 # Bodies, streamed both ways.
 n=$(curl -s -x "$X" "http://origin.test:$O/size?n=20000000" | wc -c)
@@ -221,8 +250,20 @@ sleep 0.5
 [ "$(code "http://origin.test:$O/")" = 200 ] && ok "bad policy refused, old one kept" || fail "bad policy reload"
 grep -q 'policy not reloaded' "$ERR" && ok "bad reload is reported" || fail "no report of the bad reload"
 
+# SIGHUP reopens the log (logrotate renames it first).
+mv "$LOG" "$LOG.1"
+kill -HUP "$PROXY"
+i=0
+while [ $i -lt 50 ] && [ ! -e "$LOG" ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+code "http://origin.test:$O/" >/dev/null
+loggrep "$LOG" '"event":"request".*"host":"origin.test"' &&
+    ok "SIGHUP reopens the log" || fail "no new log after SIGHUP"
+
 # Every log line is JSON with the documented fields.
-python3 - "$LOG" >"$T/logcheck" 2>&1 <<'EOF'
+python3 - "$LOG.1" "$LOG" >"$T/logcheck" 2>&1 <<'EOF'
 import json, sys
 need = {
     "start": [], "reload": ["verdict"], "stop": [],
@@ -231,7 +272,8 @@ need = {
     "close": ["client", "host", "port", "addr", "via", "bytes_up", "bytes_down", "ms"],
 }
 seen = set()
-for n, line in enumerate(open(sys.argv[1]), 1):
+lines = [l for f in sys.argv[1:] for l in open(f)]
+for n, line in enumerate(lines, 1):
     e = json.loads(line)
     ev = e["event"]
     seen.add(ev)
@@ -252,7 +294,7 @@ for ev in ("start", "reload", "connect", "request", "close"):
 print("checked %d lines" % n)
 EOF
 [ $? -eq 0 ] && ok "audit log: $(cat "$T/logcheck")" || fail "audit log: $(cat "$T/logcheck")"
-loggrep "$LOG" '"event":"connect","verdict":"deny","reason":"private-address".*"host":"meta.test"' &&
+loggrep "$LOG.1" '"event":"connect","verdict":"deny","reason":"private-address".*"host":"meta.test"' &&
     ok "blocked attempt logged" || fail "no line for a blocked attempt"
 
 # SIGTERM with a tunnel open: stop accepting, exit 0 within the grace.

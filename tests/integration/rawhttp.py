@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # Send raw bytes to the proxy and report what came back.
-#   rawhttp.py PORT send 'BYTES'       print "STATUS[,STATUS...] [ERROR...]"
+#   rawhttp.py PORT send 'BYTES' [QUIET]
+#                                      print "STATUS[,STATUS...] [ERROR...]"
 #   rawhttp.py PORT table ORIGINPORT   run the malformed-input table
 # BYTES may use Python escapes (\r\n, \x00).  Reads until the proxy
-# closes or is quiet for a second.
+# closes or is quiet for QUIET seconds (default 1).
 import re
 import socket
 import sys
@@ -99,7 +100,8 @@ def main():
     port = int(sys.argv[1])
     if sys.argv[2] == "send":
         data = sys.argv[3].encode().decode("unicode_escape").encode("latin-1")
-        st, errs = exchange(port, data)
+        quiet = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
+        st, errs = exchange(port, data, quiet)
         print(",".join(map(str, st)) or "none", " ".join(errs))
         return 0
     return 1 if table(port, int(sys.argv[3])) else 0
