@@ -9,8 +9,11 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/log.h"
 #include "proxy/audit.h"
@@ -61,7 +64,7 @@ dns_answer_send(struct dns_req *r, const struct dns_reply *rep)
 static void
 dns_answer_rcode(struct dns_req *r, int rcode)
 {
-	struct dns_reply	rep = { rcode, 0, 0, NULL, -1, NULL };
+	struct dns_reply	rep = { rcode, 0, 0, NULL, -1, NULL, NULL };
 
 	dns_answer_send(r, &rep);
 }
@@ -71,9 +74,56 @@ static void
 dns_answer_addrs(struct dns_req *r, const struct dns_addr *a, size_t n,
     uint32_t ttl)
 {
-	struct dns_reply	rep = { DNS_R_NOERROR, ttl, n, a, -1, NULL };
+	struct dns_reply	rep = { DNS_R_NOERROR, ttl, n, a, -1, NULL,
+				    NULL };
 
 	dns_answer_send(r, &rep);
+}
+
+/* The IPv4 address of a reverse name ("4.3.2.1.in-addr.arpa"). */
+static int
+dns_answer_reverse(const char *name, uint8_t *a)
+{
+	static const char	 suffix[] = "in-addr.arpa";
+	size_t			 len = strlen(name);
+	size_t			 slen = sizeof suffix - 1;
+	const char		*p = name;
+	char			*end;
+	unsigned long		 v;
+	int			 i;
+
+	if (len <= slen || strcasecmp(name + len - slen, suffix) != 0)
+		return (-1);
+	for (i = 3; i >= 0; i--) {
+		if (!isdigit((unsigned char)*p))
+			return (-1);
+		v = strtoul(p, &end, 10);
+		if (v > 255 || end - p > 3 || *end != '.')
+			return (-1);
+		a[i] = (uint8_t)v;
+		p = end + 1;
+	}
+	return (p == name + len - slen ? 0 : -1);
+}
+
+/* PTR for a fake address: its name, from memory.  Returns 1 if answered. */
+static int
+dns_answer_ptr(struct dns_req *r)
+{
+	struct dns_server	*srv = r->srv;
+	struct dns_reply	 rep = { DNS_R_NOERROR, 0, 0, NULL, -1, NULL,
+				    NULL };
+	uint8_t			 a[4];
+
+	if (r->q.qtype != DNS_T_PTR ||
+	    dns_answer_reverse(r->q.qname, a) == -1 ||
+	    (rep.ptr = fakeip_lookup_name(srv->p.fakeip, a, 4)) == NULL)
+		return (0);
+	rep.ttl = srv->p.ttl;
+	snprintf(r->why, sizeof r->why, "a fake address");
+	dns_answer_send(r, &rep);
+	dns_answer_audit(r, 1, rep.ptr);
+	return (1);
 }
 
 /* Is the name allowed on some port?  Fills r->host, r->rule, r->why. */
@@ -96,8 +146,10 @@ dns_answer_policy(struct dns_req *r)
 	r->named = 1;
 	memset(&v, 0, sizeof v);
 	rules_name_allowed(srv->p.rules(srv->p.rules_arg), &r->host, &v);
-	if (v.file != NULL)
+	if (v.file != NULL && v.line != 0)
 		snprintf(r->rule, sizeof r->rule, "%s:%u", v.file, v.line);
+	else if (v.file != NULL)
+		snprintf(r->rule, sizeof r->rule, "%s", v.file);
 	if (v.why != NULL)
 		snprintf(r->why, sizeof r->why, "%s", v.why);
 	return (v.allow);
@@ -347,6 +399,8 @@ dns_answer(struct dns_req *r, const uint8_t *msg, size_t len)
 		dns_answer_audit(r, 0, "REFUSED");
 		return;
 	}
+	if (dns_answer_ptr(r))
+		return;
 	if (!dns_answer_policy(r)) {
 		dns_answer_blocked(r);
 		return;

@@ -186,6 +186,30 @@ dns_name_text(const uint8_t *wire, size_t len, char *out, size_t size)
 	out[pos] = '\0';
 }
 
+/* Write a plain dotted name in wire form. */
+int
+dns_name_wire(const char *text, uint8_t *wire)
+{
+	size_t		 n = 0, len;
+	const char	*dot;
+
+	while (*text != '\0') {
+		dot = strchr(text, '.');
+		len = dot != NULL ? (size_t)(dot - text) : strlen(text);
+		if (len == 0 || len > DNS_LABEL_MAX ||
+		    n + 1 + len + 1 > DNS_NAME_MAX)
+			return (-1);
+		wire[n++] = (uint8_t)len;
+		memcpy(wire + n, text, len);
+		n += len;
+		text += len;
+		if (*text == '.')
+			text++;
+	}
+	wire[n++] = 0;
+	return ((int)n);
+}
+
 /* Compare two wire-form names ignoring ASCII case. */
 int
 dns_name_equal(const uint8_t *a, const uint8_t *b)
@@ -468,7 +492,8 @@ dns_wbuf_u16(struct dns_wbuf *w, uint16_t v)
 static void
 dns_wbuf_u32(struct dns_wbuf *w, uint32_t v)
 {
-	uint8_t	p[4] = { v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff };
+	uint8_t	p[4] = { v >> 24, (v >> 16) & 0xff, (v >> 8) & 0xff,
+	    v & 0xff };
 
 	dns_wbuf_add(w, p, 4);
 }
@@ -510,6 +535,19 @@ dns_reply_addr(struct dns_wbuf *w, const struct dns_addr *a, uint32_t ttl)
 	dns_wbuf_add(w, a->a, alen);
 }
 
+/* Write one PTR answer, its owner a pointer to the question. */
+static void
+dns_reply_ptr(struct dns_wbuf *w, const uint8_t *wire, size_t len,
+    uint32_t ttl)
+{
+	dns_wbuf_u16(w, 0xc000 | DNS_HEADER_LEN);
+	dns_wbuf_u16(w, DNS_T_PTR);
+	dns_wbuf_u16(w, DNS_C_IN);
+	dns_wbuf_u32(w, ttl);
+	dns_wbuf_u16(w, (uint16_t)len);
+	dns_wbuf_add(w, wire, len);
+}
+
 /* Write our OPT record, with an Extended DNS Error when ede >= 0. */
 static void
 dns_reply_opt(struct dns_wbuf *w, int rcode, int ede, const char *text)
@@ -539,15 +577,22 @@ dns_reply_try(const struct dns_msg *q, const struct dns_reply *r,
     int answers, int ede, uint8_t *out, size_t cap)
 {
 	struct dns_wbuf	w = { out, cap, 0, 0 };
+	uint8_t		wire[DNS_NAME_MAX];
 	uint16_t	flags;
 	size_t		i, n = answers ? r->naddr : 0;
+	int		plen = -1;
 
+	if (r->ptr != NULL)
+		plen = dns_name_wire(r->ptr, wire);
 	flags = dns_reply_flags(q, r->rcode);
-	if (!answers && r->naddr != 0)
+	if (!answers && (r->naddr != 0 || plen != -1))
 		flags |= DNS_F_TC;
-	dns_reply_head(&w, q, flags, (uint16_t)n, q->edns.present ? 1 : 0);
+	dns_reply_head(&w, q, flags, (uint16_t)(n + (answers && plen != -1)),
+	    q->edns.present ? 1 : 0);
 	for (i = 0; i < n; i++)
 		dns_reply_addr(&w, &r->addr[i], r->ttl);
+	if (answers && plen != -1)
+		dns_reply_ptr(&w, wire, (size_t)plen, r->ttl);
 	if (q->edns.present)
 		dns_reply_opt(&w, r->rcode, ede, r->ede_text);
 	return (w.overflow ? 0 : w.len);

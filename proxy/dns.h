@@ -149,6 +149,7 @@ struct dns_reply {
 	const struct dns_addr	*addr;
 	int			 ede;		/* INFO-CODE, or -1 for none */
 	const char		*ede_text;	/* NULL or EXTRA-TEXT */
+	const char		*ptr;		/* NULL or a PTR answer's name */
 };
 
 /* The reader. */
@@ -168,6 +169,12 @@ int	dns_name_read(struct dns_buf *, uint8_t *, int *, const char **);
 
 /* Write a wire-form name in presentation form (DNS_NAME_TEXT bytes). */
 void	dns_name_text(const uint8_t *, size_t, char *, size_t);
+
+/*
+ * Write a plain dotted name ("a.b.c", no escapes) in wire form (at most
+ * DNS_NAME_MAX bytes).  Returns the wire length, or -1.
+ */
+int	dns_name_wire(const char *, uint8_t *);
 
 /* Compare two wire-form names ignoring ASCII case.  Returns 1 if equal. */
 int	dns_name_equal(const uint8_t *, const uint8_t *);

@@ -63,6 +63,15 @@ tests_fuzz_fuzz_sni_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_sni_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/sni
 
+# Live policy reload: inotify on the policy files, in the event loop.
+libpinhole_a_SOURCES += proxy/policywatch.c proxy/policywatch.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_policywatch
+TESTS += tests/unit/test_policywatch
+tests_unit_test_policywatch_LDADD = $(UNIT_LIBS)
+tests_unit_test_policywatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
 # DNS: message parser/builder, fake-address map, the server.
 libpinhole_a_SOURCES += \
 	proxy/dns.h \
@@ -99,12 +108,3 @@ EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
 TESTS += tests/integration/dns.sh
 EXTRA_DIST += tests/integration/dns.sh tests/integration/dns-upstream.py \
 	tests/integration/dns-client.py
-
-# Live policy reload: inotify on the policy files, in the event loop.
-libpinhole_a_SOURCES += proxy/policywatch.c proxy/policywatch.h
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_policywatch
-TESTS += tests/unit/test_policywatch
-tests_unit_test_policywatch_LDADD = $(UNIT_LIBS)
-tests_unit_test_policywatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-endif

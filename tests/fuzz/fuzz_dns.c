@@ -19,7 +19,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	static uint8_t		 out[DNS_MSG_MAX];
 	struct dns_msg		 m, back;
 	struct dns_reply	 r = { DNS_R_NXDOMAIN, 0, 0, NULL,
-				    DNS_EDE_BLOCKED, "blocked" };
+				    DNS_EDE_BLOCKED, "blocked", NULL };
 	const char		*errstr;
 	size_t			 n;
 	int			 rv;

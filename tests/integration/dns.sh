@@ -13,15 +13,30 @@ PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 UPSTREAM="$top_srcdir/tests/integration/dns-upstream.py"
 CLIENT="$top_srcdir/tests/integration/dns-client.py"
-UP=$(free_port)
-DNS=$(free_port)
-HTTP=$(free_port)
+# lib.sh's free_port and wait_port, with the fast python.
+port() {
+	$PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+listening() {
+	$PY -c "
+import socket, time
+for i in range(100):
+    try:
+        socket.create_connection(('127.0.0.1', $1), 0.2); break
+    except OSError:
+        time.sleep(0.1)
+else:
+    raise SystemExit(1)" || fail "nothing listens on port $1"
+}
+UP=$(port)
+DNS=$(port)
+HTTP=$(port)
 bg $PY "$UPSTREAM" "$UP" "$T/upstream.log"
-wait_port "$UP" || { finish; exit 1; }
+listening "$UP" || { finish; exit 1; }
 bg "$PINHOLE" proxy --listen "127.0.0.1:$HTTP" --dns-listen "127.0.0.1:$DNS" \
     --resolver "127.0.0.1:$UP" --allow allowed.test --allow '*.allowed.test' \
     --log "$T/audit.log"
-wait_port "$DNS" || { finish; exit 1; }
+listening "$DNS" || { finish; exit 1; }
 
 D="dig -p $DNS @127.0.0.1 +tries=1 +time=3"
 
@@ -64,6 +79,13 @@ for t in SRV CAA; do
 	q allowed.test $t
 	has 'status: NOERROR' && ok "$t relayed" || fail "$t: $(cat "$T/dig")"
 done
+rev=$(echo "$a1" | awk -F. '{ print $4 "." $3 "." $2 "." $1 ".in-addr.arpa" }')
+q "$rev" PTR
+has 'PTR[[:space:]]+allowed\.test\.' && ok "PTR of a fake address: its name" ||
+    fail "PTR $rev: $(cat "$T/dig")"
+q 4.3.2.1.in-addr.arpa PTR
+has 'status: NXDOMAIN' && ok "PTR of another address: denied" ||
+    fail "PTR: $(cat "$T/dig")"
 q nx.allowed.test MX
 has 'status: NXDOMAIN' && ok "upstream NXDOMAIN relayed" || fail "nx: $(cat "$T/dig")"
 q +norec allowed.test A

@@ -272,7 +272,7 @@ test_reply_a(void **state)
 	static const char	 q[] = QHDR "\x07" "ExAmPlE" "\x03" "cOm"
 				    "\x00\x00\x01\x00\x01";
 	struct dns_addr		 a = { DNS_T_A, { 198, 18, 0, 7 } };
-	struct dns_reply	 r = { DNS_R_NOERROR, 5, 1, &a, -1, NULL };
+	struct dns_reply	 r = { DNS_R_NOERROR, 5, 1, &a, -1, NULL, NULL };
 	struct dns_msg		 m, back;
 	uint8_t			 out[DNS_UDP_MAX];
 	const char		*errstr;
@@ -306,7 +306,7 @@ test_reply_blocked(void **state)
 	static const char	 text[] = "blocked by pinhole policy; "
 				    "ask: pinhole request example.com";
 	struct dns_reply	 r = { DNS_R_NXDOMAIN, 0, 0, NULL,
-				    DNS_EDE_BLOCKED, text };
+				    DNS_EDE_BLOCKED, text, NULL };
 	struct dns_msg		 m, back;
 	uint8_t			 out[DNS_UDP_MAX];
 	const char		*errstr;
@@ -342,7 +342,7 @@ test_reply_truncated(void **state)
 	static const char	 qe[] = QHDR_AR QA
 				    OPT("\x10\x00", "\x00\x00\x00\x00", "\x00\x00");
 	struct dns_addr		 a[40];
-	struct dns_reply	 r = { DNS_R_NOERROR, 5, 40, a, -1, NULL };
+	struct dns_reply	 r = { DNS_R_NOERROR, 5, 40, a, -1, NULL, NULL };
 	struct dns_msg		 m, back;
 	uint8_t			 out[DNS_MSG_MAX];
 	const char		*errstr;
@@ -381,7 +381,7 @@ test_reply_errors(void **state)
 				    "\x00\x00";
 	static const char	 qv[] = QHDR_AR QA
 				    OPT("\x10\x00", "\x00\x01\x00\x00", "\x00\x00");
-	struct dns_reply	 r = { DNS_R_FORMERR, 0, 0, NULL, -1, NULL };
+	struct dns_reply	 r = { DNS_R_FORMERR, 0, 0, NULL, -1, NULL, NULL };
 	struct dns_msg		 m, back;
 	uint8_t			 out[DNS_UDP_MAX];
 	const char		*errstr;
@@ -487,6 +487,39 @@ test_relay_mismatch(void **state)
 	    out, sizeof out, &errstr), 0);
 }
 
+/* A PTR answer carries the name in wire form; bad names are left out. */
+static void
+test_reply_ptr(void **state)
+{
+	static const char	 q[] = QHDR "\x01" "1" "\x01" "0" "\x02" "18"
+				    "\x03" "198" "\x07" "in-addr" "\x04" "arpa"
+				    "\x00\x00\x0c\x00\x01";
+	struct dns_reply	 r = { DNS_R_NOERROR, 5, 0, NULL, -1, NULL,
+				    "pypi.org" };
+	struct dns_msg		 m, back;
+	uint8_t			 out[DNS_UDP_MAX], wire[DNS_NAME_MAX];
+	const char		*errstr;
+	size_t			 len;
+
+	parse_query(q, sizeof q - 1, &m);
+	assert_string_equal(m.qname, "1.0.18.198.in-addr.arpa");
+	len = dns_reply_build(&m, &r, 512, out, sizeof out);
+	assert_int_equal(dns_msg_parse(out, len, &back, &errstr), 0);
+	assert_int_equal(back.ancount, 1);
+	assert_int_equal(back.ans[0].type, DNS_T_PTR);
+	assert_int_equal(back.ans[0].rdlen, 10);
+	assert_memory_equal(out + back.ans[0].rdoff, "\x04pypi\x03org", 10);
+
+	r.ptr = "bad..name";
+	len = dns_reply_build(&m, &r, 512, out, sizeof out);
+	assert_int_equal(dns_msg_parse(out, len, &back, &errstr), 0);
+	assert_int_equal(back.ancount, 0);
+	assert_int_equal(dns_name_wire("a.b", wire), 5);
+	assert_int_equal(dns_name_wire("", wire), 1);
+	assert_int_equal(dns_name_wire("a.", wire), 3);
+	assert_int_equal(dns_name_wire(".a", wire), -1);
+}
+
 /* Type and rcode names. */
 static void
 test_names(void **state)
@@ -514,6 +547,7 @@ main(void)
 		cmocka_unit_test(test_reply_blocked),
 		cmocka_unit_test(test_reply_truncated),
 		cmocka_unit_test(test_reply_errors),
+		cmocka_unit_test(test_reply_ptr),
 		cmocka_unit_test(test_relay),
 		cmocka_unit_test(test_relay_mismatch),
 		cmocka_unit_test(test_names),
