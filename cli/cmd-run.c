@@ -7,7 +7,10 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +24,11 @@
 #include "netns/netns.h"
 #include "proxy/dns.h"
 #include "proxy/gateway.h"
+#include "rules/rules.h"
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
 #define RUN_FAILED	125	/* pinhole failed; the command did not run */
+#define RUN_MAX_RO	32	/* policy files kept read-only */
 
 /* What the command line asked for. */
 struct run_opts {
@@ -42,6 +47,8 @@ struct run {
 	char			 session[32];
 	const char		*hide[2];	/* directories the sandbox
 						   must not see */
+	const char		*ro[RUN_MAX_RO + 2];	/* nor change */
+	char			 userdir[PATH_MAX];
 };
 
 enum {
@@ -194,6 +201,49 @@ run_cmdline(char *const argv[], char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", argv[i]);
 }
 
+/* Make a directory and its parent (0700) unless they exist. */
+static int
+run_mkdir2(char *dir)
+{
+	char	*slash;
+	int	 rv;
+
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		rv = mkdir(dir, 0700);
+		*slash = '/';
+		if (rv == -1 && errno != EEXIST)
+			return (-1);
+	}
+	return (mkdir(dir, 0700) == -1 && errno != EEXIST ? -1 : 0);
+}
+
+/*
+ * Keep the policy read-only in the sandbox, so the command cannot grant
+ * itself access: the user's policy directory (made now if missing, so
+ * the command cannot make it first) and every file the policy was read
+ * from.
+ */
+static void
+run_protect_policy(struct run *r)
+{
+	char	*slash;
+	size_t	 n = 0, m;
+
+	if (rules_default_path(r->userdir, sizeof r->userdir) == 0 &&
+	    (slash = strrchr(r->userdir, '/')) != NULL) {
+		*slash = '\0';
+		if (run_mkdir2(r->userdir) == 0)
+			r->ro[n++] = r->userdir;
+		else
+			log_debug("cannot make %s: %s", r->userdir,
+			    strerror(errno));
+	}
+	m = rules_files(r->c.rules, r->ro + n, RUN_MAX_RO);
+	n += m < RUN_MAX_RO ? m : RUN_MAX_RO;
+	r->ro[n] = NULL;
+}
+
 /* Set up the gateway and the sandbox, and start the command. */
 static int
 run_start(struct run *r)
@@ -205,6 +255,8 @@ run_start(struct run *r)
 	if (run_netns_config(r, &cfg) == -1 || gwctx_setup(&r->c,
 	    &r->o->g) == -1)
 		return (-1);
+	run_protect_policy(r);
+	cfg.ro_paths = r->ro;
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
 		log_warnx("cannot open the sandbox: %s", err);
 		return (-1);

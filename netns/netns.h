@@ -49,6 +49,12 @@ struct netns_config {
 	 * strings must outlive the sandbox.
 	 */
 	const char *const	*hide_dirs;
+	/*
+	 * Files and directories the command may read but not change (the
+	 * policy, so that it cannot grant itself access), NULL-terminated,
+	 * or NULL: each one that exists is bound read-only onto itself.
+	 */
+	const char *const	*ro_paths;
 };
 
 /* A listening socket in the gateway namespace, bound to 0.0.0.0:port. */
@@ -67,6 +73,7 @@ struct netns_sandbox {
 	struct netns_listener	*listeners;
 	size_t			 nlisteners;
 	const char *const	*hide_dirs;
+	const char *const	*ro_paths;
 };
 
 /*

@@ -15,7 +15,7 @@ PY=/usr/bin/python3
 [ -x $PY ] || skip "needs /usr/bin/python3"
 # nobody must be able to run it, wherever the build dir is.
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
-mkdir -m 1777 "$T/w"
+mkdir -m 1777 "$T/w" "$T/w/root" "$T/w/nobody"
 
 # DNS for the host side: origin.test is 127.0.0.1; every query is logged.
 DNSP=$(free_port)
@@ -85,11 +85,11 @@ EOF
 in_run() {
 	if [ "$MODE" = nobody ]; then
 		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		    env HOME="$T/w" "$T/pinhole" run --policy "$T/policy" \
+		    env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
 		    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" \
 		    -- "$@"
 	else
-		set -- env HOME="$T/w" "$T/pinhole" run --policy "$T/policy" \
+		set -- env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
 		    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" \
 		    -- "$@"
 	fi
@@ -161,6 +161,11 @@ print(u.urlopen(sys.argv[1], timeout=10, context=c).read().decode())' \
 	    dig +tcp +tries=1 +time=3 @192.0.2.53 denied-tcp.test
 
 	# Ways around the gateway.
+	blocked "changing the policy file" sh -c "echo 'allow *.test' >>$T/policy"
+	blocked "changing the user's policy" sh -c \
+	    "echo 'allow *.test' >>$T/w/$MODE/.config/pinhole/policy"
+	[ -d "$T/w/$MODE/.config/pinhole" ] ||
+	    fail "$MODE: pinhole run did not make the user's policy directory"
 	blocked "an IP literal through the proxy" \
 	    curl -sSf -m 5 "http://127.0.0.1:$HP/escape-literal-proxy"
 	blocked "an IP literal, direct" \
