@@ -257,6 +257,7 @@ run_start(struct run *r)
 		return (-1);
 	run_protect_policy(r);
 	cfg.ro_paths = r->ro;
+	gwctx_watch_policy(&r->c);
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
 		log_warnx("cannot open the sandbox: %s", err);
 		return (-1);

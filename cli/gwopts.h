@@ -16,6 +16,7 @@ struct event_base;
 struct audit;
 struct dns_server;
 struct fakeip;
+struct policywatch;
 struct resolver;
 struct rules;
 
@@ -100,6 +101,7 @@ struct gwctx {
 	struct fakeip		*fakeip;
 	struct dns_server	*dns;
 	struct event		*sighup;
+	struct policywatch	*watch;
 };
 
 /*
@@ -110,6 +112,12 @@ int	gwctx_setup(struct gwctx *, struct gwopts *);
 
 /* Reload the policy and reopen the log on SIGHUP. */
 void	gwctx_catch_sighup(struct gwctx *);
+
+/*
+ * Reload the policy whenever one of its files changes (the user's policy
+ * file too, even while it does not exist: `pinhole allow` makes it).
+ */
+void	gwctx_watch_policy(struct gwctx *);
 
 /*
  * Create the DNS server (fake addresses for allowed names, NXDOMAIN for
