@@ -284,6 +284,19 @@ gwctx_rules(void *arg)
 	return (c->rules);
 }
 
+/* May we watch the directory of this file (or wait for it to appear)? */
+static int
+gwopts_dir_ok(const char *path)
+{
+	char	dir[PATH_MAX], *slash;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+		return (0);
+	*slash = '\0';
+	return (access(dir, X_OK) == 0 || errno == ENOENT);
+}
+
 /* Watch the files of the policy in force, and the user's policy file. */
 static void
 gwctx_watch_files(struct gwctx *c)
@@ -297,7 +310,7 @@ gwctx_watch_files(struct gwctx *c)
 	n = rules_files(c->rules, files, GWOPTS_MAX_ARGS);
 	if (n > GWOPTS_MAX_ARGS)
 		n = GWOPTS_MAX_ARGS;
-	if (gwopts_user_path(c->o, path, sizeof path))
+	if (gwopts_user_path(c->o, path, sizeof path) && gwopts_dir_ok(path))
 		files[n++] = path;
 	files[n] = NULL;
 	if (policywatch_set_files(c->watch, files) == -1)
