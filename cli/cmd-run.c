@@ -33,7 +33,7 @@
 /* What the command line asked for. */
 struct run_opts {
 	struct gwopts		 g;
-	const char		*net;
+	struct netns_net	 net;
 	char			*const *argv;	/* the command */
 };
 
@@ -66,16 +66,21 @@ static int
 run_options(const struct cmd_entry *cmd, int argc, char **argv,
     struct run_opts *o)
 {
-	int	ch, rv = 0;
+	const char	*errstr;
+	int		 ch, rv = 0;
 
 	gwopts_init(&o->g, RUN_GRACE, GWOPTS_USER_ALWAYS);
+	if (netns_net_parse(NETNS_NET_DEFAULT, &o->net, &errstr) != 0)
+		fatalx("%s: %s", NETNS_NET_DEFAULT, errstr);
 	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv,
 	    "+" GWOPTS_SHORTOPTS, run_longopts)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
-		if (ch == OPT_NET)
-			o->net = optarg;
-		else
+		if (ch == OPT_NET && netns_net_parse(optarg, &o->net,
+		    &errstr) != 0)
+			return (cmd_usage_error(cmd, "--net %s: %s", optarg,
+			    errstr));
+		else if (ch != OPT_NET)
 			rv = gwopts_option(cmd, &o->g, ch, optarg);
 	}
 	if (rv != 0)
@@ -105,17 +110,11 @@ run_session(struct run *r)
 }
 
 /* The namespaces' configuration from the options. */
-static int
+static void
 run_netns_config(struct run *r, struct netns_config *cfg)
 {
-	const char	*errstr;
-	const char	*net = r->o->net ? r->o->net : NETNS_NET_DEFAULT;
-
 	memset(cfg, 0, sizeof *cfg);
-	if (netns_net_parse(net, &cfg->net, &errstr) != 0) {
-		log_warnx("--net %s: %s", net, errstr);
-		return (-1);
-	}
+	cfg->net = r->o->net;
 	cfg->proxy_port = NETNS_PROXY_PORT;
 	cfg->dns_port = NETNS_DNS_PORT;
 	/*
@@ -125,7 +124,6 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	 */
 	r->hide[0] = NULL;
 	cfg->hide_dirs = r->hide;
-	return (0);
 }
 
 /* Hand one listener of the sandbox to the DNS server. */
@@ -252,8 +250,8 @@ run_start(struct run *r)
 	char			err[512];
 
 	run_session(r);
-	if (run_netns_config(r, &cfg) == -1 || gwctx_setup(&r->c,
-	    &r->o->g) == -1)
+	run_netns_config(r, &cfg);
+	if (gwctx_setup(&r->c, &r->o->g) == -1)
 		return (-1);
 	run_protect_policy(r);
 	cfg.ro_paths = r->ro;

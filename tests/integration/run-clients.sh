@@ -221,6 +221,23 @@ EOF
 	fi
 done
 
+# Exit statuses: the command's, or pinhole's own.
+st() {
+	want=$1; shift
+	"$T/pinhole" "$@" >"$T/out" 2>&1
+	got=$?
+	if [ "$got" = "$want" ]; then ok "exit $want: $*"; else
+		fail "exit $got, want $want: $*: $(tail -2 "$T/out")"; fi
+}
+st 7 run -- sh -c 'exit 7'
+st 127 run -- /nonexistent/command
+st 2 run --net 127.0.0.0/8 -- true
+st 2 run --allow origin.test
+st 125 run --policy "$T/nonexistent" -- true
+"$T/pinhole" run --net 10.99.0.0/30 -- sh -c 'echo $HTTP_PROXY' >"$T/out" 2>&1
+grep -qx 'http://10.99.0.1:3128' "$T/out" && ok "--net moves the gateway" ||
+    fail "--net: $(cat "$T/out")"
+
 # What reached the host.
 if grep -q escape "$T/http.log"; then
 	fail "an escape attempt reached the origin: $(grep escape "$T/http.log")"
