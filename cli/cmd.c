@@ -16,6 +16,7 @@ extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_allow_entry;
 extern const struct cmd_entry cmd_disallow_entry;
+extern const struct cmd_entry cmd_log_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
 const struct cmd_entry *cmd_table[] = {
@@ -26,6 +27,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_proxy_entry,
 	&cmd_allow_entry,
 	&cmd_disallow_entry,
+	&cmd_log_entry,
 	NULL
 };
 

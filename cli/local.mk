@@ -9,3 +9,4 @@ libpinhole_a_SOURCES += \
 	cli/cmd-proxy.c \
 	cli/cmd-run.c
 libpinhole_a_SOURCES += cli/cmd-allow.c
+libpinhole_a_SOURCES += cli/cmd-log.c
