@@ -108,6 +108,10 @@ check_PROGRAMS += tests/unit/test_dns tests/unit/test_fakeip \
 	tests/unit/test_name_allowed
 TESTS += tests/unit/test_dns tests/unit/test_fakeip \
 	tests/unit/test_name_allowed
+check_PROGRAMS += tests/unit/test_dnsserver
+TESTS += tests/unit/test_dnsserver
+tests_unit_test_dnsserver_LDADD = $(UNIT_LIBS)
+tests_unit_test_dnsserver_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_name_allowed_LDADD = $(UNIT_LIBS)
 tests_unit_test_name_allowed_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_dns_LDADD = $(UNIT_LIBS)
