@@ -33,6 +33,7 @@ gwopts_init(struct gwopts *o, int grace, enum gwopts_userpolicy up)
 {
 	memset(o, 0, sizeof *o);
 	gateway_config_defaults(&o->cfg);
+	audit_config_init(&o->audit);
 	o->grace = grace;
 	o->userpolicy = up;
 }
@@ -63,7 +64,7 @@ gwopts_number(const struct cmd_entry *cmd, const char *opt, const char *s,
 	return (0);
 }
 
-/* Handle one of the limit options. */
+/* Handle one of the limit and log options. */
 static int
 gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
     const char *arg)
@@ -72,6 +73,19 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 	long long		 v;
 
 	switch (ch) {
+	case GWOPTS_LOG_KEY:
+		o->audit.keyfile = arg;
+		break;
+	case GWOPTS_LOG_MAX_SIZE:
+		if (audit_parse_size(arg, &o->audit.max_size) == -1)
+			return (cmd_usage_error(cmd, "--log-max-size: '%s' is "
+			    "not a size (such as 100M, or 0)", arg));
+		break;
+	case GWOPTS_LOG_KEEP:
+		if (gwopts_number(cmd, "--log-keep", arg, 1, 1000, &v))
+			return (EXIT_USAGE);
+		o->audit.keep = v;
+		break;
 	case GWOPTS_MAX_CLIENTS:
 		if (gwopts_number(cmd, "--max-clients", arg, 1, 1000000, &v))
 			return (EXIT_USAGE);
@@ -121,7 +135,7 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		return (gwopts_push(cmd, o->resolver, &o->nresolver,
 		    "--resolver", arg));
 	case 'L':
-		o->log = arg;
+		o->audit.log = arg;
 		return (0);
 	case 'v':
 		o->verbose++;
@@ -342,7 +356,7 @@ gwctx_sighup_cb(evutil_socket_t sig, short what, void *arg)
 	struct gwctx	*c = arg;
 
 	if (c->audit != NULL && audit_reopen(c->audit) == -1)
-		log_warnx("cannot reopen the log %s", c->o->log);
+		log_warnx("cannot reopen the log %s", c->o->audit.log);
 	gwctx_reload(c);
 }
 
@@ -382,8 +396,8 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		log_warnx("%s", err);
 		return (-1);
 	}
-	if (o->log != NULL && (c->audit = audit_open(o->log, err,
-	    sizeof err)) == NULL) {
+	if (o->audit.log != NULL && (c->audit = audit_open_config(&o->audit,
+	    err, sizeof err)) == NULL) {
 		log_warnx("%s", err);
 		rules_free(r);
 		return (-1);
