@@ -163,6 +163,7 @@ print(u.urlopen(sys.argv[1], timeout=10, context=c).read().decode())' \
 
 	# Ways around the gateway.
 	blocked "changing the policy file" sh -c "echo 'allow *.test' >>$T/policy"
+	blocked "emptying the audit log" sh -c ": >$T/w/audit-$MODE.log"
 	blocked "changing the user's policy" sh -c \
 	    "echo 'allow *.test' >>$T/w/$MODE/.config/pinhole/policy"
 	[ -d "$T/w/$MODE/.config/pinhole" ] ||
