@@ -62,6 +62,7 @@ struct lconn {
 	uint64_t		 left;
 	int			 header_done;
 	int			 close_after;
+	long			 reqs;
 	size_t			 len;
 	char			 buf[4096];
 };
@@ -457,11 +458,23 @@ lconn_http_header(struct lconn *c)
 	return (0);
 }
 
+/* The server closed a kept-alive connection: resend on a new one. */
+static void
+lconn_http_retry(struct lg *lg, struct lconn *c, int slot)
+{
+	lconn_close(lg, c, slot);
+	lg->inflight--;
+	lg->reconnects++;
+	lg->started--;
+	lconn_open(lg, slot);
+}
+
 /* A whole response arrived: send the next request, or reconnect. */
 static void
 lconn_http_done(struct lg *lg, struct lconn *c, int slot)
 {
 	lg_sample(lg, c->start);
+	c->reqs++;
 	if (!lg_more(lg)) {
 		lconn_close(lg, c, slot);
 		lg->inflight--;
@@ -485,7 +498,14 @@ lconn_http_read(struct lg *lg, struct lconn *c, int slot)
 	ssize_t	n;
 
 	if (!c->header_done) {
-		if (lconn_fill(c) == -1 || lconn_http_header(c) == -1) {
+		if (lconn_fill(c) == -1) {
+			if (c->len == 0 && c->reqs > 0)
+				lconn_http_retry(lg, c, slot);
+			else
+				lconn_fail(lg, c, slot);
+			return;
+		}
+		if (lconn_http_header(c) == -1) {
 			lconn_fail(lg, c, slot);
 			return;
 		}
