@@ -816,6 +816,21 @@ lg_setup(struct lg *lg)
 	lg->deadline = bench_now() + lg->secs;
 }
 
+/* Close whatever is still open and free the arrays. */
+static void
+lg_free(struct lg *lg)
+{
+	long	i, nslots = lg->mode == M_IDLE ? lg->count : lg->conc;
+
+	for (i = 0; i < nslots; i++) {
+		if (lg->slots[i] != NULL)
+			lconn_close(lg, lg->slots[i], i);
+	}
+	free(lg->slots);
+	free(lg->lat);
+	close(lg->ep);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -846,5 +861,7 @@ main(int argc, char **argv)
 		lg_idle(&lg);
 		break;
 	}
+	fflush(stdout);
+	lg_free(&lg);
 	return (lg.errors > 0 || lg.lost > 0);
 }

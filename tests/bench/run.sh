@@ -353,6 +353,7 @@ for srv in $SERVERS; do
 	bench_server "$srv"
 done
 [ -s "$T/lines" ] && sed 's/^/bench: /' "$T/lines" >&2
+[ -s "$T/loadgen.err" ] && tail -20 "$T/loadgen.err" | sed 's/^/bench: loadgen: /' >&2
 
 asan=no
 [ -x "$PINHOLE" ] && grep -q -a __asan_init "$PINHOLE" && asan=yes
