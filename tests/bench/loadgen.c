@@ -640,10 +640,10 @@ lg_bulk(struct lg *lg)
 			lg->finished++;
 	lg_bulk_check(lg);
 	lg_run(lg, lg_bulk_done, lg->deadline);
-	if (lg->t0 == 0 || lg->tend == 0)
-		lg->tend = lg->t0 = 1;
-	if (!lg_bulk_done(lg))
+	if (!lg_bulk_done(lg) || lg->tend == 0)
 		lg->tend = bench_now();
+	if (lg->t0 == 0)
+		lg->t0 = lg->tend;
 	secs = lg->tend - lg->t0;
 	printf("%s conns=%d bytes=%llu secs=%.3f MiBps=%.1f errors=%ld "
 	    "complete=%d\n", lg->name, lg->conc,
