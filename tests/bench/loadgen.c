@@ -831,6 +831,7 @@ lg_free(struct lg *lg)
 	close(lg->ep);
 }
 
+/* Run one measurement and print its line. */
 int
 main(int argc, char **argv)
 {

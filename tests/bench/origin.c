@@ -352,11 +352,11 @@ origin_loop(int lfd, double secs)
 	}
 }
 
-int
-main(int argc, char **argv)
+/* Parse the options; returns the port to listen on. */
+static int
+origin_options(int argc, char **argv, double *secs)
 {
-	double	secs = 3600;
-	int	ch, lfd, port = 0;
+	int	ch, port = 0;
 
 	while ((ch = getopt(argc, argv, "b:p:t:")) != -1) {
 		switch (ch) {
@@ -370,13 +370,26 @@ main(int argc, char **argv)
 				bench_usage(ORIGIN_USAGE);
 			break;
 		case 't':
-			if ((secs = strtod(optarg, NULL)) <= 0)
+			if ((*secs = strtod(optarg, NULL)) <= 0)
 				bench_usage(ORIGIN_USAGE);
 			break;
 		default:
 			bench_usage(ORIGIN_USAGE);
 		}
 	}
+	if (optind != argc)
+		bench_usage(ORIGIN_USAGE);
+	return (port);
+}
+
+/* Serve the benchmark's origin. */
+int
+main(int argc, char **argv)
+{
+	double	secs = 3600;
+	int	lfd, port;
+
+	port = origin_options(argc, argv, &secs);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, origin_signal);
 	signal(SIGINT, origin_signal);
