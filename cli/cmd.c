@@ -9,13 +9,19 @@
 
 #include "cli/pinhole.h"
 
+extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_version_entry;
+extern const struct cmd_entry cmd_allow_entry;
+extern const struct cmd_entry cmd_disallow_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
 const struct cmd_entry *cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_version_entry,
+	&cmd_check_entry,
+	&cmd_allow_entry,
+	&cmd_disallow_entry,
 	NULL
 };
 

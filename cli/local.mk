@@ -3,4 +3,6 @@ libpinhole_a_SOURCES += \
 	cli/pinhole.h \
 	cli/log.c cli/log.h \
 	cli/cmd.c \
-	cli/cmd-version.c
+	cli/cmd-version.c \
+	cli/cmd-check.c
+libpinhole_a_SOURCES += cli/cmd-allow.c

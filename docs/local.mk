@@ -1,1 +1,3 @@
 # Manual pages and documents.
+dist_man_MANS += docs/pinhole-policy.5
+EXTRA_DIST += docs/audit-log.md

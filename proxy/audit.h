@@ -11,7 +11,11 @@
 
 struct audit;
 
-/* One event.  NULL strings and negative numbers are left out. */
+/*
+ * One event.  NULL strings and negative numbers are left out: start from
+ * audit_event_init(), which sets every number to -1 (absent), since a
+ * zeroed struct would log port 0, status 0 and so on.
+ */
 struct audit_event {
 	const char	*event;		/* start stop reload connect request close dns ... */
 	const char	*verdict;	/* allow deny */
@@ -32,6 +36,9 @@ struct audit_event {
 	const char	*answer;
 	const char	*detail;	/* free text (escaped) */
 };
+
+/* Clear an event: strings NULL, numbers -1. */
+void		 audit_event_init(struct audit_event *);
 
 /* path "-" is stdout, NULL logs nothing. */
 struct audit	*audit_open(const char *, char *, size_t);

@@ -1,1 +1,48 @@
 # The gateway.
+libpinhole_a_SOURCES += \
+	proxy/audit.c proxy/audit.h \
+	proxy/resolver.c proxy/resolver.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_resolver
+TESTS += tests/unit/test_resolver
+tests_unit_test_resolver_LDADD = $(UNIT_LIBS)
+tests_unit_test_resolver_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+check_PROGRAMS += tests/unit/test_audit
+TESTS += tests/unit/test_audit
+tests_unit_test_audit_LDADD = $(UNIT_LIBS)
+tests_unit_test_audit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
+# Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
+libpinhole_a_SOURCES += proxy/sni.c proxy/sni.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_sni
+TESTS += tests/unit/test_sni
+tests_unit_test_sni_SOURCES = tests/unit/test_sni.c
+tests_unit_test_sni_LDADD = $(UNIT_LIBS)
+tests_unit_test_sni_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+EXTRA_DIST += tests/unit/data/capture-hellos.py \
+	tests/unit/data/hello-curl.bin tests/unit/data/hello-curl-iplit.bin \
+	tests/unit/data/hello-openssl-iplit.bin \
+	tests/unit/data/hello-openssl-nosni.bin \
+	tests/unit/data/hello-openssl-tls12.bin \
+	tests/unit/data/hello-openssl-tls13.bin \
+	tests/unit/data/hello-openssl-upper.bin tests/unit/data/hello-python.bin
+
+FUZZ_TARGETS += tests/fuzz/fuzz_sni
+tests_fuzz_fuzz_sni_SOURCES = tests/fuzz/fuzz_sni.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_sni_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_sni_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/sni
+
+# Live policy reload: inotify on the policy files, in the event loop.
+libpinhole_a_SOURCES += proxy/policywatch.c proxy/policywatch.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_policywatch
+TESTS += tests/unit/test_policywatch
+tests_unit_test_policywatch_LDADD = $(UNIT_LIBS)
+tests_unit_test_policywatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif

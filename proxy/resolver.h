@@ -26,14 +26,19 @@ struct resolver_result {
 };
 
 /*
- * status 0: res holds at least one address.  Otherwise errstr says why
- * ("no such host", "timed out", "server failure", ...).  Called from the
+ * status 0: res holds at least one address.  Otherwise errstr says why:
+ * "no such host", "no address", "timed out", "server failure", "refused",
+ * "unreachable", "bad name" or "out of memory".  Called from the
  * event loop, never from inside resolver_lookup().
  */
 typedef void (*resolver_cb)(int status, const char *errstr,
     const struct resolver_result *res, void *arg);
 
-/* A raw answer (the upstream's DNS message) for the DNS relay. */
+/*
+ * A raw answer (the upstream's DNS message) for the DNS relay.  status is
+ * 0 whenever the upstream answered, whatever its rcode (NXDOMAIN, NODATA);
+ * otherwise no message came back and errstr says why.
+ */
 typedef void (*resolver_raw_cb)(int status, const char *errstr,
     const uint8_t *msg, size_t len, void *arg);
 
@@ -45,7 +50,17 @@ struct resolver	*resolver_create(struct event_base *, const char **,
 		    char *, size_t);
 void		 resolver_free(struct resolver *);
 
-/* Look up A and AAAA for a canonical name. */
+/*
+ * Per-try timeout and number of tries (defaults 2000 ms, 2).  Only before
+ * the first query; returns -1 after it.
+ */
+int		 resolver_set_timeouts(struct resolver *, int, int);
+
+/*
+ * Look up A and AAAA for a canonical name (no search domains; /etc/hosts
+ * first).  Returns NULL only when out of memory; the callback is then
+ * never called.
+ */
 struct resolver_query *resolver_lookup(struct resolver *, const char *,
 		    resolver_cb, void *);
 

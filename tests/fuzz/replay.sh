@@ -5,6 +5,7 @@ set -eu
 : "${top_srcdir:?}" "${top_builddir:?}"
 n=0
 for dir in "$top_srcdir"/tests/fuzz/*/; do
+	[ -d "$dir" ] || continue	# no corpus yet: the glob stays literal
 	name=$(basename "$dir")
 	target="$top_builddir/tests/fuzz/fuzz_$name"
 	if [ ! -x "$target" ]; then

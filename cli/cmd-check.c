@@ -1,0 +1,188 @@
+/*
+ * pinhole check: explain the verdict the policy gives one host and port.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/pinhole.h"
+#include "rules/rules.h"
+
+#define CHECK_MAX_ARGS	64		/* --policy and --allow, each */
+
+/* What the command line asked for. */
+struct check_args {
+	const char	*policies[CHECK_MAX_ARGS];
+	size_t		 npolicies;
+	const char	*allows[CHECK_MAX_ARGS];
+	size_t		 nallows;
+	const char	*target;
+};
+
+/* Print text from the command line, escaping what is not printable. */
+static void
+check_print_escaped(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s >= 0x20 && *s < 0x7f)
+			fputc(*s, f);
+		else
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+	}
+}
+
+/* Load the user's policy file; a missing one is an empty policy. */
+static int
+check_load_default(struct rules *r, char *err, size_t errlen)
+{
+	char		path[4096];
+	struct stat	st;
+
+	if (rules_default_path(path, sizeof path) == -1)
+		return (0);
+	if (stat(path, &st) == -1 && errno == ENOENT)
+		return (0);
+	return (rules_load_file(r, path, err, errlen));
+}
+
+/* Load every policy file and --allow rule, in order. */
+static int
+check_load(struct rules *r, const struct check_args *a, char *err,
+    size_t errlen)
+{
+	char	rule[1100];
+	size_t	i;
+
+	if (a->npolicies == 0 && check_load_default(r, err, errlen) == -1)
+		return (-1);
+	for (i = 0; i < a->npolicies; i++) {
+		if (rules_load_file(r, a->policies[i], err, errlen) == -1)
+			return (-1);
+	}
+	for (i = 0; i < a->nallows; i++) {
+		if ((size_t)snprintf(rule, sizeof rule, "allow %s",
+		    a->allows[i]) >= sizeof rule) {
+			snprintf(err, errlen, "--allow: rule too long");
+			return (-1);
+		}
+		if (rules_load_text(r, "--allow", rule, strlen(rule), err,
+		    errlen) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/* Print "allow HOST:PORT (FILE:LINE: RULE)" or the reason for a deny. */
+static void
+check_print(const struct host *h, uint16_t port, const struct rules_verdict *v)
+{
+	const char	*fmt = h->kind == HOST_IPV6 ? "%s [%s]:%u (" : "%s %s:%u (";
+
+	printf(fmt, v->allow ? "allow" : "deny", h->text, port);
+	if (v->file == NULL)
+		printf("%s)\n", v->why);
+	else if (v->line == 0)
+		printf("%s: %s)\n", v->file, v->text);
+	else
+		printf("%s:%u: %s)\n", v->file, v->line, v->text);
+}
+
+/* Collect options and the one HOST[:PORT]. */
+static int
+check_parse_args(const struct cmd_entry *self, int argc, char **argv,
+    struct check_args *a)
+{
+	static const struct option longopts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "allow", required_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int	ch;
+
+	while ((ch = cmd_getopt(self, argc, argv, "p:a:", longopts)) != -1) {
+		if (ch == '?')
+			return (-1);
+		if (ch == 'p' && a->npolicies < CHECK_MAX_ARGS)
+			a->policies[a->npolicies++] = optarg;
+		else if (ch == 'a' && a->nallows < CHECK_MAX_ARGS)
+			a->allows[a->nallows++] = optarg;
+		else {
+			cmd_usage_error(self, "too many --%s options",
+			    ch == 'p' ? "policy" : "allow");
+			return (-1);
+		}
+	}
+	if (optind != argc - 1) {
+		cmd_usage_error(self, optind == argc ? "no HOST[:PORT] given" :
+		    "one HOST[:PORT] only");
+		return (-1);
+	}
+	a->target = argv[optind];
+	return (0);
+}
+
+/* Decide one host and port, and say why. */
+static int
+cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
+{
+	struct check_args	 a = { .npolicies = 0 };
+	struct rules_verdict	 v;
+	struct rules		*r = NULL;
+	struct host		 h;
+	uint16_t		 port;
+	const char		*errstr;
+	char			 err[1024];
+	int			 rv = EXIT_USAGE;
+
+	if (check_parse_args(self, argc, argv, &a) == -1)
+		return (EXIT_USAGE);
+	if (host_port_parse(a.target, &h, &port, 443, &errstr) == -1) {
+		fprintf(stderr, "pinhole check: bad host '");
+		check_print_escaped(stderr, a.target);
+		fprintf(stderr, "': %s\n", errstr);
+		return (EXIT_USAGE);
+	}
+	if ((r = rules_create()) == NULL) {
+		fprintf(stderr, "pinhole check: out of memory\n");
+		return (EXIT_USAGE);
+	}
+	if (check_load(r, &a, err, sizeof err) == -1) {
+		fprintf(stderr, "%s\n", err);
+		goto out;
+	}
+	rv = rules_match(r, &h, port, &v) ? 0 : 1;
+	check_print(&h, port, &v);
+out:
+	rules_free(r);
+	return (rv);
+}
+
+const struct cmd_entry cmd_check_entry = {
+	.name = "check",
+	.usage = "[--policy FILE]... [--allow RULE]... HOST[:PORT]",
+	.summary = "Say whether the policy allows a host, and which rule decides",
+	.help =
+	    "Options:\n"
+	    "  -p, --policy FILE  read the policy from FILE (may be repeated);\n"
+	    "                     without it, the user's policy file is read:\n"
+	    "                     $XDG_CONFIG_HOME/pinhole/policy, or\n"
+	    "                     ~/.config/pinhole/policy when XDG_CONFIG_HOME\n"
+	    "                     is unset (a missing one denies everything)\n"
+	    "  -a, --allow RULE   add the rule 'allow RULE' (may be repeated)\n"
+	    "\n"
+	    "HOST is a name or an IPv4 or IPv6 address ([ADDRESS]:PORT with a\n"
+	    "port); PORT defaults to 443.  `include preset:NAME` reads presets\n"
+	    "from $PINHOLE_PRESETDIR, or else " PRESETDIR ".\n"
+	    "\n"
+	    "Prints the verdict and what decided it, for example\n"
+	    "  allow pypi.org:443 (policy:3: allow pypi.org)\n"
+	    "\n"
+	    "Exit status: 0 allowed, 1 denied, 2 bad usage or a bad policy\n"
+	    "(reported as FILE:LINE: message).  See pinhole-policy(5).\n",
+	.exec = cmd_check_exec,
+};

@@ -1,0 +1,317 @@
+/*
+ * Matching: exact names by hash, wildcards by a tree of labels read from
+ * the right, addresses by one hash entry per prefix probed by length.
+ * The cost of a lookup depends on the host, not on the number of rules.
+ */
+#include "config.h"
+
+#include <libpsl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+/* The best rules seen so far for one (host, port). */
+struct match {
+	uint16_t		 port;
+	const struct rule	*allow;
+	const struct rule	*deny;
+	int			 other_port;	/* a rule named the host only */
+};
+
+/* Make an empty policy. */
+struct rules *
+rules_create(void)
+{
+	return (calloc(1, sizeof(struct rules)));
+}
+
+/* Free a tree node's children (the nodes are in the arena). */
+static int
+wnode_clear(void *val, void *arg)
+{
+	struct wnode	*n = val;
+
+	hmap_walk(&n->kids, wnode_clear, NULL);
+	hmap_clear(&n->kids);
+	return (0);
+}
+
+/* Free a policy. */
+void
+rules_free(struct rules *r)
+{
+	if (r == NULL)
+		return;
+	wnode_clear(&r->wild, NULL);
+	hmap_clear(&r->names);
+	hmap_clear(&r->addrs.map);
+	hmap_clear(&r->privs.map);
+	if (r->psl_owned != NULL)
+		psl_free(r->psl_owned);
+	arena_free(&r->arena);
+	free(r);
+}
+
+/* Is name a public suffix (so *.name would cover unrelated sites)? */
+int
+rules_public_suffix(struct rules *r, const char *name)
+{
+	if (r->psl == NULL) {
+		if ((r->psl_owned = psl_latest(NULL)) != NULL)
+			r->psl = r->psl_owned;
+		else
+			r->psl = psl_builtin();
+	}
+	if (r->psl == NULL)
+		return (-1);
+	return (psl_is_public_suffix2(r->psl, name, PSL_TYPE_ANY) != 0);
+}
+
+/* Build a prefix set's key: length in bits, then the masked address. */
+static size_t
+prefix_key(uint8_t *key, const uint8_t *addr, size_t alen, unsigned int plen)
+{
+	key[0] = plen;
+	addr_mask(key + 1, addr, alen, plen);
+	return (1 + alen);
+}
+
+/* Add a rule for an address prefix. */
+static int
+prefix_add(struct prefixset *ps, struct arena *a, const struct rule_spec *s)
+{
+	uint8_t	key[17];
+	void	**slot;
+
+	slot = hmap_slot(&ps->map, key, prefix_key(key, s->addr, s->alen,
+	    s->plen), a);
+	if (slot == NULL)
+		return (-1);
+	s->rule->next = *slot;
+	*slot = s->rule;
+	if (s->alen == 4)
+		ps->have4[s->plen] = 1;
+	else
+		ps->have6[s->plen] = 1;
+	return (0);
+}
+
+/* Add a wildcard rule: walk (or grow) the tree from the last label. */
+static int
+wild_add(struct wnode *n, struct arena *a, const struct rule_spec *s)
+{
+	const char	*name = s->name, *end = name + strlen(name), *p;
+	void		**slot;
+
+	while (end > name) {
+		for (p = end; p > name && p[-1] != '.'; p--)
+			;
+		if ((slot = hmap_slot(&n->kids, p, end - p, a)) == NULL)
+			return (-1);
+		if (*slot == NULL &&
+		    (*slot = arena_alloc(a, sizeof(struct wnode))) != NULL)
+			memset(*slot, 0, sizeof(struct wnode));
+		if ((n = *slot) == NULL)
+			return (-1);
+		end = p > name ? p - 1 : p;
+	}
+	s->rule->next = n->rules;
+	n->rules = s->rule;
+	return (0);
+}
+
+/* Add an exact-name rule. */
+static int
+name_add(struct hmap *m, struct arena *a, const struct rule_spec *s)
+{
+	void	**slot;
+
+	if ((slot = hmap_slot(m, s->name, strlen(s->name), a)) == NULL)
+		return (-1);
+	s->rule->next = *slot;
+	*slot = s->rule;
+	return (0);
+}
+
+/* Note the ports an allow rule names, for rules_ports(). */
+static void
+ports_note(struct rules *r, const struct rule *rule)
+{
+	size_t		i;
+	unsigned int	p;
+
+	for (i = 0; i < rule->nports; i++) {
+		for (p = rule->ports[i].lo; p <= rule->ports[i].hi; p++)
+			r->ports[p / 8] |= 1 << (p % 8);
+	}
+}
+
+/* Add parsed rules to the matching structures, in order. */
+int
+rules_add(struct rules *r, const struct rule_spec *specs, size_t n)
+{
+	const struct rule_spec	*s;
+	size_t			 i;
+	int			 rv = 0;
+
+	for (i = 0; i < n && rv == 0; i++) {
+		s = &specs[i];
+		s->rule->seq = r->seq++;
+		if (s->listed && s->rule->action == RULE_ALLOW)
+			ports_note(r, s->rule);
+		if (s->rule->action == RULE_PRIVATE)
+			rv = prefix_add(&r->privs, &r->arena, s);
+		else if (s->kind == TARGET_ADDR)
+			rv = prefix_add(&r->addrs, &r->arena, s);
+		else if (s->kind == TARGET_WILD)
+			rv = wild_add(&r->wild, &r->arena, s);
+		else
+			rv = name_add(&r->names, &r->arena, s);
+	}
+	return (rv);
+}
+
+/* Does a rule cover this port? */
+static int
+rule_has_port(const struct rule *rule, uint16_t port)
+{
+	size_t	i;
+
+	for (i = 0; i < rule->nports; i++) {
+		if (port >= rule->ports[i].lo && port <= rule->ports[i].hi)
+			return (1);
+	}
+	return (0);
+}
+
+/* Consider every rule of one target; the first loaded of each kind wins. */
+static void
+match_list(struct match *m, const struct rule *rule)
+{
+	const struct rule	**best;
+
+	for (; rule != NULL; rule = rule->next) {
+		if (!rule_has_port(rule, m->port)) {
+			m->other_port = 1;
+			continue;
+		}
+		best = rule->action == RULE_DENY ? &m->deny : &m->allow;
+		if (*best == NULL || rule->seq < (*best)->seq)
+			*best = rule;
+	}
+}
+
+/* Walk the wildcard tree for name, collecting rules above the apex. */
+static void
+match_wild(struct match *m, const struct wnode *n, const char *name)
+{
+	const char	*end = name + strlen(name), *p;
+
+	while (end > name) {
+		for (p = end; p > name && p[-1] != '.'; p--)
+			;
+		if ((n = hmap_get(&n->kids, p, end - p)) == NULL)
+			return;
+		if (p == name)
+			return;		/* the apex: no wildcard covers it */
+		match_list(m, n->rules);
+		end = p - 1;
+	}
+}
+
+/* Find the rules of every prefix holding addr, longest first. */
+static void
+match_prefix(const struct prefixset *ps, const uint8_t *addr, size_t alen,
+    void (*fn)(struct match *, const struct rule *), struct match *m)
+{
+	const uint8_t	*have = alen == 4 ? ps->have4 : ps->have6;
+	uint8_t		 key[17];
+	int		 plen;
+
+	for (plen = 8 * alen; plen >= 0; plen--) {
+		if (have[plen])
+			fn(m, hmap_get(&ps->map, key, prefix_key(key, addr,
+			    alen, plen)));
+	}
+}
+
+/* Fill a verdict from the best rules found. */
+static int
+match_verdict(const struct match *m, struct rules_verdict *v)
+{
+	const struct rule	*rule = m->deny ? m->deny : m->allow;
+
+	memset(v, 0, sizeof *v);
+	if (rule == NULL) {
+		v->why = m->other_port ? "no rule allows this port: default deny" :
+		    "no rule matches: default deny";
+		return (0);
+	}
+	v->allow = rule->action != RULE_DENY;
+	v->file = rule->file;
+	v->line = rule->line;
+	v->text = rule->text;
+	v->why = v->allow ? "allowed by rule" : "denied by rule";
+	return (v->allow);
+}
+
+/* Decide (host, port): a matching deny wins, no match denies. */
+int
+rules_match(const struct rules *r, const struct host *h, uint16_t port,
+    struct rules_verdict *v)
+{
+	struct match	m = { .port = port };
+
+	if (h->kind == HOST_NAME) {
+		match_list(&m, hmap_get(&r->names, h->text, strlen(h->text)));
+		match_wild(&m, &r->wild, h->text);
+	} else
+		match_prefix(&r->addrs, h->addr, h->kind == HOST_IPV4 ? 4 : 16,
+		    match_list, &m);
+	return (match_verdict(&m, v));
+}
+
+/* Keep the first-loaded allow-private rule of a list. */
+static void
+match_private(struct match *m, const struct rule *rule)
+{
+	for (; rule != NULL; rule = rule->next) {
+		if (m->allow == NULL || rule->seq < m->allow->seq)
+			m->allow = rule;
+	}
+}
+
+/* Does an allow-private rule cover this address? */
+int
+rules_private_ok(const struct rules *r, const uint8_t *addr, size_t len,
+    struct rules_verdict *v)
+{
+	static const uint8_t	 mapped[12] = { [10] = 0xff, [11] = 0xff };
+	struct match		 m = { 0 };
+
+	if (len == 16 && memcmp(addr, mapped, sizeof mapped) == 0) {
+		addr += 12;
+		len = 4;
+	}
+	if (len == 4 || len == 16)
+		match_prefix(&r->privs, addr, len, match_private, &m);
+	match_verdict(&m, v);
+	if (m.allow == NULL)
+		v->why = "no allow-private rule covers this address";
+	return (v->allow);
+}
+
+/* List the ports allow rules name explicitly; returns how many are stored. */
+size_t
+rules_ports(const struct rules *r, uint16_t *out, size_t max)
+{
+	size_t		n = 0;
+	unsigned int	p;
+
+	for (p = 1; p < 65536 && n < max; p++) {
+		if (r->ports[p / 8] & (1 << (p % 8)))
+			out[n++] = p;
+	}
+	return (n);
+}

@@ -1,0 +1,838 @@
+/*
+ * The policy parser: one rule a line, a table of keywords with one small
+ * handler each.  A file is parsed whole (includes too) before any of it
+ * is added, so a bad policy changes nothing.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rules/rules-int.h"
+
+#ifndef PRESETDIR
+#define PRESETDIR "/usr/local/share/pinhole/presets"
+#endif
+
+/* One load: the rules parsed so far and where errors go. */
+struct load {
+	struct rules		*r;
+	struct rule_spec	*specs;
+	size_t			 nspecs;
+	size_t			 cap;
+	char			*err;
+	size_t			 errlen;
+	struct rules_file	*files;		/* read by this load */
+};
+
+/* One file (or text) being parsed; parent is the file that included it. */
+struct parse {
+	struct load		*load;
+	const struct parse	*parent;
+	const char		*file;
+	const char		*dir;		/* for relative includes */
+	unsigned int		 line;		/* 0: a one-line rule */
+	int			 numbered;
+	dev_t			 dev;
+	ino_t			 ino;
+	int			 depth;
+};
+
+struct keyword {
+	const char	*name;
+	const char	*usage;
+	int		(*handler)(struct parse *, const char *, const char *);
+};
+
+static int	kw_allow(struct parse *, const char *, const char *);
+static int	kw_deny(struct parse *, const char *, const char *);
+static int	kw_allow_private(struct parse *, const char *, const char *);
+static int	kw_include(struct parse *, const char *, const char *);
+static int	load_file(struct load *, const struct parse *, const char *);
+
+static const struct keyword keywords[] = {
+	{ "allow", "allow HOST[:PORTS]", kw_allow },
+	{ "deny", "deny HOST[:PORTS]", kw_deny },
+	{ "allow-private", "allow-private ADDRESS[/LEN]", kw_allow_private },
+	{ "include", "include FILE | include preset:NAME", kw_include },
+};
+
+static const struct port_range ports_default[] = { { 80, 80 }, { 443, 443 } };
+static const struct port_range ports_all[] = { { 1, 65535 } };
+
+/* Write "FILE:LINE: message" (or "FILE: message") into the error buffer. */
+static int __attribute__((format(printf, 2, 3)))
+parse_error(const struct parse *p, const char *fmt, ...)
+{
+	struct load	*l = p->load;
+	va_list		 ap;
+	int		 n;
+
+	if (l->err == NULL || l->errlen == 0)
+		return (-1);
+	if (p->numbered)
+		n = snprintf(l->err, l->errlen, "%s:%u: ", p->file, p->line);
+	else
+		n = snprintf(l->err, l->errlen, "%s: ", p->file);
+	if (n < 0 || (size_t)n >= l->errlen)
+		return (-1);
+	va_start(ap, fmt);
+	vsnprintf(l->err + n, l->errlen - n, fmt, ap);
+	va_end(ap);
+	return (-1);
+}
+
+/* Copy text for a message, escaping what is not printable ASCII. */
+static const char *
+quote(char *buf, size_t size, const char *s, size_t len)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < len && n + 8 < size; i++) {
+		if (s[i] >= 0x20 && s[i] < 0x7f)
+			buf[n++] = s[i];
+		else
+			n += snprintf(buf + n, size - n, "\\x%02x",
+			    (unsigned char)s[i]);
+	}
+	if (i < len && n + 4 < size)
+		n += snprintf(buf + n, size - n, "...");
+	buf[n] = '\0';
+	return (buf);
+}
+
+/* The edit distance between two short words (for "did you mean"). */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t	row[32], i, j, diag, up, alen = strlen(a), blen = strlen(b);
+
+	if (alen >= 32 || blen >= 32)
+		return (SIZE_MAX);
+	for (j = 0; j <= blen; j++)
+		row[j] = j;
+	for (i = 1; i <= alen; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= blen; j++) {
+			up = row[j];
+			row[j] = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < row[j])
+				row[j] = up + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			diag = up;
+		}
+	}
+	return (row[blen]);
+}
+
+/* Find a keyword, or the nearest one when *near is asked for. */
+static const struct keyword *
+keyword_find(const char *word, const struct keyword **near)
+{
+	size_t	i, d, best = 3;
+
+	*near = NULL;
+	for (i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
+		if (strcmp(word, keywords[i].name) == 0)
+			return (&keywords[i]);
+		if ((d = edit_distance(word, keywords[i].name)) < best) {
+			best = d;
+			*near = &keywords[i];
+		}
+	}
+	return (NULL);
+}
+
+/* Make room for one more parsed rule, its record in the arena. */
+static struct rule_spec *
+spec_new(struct parse *p, enum rule_action action, const char *text)
+{
+	struct load		*l = p->load;
+	struct rule_spec	*s;
+	size_t			 ncap;
+
+	if (l->nspecs == l->cap) {
+		ncap = l->cap ? l->cap * 2 : 64;
+		if ((s = reallocarray(l->specs, ncap, sizeof *s)) == NULL)
+			return (NULL);
+		l->specs = s;
+		l->cap = ncap;
+	}
+	s = &l->specs[l->nspecs];
+	memset(s, 0, sizeof *s);
+	if ((s->rule = arena_alloc(&l->r->arena, sizeof *s->rule)) == NULL)
+		return (NULL);
+	memset(s->rule, 0, sizeof *s->rule);
+	s->rule->action = action;
+	s->rule->file = p->file;
+	s->rule->line = p->numbered ? p->line : 0;
+	if ((s->rule->text = arena_strndup(&l->r->arena, text,
+	    strlen(text))) == NULL)
+		return (NULL);
+	return (s);
+}
+
+/* Parse one port or range of a list. */
+static int
+parse_port_item(const char *s, size_t len, struct port_range *pr)
+{
+	const char	*dash = memchr(s, '-', len);
+
+	if (dash == NULL) {
+		if (port_parse(s, len, &pr->lo) == -1)
+			return (-1);
+		pr->hi = pr->lo;
+		return (0);
+	}
+	if (port_parse(s, dash - s, &pr->lo) == -1 ||
+	    port_parse(dash + 1, s + len - dash - 1, &pr->hi) == -1)
+		return (-1);
+	return (pr->lo <= pr->hi ? 0 : -1);
+}
+
+/* Parse ":PORTS": "443", "22,443", "8000-8100", "*". */
+static int
+parse_ports(struct parse *p, const char *s, struct rule_spec *spec)
+{
+	struct port_range	*pr;
+	const char		*comma;
+	size_t			 n = 1, i, len;
+	char			 q[64];
+
+	if (strcmp(s, "*") == 0) {
+		spec->rule->ports = ports_all;
+		spec->rule->nports = 1;
+		return (0);
+	}
+	for (i = 0; s[i] != '\0'; i++)
+		n += s[i] == ',';
+	if ((pr = arena_alloc(&p->load->r->arena, n * sizeof *pr)) == NULL)
+		return (parse_error(p, "out of memory"));
+	for (i = 0; i < n; i++, s = comma + 1) {
+		if ((comma = strchr(s, ',')) == NULL)
+			comma = s + strlen(s);
+		len = comma - s;
+		if (parse_port_item(s, len, &pr[i]) == -1)
+			return (parse_error(p, "bad port '%s' (a port 1 to 65535,"
+			    " a list like 22,443, a range like 8000-8100, or *)",
+			    quote(q, sizeof q, s, len)));
+	}
+	spec->rule->ports = pr;
+	spec->rule->nports = n;
+	spec->listed = 1;
+	return (0);
+}
+
+/* Parse "ADDRESS/LEN" into an address prefix. */
+static int
+parse_cidr(struct parse *p, const char *s, size_t len, struct rule_spec *spec)
+{
+	const char	*slash = memchr(s, '/', len), *errstr;
+	struct host	 h;
+	uint16_t	 plen;
+	uint8_t		 masked[16];
+	char		 q[80], t[HOST_TEXT_LEN];
+
+	quote(q, sizeof q, s, len);
+	if (host_parse(s, slash - s, &h, &errstr) == -1 || h.kind == HOST_NAME)
+		return (parse_error(p, "bad address in '%s'", q));
+	spec->alen = h.kind == HOST_IPV4 ? 4 : 16;
+	if (s + len - slash - 1 > 3 ||
+	    port_parse(slash + 1, s + len - slash - 1, &plen) == -1) {
+		if (s + len - slash - 1 != 1 || slash[1] != '0')
+			return (parse_error(p, "bad prefix length in '%s'", q));
+		plen = 0;
+	}
+	if (spec->alen == 4 && host_is_v6_text(s, slash - s)) {
+		if (plen < 96)
+			return (parse_error(p, "prefix length in '%s' leaves "
+			    "the IPv4-mapped range", q));
+		plen -= 96;
+	}
+	if (plen > 8 * spec->alen)
+		return (parse_error(p, "prefix length in '%s' is more than %zu",
+		    q, 8 * spec->alen));
+	addr_mask(masked, h.addr, spec->alen, plen);
+	if (memcmp(masked, h.addr, spec->alen) != 0) {
+		addr_format(t, sizeof t, masked, spec->alen);
+		return (parse_error(p, "'%s' has bits set past the prefix "
+		    "(did you mean %s/%u?)", q, t, plen));
+	}
+	memcpy(spec->addr, h.addr, spec->alen);
+	spec->plen = plen;
+	spec->kind = TARGET_ADDR;
+	return (0);
+}
+
+/* Parse the host part of a rule: name, *.name, address or prefix. */
+static int
+parse_host(struct parse *p, const char *s, size_t len, struct rule_spec *spec)
+{
+	struct host	 h;
+	const char	*errstr;
+	char		 q[80];
+	int		 wild = len >= 2 && s[0] == '*' && s[1] == '.';
+
+	quote(q, sizeof q, s, len);
+	if (len == 1 && s[0] == '*')
+		return (parse_error(p, "'*' alone would match every host: "
+		    "name the hosts (a wildcard needs a domain: *.example.com)"));
+	if (memchr(s, '/', len) != NULL)
+		return (parse_cidr(p, s, len, spec));
+	if (wild) {
+		s += 2;
+		len -= 2;
+	}
+	if (host_parse(s, len, &h, &errstr) == -1)
+		return (parse_error(p, "bad host '%s': %s", q, errstr));
+	if (wild && h.kind != HOST_NAME)
+		return (parse_error(p, "bad host '%s': a wildcard needs a name "
+		    "after '*.'", q));
+	if (h.kind != HOST_NAME) {
+		spec->kind = TARGET_ADDR;
+		spec->alen = h.kind == HOST_IPV4 ? 4 : 16;
+		spec->plen = 8 * spec->alen;
+		memcpy(spec->addr, h.addr, spec->alen);
+		return (0);
+	}
+	spec->kind = wild ? TARGET_WILD : TARGET_NAME;
+	if ((spec->name = arena_strndup(&p->load->r->arena, h.text,
+	    strlen(h.text))) == NULL)
+		return (parse_error(p, "out of memory"));
+	return (0);
+}
+
+/*
+ * Split a rule's argument into host and ports: "HOST", "HOST:PORTS",
+ * "[V6]", "[V6]:PORTS", or a bare IPv6 address (no ports).
+ */
+static int
+split_ports(struct parse *p, const char *arg, size_t *hlen, const char **ports)
+{
+	const char	*close, *colon;
+
+	*ports = NULL;
+	if (arg[0] == '[') {
+		if ((close = strchr(arg, ']')) == NULL)
+			return (parse_error(p, "missing ']' after IPv6 address"));
+		if (close[1] == ':')
+			*ports = close + 2;
+		else if (close[1] != '\0')
+			return (parse_error(p, "unexpected text after ']' "
+			    "(write [ADDRESS]:PORTS)"));
+		*hlen = close + 1 - arg;
+		return (0);
+	}
+	colon = strchr(arg, ':');
+	if (colon != NULL && strchr(colon + 1, ':') == NULL) {
+		*ports = colon + 1;
+		*hlen = colon - arg;
+	} else
+		*hlen = strlen(arg);
+	return (0);
+}
+
+/* Split a rule's argument and strip the brackets of "[V6]" or "[V6/LEN]". */
+static int
+split_host(struct parse *p, const char *arg, const char **host, size_t *hlen,
+    const char **ports)
+{
+	*host = arg;
+	if (split_ports(p, arg, hlen, ports) == -1)
+		return (-1);
+	if (*hlen >= 2 && arg[0] == '[' && arg[*hlen - 1] == ']') {
+		(*host)++;
+		*hlen -= 2;
+		if (!host_is_v6_text(*host, *hlen))
+			return (parse_error(p, "brackets are only for IPv6 "
+			    "addresses"));
+	}
+	return (0);
+}
+
+/* Parse a rule's target and ports, without the checks of an allow rule. */
+static struct rule_spec *
+parse_target(struct parse *p, const char *arg, const char *text,
+    enum rule_action action)
+{
+	struct rule_spec	*spec;
+	const char		*ports, *host;
+	size_t			 hlen;
+
+	if ((spec = spec_new(p, action, text)) == NULL) {
+		parse_error(p, "out of memory");
+		return (NULL);
+	}
+	if (split_host(p, arg, &host, &hlen, &ports) == -1)
+		return (NULL);
+	if (parse_host(p, host, hlen, spec) == -1)
+		return (NULL);
+	if (ports != NULL && parse_ports(p, ports, spec) == -1)
+		return (NULL);
+	if (ports == NULL) {
+		spec->rule->ports = action == RULE_DENY ? ports_all :
+		    ports_default;
+		spec->rule->nports = action == RULE_DENY ? 1 : 2;
+	}
+	return (spec);
+}
+
+/* Parse an allow or deny rule. */
+static int
+parse_rule(struct parse *p, const char *arg, const char *text,
+    enum rule_action action)
+{
+	struct rule_spec	*spec;
+	int			 ps;
+
+	if ((spec = parse_target(p, arg, text, action)) == NULL)
+		return (-1);
+	if (action == RULE_ALLOW && spec->kind == TARGET_ADDR &&
+	    spec->plen == 0)
+		return (parse_error(p, "a /0 prefix would allow every address"));
+	if (action == RULE_ALLOW && spec->kind == TARGET_WILD &&
+	    (ps = rules_public_suffix(p->load->r, spec->name)) != 0)
+		return (parse_error(p, ps == -1 ? "cannot load the public "
+		    "suffix list" : "'*.%s' would match every site under the "
+		    "public suffix '%s': name the site (*.example.%s)",
+		    spec->name, spec->name, spec->name));
+	p->load->nspecs++;
+	return (0);
+}
+
+/* allow HOST[:PORTS] */
+static int
+kw_allow(struct parse *p, const char *arg, const char *text)
+{
+	return (parse_rule(p, arg, text, RULE_ALLOW));
+}
+
+/* deny HOST[:PORTS] (every port when none is given) */
+static int
+kw_deny(struct parse *p, const char *arg, const char *text)
+{
+	return (parse_rule(p, arg, text, RULE_DENY));
+}
+
+/* allow-private ADDRESS[/LEN] */
+static int
+kw_allow_private(struct parse *p, const char *arg, const char *text)
+{
+	struct rule_spec	*spec;
+	const char		*ports, *host;
+	size_t			 hlen;
+
+	if ((spec = spec_new(p, RULE_PRIVATE, text)) == NULL)
+		return (parse_error(p, "out of memory"));
+	if (split_host(p, arg, &host, &hlen, &ports) == -1)
+		return (-1);
+	if (ports != NULL)
+		return (parse_error(p, "allow-private takes no port"));
+	if (parse_host(p, host, hlen, spec) == -1)
+		return (-1);
+	if (spec->kind != TARGET_ADDR)
+		return (parse_error(p, "allow-private takes an address or "
+		    "prefix (like 10.20.0.0/16), not a name"));
+	if (spec->plen == 0)
+		return (parse_error(p, "a /0 prefix would allow every "
+		    "private address"));
+	p->load->nspecs++;
+	return (0);
+}
+
+/* Is this a valid preset name (letters, digits, '-', '_')? */
+static int
+preset_name_ok(const char *s)
+{
+	size_t	i;
+
+	for (i = 0; s[i] != '\0'; i++) {
+		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' &&
+		    s[i] <= '9') && s[i] != '-' && s[i] != '_')
+			return (0);
+	}
+	return (i > 0 && i <= 64);
+}
+
+/* include FILE | include preset:NAME */
+static int
+kw_include(struct parse *p, const char *arg, const char *text)
+{
+	const char	*dir;
+	char		 path[4096], q[80];
+	int		 n;
+
+	if (strncmp(arg, "preset:", 7) == 0) {
+		if (!preset_name_ok(arg + 7))
+			return (parse_error(p, "bad preset name '%s'",
+			    quote(q, sizeof q, arg + 7, strlen(arg + 7))));
+		if ((dir = getenv("PINHOLE_PRESETDIR")) == NULL || *dir == '\0')
+			dir = PRESETDIR;
+		n = snprintf(path, sizeof path, "%s/%s", dir, arg + 7);
+	} else if (arg[0] != '/' && p->dir != NULL)
+		n = snprintf(path, sizeof path, "%s/%s", p->dir, arg);
+	else
+		n = snprintf(path, sizeof path, "%s", arg);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return (parse_error(p, "include path too long"));
+	return (load_file(p->load, p, path));
+}
+
+/* Split off the next word; returns its length (0 at the end). */
+static size_t
+next_word(char **s)
+{
+	char	*w = *s;
+	size_t	 n;
+
+	w += strspn(w, " \t\r\f\v");
+	n = strcspn(w, " \t\r\f\v");
+	*s = w;
+	return (n);
+}
+
+/* Parse one line, trimmed and its comment gone. */
+static int
+parse_words(struct parse *p, const char *line)
+{
+	const struct keyword	*kw, *near;
+	char			 copy[RULES_LINE_MAX + 1], *s = copy, *word, *arg;
+	char			 q[80];
+	size_t			 n;
+
+	snprintf(copy, sizeof copy, "%s", line);
+
+	if ((n = next_word(&s)) == 0)
+		return (0);
+	word = s;
+	s += n;
+	if (*s != '\0')
+		*s++ = '\0';
+	if ((kw = keyword_find(word, &near)) == NULL)
+		return (parse_error(p, "unknown directive '%s'%s%s%s",
+		    quote(q, sizeof q, word, n), near ? " (did you mean '" : "",
+		    near ? near->name : "", near ? "'?)" : ""));
+	if ((n = next_word(&s)) == 0)
+		return (parse_error(p, "%s: missing argument (%s)", kw->name,
+		    kw->usage));
+	arg = s;
+	s += n;
+	if (*s != '\0')
+		*s++ = '\0';
+	if ((n = next_word(&s)) != 0)
+		return (parse_error(p, "%s: unexpected '%s' (%s)", kw->name,
+		    quote(q, sizeof q, s, n), kw->usage));
+	return (kw->handler(p, arg, line));
+}
+
+/* Parse one line of len bytes. */
+static int
+parse_line(struct parse *p, const char *s, size_t len)
+{
+	char	 buf[RULES_LINE_MAX + 1], *hash;
+	size_t	 end;
+
+	if (len > RULES_LINE_MAX)
+		return (parse_error(p, "line longer than %d bytes",
+		    RULES_LINE_MAX));
+	if (memchr(s, '\0', len) != NULL)
+		return (parse_error(p, "NUL byte in line"));
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if ((hash = strchr(buf, '#')) != NULL)
+		*hash = '\0';
+	end = strlen(buf);
+	while (end > 0 && strchr(" \t\r\f\v", buf[end - 1]) != NULL)
+		buf[--end] = '\0';
+	return (parse_words(p, buf + strspn(buf, " \t\r\f\v")));
+}
+
+/* Parse a whole text, line by line. */
+static int
+parse_text(struct parse *p, const char *text, size_t len)
+{
+	const char	*nl, *end = text + len;
+
+	while (text < end) {
+		if ((nl = memchr(text, '\n', end - text)) == NULL)
+			nl = end;
+		p->line++;
+		if (parse_line(p, text, nl - text) == -1)
+			return (-1);
+		text = nl + 1;
+	}
+	return (0);
+}
+
+/* Refuse a file already being read further up the include chain. */
+static int
+check_loop(const struct parse *parent, const struct stat *st,
+    const char *path)
+{
+	const struct parse	*p;
+	char			 q[80];
+
+	for (p = parent; p != NULL; p = p->parent) {
+		if (p->dev == st->st_dev && p->ino == st->st_ino)
+			return (parse_error(parent, "include loop: '%s' is "
+			    "already being read", quote(q, sizeof q, path,
+			    strlen(path))));
+	}
+	if (parent != NULL && parent->depth >= RULES_DEPTH_MAX)
+		return (parse_error(parent, "includes nested more than %d deep",
+		    RULES_DEPTH_MAX));
+	return (0);
+}
+
+/* Read a regular file whole into a new buffer. */
+static char *
+read_whole(int fd, size_t size, size_t *len)
+{
+	char	*buf;
+	ssize_t	 n = 0;
+
+	if ((buf = malloc(size + 1)) == NULL)
+		return (NULL);
+	*len = 0;
+	while (*len <= size) {
+		n = read(fd, buf + *len, size + 1 - *len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*len += n;
+	}
+	if (n == -1 || *len > size) {
+		if (*len > size)
+			errno = EFBIG;
+		free(buf);
+		return (NULL);
+	}
+	return (buf);
+}
+
+/* Report a file that cannot be read, at the include line if any. */
+static int
+file_error(struct load *l, const struct parse *parent, const char *path,
+    const char *why)
+{
+	struct parse	top = { .load = l, .file = path };
+	char		q[256];
+
+	if (parent == NULL)
+		return (parse_error(&top, "%s", why));
+	return (parse_error(parent, "cannot read '%s': %s",
+	    quote(q, sizeof q, path, strlen(path)), why));
+}
+
+/* Note a file this load reads, for rules_files(). */
+static int
+load_note_file(struct load *l, const char *path)
+{
+	struct rules_file	*f, **tail;
+
+	if ((f = arena_alloc(&l->r->arena, sizeof *f)) == NULL)
+		return (-1);
+	f->next = NULL;
+	f->path = path;
+	for (tail = &l->files; *tail != NULL; tail = &(*tail)->next)
+		;
+	*tail = f;
+	return (0);
+}
+
+/* Parse a file's text as included by parent (NULL at the top). */
+static int
+parse_file(struct load *l, const struct parse *parent, const char *path,
+    const struct stat *st, const char *text, size_t len)
+{
+	struct parse	 p = { .load = l, .parent = parent, .numbered = 1 };
+	const char	*slash = strrchr(path, '/');
+
+	p.dev = st->st_dev;
+	p.ino = st->st_ino;
+	p.depth = parent != NULL ? parent->depth + 1 : 0;
+	p.file = arena_strndup(&l->r->arena, path, strlen(path));
+	p.dir = slash == NULL ? "." : slash == path ? "/" :
+	    arena_strndup(&l->r->arena, path, slash - path);
+	if (p.file == NULL || p.dir == NULL || load_note_file(l, p.file) == -1)
+		return (file_error(l, parent, path, "out of memory"));
+	return (parse_text(&p, text, len));
+}
+
+/* Open, check and parse a file. */
+static int
+load_file(struct load *l, const struct parse *parent, const char *path)
+{
+	struct stat	 st;
+	char		*text = NULL;
+	size_t		 len;
+	int		 fd, rv = -1;
+
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return (file_error(l, parent, path, strerror(errno)));
+	if (fstat(fd, &st) == -1) {
+		file_error(l, parent, path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {	/* /dev/null */
+		file_error(l, parent, path, "not a regular file");
+		goto out;
+	}
+	if (check_loop(parent, &st, path) == -1)
+		goto out;
+	if (st.st_size > RULES_FILE_MAX) {
+		file_error(l, parent, path, "file too large");
+		goto out;
+	}
+	if ((text = read_whole(fd, st.st_size, &len)) == NULL) {
+		file_error(l, parent, path, strerror(errno));
+		goto out;
+	}
+	rv = parse_file(l, parent, path, &st, text, len);
+out:
+	free(text);
+	close(fd);
+	return (rv);
+}
+
+/* Add what a load parsed, or nothing when it failed. */
+static int
+load_finish(struct load *l, int rv)
+{
+	struct parse		  top = { .load = l, .file = "policy" };
+	struct rules_file	**tail;
+
+	if (rv == 0 && rules_add(l->r, l->specs, l->nspecs) == -1)
+		rv = parse_error(&top, "out of memory");
+	if (rv == 0) {
+		for (tail = &l->r->files; *tail != NULL; tail = &(*tail)->next)
+			;
+		*tail = l->files;
+	}
+	free(l->specs);
+	return (rv);
+}
+
+/* Add a policy file. */
+int
+rules_load_file(struct rules *r, const char *path, char *err, size_t errlen)
+{
+	struct load	l = { .r = r, .err = err, .errlen = errlen };
+
+	return (load_finish(&l, load_file(&l, NULL, path)));
+}
+
+/*
+ * Add rules given as text; origin names them in messages.  Text with no
+ * newline is one rule, reported without a line number ("--allow: ...").
+ */
+int
+rules_load_text(struct rules *r, const char *origin, const char *text,
+    size_t len, char *err, size_t errlen)
+{
+	struct load	 l = { .r = r, .err = err, .errlen = errlen };
+	struct parse	 p = { .load = &l, .file = origin };
+
+	p.numbered = memchr(text, '\n', len) != NULL;
+	if ((p.file = arena_strndup(&r->arena, origin, strlen(origin))) == NULL) {
+		p.file = origin;
+		return (load_finish(&l, parse_error(&p, "out of memory")));
+	}
+	return (load_finish(&l, parse_text(&p, text, len)));
+}
+
+/*
+ * Add a policy given as text, as if read from path: numbered lines,
+ * includes relative to path's directory.  For checking an edit before
+ * it is written.
+ */
+int
+rules_load_buffer(struct rules *r, const char *path, const char *text,
+    size_t len, char *err, size_t errlen)
+{
+	struct load	l = { .r = r, .err = err, .errlen = errlen };
+	struct stat	st;
+
+	if (stat(path, &st) == -1)
+		memset(&st, 0, sizeof st);
+	return (load_finish(&l, parse_file(&l, NULL, path, &st, text, len)));
+}
+
+/*
+ * Parse the argument of one allow rule (HOST[:PORTS]) as line `line` of
+ * origin (0: no line number) into *out, its records in r's arena.  With
+ * check, refuse what a policy would refuse; without, only parse.
+ */
+int
+rules_parse_allow(struct rules *r, const char *origin, unsigned int line,
+    const char *arg, int check, struct rule_spec *out, char *err,
+    size_t errlen)
+{
+	struct load	 l = { .r = r, .err = err, .errlen = errlen };
+	struct parse	 p = { .load = &l, .file = origin, .line = line };
+	char		 text[RULES_LINE_MAX + 1], q[80];
+	size_t		 n = strlen(arg);
+	int		 rv = -1;
+
+	p.numbered = line != 0;
+	if (n == 0 || arg[strcspn(arg, " \t\r\n\f\v#")] != '\0') {
+		parse_error(&p, "bad rule '%s': one HOST[:PORTS], without "
+		    "spaces or '#'", quote(q, sizeof q, arg, n));
+		goto out;
+	}
+	if ((size_t)snprintf(text, sizeof text, "allow %s", arg) >=
+	    sizeof text) {
+		parse_error(&p, "line longer than %d bytes", RULES_LINE_MAX);
+		goto out;
+	}
+	if (check ? parse_rule(&p, arg, text, RULE_ALLOW) == -1 :
+	    parse_target(&p, arg, text, RULE_ALLOW) == NULL)
+		goto out;
+	*out = l.specs[0];
+	rv = 0;
+out:
+	free(l.specs);
+	return (rv);
+}
+
+/* List the files a policy was read from, in order; returns how many. */
+size_t
+rules_files(const struct rules *r, const char **out, size_t max)
+{
+	const struct rules_file	*f;
+	size_t			 n = 0;
+
+	for (f = r->files; f != NULL; f = f->next, n++) {
+		if (n < max)
+			out[n] = f->path;
+	}
+	return (n);
+}
+
+/* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
+int
+rules_default_path(char *buf, size_t size)
+{
+	const char	*xdg = getenv("XDG_CONFIG_HOME"), *home;
+	int		 n;
+
+	if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/pinhole/policy", xdg);
+	else if ((home = getenv("HOME")) != NULL && home[0] != '\0')
+		n = snprintf(buf, size, "%s/.config/pinhole/policy", home);
+	else
+		return (-1);
+	if (n < 0 || (size_t)n >= size)
+		return (-1);
+	return (0);
+}

@@ -1,0 +1,137 @@
+/*
+ * Inside the policy engine: the string arena, the hash map, the rule
+ * records and the structures they are matched through.
+ */
+#ifndef RULES_INT_H
+#define RULES_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules/rules.h"
+
+#define RULES_LINE_MAX	1024		/* longest policy line */
+#define RULES_FILE_MAX	(64 << 20)	/* largest policy file */
+#define RULES_DEPTH_MAX	16		/* deepest include nesting */
+#define LABEL_LEN	63		/* longest DNS label */
+
+/* Memory for things that live as long as the policy. */
+struct arena_chunk;
+struct arena {
+	struct arena_chunk	*head;
+	size_t			 used;
+	size_t			 size;
+};
+
+void	*arena_alloc(struct arena *, size_t);
+char	*arena_strndup(struct arena *, const char *, size_t);
+void	 arena_free(struct arena *);
+
+/* An open-addressing hash map; keys are copied into an arena. */
+struct hmap_entry;
+struct hmap {
+	struct hmap_entry	*tab;
+	size_t			 cap;
+	size_t			 count;
+};
+
+void	*hmap_get(const struct hmap *, const void *, size_t);
+void   **hmap_slot(struct hmap *, const void *, size_t, struct arena *);
+void	 hmap_clear(struct hmap *);
+int	 hmap_walk(const struct hmap *, int (*)(void *, void *), void *);
+
+/* Ports a rule covers: a list of closed ranges. */
+struct port_range {
+	uint16_t	lo;
+	uint16_t	hi;
+};
+
+enum rule_action {
+	RULE_ALLOW,
+	RULE_DENY,
+	RULE_PRIVATE
+};
+
+/* One rule as loaded: what it does, on which ports, and where it came from. */
+struct rule {
+	struct rule		*next;		/* same target */
+	enum rule_action	 action;
+	unsigned int		 seq;		/* load order */
+	const char		*file;
+	unsigned int		 line;
+	const char		*text;
+	const struct port_range	*ports;
+	size_t			 nports;
+};
+
+enum target_kind {
+	TARGET_NAME,			/* exact name */
+	TARGET_WILD,			/* any subdomain of name */
+	TARGET_ADDR			/* address prefix */
+};
+
+/* A parsed rule waiting to be added, with the target it applies to. */
+struct rule_spec {
+	struct rule	*rule;
+	enum target_kind kind;
+	const char	*name;		/* canonical, in the arena */
+	uint8_t		 addr[16];
+	size_t		 alen;		/* 4 or 16 */
+	unsigned int	 plen;		/* prefix length in bits */
+	int		 listed;	/* ports named (for rules_ports) */
+};
+
+/* Address prefixes: one hash entry per prefix, probed by length. */
+struct prefixset {
+	struct hmap	map;
+	uint8_t		have4[33];
+	uint8_t		have6[129];
+};
+
+/* A node of the reversed-label tree of wildcard rules. */
+struct wnode {
+	struct hmap	 kids;		/* label -> struct wnode */
+	struct rule	*rules;		/* *.this-node's-name */
+};
+
+struct psl_ctx_st;
+
+/* A file a policy was read from: the top file, an include, a preset. */
+struct rules_file {
+	struct rules_file	*next;
+	const char		*path;
+};
+
+struct rules {
+	struct arena		 arena;
+	struct hmap		 names;		/* name -> struct rule list */
+	struct wnode		 wild;
+	struct prefixset	 addrs;		/* allow and deny */
+	struct prefixset	 privs;		/* allow-private */
+	unsigned int		 seq;
+	const struct psl_ctx_st	*psl;
+	struct psl_ctx_st	*psl_owned;
+	uint8_t			 ports[65536 / 8];
+	struct rules_file	*files;
+};
+
+/* rules/host.c */
+int	port_parse(const char *, size_t, uint16_t *);
+int	host_is_v6_text(const char *, size_t);
+
+/* rules/addr.c */
+void	addr_mask(uint8_t *, const uint8_t *, size_t, unsigned int);
+int	addr_in(const uint8_t *, const uint8_t *, size_t, unsigned int);
+size_t	addr_format(char *, size_t, const uint8_t *, size_t);
+
+/* rules/parse.c */
+int	rules_load_buffer(struct rules *, const char *, const char *, size_t,
+	    char *, size_t);
+int	rules_parse_allow(struct rules *, const char *, unsigned int,
+	    const char *, int, struct rule_spec *, char *, size_t);
+
+/* rules/match.c */
+int	rules_add(struct rules *, const struct rule_spec *, size_t);
+int	rules_public_suffix(struct rules *, const char *);
+
+#endif

@@ -1,0 +1,105 @@
+#!/bin/sh
+# pinhole check end to end: verdicts and exit codes, file:line errors,
+# presets, and the default policy path.
+. "$top_srcdir/tests/integration/lib.sh"
+
+CHECK_ENV=
+
+# Run pinhole check (with $CHECK_ENV set); compare the exit status
+# and the first line printed.
+check() {
+	want_rc=$1; want=$2; shift 2
+	out=$(env $CHECK_ENV "$PINHOLE" check "$@" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$want_rc" ] && [ "$(echo "$out" | head -1)" = "$want" ]; then
+		ok "check $* -> $rc $want"
+	else
+		fail "check $*: got $rc '$out', want $want_rc '$want'"
+	fi
+}
+
+P=$T/policy
+cat >"$P" <<'POLICY'
+# test policy
+allow pypi.org
+allow *.pythonhosted.org
+allow github.com:22,443
+deny  upload.pypi.org
+allow 203.0.113.0/24:443
+allow [2001:db8::/32]:*
+POLICY
+
+check 0 "allow pypi.org:443 ($P:2: allow pypi.org)" --policy "$P" pypi.org
+check 0 "allow pypi.org:80 ($P:2: allow pypi.org)" --policy "$P" PyPI.org.:80
+check 1 "deny pypi.org:8080 (no rule allows this port: default deny)" \
+    --policy "$P" pypi.org:8080
+check 1 "deny evilpypi.org:443 (no rule matches: default deny)" \
+    --policy "$P" evilpypi.org
+check 1 "deny evil.example:443 (no rule matches: default deny)" \
+    --policy "$P" evil.example
+check 0 "allow a.b.files.pythonhosted.org:443 ($P:3: allow *.pythonhosted.org)" \
+    --policy "$P" a.b.files.pythonhosted.org
+check 1 "deny pythonhosted.org:443 (no rule matches: default deny)" \
+    --policy "$P" pythonhosted.org
+check 1 "deny upload.pypi.org:443 ($P:5: deny  upload.pypi.org)" \
+    --policy "$P" --allow upload.pypi.org upload.pypi.org
+check 0 "allow github.com:22 ($P:4: allow github.com:22,443)" \
+    --policy "$P" github.com:22
+check 0 "allow 203.0.113.7:443 ($P:6: allow 203.0.113.0/24:443)" \
+    --policy "$P" 3405803783
+check 0 "allow [2001:db8::1]:8080 ($P:7: allow [2001:db8::/32]:*)" \
+    --policy "$P" '[2001:DB8::1]:8080'
+check 0 "allow other.example:443 (--allow: allow other.example)" \
+    --policy "$P" --allow other.example other.example
+
+# Errors: FILE:LINE: message, exit 2.
+printf 'allow ok.example\nalow pypi.org\n' >"$T/typo"
+check 2 "$T/typo:2: unknown directive 'alow' (did you mean 'allow'?)" \
+    --policy "$T/typo" pypi.org
+printf 'allow *.co.uk\n' >"$T/psl"
+check 2 "$T/psl:1: '*.co.uk' would match every site under the public suffix 'co.uk': name the site (*.example.co.uk)" \
+    --policy "$T/psl" x.co.uk
+printf 'include %s\n' "$T/loop" >"$T/loop"
+check 2 "$T/loop:1: include loop: '$T/loop' is already being read" \
+    --policy "$T/loop" pypi.org
+check 2 "$T/nothere: No such file or directory" --policy "$T/nothere" pypi.org
+check 2 "--allow: '*' alone would match every host: name the hosts (a wildcard needs a domain: *.example.com)" \
+    --policy "$P" --allow '*' pypi.org
+expect_fail "bad host is a usage error" "$PINHOLE" check --policy "$P" 'a..b'
+"$PINHOLE" check --policy "$P" 'a..b' >/dev/null 2>&1
+[ $? -eq 2 ] && ok "bad host exits 2" || fail "bad host does not exit 2"
+"$PINHOLE" check --policy "$P" >/dev/null 2>&1
+[ $? -eq 2 ] && ok "no host exits 2" || fail "no host does not exit 2"
+"$PINHOLE" check --bogus pypi.org >/dev/null 2>&1
+[ $? -eq 2 ] && ok "unknown option exits 2" || fail "unknown option does not exit 2"
+
+# Presets, found through PINHOLE_PRESETDIR (set by the test harness).
+printf 'include preset:python\ninclude preset:github\n' >"$T/presets"
+check 0 "allow files.pythonhosted.org:443 ($PINHOLE_PRESETDIR/python:3: allow files.pythonhosted.org)" \
+    --policy "$T/presets" files.pythonhosted.org
+printf 'include preset:pythn\n' >"$T/nopreset"
+out=$("$PINHOLE" check --policy "$T/nopreset" pypi.org 2>&1)
+case $out in
+"$T/nopreset:1: cannot read '$PINHOLE_PRESETDIR/pythn'"*) ok "missing preset" ;;
+*) fail "missing preset: $out" ;;
+esac
+
+# The default policy: XDG_CONFIG_HOME, then ~/.config; missing = empty.
+mkdir -p "$T/xdg/pinhole" "$T/home/.config/pinhole"
+echo 'allow xdg.example' >"$T/xdg/pinhole/policy"
+echo 'allow home.example' >"$T/home/.config/pinhole/policy"
+CHECK_ENV="XDG_CONFIG_HOME=$T/xdg HOME=$T/home"
+check 0 \
+    "allow xdg.example:443 ($T/xdg/pinhole/policy:1: allow xdg.example)" xdg.example
+CHECK_ENV="XDG_CONFIG_HOME= HOME=$T/home"
+check 0 \
+    "allow home.example:443 ($T/home/.config/pinhole/policy:1: allow home.example)" home.example
+CHECK_ENV="XDG_CONFIG_HOME=$T/empty HOME=$T/empty"
+check 1 \
+    "deny pypi.org:443 (no rule matches: default deny)" pypi.org
+check 0 \
+    "allow pypi.org:443 (--allow: allow pypi.org)" --allow pypi.org pypi.org
+"$PINHOLE" check --help | grep -q 'XDG_CONFIG_HOME' &&
+    ok "--help names the default policy" || fail "--help lacks the default policy"
+
+finish

@@ -1,0 +1,681 @@
+/*
+ * The audit log writer: fields and their order, escaping, truncation,
+ * failures (/dev/full, a short write), reopening after rotation.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <iconv.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "proxy/audit.h"
+
+struct fixture {
+	char	dir[64];
+	char	path[128];
+	char	errpath[128];
+	int	saved_stderr;
+};
+
+/* Make a private directory for the files of one test. */
+static int
+setup(void **state)
+{
+	struct fixture	*f;
+
+	f = calloc(1, sizeof *f);
+	assert_non_null(f);
+	snprintf(f->dir, sizeof f->dir, "/tmp/pinhole-audit.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof f->path, "%s/audit.log", f->dir);
+	snprintf(f->errpath, sizeof f->errpath, "%s/stderr", f->dir);
+	f->saved_stderr = -1;
+	*state = f;
+	return (0);
+}
+
+/* Remove the files of one test. */
+static int
+teardown(void **state)
+{
+	struct fixture	*f = *state;
+	char		 cmd[160];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return (0);
+}
+
+/* Read a whole file into a string. */
+static char *
+slurp(const char *path)
+{
+	FILE	*fp;
+	char	*buf;
+	long	 len;
+
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	len = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, len, fp), (size_t)len);
+	fclose(fp);
+	return (buf);
+}
+
+/* Count the lines of a string that contain a text. */
+static int
+count_lines(const char *s, const char *text)
+{
+	const char	*end;
+	int		 n = 0;
+	size_t		 len = strlen(text);
+
+	for (; *s != '\0'; s = end + 1) {
+		if ((end = strchr(s, '\n')) == NULL)
+			end = s + strlen(s);
+		if (memmem(s, end - s, text, len) != NULL)
+			n++;
+		if (*end == '\0')
+			break;
+	}
+	return (n);
+}
+
+struct json {
+	const char	*p;
+};
+
+static int	json_value(struct json *, int);
+
+/* Skip white space. */
+static void
+json_ws(struct json *j)
+{
+	while (*j->p == ' ' || *j->p == '\t')
+		j->p++;
+}
+
+/* Take one string: no raw controls, known escapes only. */
+static int
+json_string(struct json *j)
+{
+	int	i;
+
+	if (*j->p++ != '"')
+		return (-1);
+	for (; *j->p != '"'; j->p++) {
+		if ((unsigned char)*j->p < 0x20)
+			return (-1);
+		if (*j->p != '\\')
+			continue;
+		j->p++;
+		if (*j->p == 'u') {
+			for (i = 1; i <= 4; i++)
+				if (!isxdigit((unsigned char)j->p[i]))
+					return (-1);
+			j->p += 4;
+		} else if (strchr("\"\\/bfnrt", *j->p) == NULL ||
+		    *j->p == '\0')
+			return (-1);
+	}
+	j->p++;
+	return (0);
+}
+
+/* Take one object or array. */
+static int
+json_members(struct json *j, int obj, int depth)
+{
+	char	close = obj ? '}' : ']';
+
+	j->p++;
+	json_ws(j);
+	if (*j->p == close) {
+		j->p++;
+		return (0);
+	}
+	for (;;) {
+		if (obj) {
+			if (json_string(j) == -1)
+				return (-1);
+			json_ws(j);
+			if (*j->p++ != ':')
+				return (-1);
+		}
+		if (json_value(j, depth + 1) == -1)
+			return (-1);
+		json_ws(j);
+		if (*j->p == close) {
+			j->p++;
+			return (0);
+		}
+		if (*j->p++ != ',')
+			return (-1);
+		json_ws(j);
+	}
+}
+
+/* Take one value. */
+static int
+json_value(struct json *j, int depth)
+{
+	const char	*words[] = { "true", "false", "null" };
+	size_t		 i;
+
+	json_ws(j);
+	if (depth > 8)
+		return (-1);
+	if (*j->p == '{' || *j->p == '[')
+		return (json_members(j, *j->p == '{', depth));
+	if (*j->p == '"')
+		return (json_string(j));
+	for (i = 0; i < 3; i++) {
+		if (strncmp(j->p, words[i], strlen(words[i])) == 0) {
+			j->p += strlen(words[i]);
+			return (0);
+		}
+	}
+	if (*j->p == '-')
+		j->p++;
+	if (!isdigit((unsigned char)*j->p) || (j->p[0] == '0' &&
+	    isdigit((unsigned char)j->p[1])))
+		return (-1);
+	while (isdigit((unsigned char)*j->p))
+		j->p++;
+	return (0);
+}
+
+/* Tell whether a line (up to its newline) is one JSON object in UTF-8. */
+static int
+json_line_ok(char *line, size_t len)
+{
+	struct json	 j;
+	iconv_t		 cd;
+	char		 buf[16384], *in = line, *out = buf;
+	size_t		 inlen = len, outlen = sizeof buf;
+	int		 ok;
+
+	cd = iconv_open("UTF-8", "UTF-8");
+	assert_true(cd != (iconv_t)-1);
+	ok = iconv(cd, &in, &inlen, &out, &outlen) != (size_t)-1;
+	iconv_close(cd);
+	j.p = line;
+	if (!ok || *j.p != '{' || json_value(&j, 0) == -1)
+		return (0);
+	return (*j.p == '\n');
+}
+
+/* Check every line of a file is a JSON object, but skip_torn of them. */
+static void
+check_json(const char *path, int skip_torn)
+{
+	char	*buf = slurp(path), *line, *end;
+	int	 bad = 0, n = 0;
+
+	for (line = buf; *line != '\0'; line = end + 1) {
+		end = strchr(line, '\n');
+		assert_non_null(end);
+		if (!json_line_ok(line, end - line + 1))
+			bad++;
+		n++;
+	}
+	assert_true(n > 0);
+	assert_int_equal(bad, skip_torn);
+	free(buf);
+}
+
+/* Check a file with an independent parser too (python3). */
+static void
+check_json_python(const char *path)
+{
+	char	cmd[512];
+
+	snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys\n"
+	    "for l in open(sys.argv[1],encoding=\"utf-8\"):\n"
+	    " assert isinstance(json.loads(l),dict)' '%s'", path);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Check no byte below 0x20 or DEL appears except line ends. */
+static void
+check_no_controls(const char *s)
+{
+	for (; *s != '\0'; s++)
+		assert_true(*s == '\n' || ((unsigned char)*s >= 0x20 &&
+		    *s != 0x7f));
+}
+
+/* Send stderr to a file. */
+static void
+capture_stderr(struct fixture *f)
+{
+	int	fd;
+
+	fd = open(f->errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	f->saved_stderr = dup(STDERR_FILENO);
+	dup2(fd, STDERR_FILENO);
+	close(fd);
+}
+
+/* Give stderr back. */
+static void
+restore_stderr(struct fixture *f)
+{
+	dup2(f->saved_stderr, STDERR_FILENO);
+	close(f->saved_stderr);
+	f->saved_stderr = -1;
+}
+
+/* Replace the timestamp of a line by "TS", checking its form. */
+static void
+strip_ts(char *line)
+{
+	regex_t		re;
+	regmatch_t	m[2];
+
+	assert_int_equal(regcomp(&re, "\"ts\":\"(20[0-9]{2}-[01][0-9]-[0-3][0-9]"
+	    "T[0-2][0-9]:[0-5][0-9]:[0-6][0-9]\\.[0-9]{3}Z)\"", REG_EXTENDED), 0);
+	assert_int_equal(regexec(&re, line, 2, m, 0), 0);
+	memmove(line + m[1].rm_so + 2, line + m[1].rm_eo,
+	    strlen(line + m[1].rm_eo) + 1);
+	memcpy(line + m[1].rm_so, "TS", 2);
+	regfree(&re);
+}
+
+/* The line checker itself tells good lines from bad ones. */
+static void
+test_checker(void **state)
+{
+	const char	*good[] = {
+		"{\"a\":1,\"b\":\"x\\u0001\\\"\",\"c\":true,\"d\":[]}\n",
+		"{\"e\":\"\xc3\xa9\xf0\x9f\x98\x80\"}\n",
+	};
+	const char	*bad[] = {
+		"{\"a\":\"\x01\"}\n", "{\"a\":\"\xff\"}\n",
+		"{\"a\":\"\xed\xa0\x80\"}\n", "{\"a\":1\n",
+		"{\"a\":1}x\n", "{\"a\":\"\\x\"}\n", "{\"a\":01}\n",
+		"{\"schema\":1,\"ev\n",
+	};
+	char		 buf[128];
+	size_t		 i;
+
+	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+		snprintf(buf, sizeof buf, "%s", good[i]);
+		assert_true(json_line_ok(buf, strlen(buf)));
+	}
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(buf, sizeof buf, "%s", bad[i]);
+		assert_false(json_line_ok(buf, strlen(buf)));
+	}
+}
+
+/* Every field, in the documented order. */
+static void
+test_fields(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit		*a;
+	struct audit_event	 ev;
+	char			 err[256], *out;
+	struct stat		 st;
+
+	a = audit_open(f->path, err, sizeof err);
+	assert_non_null(a);
+	audit_event_init(&ev);
+	ev.event = "close";
+	ev.verdict = "allow";
+	ev.reason = "rule";
+	ev.session = "s1";
+	ev.client = "10.0.0.2:4242";
+	ev.host = "pypi.org";
+	ev.port = 443;
+	ev.addr = "151.101.0.223";
+	ev.via = "connect";
+	ev.rule = "policy:3";
+	ev.status = 200;
+	ev.bytes_up = 1234;
+	ev.bytes_down = 5000000000LL;
+	ev.ms = 0;
+	ev.qname = "pypi.org";
+	ev.qtype = "A";
+	ev.answer = "198.18.0.1";
+	ev.detail = "ok";
+	audit_write(a, &ev);
+	audit_event_init(&ev);
+	ev.event = "start";
+	audit_write(a, &ev);
+	audit_close(a);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	out = slurp(f->path);
+	strip_ts(out);
+	strip_ts(strchr(out, '\n') + 1);
+	assert_string_equal(out,
+	    "{\"schema\":1,\"ts\":\"TS\",\"event\":\"close\",\"verdict\":\"allow\","
+	    "\"reason\":\"rule\",\"session\":\"s1\",\"client\":\"10.0.0.2:4242\","
+	    "\"host\":\"pypi.org\",\"port\":443,\"addr\":\"151.101.0.223\","
+	    "\"via\":\"connect\",\"rule\":\"policy:3\",\"status\":200,"
+	    "\"bytes_up\":1234,\"bytes_down\":5000000000,\"ms\":0,"
+	    "\"qname\":\"pypi.org\",\"qtype\":\"A\",\"answer\":\"198.18.0.1\","
+	    "\"detail\":\"ok\"}\n"
+	    "{\"schema\":1,\"ts\":\"TS\",\"event\":\"start\"}\n");
+	free(out);
+	check_json(f->path, 0);
+}
+
+/* Quotes, backslashes, controls, invalid UTF-8 and friends. */
+static void
+test_escape(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit		*a;
+	struct audit_event	 ev;
+	char			 err[256], *out, *p;
+
+	a = audit_open(f->path, err, sizeof err);
+	assert_non_null(a);
+	audit_event_init(&ev);
+	ev.event = "request";
+	ev.host = "a\"b\\c";
+	ev.detail = "nl\n tab\t esc\033[31m del\177 ff\377 cut\xe2\x82"
+	    " over\xc0\xaf sur\xed\xa0\x80 ok\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+	    " c1\xc2\x9b ls\xe2\x80\xa8 rlo\xe2\x80\xae big\xf4\x90\x80\x80";
+	audit_write(a, &ev);
+	audit_close(a);
+	out = slurp(f->path);
+	check_no_controls(out);
+	assert_non_null(strstr(out, "\"host\":\"a\\\"b\\\\c\""));
+	p = strstr(out, "\"detail\":");
+	assert_non_null(p);
+	assert_string_equal(p, "\"detail\":\"nl\\u000a tab\\u0009 "
+	    "esc\\u001b[31m del\\u007f ff\\ufffd cut\\ufffd\\ufffd "
+	    "over\\ufffd\\ufffd sur\\ufffd\\ufffd\\ufffd "
+	    "ok\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 c1\\u009b ls\\u2028 "
+	    "rlo\\u202e big\\ufffd\\ufffd\\ufffd\\ufffd\"}\n");
+	free(out);
+	check_json(f->path, 0);
+	check_json_python(f->path);
+}
+
+/* Long values are cut at a character boundary and flagged. */
+static void
+test_truncate(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit		*a;
+	struct audit_event	 ev;
+	char			 err[256], *out, *big, *p, *q;
+	size_t			 i;
+
+	big = malloc(5001);
+	assert_non_null(big);
+	for (i = 0; i < 5000; i += 2)
+		memcpy(big + i, "\xc3\xa9", 2);
+	big[5000] = '\0';
+	a = audit_open(f->path, err, sizeof err);
+	assert_non_null(a);
+	audit_event_init(&ev);
+	ev.event = "request";
+	ev.host = big + 1;	/* starts mid-character: one \ufffd */
+	ev.detail = "short";
+	audit_write(a, &ev);
+	audit_close(a);
+	free(big);
+	out = slurp(f->path);
+	p = strstr(out, "\"host\":\"") + 8;
+	q = strstr(p, "...\"");
+	assert_non_null(q);
+	assert_true(q - p <= 1024 + 6);
+	assert_int_equal(strncmp(q - 2, "\xc3\xa9", 2), 0);
+	assert_non_null(strstr(out, ",\"detail\":\"short\",\"truncated\":true}\n"));
+	free(out);
+	check_json(f->path, 0);
+}
+
+/* A full disk is reported once, and writing goes on. */
+static void
+test_dev_full(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit		*a;
+	struct audit_event	 ev;
+	char			 err[256], *out;
+	int			 i;
+
+	a = audit_open("/dev/full", err, sizeof err);
+	assert_non_null(a);
+	audit_event_init(&ev);
+	ev.event = "connect";
+	capture_stderr(f);
+	for (i = 0; i < 5; i++)
+		audit_write(a, &ev);
+	restore_stderr(f);
+	audit_close(a);
+	out = slurp(f->errpath);
+	assert_int_equal(count_lines(out,
+	    "audit log: /dev/full: No space left on device"), 1);
+	assert_int_equal(count_lines(out, "audit log"), 1);
+	free(out);
+}
+
+/*
+ * In a child limited in file size: a line that fits, one cut short, one
+ * refused, then (limit lifted) one that fits.  Returns the child's status.
+ */
+static int
+short_write_child(struct fixture *f, const char *path, int use_stdout)
+{
+	struct audit		*a;
+	struct audit_event	 ev;
+	struct rlimit		 rl, small;
+	char			 err[256], pad[300];
+	int			 status, fd;
+	pid_t			 pid;
+
+	if ((pid = fork()) != 0) {
+		assert_true(pid > 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		return (status);
+	}
+	capture_stderr(f);
+	signal(SIGXFSZ, SIG_IGN);
+	if (use_stdout) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+		path = "-";
+	}
+	if ((a = audit_open(path, err, sizeof err)) == NULL)
+		_exit(2);
+	audit_event_init(&ev);
+	ev.event = "first";
+	audit_write(a, &ev);
+	getrlimit(RLIMIT_FSIZE, &rl);
+	small = rl;
+	small.rlim_cur = 150;
+	setrlimit(RLIMIT_FSIZE, &small);
+	memset(pad, 'x', sizeof pad - 1);
+	pad[sizeof pad - 1] = '\0';
+	ev.event = "second";
+	ev.detail = pad;
+	audit_write(a, &ev);
+	ev.event = "third";
+	audit_write(a, &ev);
+	setrlimit(RLIMIT_FSIZE, &rl);
+	ev.event = "fourth";
+	ev.detail = NULL;
+	audit_write(a, &ev);
+	audit_close(a);
+	_exit(0);
+}
+
+/* A short write to an appended file is cut back: only whole lines. */
+static void
+test_short_write(void **state)
+{
+	struct fixture	*f = *state;
+	char		*out, *err;
+
+	assert_int_equal(short_write_child(f, f->path, 0), 0);
+	out = slurp(f->path);
+	assert_int_equal(count_lines(out, "\"schema\""), 2);
+	assert_non_null(strstr(out, "\"event\":\"first\"}\n{"));
+	assert_non_null(strstr(out, "\"event\":\"fourth\"}\n"));
+	assert_null(strstr(out, "second"));
+	check_json(f->path, 0);
+	free(out);
+	err = slurp(f->errpath);
+	assert_int_equal(count_lines(err, "short write"), 1);
+	assert_int_equal(count_lines(err, "writing again, 2 lines lost"), 1);
+	assert_int_equal(count_lines(err, "audit log"), 2);
+	free(err);
+}
+
+/* Where the fragment cannot be cut, it is left alone on its own line. */
+static void
+test_short_write_torn(void **state)
+{
+	struct fixture	*f = *state;
+	char		*out;
+
+	assert_int_equal(short_write_child(f, f->path, 1), 0);
+	out = slurp(f->path);
+	assert_int_equal(count_lines(out, "\"schema\""), 3);
+	assert_int_equal(count_lines(out, "\"event\":\"second\""), 1);
+	assert_non_null(strstr(out, "\"event\":\"first\"}\n{"));
+	assert_non_null(strstr(out, "\n{\"schema\":1,"));
+	assert_non_null(strstr(out, "\"event\":\"fourth\"}\n"));
+	check_json(f->path, 1);
+	free(out);
+}
+
+/* After a rename, reopen writes to a new file under the old name. */
+static void
+test_reopen(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit		*a;
+	struct audit_event	 ev;
+	char			 err[256], old[160], *out;
+
+	a = audit_open(f->path, err, sizeof err);
+	assert_non_null(a);
+	audit_event_init(&ev);
+	ev.event = "before";
+	audit_write(a, &ev);
+	snprintf(old, sizeof old, "%s.1", f->path);
+	assert_int_equal(rename(f->path, old), 0);
+	ev.event = "between";
+	audit_write(a, &ev);
+	assert_int_equal(audit_reopen(a), 0);
+	ev.event = "after";
+	audit_write(a, &ev);
+	audit_close(a);
+	out = slurp(old);
+	assert_int_equal(count_lines(out, "\"schema\""), 2);
+	assert_non_null(strstr(out, "before"));
+	assert_non_null(strstr(out, "between"));
+	free(out);
+	out = slurp(f->path);
+	assert_int_equal(count_lines(out, "\"schema\""), 1);
+	assert_non_null(strstr(out, "after"));
+	free(out);
+}
+
+/* No log: everything is a no-op; a bad path is an error. */
+static void
+test_none(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit		*a;
+	struct audit_event	 ev;
+	char			 err[256], bad[160];
+
+	a = audit_open(NULL, err, sizeof err);
+	assert_non_null(a);
+	audit_event_init(&ev);
+	ev.event = "start";
+	audit_write(a, &ev);
+	audit_write(NULL, &ev);
+	assert_int_equal(audit_reopen(a), 0);
+	audit_close(a);
+	audit_close(NULL);
+	snprintf(bad, sizeof bad, "%s/no/such/dir/log", f->dir);
+	assert_null(audit_open(bad, err, sizeof err));
+	assert_non_null(strstr(err, "No such file or directory"));
+}
+
+/* "-" writes to stdout. */
+static void
+test_stdout(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit		*a;
+	struct audit_event	 ev;
+	char			 err[256], *out;
+	int			 saved, fd;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	fd = open(f->path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	assert_true(fd >= 0);
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	a = audit_open("-", err, sizeof err);
+	audit_event_init(&ev);
+	ev.event = "dns";
+	ev.qname = "example.org";
+	audit_write(a, &ev);
+	assert_int_equal(audit_reopen(a), 0);
+	audit_close(a);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	assert_non_null(a);
+	out = slurp(f->path);
+	assert_non_null(strstr(out, "\"event\":\"dns\",\"qname\":\"example.org\"}\n"));
+	free(out);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_checker),
+		cmocka_unit_test_setup_teardown(test_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_escape, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dev_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_short_write, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_short_write_torn, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_none, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
