@@ -179,7 +179,7 @@ why_not() {
 start_dnsmasq() {
 	DNSPORT=$(free_port u)
 	bg dnsmasq -k -C /dev/null -p "$DNSPORT" --listen-address=127.0.0.1 \
-	    --bind-interfaces --no-resolv --no-hosts \
+	    --bind-interfaces --no-resolv --no-hosts --local-ttl=300 \
 	    --pid-file="$T/dnsmasq.pid" --address=/$HOST/127.0.0.1 \
 	    2>"$T/dnsmasq.err"
 	wait_port "$BGPID" "$DNSPORT" u || { say "dnsmasq did not start"; return 1; }
