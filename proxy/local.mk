@@ -37,3 +37,11 @@ tests_fuzz_fuzz_sni_SOURCES = tests/fuzz/fuzz_sni.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_sni_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_sni_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/sni
+
+# Escalation: the request queue, the control socket and its JSON-lines
+# protocol, the agent endpoint.
+libpinhole_a_SOURCES += \
+	proxy/json.c proxy/json.h \
+	proxy/escalate.c proxy/escalate.h \
+	proxy/control.c proxy/control-proto.c proxy/control.h \
+	proxy/agent.c proxy/agent.h
