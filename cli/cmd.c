@@ -12,12 +12,22 @@
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_version_entry;
+extern const struct cmd_entry cmd_request_entry;
+extern const struct cmd_entry cmd_pending_entry;
+extern const struct cmd_entry cmd_approve_entry;
+extern const struct cmd_entry cmd_deny_entry;
+extern const struct cmd_entry cmd_watch_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
 const struct cmd_entry *cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_version_entry,
 	&cmd_check_entry,
+	&cmd_request_entry,
+	&cmd_pending_entry,
+	&cmd_approve_entry,
+	&cmd_deny_entry,
+	&cmd_watch_entry,
 	NULL
 };
 

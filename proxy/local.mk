@@ -45,3 +45,8 @@ libpinhole_a_SOURCES += \
 	proxy/escalate.c proxy/escalate.h \
 	proxy/control.c proxy/control-proto.c proxy/control.h \
 	proxy/agent.c proxy/agent.h
+
+# A test-only host for escalation without the gateway: the queue, the
+# control socket, the agent endpoint over evhttp.
+check_PROGRAMS += tests/integration/escalate-probe
+tests_integration_escalate_probe_LDADD = libpinhole.a $(DEP_LIBS)
