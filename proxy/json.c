@@ -560,3 +560,11 @@ json_put_bool(struct json_writer *w, const char *key, int v)
 	json_key(w, key);
 	json_put_raw(w, v ? "true" : "false", v ? 4 : 5);
 }
+
+/* Write a null member. */
+void
+json_put_null(struct json_writer *w, const char *key)
+{
+	json_key(w, key);
+	json_put_raw(w, "null", 4);
+}

@@ -73,6 +73,7 @@ void	json_close(struct json_writer *);
 void	json_put_str(struct json_writer *, const char *, const char *);
 void	json_put_int(struct json_writer *, const char *, int64_t);
 void	json_put_bool(struct json_writer *, const char *, int);
+void	json_put_null(struct json_writer *, const char *);
 /* Append a JSON string literal for bytes (escaped, invalid UTF-8 as U+FFFD). */
 void	json_put_quoted(struct json_writer *, const char *, size_t);
 void	json_put_raw(struct json_writer *, const char *, size_t);
