@@ -12,6 +12,8 @@
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_version_entry;
+extern const struct cmd_entry cmd_allow_entry;
+extern const struct cmd_entry cmd_disallow_entry;
 extern const struct cmd_entry cmd_request_entry;
 extern const struct cmd_entry cmd_pending_entry;
 extern const struct cmd_entry cmd_approve_entry;
@@ -23,6 +25,8 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_version_entry,
 	&cmd_check_entry,
+	&cmd_allow_entry,
+	&cmd_disallow_entry,
 	&cmd_request_entry,
 	&cmd_pending_entry,
 	&cmd_approve_entry,

@@ -1,1 +1,29 @@
 # Namespaces, links and the sandboxed child.
+libpinhole_a_SOURCES += \
+	netns/netns.h netns/netns-int.h \
+	netns/net.c \
+	netns/link.c \
+	netns/sandbox.c \
+	netns/exec.c \
+	netns/child.c \
+	netns/init.c
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_netns
+TESTS += tests/unit/test_netns
+tests_unit_test_netns_LDADD = $(UNIT_LIBS)
+tests_unit_test_netns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
+# A test-only program: open the sandbox, serve an echo on its listeners,
+# run a command in it.  Exercises the plumbing without the gateway.
+check_PROGRAMS += tests/integration/netns-probe
+tests_integration_netns_probe_LDADD = libpinhole.a $(DEP_LIBS)
+
+TESTS += \
+	tests/integration/run-status.sh \
+	tests/integration/run-escape.sh
+EXTRA_DIST += \
+	tests/integration/run-status.sh \
+	tests/integration/run-escape.sh
+EXTRA_DIST += docs/sandbox.md

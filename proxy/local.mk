@@ -38,6 +38,14 @@ tests_fuzz_fuzz_sni_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_sni_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/sni
 
+# Live policy reload: inotify on the policy files, in the event loop.
+libpinhole_a_SOURCES += proxy/policywatch.c proxy/policywatch.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_policywatch
+TESTS += tests/unit/test_policywatch
+tests_unit_test_policywatch_LDADD = $(UNIT_LIBS)
+tests_unit_test_policywatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
 # Escalation: the request queue, the control socket and its JSON-lines
 # protocol, the agent endpoint.
 libpinhole_a_SOURCES += \

@@ -33,3 +33,28 @@ EXTRA_DIST += tests/fuzz/policy tests/fuzz/host
 # Matching speed with 100,000 rules: built by make check, run by hand.
 check_PROGRAMS += tests/bench/bench_rules
 tests_bench_bench_rules_LDADD = $(UNIT_LIBS)
+
+# Editing the policy: pure text edits, and the atomic file writer.
+libpinhole_a_SOURCES += rules/edit.c rules/file.c
+check_PROGRAMS += tests/unit/test_edit
+TESTS += tests/unit/test_edit
+tests_unit_test_edit_LDADD = $(UNIT_LIBS)
+tests_unit_test_edit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# Runtime grants on top of the policy, and the decision combining both.
+libpinhole_a_SOURCES += rules/grants.c rules/grants.h
+check_PROGRAMS += tests/unit/test_grants
+TESTS += tests/unit/test_grants
+tests_unit_test_grants_LDADD = $(UNIT_LIBS)
+tests_unit_test_grants_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+# `pinhole allow` / `pinhole disallow` end to end.
+TESTS += tests/integration/allow.sh
+EXTRA_DIST += tests/integration/allow.sh
+
+# Fuzz policy editing.
+FUZZ_TARGETS += tests/fuzz/fuzz_edit
+tests_fuzz_fuzz_edit_SOURCES = tests/fuzz/fuzz_edit.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_edit_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_edit_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/edit

@@ -29,6 +29,7 @@ struct load {
 	size_t			 cap;
 	char			*err;
 	size_t			 errlen;
+	struct rules_file	*files;		/* read by this load */
 };
 
 /* One file (or text) being parsed; parent is the file that included it. */
@@ -358,29 +359,43 @@ split_host(struct parse *p, const char *arg, const char **host, size_t *hlen,
 	return (0);
 }
 
+/* Parse a rule's target and ports, without the checks of an allow rule. */
+static struct rule_spec *
+parse_target(struct parse *p, const char *arg, const char *text,
+    enum rule_action action)
+{
+	struct rule_spec	*spec;
+	const char		*ports, *host;
+	size_t			 hlen;
+
+	if ((spec = spec_new(p, action, text)) == NULL) {
+		parse_error(p, "out of memory");
+		return (NULL);
+	}
+	if (split_host(p, arg, &host, &hlen, &ports) == -1)
+		return (NULL);
+	if (parse_host(p, host, hlen, spec) == -1)
+		return (NULL);
+	if (ports != NULL && parse_ports(p, ports, spec) == -1)
+		return (NULL);
+	if (ports == NULL) {
+		spec->rule->ports = action == RULE_DENY ? ports_all :
+		    ports_default;
+		spec->rule->nports = action == RULE_DENY ? 1 : 2;
+	}
+	return (spec);
+}
+
 /* Parse an allow or deny rule. */
 static int
 parse_rule(struct parse *p, const char *arg, const char *text,
     enum rule_action action)
 {
 	struct rule_spec	*spec;
-	const char		*ports, *host;
-	size_t			 hlen;
 	int			 ps;
 
-	if ((spec = spec_new(p, action, text)) == NULL)
-		return (parse_error(p, "out of memory"));
-	if (split_host(p, arg, &host, &hlen, &ports) == -1)
+	if ((spec = parse_target(p, arg, text, action)) == NULL)
 		return (-1);
-	if (parse_host(p, host, hlen, spec) == -1)
-		return (-1);
-	if (ports != NULL && parse_ports(p, ports, spec) == -1)
-		return (-1);
-	if (ports == NULL) {
-		spec->rule->ports = action == RULE_DENY ? ports_all :
-		    ports_default;
-		spec->rule->nports = action == RULE_DENY ? 1 : 2;
-	}
 	if (action == RULE_ALLOW && spec->kind == TARGET_ADDR &&
 	    spec->plen == 0)
 		return (parse_error(p, "a /0 prefix would allow every address"));
@@ -619,6 +634,22 @@ file_error(struct load *l, const struct parse *parent, const char *path,
 	    quote(q, sizeof q, path, strlen(path)), why));
 }
 
+/* Note a file this load reads, for rules_files(). */
+static int
+load_note_file(struct load *l, const char *path)
+{
+	struct rules_file	*f, **tail;
+
+	if ((f = arena_alloc(&l->r->arena, sizeof *f)) == NULL)
+		return (-1);
+	f->next = NULL;
+	f->path = path;
+	for (tail = &l->files; *tail != NULL; tail = &(*tail)->next)
+		;
+	*tail = f;
+	return (0);
+}
+
 /* Parse a file's text as included by parent (NULL at the top). */
 static int
 parse_file(struct load *l, const struct parse *parent, const char *path,
@@ -633,7 +664,7 @@ parse_file(struct load *l, const struct parse *parent, const char *path,
 	p.file = arena_strndup(&l->r->arena, path, strlen(path));
 	p.dir = slash == NULL ? "." : slash == path ? "/" :
 	    arena_strndup(&l->r->arena, path, slash - path);
-	if (p.file == NULL || p.dir == NULL)
+	if (p.file == NULL || p.dir == NULL || load_note_file(l, p.file) == -1)
 		return (file_error(l, parent, path, "out of memory"));
 	return (parse_text(&p, text, len));
 }
@@ -678,10 +709,16 @@ out:
 static int
 load_finish(struct load *l, int rv)
 {
-	struct parse	top = { .load = l, .file = "policy" };
+	struct parse		  top = { .load = l, .file = "policy" };
+	struct rules_file	**tail;
 
 	if (rv == 0 && rules_add(l->r, l->specs, l->nspecs) == -1)
 		rv = parse_error(&top, "out of memory");
+	if (rv == 0) {
+		for (tail = &l->r->files; *tail != NULL; tail = &(*tail)->next)
+			;
+		*tail = l->files;
+	}
 	free(l->specs);
 	return (rv);
 }
@@ -712,6 +749,74 @@ rules_load_text(struct rules *r, const char *origin, const char *text,
 		return (load_finish(&l, parse_error(&p, "out of memory")));
 	}
 	return (load_finish(&l, parse_text(&p, text, len)));
+}
+
+/*
+ * Add a policy given as text, as if read from path: numbered lines,
+ * includes relative to path's directory.  For checking an edit before
+ * it is written.
+ */
+int
+rules_load_buffer(struct rules *r, const char *path, const char *text,
+    size_t len, char *err, size_t errlen)
+{
+	struct load	l = { .r = r, .err = err, .errlen = errlen };
+	struct stat	st;
+
+	if (stat(path, &st) == -1)
+		memset(&st, 0, sizeof st);
+	return (load_finish(&l, parse_file(&l, NULL, path, &st, text, len)));
+}
+
+/*
+ * Parse the argument of one allow rule (HOST[:PORTS]) as line `line` of
+ * origin (0: no line number) into *out, its records in r's arena.  With
+ * check, refuse what a policy would refuse; without, only parse.
+ */
+int
+rules_parse_allow(struct rules *r, const char *origin, unsigned int line,
+    const char *arg, int check, struct rule_spec *out, char *err,
+    size_t errlen)
+{
+	struct load	 l = { .r = r, .err = err, .errlen = errlen };
+	struct parse	 p = { .load = &l, .file = origin, .line = line };
+	char		 text[RULES_LINE_MAX + 1], q[80];
+	size_t		 n = strlen(arg);
+	int		 rv = -1;
+
+	p.numbered = line != 0;
+	if (n == 0 || arg[strcspn(arg, " \t\r\n\f\v#")] != '\0') {
+		parse_error(&p, "bad rule '%s': one HOST[:PORTS], without "
+		    "spaces or '#'", quote(q, sizeof q, arg, n));
+		goto out;
+	}
+	if ((size_t)snprintf(text, sizeof text, "allow %s", arg) >=
+	    sizeof text) {
+		parse_error(&p, "line longer than %d bytes", RULES_LINE_MAX);
+		goto out;
+	}
+	if (check ? parse_rule(&p, arg, text, RULE_ALLOW) == -1 :
+	    parse_target(&p, arg, text, RULE_ALLOW) == NULL)
+		goto out;
+	*out = l.specs[0];
+	rv = 0;
+out:
+	free(l.specs);
+	return (rv);
+}
+
+/* List the files a policy was read from, in order; returns how many. */
+size_t
+rules_files(const struct rules *r, const char **out, size_t max)
+{
+	const struct rules_file	*f;
+	size_t			 n = 0;
+
+	for (f = r->files; f != NULL; f = f->next, n++) {
+		if (n < max)
+			out[n] = f->path;
+	}
+	return (n);
 }
 
 /* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */

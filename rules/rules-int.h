@@ -96,6 +96,12 @@ struct wnode {
 
 struct psl_ctx_st;
 
+/* A file a policy was read from: the top file, an include, a preset. */
+struct rules_file {
+	struct rules_file	*next;
+	const char		*path;
+};
+
 struct rules {
 	struct arena		 arena;
 	struct hmap		 names;		/* name -> struct rule list */
@@ -106,6 +112,7 @@ struct rules {
 	const struct psl_ctx_st	*psl;
 	struct psl_ctx_st	*psl_owned;
 	uint8_t			 ports[65536 / 8];
+	struct rules_file	*files;
 };
 
 /* rules/host.c */
@@ -116,6 +123,12 @@ int	host_is_v6_text(const char *, size_t);
 void	addr_mask(uint8_t *, const uint8_t *, size_t, unsigned int);
 int	addr_in(const uint8_t *, const uint8_t *, size_t, unsigned int);
 size_t	addr_format(char *, size_t, const uint8_t *, size_t);
+
+/* rules/parse.c */
+int	rules_load_buffer(struct rules *, const char *, const char *, size_t,
+	    char *, size_t);
+int	rules_parse_allow(struct rules *, const char *, unsigned int,
+	    const char *, int, struct rule_spec *, char *, size_t);
 
 /* rules/match.c */
 int	rules_add(struct rules *, const struct rule_spec *, size_t);

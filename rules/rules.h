@@ -106,7 +106,70 @@ int	rules_private_ok(const struct rules *, const uint8_t *, size_t,
  */
 size_t	rules_ports(const struct rules *, uint16_t *, size_t);
 
+/*
+ * The files a policy was read from (top files, includes, presets), in
+ * load order, for watching them.  Stores at most max paths, which live
+ * as long as the policy; returns how many there are.
+ */
+size_t	rules_files(const struct rules *, const char **, size_t);
+
 /* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
 int	rules_default_path(char *, size_t);
+
+#define RULES_RULE_LEN	1025		/* canonical rule text, with NUL */
+
+/*
+ * Editing policy text (pure: text in, text out; rules/edit.c).  A rule
+ * is what follows "allow": HOST[:PORTS].  Rules are compared in their
+ * canonical form (e.g. "PyPI.org.:443,80" is "pypi.org"), written to
+ * rule; only `allow` lines of this text are looked at (not includes),
+ * and every other byte is kept.  text is the new text (NUL-terminated,
+ * the caller's to free()), NULL when nothing changed.
+ */
+struct rules_edit {
+	char		*text;
+	size_t		 len;
+	unsigned int	 line;		/* line added, found or first removed */
+	unsigned int	 count;		/* lines added or removed */
+	char		 rule[RULES_RULE_LEN];
+};
+
+/*
+ * Append "allow RULE" with the text's line ending (ending an unfinished
+ * last line first).  Returns 1 when added, 0 when an allow line for the
+ * same rule is there already (line says where), -1 when the rule is
+ * refused (err: "ORIGIN:LINE: message", as the parser says it).
+ */
+int	rules_edit_add(const char *, size_t, const char *, const char *,
+	    struct rules_edit *, char *, size_t);
+
+/*
+ * Remove every allow line for the same rule.  Returns how many were
+ * removed (0: none), or -1 for a rule that does not parse.  Never adds
+ * a deny line.
+ */
+int	rules_edit_remove(const char *, size_t, const char *, const char *,
+	    struct rules_edit *, char *, size_t);
+
+/*
+ * Edit a policy file in place (rules/file.c, the one writer in rules/):
+ * add (or with remove, take out) "allow RULE" for each of n rules, check
+ * the whole new policy with the parser (includes too), then replace the
+ * file atomically: a temp file in the same directory, fsync, rename,
+ * with the old file's mode (a symlink's target is what is edited).
+ * Adding to a missing file creates it (0600) and its directory (0700).
+ * Edits are serialised by a lock on the directory.  results[i] (text
+ * unused) says what happened to rule i.  Returns how many rules changed
+ * the file (0: untouched), or -1 with err ("FILE:LINE: message" or
+ * "FILE: reason") and the file untouched.
+ */
+int	rules_file_edit(const char *, int, const char *const *, size_t,
+	    struct rules_edit *, char *, size_t);
+
+/*
+ * Add one "allow RULE" to a policy file (an `always` grant, `pinhole
+ * allow`).  Returns 1 added, 0 already there, -1 with err.
+ */
+int	rules_file_append(const char *, const char *, char *, size_t);
 
 #endif

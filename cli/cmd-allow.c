@@ -1,0 +1,172 @@
+/*
+ * pinhole allow, pinhole disallow: add or remove `allow` lines in the
+ * person's policy file, in place and atomically (rules_file_edit).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/pinhole.h"
+#include "rules/rules.h"
+
+#define ALLOW_MAX_RULES	256
+
+/* What the command line asked for. */
+struct allow_args {
+	char		 path[4096];
+	const char	*rules[ALLOW_MAX_RULES];
+	size_t		 nrules;
+};
+
+/* Collect --policy and the rules; find the default policy file. */
+static int
+allow_parse_args(const struct cmd_entry *self, int argc, char **argv,
+    struct allow_args *a)
+{
+	static const struct option longopts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char	*policy = NULL;
+	int		 ch;
+
+	while ((ch = cmd_getopt(self, argc, argv, "p:", longopts)) != -1) {
+		if (ch == '?')
+			return (-1);
+		policy = optarg;
+	}
+	if (optind == argc) {
+		cmd_usage_error(self, "no RULE given");
+		return (-1);
+	}
+	if (argc - optind > ALLOW_MAX_RULES) {
+		cmd_usage_error(self, "more than %d rules", ALLOW_MAX_RULES);
+		return (-1);
+	}
+	for (; optind < argc; optind++)
+		a->rules[a->nrules++] = argv[optind];
+	if (policy != NULL &&
+	    (size_t)snprintf(a->path, sizeof a->path, "%s", policy) <
+	    sizeof a->path)
+		return (0);
+	if (policy != NULL ||
+	    rules_default_path(a->path, sizeof a->path) == -1) {
+		cmd_usage_error(self, policy != NULL ? "policy path too long" :
+		    "no policy file: set HOME or XDG_CONFIG_HOME, or give "
+		    "--policy FILE");
+		return (-1);
+	}
+	return (0);
+}
+
+/* Edit the file for every rule; returns the results or NULL (exit 2). */
+static struct rules_edit *
+allow_edit(const struct cmd_entry *self, int argc, char **argv,
+    struct allow_args *a, int remove)
+{
+	struct rules_edit	*res;
+	char			 err[1024];
+
+	if (allow_parse_args(self, argc, argv, a) == -1)
+		return (NULL);
+	if ((res = calloc(a->nrules, sizeof *res)) == NULL) {
+		fprintf(stderr, "pinhole %s: out of memory\n", self->name);
+		return (NULL);
+	}
+	if (rules_file_edit(a->path, remove, a->rules, a->nrules, res, err,
+	    sizeof err) == -1) {
+		fprintf(stderr, "%s\n", err);
+		free(res);
+		return (NULL);
+	}
+	return (res);
+}
+
+/* Add each rule unless it is there already. */
+static int
+cmd_allow_exec(const struct cmd_entry *self, int argc, char **argv)
+{
+	struct allow_args	 a = { .nrules = 0 };
+	struct rules_edit	*res;
+	size_t			 i;
+
+	if ((res = allow_edit(self, argc, argv, &a, 0)) == NULL)
+		return (EXIT_USAGE);
+	for (i = 0; i < a.nrules; i++) {
+		printf("%s %s:%u: allow %s\n", res[i].count ? "added to" :
+		    "already in", a.path, res[i].line, res[i].rule);
+	}
+	free(res);
+	return (0);
+}
+
+/* Remove each rule's allow lines; exit 1 when a rule had none. */
+static int
+cmd_disallow_exec(const struct cmd_entry *self, int argc, char **argv)
+{
+	struct allow_args	 a = { .nrules = 0 };
+	struct rules_edit	*res;
+	size_t			 i;
+	int			 rv = 0;
+
+	if ((res = allow_edit(self, argc, argv, &a, 1)) == NULL)
+		return (EXIT_USAGE);
+	for (i = 0; i < a.nrules; i++) {
+		if (res[i].count == 0) {
+			fprintf(stderr, "pinhole disallow: no such rule in %s: "
+			    "allow %s\n", a.path, res[i].rule);
+			rv = 1;
+		} else
+			printf("removed from %s:%u: allow %s%s\n", a.path,
+			    res[i].line, res[i].rule, res[i].count > 1 ?
+			    " (and its duplicates)" : "");
+	}
+	free(res);
+	return (rv);
+}
+
+const struct cmd_entry cmd_allow_entry = {
+	.name = "allow",
+	.usage = "[--policy FILE] RULE...",
+	.summary = "Add hosts to the policy file",
+	.help =
+	    "Options:\n"
+	    "  -p, --policy FILE  edit FILE instead of the user's policy\n"
+	    "                     file, $XDG_CONFIG_HOME/pinhole/policy, or\n"
+	    "                     ~/.config/pinhole/policy when\n"
+	    "                     XDG_CONFIG_HOME is unset\n"
+	    "\n"
+	    "Each RULE is written as in the policy: pypi.org, *.example.org,\n"
+	    "github.com:22,443, 203.0.113.0/24:443.  An `allow RULE` line is\n"
+	    "appended for each, unless the same rule (in any spelling) is\n"
+	    "there already.  The file keeps its comments, order and mode; it\n"
+	    "is replaced atomically, and only when the whole new policy\n"
+	    "parses.  A missing file is created, with its directory.\n"
+	    "Running gateways pick the change up at once.\n"
+	    "\n"
+	    "Exit status: 0 added or already there, 2 bad usage or a rule or\n"
+	    "policy refused (reported as FILE:LINE: message).\n"
+	    "See pinhole-policy(5).\n",
+	.exec = cmd_allow_exec,
+};
+
+const struct cmd_entry cmd_disallow_entry = {
+	.name = "disallow",
+	.usage = "[--policy FILE] RULE...",
+	.summary = "Remove hosts from the policy file",
+	.help =
+	    "Options:\n"
+	    "  -p, --policy FILE  edit FILE instead of the user's policy file\n"
+	    "\n"
+	    "Removes every `allow` line of the policy file for the same rule\n"
+	    "(PyPI.org. is pypi.org; github.com:443,22 is github.com:22,443).\n"
+	    "Lines of included files and presets are not touched, and no\n"
+	    "`deny` line is ever added: to block a host that an include\n"
+	    "allows, write `deny HOST` in the policy yourself.\n"
+	    "\n"
+	    "Exit status: 0 removed, 1 no such rule in the file, 2 bad usage\n"
+	    "or a policy refused.  See pinhole-policy(5).\n",
+	.exec = cmd_disallow_exec,
+};

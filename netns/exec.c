@@ -1,0 +1,390 @@
+/*
+ * The sandboxed child: join the sandbox (user namespace when rootless,
+ * then the sandbox netns), take a private mount namespace where
+ * /etc/resolv.conf names the gateway, set the proxy variables, drop every
+ * capability, and exec the command.  Any failure before exec is sent
+ * back over a pipe and the command never runs.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "netns/netns.h"
+#include "netns/netns-int.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC	(1U << 2)
+#endif
+
+/* Files through which a name could be resolved outside the gateway. */
+static const char *exec_hidden[] = {
+	"/run/systemd/resolve/io.systemd.Resolve",
+	"/run/nscd/socket",
+	"/var/run/nscd/socket",
+	NULL
+};
+
+/* One report from the child to pinhole: written whole (< PIPE_BUF). */
+struct exec_report {
+	pid_t	pid;			/* the sandbox init, or 0 */
+	char	err[240];		/* what failed, or "" */
+};
+
+/* Report a failed step to the parent and die: the command never runs. */
+static void __attribute__((noreturn))
+exec_fail(int errfd, const char *step)
+{
+	struct exec_report	r;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.err, sizeof(r.err), "%s: %s", step, strerror(errno));
+	if (write(errfd, &r, sizeof(r)) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+/* Join the user namespace (rootless), then the sandbox netns. */
+static void
+exec_join(const struct netns_sandbox *sb, int errfd)
+{
+	if (sb->userns_fd != -1 && setns(sb->userns_fd, CLONE_NEWUSER) == -1)
+		exec_fail(errfd, "join the sandbox user namespace");
+	if (setns(sb->sandbox_fd, CLONE_NEWNET) == -1)
+		exec_fail(errfd, "join the sandbox netns");
+	if (unshare(CLONE_NEWNS) == -1)
+		exec_fail(errfd, "create a mount namespace");
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
+		exec_fail(errfd, "stop mount propagation to the host");
+}
+
+/*
+ * Write the sandbox's resolv.conf into a tmpfs mounted for a moment on a
+ * directory of our private mount namespace; the bind mount made from it
+ * keeps it alive after the tmpfs is unmounted.  The path is returned in
+ * path.
+ */
+static int
+exec_resolv_file(const struct netns_sandbox *sb, char *path, size_t len,
+    const char **dirp)
+{
+	static const char	*dirs[] = { "/tmp", "/run", "/mnt", "/dev",
+	    NULL };
+	char			 text[128], gw[INET_ADDRSTRLEN];
+	const char		**dir;
+	int			 fd, n;
+
+	for (dir = dirs; *dir != NULL; dir++) {
+		if (mount("pinhole", *dir, "tmpfs", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, "size=16k,mode=0755") == 0)
+			break;
+	}
+	if (*dir == NULL)
+		return (-1);
+	*dirp = *dir;
+	snprintf(path, len, "%s/resolv.conf", *dir);
+	inet_ntop(AF_INET, &sb->net.gateway, gw, sizeof(gw));
+	n = snprintf(text, sizeof(text), "# pinhole: names are resolved "
+	    "by the gateway\nnameserver %s\n", gw);
+	if ((fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0444)) == -1)
+		return (-1);
+	if (write(fd, text, (size_t)n) != n) {
+		close(fd);
+		return (-1);
+	}
+	close(fd);
+	return (0);
+}
+
+/*
+ * Put a file over a path.  The new mount API mounts on a symlink itself
+ * (so a dangling /etc/resolv.conf -> /run/... link is covered too); the
+ * old one follows the link to its target.
+ */
+static int
+exec_cover(const char *source, const char *target)
+{
+	int	tree, r = -1;
+
+	tree = open_tree(AT_FDCWD, source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree != -1) {
+		r = move_mount(tree, "", AT_FDCWD, target,
+		    MOVE_MOUNT_F_EMPTY_PATH);
+		close(tree);
+	}
+	if (r == -1 && mount(source, target, NULL, MS_BIND, NULL) == -1)
+		return (-1);
+	mount(NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+	return (0);
+}
+
+/* Make /etc/resolv.conf name the gateway; hide host resolver sockets. */
+static void
+exec_resolv(const struct netns_sandbox *sb, int errfd)
+{
+	const char	**hidden, *dir;
+	char		  path[64];
+	struct stat	  st;
+
+	if (exec_resolv_file(sb, path, sizeof(path), &dir) == -1)
+		exec_fail(errfd, "write the sandbox resolv.conf");
+	if (lstat("/etc/resolv.conf", &st) == -1 && errno == ENOENT)
+		fprintf(stderr, "pinhole: no /etc/resolv.conf to cover: "
+		    "names resolve only through the proxy\n");
+	else if (exec_cover(path, "/etc/resolv.conf") == -1)
+		exec_fail(errfd, "mount over /etc/resolv.conf");
+	if (umount2(dir, MNT_DETACH) == -1)
+		exec_fail(errfd, "unmount the scratch tmpfs");
+	for (hidden = exec_hidden; *hidden != NULL; hidden++) {
+		if (lstat(*hidden, &st) == -1)
+			continue;
+		if (exec_cover("/dev/null", *hidden) == -1)
+			exec_fail(errfd, "hide a host resolver socket");
+	}
+}
+
+/* Set the proxy variables to the gateway. */
+static void
+exec_env(const struct netns_sandbox *sb, int errfd)
+{
+	static const char	*names[] = { "HTTP_PROXY", "HTTPS_PROXY",
+	    "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", NULL };
+	char			 url[64], gw[INET_ADDRSTRLEN];
+	const char		**name;
+
+	inet_ntop(AF_INET, &sb->net.gateway, gw, sizeof(gw));
+	snprintf(url, sizeof(url), "http://%s:%u", gw, sb->proxy_port);
+	for (name = names; *name != NULL; name++) {
+		if (setenv(*name, url, 1) == -1)
+			exec_fail(errfd, "setenv");
+	}
+	if (setenv("NO_PROXY", "localhost,127.0.0.1", 1) == -1 ||
+	    setenv("no_proxy", "localhost,127.0.0.1", 1) == -1 ||
+	    setenv("PINHOLE", "1", 1) == -1)
+		exec_fail(errfd, "setenv");
+}
+
+/*
+ * Give the command default signal handling and an empty mask, but keep
+ * ignored what pinhole was started with ignored (nohup, background jobs).
+ */
+static void
+exec_signals(const sigset_t *ignored)
+{
+	struct sigaction	sa;
+	sigset_t		set;
+	int			sig;
+
+	memset(&sa, 0, sizeof(sa));
+	for (sig = 1; sig < NSIG; sig++) {
+		sa.sa_handler = SIG_DFL;
+		if (ignored != NULL && sigismember(ignored, sig) == 1)
+			sa.sa_handler = SIG_IGN;
+		sigaction(sig, &sa, NULL);
+	}
+	sigemptyset(&set);
+	sigprocmask(SIG_SETMASK, &set, NULL);
+}
+
+/* Drop every capability for good, and forbid gaining any. */
+static void
+exec_drop_caps(int errfd)
+{
+	struct __user_cap_header_struct	hdr;
+	struct __user_cap_data_struct	data[2];
+	int				cap;
+
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+	    SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+	    SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+	    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) == -1)
+		exec_fail(errfd, "set secure bits");
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap) >= 0; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap) == -1)
+			exec_fail(errfd, "drop the capability bounding set");
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) == -1 &&
+	    errno != EINVAL)
+		exec_fail(errfd, "clear ambient capabilities");
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capset, &hdr, data) == -1)
+		exec_fail(errfd, "clear capabilities");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
+		exec_fail(errfd, "set no_new_privs");
+}
+
+/* Mark every descriptor above stderr close-on-exec. */
+static void
+exec_close_fds(void)
+{
+	int	fd;
+
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	for (fd = 3; fd < 65536; fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+/* The command: default signals, then exec; never returns. */
+static void __attribute__((noreturn))
+exec_command(char *const argv[], const sigset_t *ignored)
+{
+	int	saved;
+
+	exec_signals(ignored);
+	execvp(argv[0], argv);
+	saved = errno;
+	fprintf(stderr, "pinhole: %s: %s\n", argv[0], strerror(saved));
+	_exit(saved == ENOENT ? 127 : 126);
+}
+
+/*
+ * pid 1 of the sandbox's PID namespace: dies with pinhole (and with it
+ * everything in the namespace), mounts its /proc, drops capabilities,
+ * starts the command and passes signals on to it.  Never returns.
+ */
+static void __attribute__((noreturn))
+exec_init(char *const argv[], const sigset_t *ignored, int errfd, int watch)
+{
+	struct pollfd	pfd;
+	sigset_t	set;
+	pid_t		pid;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		exec_fail(errfd, "set the parent-death signal");
+	pfd.fd = watch;
+	pfd.events = POLLIN;
+	if (watch != -1 && poll(&pfd, 1, 0) != 0)
+		_exit(1);			/* pinhole is gone already */
+	netns_init_signals(&set);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
+		exec_fail(errfd, "block signals");
+	/* Best effort: without it /proc shows the host's processes. */
+	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	exec_drop_caps(errfd);
+	if ((pid = fork()) == -1)
+		exec_fail(errfd, "fork the command");
+	if (pid == 0)
+		exec_command(argv, ignored);
+	close(errfd);
+	netns_init_loop(pid, &set);
+}
+
+/* Tell pinhole the pid of the sandbox's init. */
+static void __attribute__((noreturn))
+exec_report_pid(int errfd, pid_t pid)
+{
+	struct exec_report	r;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = pid;
+	_exit(write(errfd, &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+}
+
+/*
+ * The child: join the sandbox, then start its init as a sibling (a child
+ * of pinhole, in a new PID namespace) and exit.  Never returns.
+ */
+static void __attribute__((noreturn))
+exec_child(const struct netns_sandbox *sb, char *const argv[],
+    const sigset_t *ignored, int errfd, pid_t parent)
+{
+	long	pid;
+	int	watch;
+
+	exec_join(sb, errfd);
+	exec_resolv(sb, errfd);
+	exec_env(sb, errfd);
+	exec_close_fds();
+	if (unshare(CLONE_NEWPID) == -1)
+		exec_fail(errfd, "create a PID namespace");
+	watch = (int)syscall(SYS_pidfd_open, parent, 0);
+	pid = syscall(SYS_clone, CLONE_PARENT, NULL, NULL, NULL, NULL);
+	if (pid == -1)
+		exec_fail(errfd, "start the sandbox init");
+	if (pid == 0)
+		exec_init(argv, ignored, errfd, watch);
+	exec_report_pid(errfd, (pid_t)pid);
+}
+
+/* Read the child's reports: the init's pid, or what failed. */
+static pid_t
+exec_read_reports(int fd, char *err, size_t errlen)
+{
+	struct exec_report	r;
+	pid_t			pid = -1;
+	ssize_t			n;
+
+	err[0] = '\0';
+	for (;;) {
+		n = read(fd, &r, sizeof(r));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(r))
+			break;
+		if (r.pid > 0)
+			pid = r.pid;
+		else if (err[0] == '\0') {
+			r.err[sizeof(r.err) - 1] = '\0';
+			snprintf(err, errlen, "%s", r.err);
+		}
+	}
+	return (pid);
+}
+
+/* Fork the command into the sandbox. */
+pid_t
+netns_sandbox_exec(struct netns_sandbox *sb, char *const argv[],
+    const sigset_t *ignored, char *err, size_t errlen)
+{
+	int	p[2], status;
+	pid_t	pid, init, parent = getpid();
+
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return (-1);
+	}
+	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return (-1);
+	}
+	if (pid == 0) {
+		close(p[0]);
+		exec_child(sb, argv, ignored, p[1], parent);
+	}
+	close(p[1]);
+	init = exec_read_reports(p[0], err, errlen);
+	close(p[0]);
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+	if (init != -1 && err[0] == '\0')
+		return (init);
+	if (init != -1) {
+		kill(init, SIGKILL);
+		while (waitpid(init, &status, 0) == -1 && errno == EINTR)
+			;
+	} else if (err[0] == '\0')
+		snprintf(err, errlen, "the sandbox child died");
+	return (-1);
+}

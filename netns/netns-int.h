@@ -1,0 +1,29 @@
+/*
+ * Inside netns/: what the setup child and the sandboxed child share.
+ */
+#ifndef NETNS_INT_H
+#define NETNS_INT_H
+
+#include <sys/types.h>
+#include <signal.h>
+
+struct nl_sock;
+struct netns_net;
+
+struct nl_sock	*netns_link_socket(char *, size_t);
+int		 netns_link_gateway(struct nl_sock *, int,
+		    const struct netns_net *, char *, size_t);
+int		 netns_link_sandbox(struct nl_sock *, const struct netns_net *,
+		    char *, size_t);
+
+/* The signals pinhole and the sandbox init pass on to the command. */
+void		 netns_init_signals(sigset_t *);
+
+/* The sandbox init's loop: pass signals on, reap, exit with pid's status. */
+void		 netns_init_loop(pid_t, const sigset_t *)
+		    __attribute__((noreturn));
+
+/* Write a short string to a file (a /proc knob). */
+int		 netns_write_file(const char *, const char *);
+
+#endif

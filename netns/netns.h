@@ -1,0 +1,105 @@
+/*
+ * The sandbox: a gateway network namespace and a sandbox network namespace
+ * joined by one veth pair (inside a new user namespace when not root), the
+ * listening sockets created in the gateway namespace, and the sandboxed
+ * command.  Everything Linux-specific lives behind these functions.
+ */
+#ifndef NETNS_H
+#define NETNS_H
+
+#include <sys/types.h>
+#include <signal.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+
+#define NETNS_NET_DEFAULT	"198.51.100.252/30"
+#define NETNS_PROXY_PORT	3128
+#define NETNS_DNS_PORT		53
+#define NETNS_MAX_PORTS		64	/* extra TCP listeners */
+#define NETNS_GATEWAY_IF	"gw0"
+#define NETNS_SANDBOX_IF	"ph0"
+
+/* The link's addresses: the gateway end and the sandbox end. */
+struct netns_net {
+	struct in_addr	gateway;
+	struct in_addr	sandbox;
+	unsigned int	prefixlen;
+};
+
+/*
+ * Parse "A.B.C.D/N" (N from 8 to 30): the gateway takes the first host
+ * address of the network, the sandbox the second.  Pure.  Returns 0, or
+ * -1 with *errstr saying why.
+ */
+int	netns_net_parse(const char *, struct netns_net *, const char **);
+
+struct netns_config {
+	struct netns_net	 net;
+	uint16_t		 proxy_port;	/* TCP, HTTP proxy */
+	uint16_t		 dns_port;	/* UDP and TCP, IP_PKTINFO set */
+	const uint16_t		*tcp_ports;	/* more TCP listeners (80, ...) */
+	size_t			 ntcp_ports;
+};
+
+/* A listening socket in the gateway namespace, bound to 0.0.0.0:port. */
+struct netns_listener {
+	int		fd;
+	int		type;		/* SOCK_STREAM or SOCK_DGRAM */
+	uint16_t	port;
+};
+
+struct netns_sandbox {
+	struct netns_net	 net;
+	uint16_t		 proxy_port;
+	int			 userns_fd;	/* -1 when run as root */
+	int			 gateway_fd;	/* the gateway netns */
+	int			 sandbox_fd;	/* the sandbox netns */
+	struct netns_listener	*listeners;
+	size_t			 nlisteners;
+};
+
+/*
+ * Create the namespaces, the link and the listeners.  On error returns
+ * NULL with a message naming the failed step (and the fix, when one is
+ * known) in err.
+ */
+struct netns_sandbox	*netns_sandbox_open(const struct netns_config *,
+			    char *, size_t);
+void			 netns_sandbox_close(struct netns_sandbox *);
+
+/*
+ * Take a listener out of the sandbox (the caller now owns the
+ * descriptor).  Returns the descriptor, or -1 if there is none.
+ */
+int	netns_sandbox_take(struct netns_sandbox *, int, uint16_t);
+
+/*
+ * Fork the command into the sandbox; it starts only once it runs with
+ * the filtered network and no capabilities.  Signals in the set (if not
+ * NULL) stay ignored, the others get their default action.  Returns its
+ * pid, or -1 with err set (the command did not run).
+ */
+pid_t	netns_sandbox_exec(struct netns_sandbox *, char *const [],
+	    const sigset_t *, char *, size_t);
+
+/* Say why unprivileged user namespaces are unavailable, if one knows. */
+void	netns_userns_hint(char *, size_t);
+
+/*
+ * The supervised command: signals sent to pinhole are passed on to it,
+ * and done(exit status, arg) runs once when it ends.
+ */
+struct netns_child;
+
+struct netns_child	*netns_child_start(struct event_base *,
+			    struct netns_sandbox *, char *const [],
+			    void (*)(int, void *), void *, char *, size_t);
+void			 netns_child_free(struct netns_child *);
+
+/* A wait status as a shell exit status: 128+N for signal N.  Pure. */
+int	netns_exit_status(int);
+
+#endif

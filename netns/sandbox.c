@@ -1,0 +1,528 @@
+/*
+ * Opening the sandbox: a short-lived setup child creates the namespaces
+ * (a user namespace first when not root), the veth link and the listening
+ * sockets, and hands the namespace and socket descriptors back over a
+ * unix socketpair.  pinhole itself never leaves the host netns.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <netlink/netlink.h>
+
+#include "netns/netns.h"
+#include "netns/netns-int.h"
+
+#define SETUP_MAX_LISTENERS	(3 + NETNS_MAX_PORTS)
+#define SETUP_MAX_FDS		(3 + SETUP_MAX_LISTENERS)
+
+/* What the setup child sends back, with the descriptors alongside. */
+struct setup_msg {
+	int		ok;
+	int		has_userns;
+	unsigned int	nlisteners;
+	struct {
+		int		type;
+		uint16_t	port;
+	}		listeners[SETUP_MAX_LISTENERS];
+	char		err[512];
+};
+
+/* The setup child's state. */
+struct setup {
+	const struct netns_config	*cfg;
+	struct setup_msg		 msg;
+	int				 fds[SETUP_MAX_FDS];
+	unsigned int			 nfds;
+	int				 userns;
+};
+
+/* Write a short string to a file (a /proc knob). */
+int
+netns_write_file(const char *path, const char *text)
+{
+	ssize_t	n;
+	int	fd, saved;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	n = write(fd, text, strlen(text));
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return (n == (ssize_t)strlen(text) ? 0 : -1);
+}
+
+/* Read a small integer from a /proc knob; -1 if it cannot be read. */
+static long
+read_knob(const char *path)
+{
+	char	buf[32];
+	ssize_t	n;
+	int	fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (-1);
+	buf[n] = '\0';
+	return (strtol(buf, NULL, 10));
+}
+
+/* Say why unprivileged user namespaces are unavailable, if one knows. */
+void
+netns_userns_hint(char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (read_knob("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		snprintf(buf, len, "unprivileged user namespaces are off: "
+		    "sysctl -w kernel.unprivileged_userns_clone=1");
+	else if (read_knob("/proc/sys/user/max_user_namespaces") == 0)
+		snprintf(buf, len, "user namespaces are off: "
+		    "sysctl -w user.max_user_namespaces=15000");
+	else if (read_knob(
+	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+		snprintf(buf, len, "AppArmor restricts unprivileged user "
+		    "namespaces: install contrib/apparmor/pinhole, or "
+		    "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+}
+
+/* Record a failed step in the message (errno names the cause). */
+static int
+setup_fail(struct setup *s, const char *step)
+{
+	snprintf(s->msg.err, sizeof(s->msg.err), "%s: %s", step,
+	    strerror(errno));
+	return (-1);
+}
+
+/* Map the invoking uid and gid to themselves in the new user namespace. */
+static int
+setup_maps(struct setup *s, uid_t uid, gid_t gid)
+{
+	char	buf[64];
+
+	snprintf(buf, sizeof(buf), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (netns_write_file("/proc/self/uid_map", buf) != 0)
+		return (setup_fail(s, "write /proc/self/uid_map"));
+	if (netns_write_file("/proc/self/setgroups", "deny") != 0 &&
+	    errno != ENOENT)
+		return (setup_fail(s, "write /proc/self/setgroups"));
+	snprintf(buf, sizeof(buf), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	if (netns_write_file("/proc/self/gid_map", buf) != 0)
+		return (setup_fail(s, "write /proc/self/gid_map"));
+	return (0);
+}
+
+/* Enter the gateway netns: a new one, in a new user namespace if needed. */
+static int
+setup_gateway_ns(struct setup *s)
+{
+	uid_t	uid = geteuid();
+	gid_t	gid = getegid();
+
+	if (uid == 0) {
+		if (unshare(CLONE_NEWNET) == 0)
+			return (0);
+		if (errno != EPERM)
+			return (setup_fail(s, "create the gateway netns"));
+	}
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == -1)
+		return (setup_fail(s, "create a user namespace"));
+	s->userns = 1;
+	return (setup_maps(s, uid, gid));
+}
+
+/* Keep a descriptor to send back. */
+static void
+setup_keep(struct setup *s, int fd)
+{
+	s->fds[s->nfds++] = fd;
+}
+
+/* Open a namespace descriptor of this process. */
+static int
+setup_ns_fd(struct setup *s, const char *path)
+{
+	int	fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (setup_fail(s, path));
+	setup_keep(s, fd);
+	return (fd);
+}
+
+/* Has this port and type a listener already? */
+static int
+setup_has_listener(const struct setup *s, int type, uint16_t port)
+{
+	unsigned int	i;
+
+	for (i = 0; i < s->msg.nlisteners; i++) {
+		if (s->msg.listeners[i].type == type &&
+		    s->msg.listeners[i].port == port)
+			return (1);
+	}
+	return (0);
+}
+
+/* Open one listener on 0.0.0.0:port in the gateway netns. */
+static int
+setup_listener(struct setup *s, int type, uint16_t port)
+{
+	struct sockaddr_in	sin;
+	char			step[64];
+	int			fd, one = 1;
+
+	if (port == 0 || setup_has_listener(s, type, port))
+		return (0);
+	snprintf(step, sizeof(step), "listen on %s port %u",
+	    type == SOCK_STREAM ? "TCP" : "UDP", port);
+	fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd == -1)
+		return (setup_fail(s, step));
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one)) ||
+	    (type == SOCK_DGRAM &&
+	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one))) ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    (type == SOCK_STREAM && listen(fd, SOMAXCONN) == -1)) {
+		setup_fail(s, step);
+		close(fd);
+		return (-1);
+	}
+	s->msg.listeners[s->msg.nlisteners].type = type;
+	s->msg.listeners[s->msg.nlisteners].port = port;
+	s->msg.nlisteners++;
+	setup_keep(s, fd);
+	return (0);
+}
+
+/* Open every listener the configuration asks for. */
+static int
+setup_listeners(struct setup *s)
+{
+	const struct netns_config	*cfg = s->cfg;
+	size_t				 i;
+
+	if (setup_listener(s, SOCK_STREAM, cfg->proxy_port) != 0 ||
+	    setup_listener(s, SOCK_DGRAM, cfg->dns_port) != 0 ||
+	    setup_listener(s, SOCK_STREAM, cfg->dns_port) != 0)
+		return (-1);
+	for (i = 0; i < cfg->ntcp_ports; i++) {
+		if (setup_listener(s, SOCK_STREAM, cfg->tcp_ports[i]) != 0)
+			return (-1);
+	}
+	return (0);
+}
+
+/* Turn IPv6 off on one link of the current netns (if IPv6 exists). */
+static int
+setup_no_ipv6(struct setup *s, const char *ifname)
+{
+	char	path[128];
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6",
+	    ifname);
+	if (netns_write_file(path, "1") != 0 && errno != ENOENT)
+		return (setup_fail(s, "disable IPv6 on the link"));
+	return (0);
+}
+
+/* Create both namespaces, the link and the listeners. */
+static int
+setup_run(struct setup *s)
+{
+	struct nl_sock	*gwsk = NULL, *sbsk = NULL;
+	int		 gwfd, sbfd, ret = -1;
+
+	if (setup_gateway_ns(s) != 0)
+		goto out;
+	if (s->userns && setup_ns_fd(s, "/proc/self/ns/user") == -1)
+		goto out;
+	if ((gwfd = setup_ns_fd(s, "/proc/self/ns/net")) == -1)
+		goto out;
+	if (setup_listeners(s) != 0)
+		goto out;
+	if ((gwsk = netns_link_socket(s->msg.err, sizeof(s->msg.err))) == NULL)
+		goto out;
+	if (unshare(CLONE_NEWNET) == -1) {
+		setup_fail(s, "create the sandbox netns");
+		goto out;
+	}
+	if ((sbfd = setup_ns_fd(s, "/proc/self/ns/net")) == -1)
+		goto out;
+	if ((sbsk = netns_link_socket(s->msg.err, sizeof(s->msg.err))) == NULL)
+		goto out;
+	if (netns_link_gateway(gwsk, sbfd, &s->cfg->net, s->msg.err,
+	    sizeof(s->msg.err)) != 0 ||
+	    netns_link_sandbox(sbsk, &s->cfg->net, s->msg.err,
+	    sizeof(s->msg.err)) != 0)
+		goto out;
+	if (setup_no_ipv6(s, NETNS_SANDBOX_IF) != 0)
+		goto out;
+	if (setns(gwfd, CLONE_NEWNET) == -1) {
+		setup_fail(s, "return to the gateway netns");
+		goto out;
+	}
+	if (setup_no_ipv6(s, NETNS_GATEWAY_IF) != 0)
+		goto out;
+	ret = 0;
+out:
+	if (sbsk != NULL)
+		nl_socket_free(sbsk);
+	if (gwsk != NULL)
+		nl_socket_free(gwsk);
+	return (ret);
+}
+
+/* Send the result (and on success the descriptors) to the parent. */
+static int
+setup_send(struct setup *s, int sock)
+{
+	struct msghdr	 mh;
+	struct iovec	 iov;
+	struct cmsghdr	*cmsg;
+	union {
+		char		buf[CMSG_SPACE(sizeof(int) * SETUP_MAX_FDS)];
+		struct cmsghdr	align;
+	}		 cm;
+
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = &s->msg;
+	iov.iov_len = sizeof(s->msg);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (s->msg.ok && s->nfds > 0) {
+		memset(&cm, 0, sizeof(cm));
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * s->nfds);
+		cmsg = CMSG_FIRSTHDR(&mh);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * s->nfds);
+		memcpy(CMSG_DATA(cmsg), s->fds, sizeof(int) * s->nfds);
+	}
+	return (sendmsg(sock, &mh, MSG_NOSIGNAL) == -1 ? -1 : 0);
+}
+
+/* The setup child: never returns. */
+static void __attribute__((noreturn))
+setup_child(const struct netns_config *cfg, int sock, pid_t parent)
+{
+	struct setup	s;
+
+	memset(&s, 0, sizeof(s));
+	s.cfg = cfg;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
+		_exit(1);
+	prctl(PR_SET_DUMPABLE, 1);
+	s.msg.ok = setup_run(&s) == 0;
+	s.msg.has_userns = s.userns;
+	_exit(setup_send(&s, sock) == 0 ? 0 : 1);
+}
+
+/* Receive the setup child's message and descriptors. */
+static int
+sandbox_receive(int sock, struct setup_msg *msg, int *fds, unsigned int *nfds)
+{
+	struct msghdr	 mh;
+	struct iovec	 iov;
+	struct cmsghdr	*cmsg;
+	union {
+		char		buf[CMSG_SPACE(sizeof(int) * SETUP_MAX_FDS)];
+		struct cmsghdr	align;
+	}		 cm;
+	ssize_t		 n;
+
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = msg;
+	iov.iov_len = sizeof(*msg);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof(cm.buf);
+	*nfds = 0;
+	do
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n == -1 && errno == EINTR);
+	if (n != (ssize_t)sizeof(*msg))
+		return (-1);
+	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
+	    cmsg = CMSG_NXTHDR(&mh, cmsg)) {
+		if (cmsg->cmsg_level != SOL_SOCKET ||
+		    cmsg->cmsg_type != SCM_RIGHTS)
+			continue;
+		*nfds = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds, CMSG_DATA(cmsg), *nfds * sizeof(int));
+	}
+	return ((mh.msg_flags & MSG_CTRUNC) ? -1 : 0);
+}
+
+/* Fill the sandbox from the message and its descriptors. */
+static int
+sandbox_fill(struct netns_sandbox *sb, const struct setup_msg *msg,
+    const int *fds, unsigned int nfds)
+{
+	unsigned int	i, k = 0, want;
+
+	want = (msg->has_userns ? 3 : 2) + msg->nlisteners;
+	if (nfds != want || msg->nlisteners > SETUP_MAX_LISTENERS)
+		return (-1);
+	if ((sb->listeners = calloc(msg->nlisteners,
+	    sizeof(*sb->listeners))) == NULL)
+		return (-1);
+	sb->userns_fd = msg->has_userns ? fds[k++] : -1;
+	sb->gateway_fd = fds[k++];
+	for (i = 0; i < msg->nlisteners; i++) {
+		sb->listeners[i].fd = fds[k++];
+		sb->listeners[i].type = msg->listeners[i].type;
+		sb->listeners[i].port = msg->listeners[i].port;
+	}
+	sb->nlisteners = msg->nlisteners;
+	sb->sandbox_fd = fds[k];
+	return (0);
+}
+
+/* Run the setup child and collect what it made. */
+static int
+sandbox_setup(struct netns_sandbox *sb, const struct netns_config *cfg,
+    char *err, size_t errlen)
+{
+	struct setup_msg	*msg = NULL;
+	int			 sp[2] = { -1, -1 }, fds[SETUP_MAX_FDS];
+	unsigned int		 i, nfds = 0;
+	pid_t			 pid, parent = getpid();
+	int			 status, ret = -1;
+
+	if ((msg = calloc(1, sizeof(*msg))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		goto out;
+	}
+	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		close(sp[0]);
+		setup_child(cfg, sp[1], parent);
+	}
+	close(sp[1]);
+	sp[1] = -1;
+	if (sandbox_receive(sp[0], msg, fds, &nfds) != 0)
+		snprintf(err, errlen, "the setup child died");
+	else if (!msg->ok)
+		snprintf(err, errlen, "%s", msg->err);
+	else if (sandbox_fill(sb, msg, fds, nfds) != 0)
+		snprintf(err, errlen, "the setup child sent a bad message");
+	else
+		ret = 0;
+	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+		;
+out:
+	if (ret != 0) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+	}
+	if (sp[0] != -1)
+		close(sp[0]);
+	if (sp[1] != -1)
+		close(sp[1]);
+	free(msg);
+	return (ret);
+}
+
+/* Create the namespaces, the link and the listeners. */
+struct netns_sandbox *
+netns_sandbox_open(const struct netns_config *cfg, char *err, size_t errlen)
+{
+	struct netns_sandbox	*sb;
+	char			 hint[256];
+	size_t			 len;
+
+	if (cfg->ntcp_ports > NETNS_MAX_PORTS) {
+		snprintf(err, errlen, "too many ports (at most %d)",
+		    NETNS_MAX_PORTS);
+		return (NULL);
+	}
+	if ((sb = calloc(1, sizeof(*sb))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	sb->net = cfg->net;
+	sb->proxy_port = cfg->proxy_port;
+	sb->userns_fd = sb->gateway_fd = sb->sandbox_fd = -1;
+	if (sandbox_setup(sb, cfg, err, errlen) != 0) {
+		netns_userns_hint(hint, sizeof(hint));
+		len = strlen(err);
+		if (hint[0] != '\0' && geteuid() != 0 && len + 3 < errlen)
+			snprintf(err + len, errlen - len, " (%s)", hint);
+		free(sb->listeners);
+		free(sb);
+		return (NULL);
+	}
+	return (sb);
+}
+
+/* Take a listener out of the sandbox: the caller owns it now. */
+int
+netns_sandbox_take(struct netns_sandbox *sb, int type, uint16_t port)
+{
+	size_t	i;
+	int	fd;
+
+	for (i = 0; i < sb->nlisteners; i++) {
+		if (sb->listeners[i].type == type &&
+		    sb->listeners[i].port == port && sb->listeners[i].fd != -1) {
+			fd = sb->listeners[i].fd;
+			sb->listeners[i].fd = -1;
+			return (fd);
+		}
+	}
+	return (-1);
+}
+
+/* Close what is left of the sandbox; the namespaces die with it. */
+void
+netns_sandbox_close(struct netns_sandbox *sb)
+{
+	size_t	i;
+
+	if (sb == NULL)
+		return;
+	for (i = 0; i < sb->nlisteners; i++) {
+		if (sb->listeners[i].fd != -1)
+			close(sb->listeners[i].fd);
+	}
+	if (sb->userns_fd != -1)
+		close(sb->userns_fd);
+	if (sb->gateway_fd != -1)
+		close(sb->gateway_fd);
+	if (sb->sandbox_fd != -1)
+		close(sb->sandbox_fd);
+	free(sb->listeners);
+	free(sb);
+}

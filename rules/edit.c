@@ -1,0 +1,288 @@
+/*
+ * Editing policy text: add or remove `allow` lines, keeping every other
+ * byte (comments, blank lines, order, line endings) as it was.  Pure:
+ * text in, text out.  Rules are compared in one canonical form, so
+ * "PyPI.org." is "pypi.org" and "github.com:443,22" is
+ * "github.com:22,443".
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/rules-int.h"
+
+/* One line of a text: where it starts, its length, its terminator. */
+struct edit_line {
+	const char	*s;
+	size_t		 len;		/* without the terminator */
+	size_t		 full;		/* with it */
+};
+
+/* Step to the next line; returns 0 at the end of the text. */
+static int
+edit_next_line(const char *text, size_t len, size_t *off, struct edit_line *l)
+{
+	const char	*nl;
+
+	if (*off >= len)
+		return (0);
+	l->s = text + *off;
+	if ((nl = memchr(l->s, '\n', len - *off)) == NULL) {
+		l->len = l->full = len - *off;
+	} else {
+		l->len = nl - l->s;
+		l->full = l->len + 1;
+	}
+	*off += l->full;
+	return (1);
+}
+
+/* Compare two port ranges for qsort. */
+static int
+edit_range_cmp(const void *a, const void *b)
+{
+	const struct port_range	*x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return (x->lo < y->lo ? -1 : 1);
+	return ((x->hi > y->hi) - (x->hi < y->hi));
+}
+
+/* Sort and merge port ranges in place; returns how many are left. */
+static size_t
+edit_ports_merge(struct port_range *pr, size_t n)
+{
+	size_t	i, out = 0;
+
+	qsort(pr, n, sizeof *pr, edit_range_cmp);
+	for (i = 0; i < n; i++) {
+		if (out > 0 && pr[i].lo <= (unsigned int)pr[out - 1].hi + 1) {
+			if (pr[i].hi > pr[out - 1].hi)
+				pr[out - 1].hi = pr[i].hi;
+		} else
+			pr[out++] = pr[i];
+	}
+	return (out);
+}
+
+/* Write ":PORTS" canonically: nothing for 80,443, ":*" for every port. */
+static int
+edit_ports_format(const struct rule *rule, char *buf, size_t size)
+{
+	struct port_range	*pr;
+	size_t			 i, n, off = 0;
+	int			 w, rv = -1;
+
+	if ((pr = calloc(rule->nports, sizeof *pr)) == NULL)
+		return (-1);
+	memcpy(pr, rule->ports, rule->nports * sizeof *pr);
+	n = edit_ports_merge(pr, rule->nports);
+	buf[0] = '\0';
+	if (n == 2 && pr[0].lo == 80 && pr[0].hi == 80 && pr[1].lo == 443 &&
+	    pr[1].hi == 443) {
+		rv = 0;
+		goto out;
+	}
+	if (n == 1 && pr[0].lo == 1 && pr[0].hi == 65535) {
+		rv = snprintf(buf, size, ":*") < (int)size ? 0 : -1;
+		goto out;
+	}
+	for (i = 0; i < n; i++, off += w) {
+		w = snprintf(buf + off, size - off, pr[i].lo == pr[i].hi ?
+		    "%s%u" : "%s%u-%u", i == 0 ? ":" : ",", pr[i].lo, pr[i].hi);
+		if (w < 0 || (size_t)w >= size - off)
+			goto out;
+	}
+	rv = 0;
+out:
+	free(pr);
+	return (rv);
+}
+
+/* Write a rule's target: name, *.name, address or [IPv6], with /LEN. */
+static int
+edit_target_format(const struct rule_spec *s, char *buf, size_t size)
+{
+	char	a[HOST_TEXT_LEN], len[8] = "";
+	int	n;
+
+	if (s->kind == TARGET_NAME)
+		n = snprintf(buf, size, "%s", s->name);
+	else if (s->kind == TARGET_WILD)
+		n = snprintf(buf, size, "*.%s", s->name);
+	else {
+		addr_format(a, sizeof a, s->addr, s->alen);
+		if (s->plen != 8 * s->alen)
+			snprintf(len, sizeof len, "/%u", s->plen);
+		n = snprintf(buf, size, s->alen == 16 ? "[%s%s]" : "%s%s", a,
+		    len);
+	}
+	return (n < 0 || (size_t)n >= size ? -1 : 0);
+}
+
+/*
+ * Write the canonical text of an allow rule's argument.  With check, the
+ * rule must pass every check of the parser (errors as ORIGIN:LINE).
+ */
+static int
+edit_canon(struct rules *r, const char *origin, unsigned int line,
+    const char *arg, int check, char *buf, size_t size, char *err,
+    size_t errlen)
+{
+	struct rule_spec	spec;
+	char			ports[RULES_LINE_MAX + 1];
+	size_t			n;
+
+	if (rules_parse_allow(r, origin, line, arg, check, &spec, err,
+	    errlen) == -1)
+		return (-1);
+	if (edit_target_format(&spec, buf, size) == -1 ||
+	    edit_ports_format(spec.rule, ports, sizeof ports) == -1)
+		goto toolong;
+	n = strlen(buf);
+	if (strlen(ports) >= size - n)
+		goto toolong;
+	memcpy(buf + n, ports, strlen(ports) + 1);
+	return (0);
+toolong:
+	if (err != NULL && errlen > 0)
+		snprintf(err, errlen, "%s: rule too long", origin);
+	return (-1);
+}
+
+/* Is this line "allow RULE" for the rule whose canonical text is canon? */
+static int
+edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon)
+{
+	char	buf[RULES_LINE_MAX + 1], text[RULES_LINE_MAX + 1];
+	char	*s, *word, *arg, *save = NULL;
+
+	if (l->len > RULES_LINE_MAX || memchr(l->s, '\0', l->len) != NULL)
+		return (0);
+	memcpy(buf, l->s, l->len);
+	buf[l->len] = '\0';
+	if ((s = strchr(buf, '#')) != NULL)
+		*s = '\0';
+	if ((word = strtok_r(buf, " \t\r\f\v", &save)) == NULL ||
+	    strcmp(word, "allow") != 0)
+		return (0);
+	if ((arg = strtok_r(NULL, " \t\r\f\v", &save)) == NULL ||
+	    strtok_r(NULL, " \t\r\f\v", &save) != NULL)
+		return (0);
+	if (edit_canon(r, "policy", 0, arg, 0, text, sizeof text, NULL,
+	    0) == -1)
+		return (0);
+	return (strcmp(text, canon) == 0);
+}
+
+/* The line ending a text uses: that of its first line, "\n" by default. */
+static const char *
+edit_eol(const char *text, size_t len)
+{
+	const char	*nl = memchr(text, '\n', len);
+
+	return (nl != NULL && nl > text && nl[-1] == '\r' ? "\r\n" : "\n");
+}
+
+/* Append "allow RULE" and a line ending to text, ending its last line. */
+static int
+edit_append(const char *text, size_t len, const char *canon,
+    struct rules_edit *e)
+{
+	const char	*eol = edit_eol(text, len), *sep = "";
+	size_t		 size;
+
+	if (len > 0 && text[len - 1] != '\n')
+		sep = eol;
+	size = len + strlen(sep) + strlen("allow ") + strlen(canon) +
+	    strlen(eol) + 1;
+	if ((e->text = malloc(size)) == NULL)
+		return (-1);
+	memcpy(e->text, text, len);
+	e->len = len + snprintf(e->text + len, size - len, "%sallow %s%s", sep,
+	    canon, eol);
+	return (0);
+}
+
+/* Add "allow RULE" unless an allow line for the same rule is there. */
+int
+rules_edit_add(const char *text, size_t len, const char *rule,
+    const char *origin, struct rules_edit *e, char *err, size_t errlen)
+{
+	struct rules		*r;
+	struct edit_line	 l;
+	size_t			 off = 0;
+	unsigned int		 n = 0;
+	int			 rv = -1;
+
+	memset(e, 0, sizeof *e);
+	if ((r = rules_create()) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", origin);
+		return (-1);
+	}
+	while (edit_next_line(text, len, &off, &l))
+		n++;
+	if (edit_canon(r, origin, n + 1, rule, 1, e->rule, sizeof e->rule,
+	    err, errlen) == -1)
+		goto out;
+	for (off = 0, n = 0; edit_next_line(text, len, &off, &l);) {
+		n++;
+		if (edit_line_matches(r, &l, e->rule)) {
+			e->line = n;
+			rv = 0;
+			goto out;
+		}
+	}
+	e->line = n + 1;
+	if (edit_append(text, len, e->rule, e) == -1) {
+		snprintf(err, errlen, "%s: out of memory", origin);
+		goto out;
+	}
+	e->count = 1;
+	rv = 1;
+out:
+	rules_free(r);
+	return (rv);
+}
+
+/* Remove every "allow RULE" line for the same rule; returns how many. */
+int
+rules_edit_remove(const char *text, size_t len, const char *rule,
+    const char *origin, struct rules_edit *e, char *err, size_t errlen)
+{
+	struct rules		*r;
+	struct edit_line	 l;
+	size_t			 off = 0;
+	unsigned int		 n = 0;
+	int			 rv = -1;
+
+	memset(e, 0, sizeof *e);
+	if ((r = rules_create()) == NULL ||
+	    (e->text = malloc(len + 1)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", origin);
+		goto out;
+	}
+	if (edit_canon(r, origin, 0, rule, 0, e->rule, sizeof e->rule, err,
+	    errlen) == -1)
+		goto out;
+	while (edit_next_line(text, len, &off, &l)) {
+		n++;
+		if (!edit_line_matches(r, &l, e->rule)) {
+			memcpy(e->text + e->len, l.s, l.full);
+			e->len += l.full;
+		} else if (e->count++ == 0)
+			e->line = n;
+	}
+	e->text[e->len] = '\0';
+	rv = e->count;
+out:
+	if (rv <= 0) {
+		free(e->text);
+		e->text = NULL;
+		e->len = 0;
+	}
+	rules_free(r);
+	return (rv);
+}

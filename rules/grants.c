@@ -1,0 +1,321 @@
+/*
+ * Runtime grants: a small table of approvals (people approve them one
+ * by one, so a linear scan is plenty), and policy_decide(), which puts
+ * the policy file and the grants together.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/grants.h"
+
+struct grants {
+	struct grant	*tab;		/* oldest first */
+	size_t		 n;
+	size_t		 cap;
+	unsigned long	 next_id;
+};
+
+static const char *const grant_scope_names[] = {
+	[GRANT_ONCE] = "once",
+	[GRANT_SESSION] = "session",
+	[GRANT_ALWAYS] = "always",
+};
+
+/* Make an empty table. */
+struct grants *
+grants_create(void)
+{
+	return (calloc(1, sizeof(struct grants)));
+}
+
+/* Free a table. */
+void
+grants_free(struct grants *g)
+{
+	if (g == NULL)
+		return;
+	free(g->tab);
+	free(g);
+}
+
+/* Name a scope for messages and logs. */
+const char *
+grant_scope_name(enum grant_scope s)
+{
+	if ((unsigned int)s >= sizeof grant_scope_names /
+	    sizeof grant_scope_names[0])
+		return ("unknown");
+	return (grant_scope_names[s]);
+}
+
+/* Is this the same host (kind and canonical text)? */
+static int
+grant_same_host(const struct grant *gr, const struct host *h)
+{
+	return (gr->host.kind == h->kind &&
+	    strcmp(gr->host.text, h->text) == 0);
+}
+
+/* Is a grant alive at now? */
+static int
+grant_live(const struct grant *gr, uint64_t now)
+{
+	return (gr->expires == 0 || now < gr->expires);
+}
+
+/* Find a grant by id; NULL when none has it. */
+static struct grant *
+grants_find(const struct grants *g, const char *id)
+{
+	size_t	i;
+
+	for (i = 0; i < g->n; i++) {
+		if (strcmp(g->tab[i].id, id) == 0)
+			return (&g->tab[i]);
+	}
+	return (NULL);
+}
+
+/* Remove the grant at i, keeping the order of the rest. */
+static void
+grants_delete(struct grants *g, size_t i)
+{
+	memmove(&g->tab[i], &g->tab[i + 1], (g->n - i - 1) * sizeof *g->tab);
+	g->n--;
+}
+
+/* The slot for a new grant: a replaced one, or a new one at the end. */
+static struct grant *
+grants_slot(struct grants *g, const struct host *h, uint16_t port,
+    enum grant_scope scope)
+{
+	struct grant	*tab;
+	size_t		 i, ncap;
+
+	if (g->n == g->cap) {
+		ncap = g->cap ? g->cap * 2 : 8;
+		if ((tab = reallocarray(g->tab, ncap, sizeof *tab)) == NULL)
+			return (NULL);
+		g->tab = tab;
+		g->cap = ncap;
+	}
+	for (i = 0; i < g->n; i++) {
+		if (g->tab[i].port == port && g->tab[i].scope == scope &&
+		    grant_same_host(&g->tab[i], h)) {
+			grants_delete(g, i);
+			break;
+		}
+	}
+	return (&g->tab[g->n]);
+}
+
+/* Add a grant for host:port. */
+int
+grants_add(struct grants *g, const struct host *h, uint16_t port,
+    enum grant_scope scope, uint64_t ttl_ms, const char *id, const char *who,
+    uint64_t now, struct grant *out)
+{
+	struct grant	*gr, new = { .port = port, .scope = scope };
+
+	if (port == 0 || (id != NULL && (id[0] == '\0' ||
+	    strlen(id) >= sizeof new.id)))
+		return (-1);
+	if (id != NULL)
+		snprintf(new.id, sizeof new.id, "%s", id);
+	else
+		snprintf(new.id, sizeof new.id, "g%lu", ++g->next_id);
+	if (id != NULL && grants_find(g, id) != NULL)
+		return (-1);
+	new.host = *h;
+	new.added = now;
+	if (ttl_ms == 0 && scope == GRANT_ONCE)
+		ttl_ms = GRANTS_ONCE_TTL_MS;
+	new.expires = ttl_ms != 0 ? now + ttl_ms : 0;
+	snprintf(new.who, sizeof new.who, "%s", who != NULL ? who : "");
+	if ((gr = grants_slot(g, h, port, scope)) == NULL)
+		return (-1);
+	*gr = new;
+	g->n++;
+	if (out != NULL)
+		*out = new;
+	return (0);
+}
+
+/* Find a live grant for host:port; lasting scopes before once. */
+int
+grants_match(const struct grants *g, const struct host *h, uint16_t port,
+    uint64_t now, struct grant *out)
+{
+	const struct grant	*gr, *best = NULL;
+	size_t			 i;
+
+	for (i = 0; i < g->n; i++) {
+		gr = &g->tab[i];
+		if ((port != 0 && gr->port != port) || !grant_live(gr, now) ||
+		    !grant_same_host(gr, h))
+			continue;
+		if (best == NULL || (best->scope == GRANT_ONCE &&
+		    gr->scope != GRANT_ONCE))
+			best = gr;
+	}
+	if (best == NULL)
+		return (0);
+	*out = *best;
+	return (1);
+}
+
+/* Use up a once grant. */
+int
+grants_consume(struct grants *g, const char *id)
+{
+	struct grant	*gr;
+
+	if ((gr = grants_find(g, id)) == NULL)
+		return (-1);
+	if (gr->scope == GRANT_ONCE)
+		grants_delete(g, gr - g->tab);
+	return (0);
+}
+
+/* Revoke a grant. */
+int
+grants_remove(struct grants *g, const char *id)
+{
+	struct grant	*gr;
+
+	if ((gr = grants_find(g, id)) == NULL)
+		return (-1);
+	grants_delete(g, gr - g->tab);
+	return (0);
+}
+
+/* Remove up to max expired grants, copying them out. */
+size_t
+grants_expire(struct grants *g, uint64_t now, struct grant *out, size_t max)
+{
+	size_t	i = 0, n = 0;
+
+	while (i < g->n && n < max) {
+		if (grant_live(&g->tab[i], now)) {
+			i++;
+			continue;
+		}
+		out[n++] = g->tab[i];
+		grants_delete(g, i);
+	}
+	return (n);
+}
+
+/* The earliest expiry of any grant, 0 when none expires. */
+uint64_t
+grants_next_expiry(const struct grants *g)
+{
+	uint64_t	t = 0;
+	size_t		i;
+
+	for (i = 0; i < g->n; i++) {
+		if (g->tab[i].expires != 0 && (t == 0 || g->tab[i].expires < t))
+			t = g->tab[i].expires;
+	}
+	return (t);
+}
+
+/* Copy up to max grants out, oldest first. */
+size_t
+grants_list(const struct grants *g, struct grant *out, size_t max)
+{
+	size_t	i;
+
+	for (i = 0; i < g->n && i < max; i++)
+		out[i] = g->tab[i];
+	return (g->n);
+}
+
+/* Forget always grants: the policy file holds them now. */
+void
+grants_drop_always(struct grants *g)
+{
+	size_t	i = 0;
+
+	while (i < g->n) {
+		if (g->tab[i].scope == GRANT_ALWAYS)
+			grants_delete(g, i);
+		else
+			i++;
+	}
+}
+
+/* Say which rule decided: "FILE:LINE", or the origin of a one-line rule. */
+static void
+decide_rule_ref(struct policy_decision *d)
+{
+	const struct rules_verdict	*v = &d->verdict;
+
+	if (v->file == NULL)
+		d->rule[0] = '\0';
+	else if (v->line == 0)
+		snprintf(d->rule, sizeof d->rule, "%s", v->file);
+	else
+		snprintf(d->rule, sizeof d->rule, "%s:%u", v->file, v->line);
+}
+
+/* Deny a special-purpose address that no allow-private rule covers. */
+static int
+decide_guard(const struct rules *r, const struct host *h,
+    struct policy_decision *d)
+{
+	struct rules_verdict	v;
+	size_t			alen = h->kind == HOST_IPV4 ? 4 : 16;
+	enum addr_class		c;
+
+	if (h->kind == HOST_NAME ||
+	    (c = addr_classify(h->addr, alen)) == ADDR_PUBLIC ||
+	    rules_private_ok(r, h->addr, alen, &v))
+		return (0);
+	snprintf(d->why, sizeof d->why, "%s is a special-purpose address "
+	    "(%s): only an allow-private rule lets pinhole connect to it%s",
+	    h->text, addr_class_name(c), d->granted ?
+	    "; a grant cannot override it" : "");
+	d->allow = d->consume = 0;
+	return (1);
+}
+
+/* Decide host:port: deny rule, allow rule, grant, default deny. */
+int
+policy_decide(const struct rules *r, const struct grants *g,
+    const struct host *h, uint16_t port, uint64_t now,
+    struct policy_decision *d)
+{
+	int	have_grant;
+
+	memset(d, 0, sizeof *d);
+	have_grant = g != NULL && port != 0 &&
+	    grants_match(g, h, port, now, &d->grant);
+	if (port == 0) {
+		snprintf(d->why, sizeof d->why, "port 0: default deny");
+		return (0);
+	}
+	d->allow = rules_match(r, h, port, &d->verdict);
+	decide_rule_ref(d);
+	if (!d->allow && d->verdict.file != NULL) {
+		snprintf(d->why, sizeof d->why, "denied by rule %s%s", d->rule,
+		    have_grant ? "; a grant cannot override it" : "");
+		return (0);
+	}
+	if (!d->allow && have_grant) {
+		d->allow = d->granted = 1;
+		d->consume = d->grant.scope == GRANT_ONCE;
+		snprintf(d->rule, sizeof d->rule, "grant %s (%s)", d->grant.id,
+		    grant_scope_name(d->grant.scope));
+		snprintf(d->why, sizeof d->why, "allowed by %s", d->rule);
+	} else if (d->allow)
+		snprintf(d->why, sizeof d->why, "allowed by rule %s", d->rule);
+	else
+		snprintf(d->why, sizeof d->why, "%s", d->verdict.why);
+	if (d->allow)
+		decide_guard(r, h, d);
+	return (d->allow);
+}

@@ -1,0 +1,123 @@
+/*
+ * Runtime grants: approvals that sit on top of the policy file, and the
+ * one decision that combines the two.  Pure: no libevent, no clock, no
+ * I/O; the caller passes the time, a monotonic value in milliseconds.
+ *
+ * Scopes:
+ *   once     the next connection to that host and port.  DNS answers
+ *            for the host are given while the grant lives, but do not
+ *            use it up; the connection does (grants_consume).  A once
+ *            grant without a TTL lives GRANTS_ONCE_TTL_MS.
+ *   session  every connection to that host and port until the gateway
+ *            stops (or the TTL runs out).
+ *   always   as session, and written to the policy file as an allow
+ *            rule (rules_file_append); once a reload has read the file
+ *            the rule decides, and grants_drop_always() forgets these.
+ *
+ * A grant never overrides an explicit deny rule, nor the guard against
+ * special-purpose addresses (only allow-private lifts it).
+ */
+#ifndef GRANTS_H
+#define GRANTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules/rules.h"
+
+#define GRANT_ID_LEN		32
+#define GRANT_WHO_LEN		64
+#define GRANTS_ONCE_TTL_MS	(10 * 60 * 1000)
+
+enum grant_scope {
+	GRANT_ONCE,
+	GRANT_SESSION,
+	GRANT_ALWAYS
+};
+
+/* One grant, copied out to callers (never a pointer into the table). */
+struct grant {
+	char		 id[GRANT_ID_LEN];	/* "g1", or the caller's */
+	struct host	 host;			/* canonical */
+	uint16_t	 port;
+	enum grant_scope scope;
+	uint64_t	 added;			/* ms */
+	uint64_t	 expires;		/* ms; 0: never */
+	char		 who[GRANT_WHO_LEN];	/* who approved it */
+};
+
+struct grants;
+
+struct grants	*grants_create(void);
+void		 grants_free(struct grants *);
+const char	*grant_scope_name(enum grant_scope);
+
+/*
+ * Add a grant for host:port.  ttl_ms 0 is no expiry (once: the default
+ * TTL).  id NULL assigns "g1", "g2", ...; who may be NULL.  A grant for
+ * the same host, port and scope is replaced.  Fills *out when not NULL.
+ * Returns 0, or -1 (out of memory, port 0, id too long).
+ */
+int	grants_add(struct grants *, const struct host *, uint16_t,
+	    enum grant_scope, uint64_t, const char *, const char *, uint64_t,
+	    struct grant *);
+
+/*
+ * Find a live grant for host:port at now; port 0 is any port (for a DNS
+ * answer).  session and always grants are preferred over once grants,
+ * which are not used up here.  Returns 1 with *out, or 0.
+ */
+int	grants_match(const struct grants *, const struct host *, uint16_t,
+	    uint64_t, struct grant *);
+
+/*
+ * Use up a once grant (a connection went through on it): it is removed.
+ * Other scopes are left.  Returns 0, or -1 when no grant has this id.
+ */
+int	grants_consume(struct grants *, const char *);
+
+/* Revoke a grant.  Returns 0, or -1 when no grant has this id. */
+int	grants_remove(struct grants *, const char *);
+
+/*
+ * Remove grants expired at now (expires <= now), copying up to max of
+ * them to out for audit `expire` events; returns how many were removed
+ * (never more than max: call again while it returns max).
+ */
+size_t	grants_expire(struct grants *, uint64_t, struct grant *, size_t);
+
+/* The earliest expiry of any grant (for a timer), 0 when none expires. */
+uint64_t grants_next_expiry(const struct grants *);
+
+/* Copy up to max grants to out, oldest first; returns how many there are. */
+size_t	grants_list(const struct grants *, struct grant *, size_t);
+
+/* Forget always grants (a reload has read them from the policy file). */
+void	grants_drop_always(struct grants *);
+
+/* A decision on one host and port: policy file first, then grants. */
+struct policy_decision {
+	int			 allow;
+	int			 granted;	/* a grant decided: grant set */
+	int			 consume;	/* a once grant: consume it on use */
+	struct grant		 grant;
+	struct rules_verdict	 verdict;	/* what the policy file says */
+	char			 rule[1024];	/* "FILE:LINE", "grant g1 (once)" */
+	char			 why[1536];	/* one line for logs and 403s */
+};
+
+/*
+ * Decide host:port (port 1 to 65535) at now: an explicit deny rule
+ * denies ("denied by rule FILE:LINE; a grant cannot override it" when a
+ * grant was there), an allow rule allows, a live grant allows, and
+ * everything else is denied.  An address of a special-purpose range not
+ * covered by allow-private is denied whatever allowed it (names are
+ * checked by the gateway on each address they resolve to).  A once
+ * grant is not used up here: on using the decision, the caller calls
+ * grants_consume(grants, d->grant.id) when d->consume is set.  Returns
+ * d->allow.
+ */
+int	policy_decide(const struct rules *, const struct grants *,
+	    const struct host *, uint16_t, uint64_t, struct policy_decision *);
+
+#endif

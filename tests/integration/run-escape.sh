@@ -1,0 +1,114 @@
+#!/bin/sh
+# From inside the sandbox, every way around the gateway fails: routes,
+# links, raw sockets, joining another netns, host loopback; as root and
+# as nobody.
+. "$top_srcdir/tests/integration/lib.sh"
+
+PROBE="$top_builddir/tests/integration/netns-probe"
+[ -x "$PROBE" ] || skip "netns-probe not built"
+# nobody must be able to run it, wherever the build dir is.
+cp "$PROBE" "$T/netns-probe" && chmod 755 "$T/netns-probe"
+PROBE="$T/netns-probe"
+[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
+command -v ip >/dev/null || skip "needs ip (iproute2)"
+command -v nsenter >/dev/null || skip "needs nsenter (util-linux)"
+export ASAN_OPTIONS=detect_leaks=0
+PY=/usr/bin/python3
+mkdir -m 1777 "$T/w"
+
+# A service on host loopback, and one on a host abstract unix socket.
+PORT=$(free_port)
+bg $PY -m http.server "$PORT" --bind 127.0.0.1 >/dev/null 2>&1
+wait_port "$PORT"
+bg $PY -c 'import socket,time
+s=socket.socket(socket.AF_UNIX); s.bind("\0pinhole-test-abstract"); s.listen(1); time.sleep(60)'
+
+as_mode() {
+	if [ "$MODE" = nobody ]; then
+		as_nobody env HOME="$T/w" "$@"
+	else
+		"$@"
+	fi
+}
+
+# Expect a command run in the sandbox to fail.
+in_sandbox_fails() {
+	desc=$1; shift
+	if as_mode "$PROBE" "$@" >"$T/out" 2>&1; then
+		fail "$MODE: $desc: succeeded: $(tail -2 "$T/out")"
+	else
+		ok "$MODE: $desc fails"
+	fi
+}
+
+for MODE in root nobody; do
+	in_sandbox_fails "ip route add" ip route add 1.2.3.4/32 dev ph0
+	in_sandbox_fails "ip route replace default" ip route replace default dev lo
+	in_sandbox_fails "ip link add" ip link add x0 type veth peer name x1
+	in_sandbox_fails "ip addr add" ip addr add 10.9.9.9/32 dev lo
+	in_sandbox_fails "a raw socket" $PY -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)'
+	in_sandbox_fails "a packet socket" $PY -c 'import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW)'
+	in_sandbox_fails "joining the host netns" nsenter --net=/proc/1/ns/net true
+	in_sandbox_fails "joining the gateway netns" sh -c \
+	    'for f in /proc/$PPID/fd/*; do nsenter --net=$f true 2>/dev/null && exit 0; done; exit 1'
+	in_sandbox_fails "reading pinhole's descriptors" sh -c \
+	    'for f in /proc/$PPID/fd/*; do readlink $f && exit 0; done; exit 1'
+	in_sandbox_fails "a host-loopback service" $PY -c \
+	    "import socket; socket.create_connection(('127.0.0.1', $PORT), 2)"
+	in_sandbox_fails "a host abstract unix socket" $PY -c \
+	    'import socket; s=socket.socket(socket.AF_UNIX); s.connect("\0pinhole-test-abstract")'
+	in_sandbox_fails "IPv6 beyond ::1" $PY -c \
+	    "import socket; socket.create_connection(('2001:db8::1', 443), 2)"
+	in_sandbox_fails "a capability" sh -c \
+	    "grep -E '^Cap(Prm|Eff|Bnd|Amb):' /proc/self/status | grep -qv '0000000000000000\$'"
+	in_sandbox_fails "writing resolv.conf" sh -c 'echo nameserver 127.0.0.1 >> /etc/resolv.conf'
+
+	# What the command sees.
+	as_mode "$PROBE" -p 443 $PY - >"$T/out" 2>&1 <<'PYEOF'
+import os, socket
+assert os.environ["HTTPS_PROXY"] == "http://198.51.100.253:3128"
+assert os.environ["NO_PROXY"] == "localhost,127.0.0.1"
+assert os.environ["PINHOLE"] == "1"
+assert "nameserver 198.51.100.253" in open("/etc/resolv.conf").read()
+s = socket.create_connection(("192.0.2.7", 443), 2)
+assert s.recv(100) == b"DST 192.0.2.7:443\n"
+try:
+    socket.create_connection(("192.0.2.7", 5555), 2)
+    raise SystemExit("closed port connected")
+except ConnectionRefusedError:
+    pass
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(2)
+u.sendto(b"query", ("8.8.8.8", 53))
+data, frm = u.recvfrom(100)
+assert (data, frm) == (b"query", ("8.8.8.8", 53)), (data, frm)
+PYEOF
+	if [ $? = 0 ]; then ok "$MODE: every address reaches the gateway"; else fail "$MODE: $(tail -3 "$T/out")"; fi
+done
+
+# A symlinked /etc/resolv.conf (dangling, as with systemd-resolved's stub
+# not running) is covered too; built in a private mount namespace.
+mkdir "$T/etc" "$T/real"
+mount --bind /etc "$T/real" 2>/dev/null || skip "cannot bind-mount"
+umount "$T/real"
+for MODE in root nobody; do
+	unshare -m --propagation private sh -c '
+		T=$1; shift
+		mount --bind /etc "$T/real" || exit 1
+		for f in "$T"/real/*; do ln -s "$f" "$T/etc/"; done
+		rm -f "$T/etc/resolv.conf"
+		ln -s /run/pinhole-test/missing/stub-resolv.conf "$T/etc/resolv.conf"
+		mount --bind "$T/etc" /etc || exit 1
+		exec "$@"' sh "$T" sh -c "$(cat <<EOF2
+if [ $MODE = nobody ]; then run="setpriv --reuid=nobody --regid=nogroup --clear-groups"; else run=; fi
+\$run $PROBE cat /etc/resolv.conf
+EOF2
+)" >"$T/out" 2>&1
+	if grep -q "nameserver 198.51.100.253" "$T/out"; then
+		ok "$MODE: a dangling resolv.conf symlink is covered"
+	else
+		fail "$MODE: symlinked resolv.conf: $(tail -2 "$T/out")"
+	fi
+	rm -f "$T"/etc/*
+done
+finish

@@ -1,0 +1,346 @@
+/*
+ * Unit tests for policy editing: rules_edit_add / rules_edit_remove on
+ * text (comments, blank lines, CRLF, no final newline, includes,
+ * duplicates, canonical forms, refusals) and rules_file_edit on files
+ * (mode kept, symlink target edited, a bad include refused).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rules/rules.h"
+
+static char	errbuf[1024];
+
+/* Add rule to text; check the return, the new text (or NULL), the line. */
+static void
+add(const char *text, const char *rule, int want_rv, const char *want,
+    unsigned int want_line)
+{
+	struct rules_edit	e;
+	int			rv;
+
+	errbuf[0] = '\0';
+	rv = rules_edit_add(text, strlen(text), rule, "policy", &e, errbuf,
+	    sizeof errbuf);
+	if (rv != want_rv)
+		fail_msg("add %s to '%s': %d (%s), want %d", rule, text, rv,
+		    errbuf, want_rv);
+	if (want == NULL)
+		assert_null(e.text);
+	else {
+		assert_non_null(e.text);
+		assert_string_equal(e.text, want);
+		assert_int_equal(e.len, strlen(want));
+	}
+	if (rv >= 0)
+		assert_int_equal(e.line, want_line);
+	free(e.text);
+}
+
+/* Remove rule from text; check the count and the new text (or NULL). */
+static void
+rm(const char *text, const char *rule, int want_rv, const char *want)
+{
+	struct rules_edit	e;
+	int			rv;
+
+	errbuf[0] = '\0';
+	rv = rules_edit_remove(text, strlen(text), rule, "disallow", &e,
+	    errbuf, sizeof errbuf);
+	if (rv != want_rv)
+		fail_msg("remove %s from '%s': %d (%s), want %d", rule, text,
+		    rv, errbuf, want_rv);
+	if (want == NULL)
+		assert_null(e.text);
+	else {
+		assert_non_null(e.text);
+		assert_string_equal(e.text, want);
+	}
+	free(e.text);
+}
+
+/* The canonical form a rule is written in. */
+static const char *
+canon(const char *rule)
+{
+	static char		buf[RULES_RULE_LEN];
+	struct rules_edit	e;
+
+	if (rules_edit_add("", 0, rule, "policy", &e, errbuf,
+	    sizeof errbuf) != 1)
+		fail_msg("%s refused: %s", rule, errbuf);
+	snprintf(buf, sizeof buf, "%s", e.rule);
+	free(e.text);
+	return (buf);
+}
+
+/* Appending keeps every other byte and numbers the new line. */
+static void
+test_add_keeps_text(void **state)
+{
+	(void)state;
+	add("", "pypi.org", 1, "allow pypi.org\n", 1);
+	add("# python\n\nallow a.example   # a\n", "b.example", 1,
+	    "# python\n\nallow a.example   # a\nallow b.example\n", 4);
+	add("  # indented comment\n\t\n", "b.example", 1,
+	    "  # indented comment\n\t\nallow b.example\n", 3);
+}
+
+/* The line ending of the file is used; an unfinished line is ended. */
+static void
+test_add_line_endings(void **state)
+{
+	(void)state;
+	add("allow a.example\r\n# c\r\n", "b.example", 1,
+	    "allow a.example\r\n# c\r\nallow b.example\r\n", 3);
+	add("allow a.example", "b.example", 1,
+	    "allow a.example\nallow b.example\n", 2);
+	add("allow a.example\r\n# no newline", "b.example", 1,
+	    "allow a.example\r\n# no newline\r\nallow b.example\r\n", 3);
+	add("allow a.example\r\n", "A.example.", 0, NULL, 1);
+}
+
+/* The same rule in another spelling is already there. */
+static void
+test_add_duplicate(void **state)
+{
+	const char	*text = "# keep\nallow pypi.org # python\n"
+			    "allow github.com:443,22\n";
+
+	(void)state;
+	add(text, "pypi.org", 0, NULL, 2);
+	add(text, "PyPI.org.", 0, NULL, 2);
+	add(text, "pypi.org:443,80", 0, NULL, 2);
+	add(text, "github.com:22,443", 0, NULL, 3);
+	add(text, "github.com:22", 1,
+	    "# keep\nallow pypi.org # python\nallow github.com:443,22\n"
+	    "allow github.com:22\n", 4);
+	add("deny pypi.org\n", "pypi.org", 1,
+	    "deny pypi.org\nallow pypi.org\n", 2);
+	add("allow pypi.org extra\nallow\n#allow pypi.org\n", "pypi.org", 1,
+	    "allow pypi.org extra\nallow\n#allow pypi.org\nallow pypi.org\n", 4);
+}
+
+/* An include is not looked into: the rule is added to this text. */
+static void
+test_add_include(void **state)
+{
+	(void)state;
+	add("include preset:python\n", "pypi.org", 1,
+	    "include preset:python\nallow pypi.org\n", 2);
+	rm("include preset:python\n", "pypi.org", 0, NULL);
+}
+
+/* Rules are written canonically. */
+static void
+test_canonical(void **state)
+{
+	(void)state;
+	assert_string_equal(canon("PyPI.org."), "pypi.org");
+	assert_string_equal(canon("*.Example.ORG"), "*.example.org");
+	assert_string_equal(canon("github.com:443,22"), "github.com:22,443");
+	assert_string_equal(canon("x.example:80,443"), "x.example");
+	assert_string_equal(canon("x.example:443,80-80"), "x.example");
+	assert_string_equal(canon("x.example:1-65535"), "x.example:*");
+	assert_string_equal(canon("x.example:*"), "x.example:*");
+	assert_string_equal(canon("x.example:8050,8000-8100,22,23"),
+	    "x.example:22-23,8000-8100");
+	assert_string_equal(canon("2130706433:443"), "127.0.0.1:443");
+	assert_string_equal(canon("203.0.113.0/24:443"), "203.0.113.0/24:443");
+	assert_string_equal(canon("[2001:DB8::/32]:*"), "[2001:db8::/32]:*");
+	assert_string_equal(canon("2001:db8:0::1"), "[2001:db8::1]");
+	assert_string_equal(canon("[::ffff:1.2.3.4]:22"), "1.2.3.4:22");
+}
+
+/* What the parser refuses is refused, at the line it would have. */
+static void
+test_add_refused(void **state)
+{
+	(void)state;
+	add("allow a.example\n", "*.com", -1, NULL, 0);
+	assert_string_equal(errbuf, "policy:2: '*.com' would match every "
+	    "site under the public suffix 'com': name the site "
+	    "(*.example.com)");
+	add("", "*", -1, NULL, 0);
+	assert_string_equal(errbuf, "policy:1: '*' alone would match every "
+	    "host: name the hosts (a wildcard needs a domain: *.example.com)");
+	add("", "a..b", -1, NULL, 0);
+	assert_non_null(strstr(errbuf, "policy:1: bad host 'a..b'"));
+	add("", "x.example:0", -1, NULL, 0);
+	assert_non_null(strstr(errbuf, "bad port '0'"));
+	add("", "a.example b.example", -1, NULL, 0);
+	assert_non_null(strstr(errbuf, "without spaces"));
+	add("", "a.example#x", -1, NULL, 0);
+	add("", "", -1, NULL, 0);
+	add("", "0.0.0.0/0", -1, NULL, 0);
+	rm("", "a..b", -1, NULL);
+	assert_non_null(strstr(errbuf, "disallow: bad host 'a..b'"));
+}
+
+/* Removing takes out every allow line for the rule, nothing else. */
+static void
+test_remove(void **state)
+{
+	(void)state;
+	rm("# top\nallow a.example\n\nallow b.example\n", "a.example", 1,
+	    "# top\n\nallow b.example\n");
+	rm("allow A.example.\n# keep\nallow a.example:443,80 # old\n"
+	    "allow a.example:22\ndeny a.example\n", "a.example", 2,
+	    "# keep\nallow a.example:22\ndeny a.example\n");
+	rm("allow a.example\n", "b.example", 0, NULL);
+	rm("deny a.example\n", "a.example", 0, NULL);
+	rm("allow a.example:22\n", "a.example", 0, NULL);
+	rm("", "a.example", 0, NULL);
+	rm("allow *.com\n", "*.com", 1, "");
+}
+
+/* Line endings survive a removal; a last line without newline goes. */
+static void
+test_remove_line_endings(void **state)
+{
+	(void)state;
+	rm("allow a.example\r\n# c\r\nallow b.example\r\n", "b.example", 1,
+	    "allow a.example\r\n# c\r\n");
+	rm("# c\nallow b.example", "b.example", 1, "# c\n");
+	rm("allow b.example", "b.example", 1, "");
+	rm("\tallow\tb.example\t\r\n", "b.example", 1, "");
+}
+
+/* The line of the first rule removed is reported. */
+static void
+test_remove_line(void **state)
+{
+	struct rules_edit	e;
+	const char		*t = "# 1\n# 2\nallow x.example\nallow x.example\n";
+
+	(void)state;
+	assert_int_equal(rules_edit_remove(t, strlen(t), "x.example",
+	    "disallow", &e, errbuf, sizeof errbuf), 2);
+	assert_int_equal(e.line, 3);
+	assert_int_equal(e.count, 2);
+	assert_string_equal(e.text, "# 1\n# 2\n");
+	free(e.text);
+}
+
+/* Read a whole small file into buf. */
+static const char *
+slurp(const char *path, char *buf, size_t size)
+{
+	FILE	*f = fopen(path, "r");
+	size_t	 n;
+
+	if (f == NULL)
+		return (NULL);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return (buf);
+}
+
+/* Write a small file. */
+static void
+spit(const char *path, const char *text)
+{
+	FILE	*f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A file is edited in place: mode kept, new files made, bad edits refused. */
+static void
+test_file(void **state)
+{
+	char			 dir[] = "/tmp/test_edit.XXXXXX", p[256], q[256];
+	char			 buf[1024], cmd[300], want[600];
+	const char		*two[] = { "a.example", "b.example" };
+	struct rules_edit	 res[2];
+	struct stat		 st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof p, "%s/new/sub/policy", dir);
+	assert_int_equal(rules_file_append(p, "pypi.org", errbuf,
+	    sizeof errbuf), 1);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	snprintf(q, sizeof q, "%s/new/sub", dir);
+	assert_int_equal(stat(q, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_non_null(strstr(slurp(p, buf, sizeof buf), "\nallow pypi.org\n"));
+
+	snprintf(p, sizeof p, "%s/policy", dir);
+	spit(p, "# mine\nallow a.example\n");
+	assert_int_equal(chmod(p, 0640), 0);
+	assert_int_equal(rules_file_edit(p, 0, two, 2, res, errbuf,
+	    sizeof errbuf), 1);
+	assert_int_equal(res[0].line, 2);
+	assert_null(res[0].text);
+	assert_int_equal(res[1].line, 3);
+	assert_string_equal(slurp(p, buf, sizeof buf),
+	    "# mine\nallow a.example\nallow b.example\n");
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	assert_int_equal(rules_file_edit(p, 1, two, 2, res, errbuf,
+	    sizeof errbuf), 2);
+	assert_string_equal(slurp(p, buf, sizeof buf), "# mine\n");
+	assert_int_equal(rules_file_edit(p, 1, two, 1, res, errbuf,
+	    sizeof errbuf), 0);
+	assert_int_equal(res[0].count, 0);
+
+	/* A missing include refuses the edit; the file is left as it was. */
+	spit(p, "include missing.policy\n");
+	assert_int_equal(rules_file_append(p, "c.example", errbuf,
+	    sizeof errbuf), -1);
+	snprintf(want, sizeof want, "%s:1: cannot read '%s/missing.policy'",
+	    p, dir);
+	assert_non_null(strstr(errbuf, want));
+	assert_string_equal(slurp(p, buf, sizeof buf),
+	    "include missing.policy\n");
+
+	/* A symlink's target is edited; the link stays a link. */
+	snprintf(q, sizeof q, "%s/link", dir);
+	spit(p, "allow a.example\n");
+	assert_int_equal(symlink("policy", q), 0);
+	assert_int_equal(rules_file_append(q, "d.example", errbuf,
+	    sizeof errbuf), 1);
+	assert_int_equal(lstat(q, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_string_equal(slurp(p, buf, sizeof buf),
+	    "allow a.example\nallow d.example\n");
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest	tests[] = {
+		cmocka_unit_test(test_add_keeps_text),
+		cmocka_unit_test(test_add_line_endings),
+		cmocka_unit_test(test_add_duplicate),
+		cmocka_unit_test(test_add_include),
+		cmocka_unit_test(test_canonical),
+		cmocka_unit_test(test_add_refused),
+		cmocka_unit_test(test_remove),
+		cmocka_unit_test(test_remove_line_endings),
+		cmocka_unit_test(test_remove_line),
+		cmocka_unit_test(test_file),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}

@@ -1,0 +1,268 @@
+/*
+ * Unit tests for runtime grants and policy_decide: every scope, TTL
+ * expiry, once grants used up, deny rules and the special-address guard
+ * winning over grants.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rules/grants.h"
+
+/* A canonical host from text. */
+static struct host
+H(const char *s)
+{
+	struct host	 h;
+	const char	*errstr;
+
+	if (host_parse(s, strlen(s), &h, &errstr) != 0)
+		fail_msg("%s: %s", s, errstr);
+	return (h);
+}
+
+/* A policy from text. */
+static struct rules *
+policy(const char *text)
+{
+	struct rules	*r = rules_create();
+	char		 err[512];
+
+	assert_non_null(r);
+	if (rules_load_text(r, "policy", text, strlen(text), err,
+	    sizeof err) != 0)
+		fail_msg("refused: %s", err);
+	return (r);
+}
+
+/* Add a grant; fail the test if it is refused. */
+static struct grant
+add(struct grants *g, const char *host, uint16_t port, enum grant_scope s,
+    uint64_t ttl, uint64_t now)
+{
+	struct host	h = H(host);
+	struct grant	gr;
+
+	assert_int_equal(grants_add(g, &h, port, s, ttl, NULL, "tester", now,
+	    &gr), 0);
+	return (gr);
+}
+
+/* Is host:port granted at now? */
+static int
+granted(const struct grants *g, const char *host, uint16_t port,
+    uint64_t now)
+{
+	struct host	h = H(host);
+	struct grant	gr;
+
+	return (grants_match(g, &h, port, now, &gr));
+}
+
+/* A once grant serves until consumed; DNS (port 0) does not use it up. */
+static void
+test_once(void **state)
+{
+	struct grants	*g = grants_create();
+	struct grant	 gr = add(g, "PyPI.org.", 443, GRANT_ONCE, 0, 1000);
+
+	(void)state;
+	assert_string_equal(gr.id, "g1");
+	assert_int_equal(gr.expires, 1000 + GRANTS_ONCE_TTL_MS);
+	assert_true(granted(g, "pypi.org", 0, 1001));	/* a DNS answer */
+	assert_true(granted(g, "pypi.org", 443, 1001));
+	assert_true(granted(g, "pypi.org", 443, 1002));	/* not used yet */
+	assert_false(granted(g, "pypi.org", 80, 1001));
+	assert_false(granted(g, "files.pypi.org", 443, 1001));
+	assert_int_equal(grants_consume(g, "g1"), 0);
+	assert_false(granted(g, "pypi.org", 443, 1003));
+	assert_false(granted(g, "pypi.org", 0, 1003));
+	assert_int_equal(grants_consume(g, "g1"), -1);
+	grants_free(g);
+}
+
+/* Session and always grants are not used up; ids, replacement, revoke. */
+static void
+test_session_always(void **state)
+{
+	struct grants	*g = grants_create();
+	struct grant	 list[4];
+	struct host	 h = H("github.com");
+
+	(void)state;
+	add(g, "github.com", 22, GRANT_SESSION, 0, 0);
+	add(g, "203.0.113.7", 443, GRANT_ALWAYS, 0, 0);
+	assert_int_equal(grants_consume(g, "g1"), 0);
+	assert_int_equal(grants_consume(g, "g2"), 0);
+	assert_true(granted(g, "github.com", 22, 1));
+	assert_true(granted(g, "3405803783", 443, 1));	/* same address */
+	assert_true(granted(g, "github.com", 22, UINT64_MAX - 1));
+	assert_int_equal(grants_next_expiry(g), 0);
+	assert_int_equal(grants_add(g, &h, 22, GRANT_SESSION, 0, "r7", "me",
+	    5, NULL), 0);				/* replaces g1 */
+	assert_int_equal(grants_add(g, &h, 23, GRANT_SESSION, 0, "r7", "me",
+	    5, NULL), -1);				/* id in use */
+	assert_int_equal(grants_add(g, &h, 0, GRANT_SESSION, 0, NULL, NULL,
+	    5, NULL), -1);				/* port 0 */
+	assert_int_equal(grants_list(g, list, 4), 2);
+	assert_string_equal(list[0].id, "g2");
+	assert_string_equal(list[1].id, "r7");
+	assert_string_equal(list[1].who, "me");
+	grants_drop_always(g);
+	assert_false(granted(g, "203.0.113.7", 443, 1));
+	assert_int_equal(grants_remove(g, "r7"), 0);
+	assert_int_equal(grants_remove(g, "r7"), -1);
+	assert_false(granted(g, "github.com", 22, 1));
+	grants_free(g);
+}
+
+/* A lasting grant is preferred to a once grant, which is kept. */
+static void
+test_prefer_lasting(void **state)
+{
+	struct grants	*g = grants_create();
+	struct host	 h = H("x.example");
+	struct grant	 gr;
+
+	(void)state;
+	add(g, "x.example", 443, GRANT_ONCE, 0, 0);
+	add(g, "x.example", 443, GRANT_SESSION, 0, 0);
+	assert_int_equal(grants_match(g, &h, 443, 1, &gr), 1);
+	assert_int_equal(gr.scope, GRANT_SESSION);
+	assert_string_equal(gr.id, "g2");
+	grants_free(g);
+}
+
+/* TTLs: dead at expiry, removed and reported by grants_expire. */
+static void
+test_ttl(void **state)
+{
+	struct grants	*g = grants_create();
+	struct grant	 out[2];
+
+	(void)state;
+	add(g, "a.example", 443, GRANT_SESSION, 500, 1000);	/* g1: 1500 */
+	add(g, "b.example", 443, GRANT_ONCE, 200, 1000);	/* g2: 1200 */
+	add(g, "c.example", 443, GRANT_SESSION, 0, 1000);	/* g3: never */
+	add(g, "d.example", 443, GRANT_ALWAYS, 300, 1000);	/* g4: 1300 */
+	assert_int_equal(grants_next_expiry(g), 1200);
+	assert_true(granted(g, "b.example", 443, 1199));
+	assert_false(granted(g, "b.example", 443, 1200));
+	assert_int_equal(grants_expire(g, 1199, out, 2), 0);
+	assert_int_equal(grants_expire(g, 1400, out, 1), 1);	/* max 1 */
+	assert_string_equal(out[0].id, "g2");
+	assert_int_equal(grants_expire(g, 1400, out, 2), 1);
+	assert_string_equal(out[0].id, "g4");
+	assert_int_equal(grants_next_expiry(g), 1500);
+	assert_true(granted(g, "a.example", 443, 1499));
+	assert_int_equal(grants_expire(g, 1500, out, 2), 1);
+	assert_string_equal(out[0].id, "g1");
+	assert_string_equal(out[0].host.text, "a.example");
+	assert_int_equal(grants_next_expiry(g), 0);
+	assert_true(granted(g, "c.example", 443, UINT64_MAX - 1));
+	grants_free(g);
+}
+
+/* Decide host:port against r and g at now; return the decision. */
+static struct policy_decision
+decide(const struct rules *r, const struct grants *g, const char *host,
+    uint16_t port, uint64_t now)
+{
+	struct policy_decision	d;
+	struct host		h = H(host);
+	int			rv;
+
+	rv = policy_decide(r, g, &h, port, now, &d);
+	assert_int_equal(rv, d.allow);
+	return (d);
+}
+
+/* Rules first: deny beats a grant, allow needs none, a grant fills in. */
+static void
+test_decide(void **state)
+{
+	struct rules		*r = policy("allow pypi.org\n"
+				    "deny upload.pypi.org\n");
+	struct grants		*g = grants_create();
+	struct policy_decision	 d;
+
+	(void)state;
+	add(g, "upload.pypi.org", 443, GRANT_SESSION, 0, 0);	/* g1 */
+	add(g, "new.example", 443, GRANT_ONCE, 0, 0);		/* g2 */
+	d = decide(r, g, "upload.pypi.org", 443, 1);
+	assert_false(d.allow);
+	assert_string_equal(d.why, "denied by rule policy:2; a grant cannot "
+	    "override it");
+	d = decide(r, NULL, "upload.pypi.org", 443, 1);
+	assert_string_equal(d.why, "denied by rule policy:2");
+	d = decide(r, g, "pypi.org", 443, 1);
+	assert_true(d.allow);
+	assert_false(d.granted);
+	assert_string_equal(d.rule, "policy:1");
+	assert_string_equal(d.why, "allowed by rule policy:1");
+	d = decide(r, g, "new.example", 443, 1);
+	assert_true(d.allow);
+	assert_true(d.granted);
+	assert_true(d.consume);
+	assert_string_equal(d.rule, "grant g2 (once)");
+	assert_string_equal(d.why, "allowed by grant g2 (once)");
+	assert_int_equal(grants_consume(g, d.grant.id), 0);
+	d = decide(r, g, "new.example", 443, 2);
+	assert_false(d.allow);
+	assert_string_equal(d.why, "no rule matches: default deny");
+	d = decide(r, g, "pypi.org", 0, 2);
+	assert_false(d.allow);
+	grants_free(g);
+	rules_free(r);
+}
+
+/* A grant cannot open a special-purpose address; allow-private can. */
+static void
+test_decide_guard(void **state)
+{
+	struct rules		*r = policy("allow 10.1.0.0/16:*\n"
+				    "allow-private 10.1.2.0/24\n");
+	struct grants		*g = grants_create();
+	struct policy_decision	 d;
+
+	(void)state;
+	add(g, "169.254.169.254", 80, GRANT_SESSION, 0, 0);
+	add(g, "10.9.9.9", 22, GRANT_SESSION, 0, 0);
+	d = decide(r, g, "169.254.169.254", 80, 1);
+	assert_false(d.allow);
+	assert_string_equal(d.why, "169.254.169.254 is a special-purpose "
+	    "address (cloud metadata): only an allow-private rule lets "
+	    "pinhole connect to it; a grant cannot override it");
+	d = decide(r, g, "10.9.9.9", 22, 1);
+	assert_false(d.allow);
+	assert_false(d.consume);
+	d = decide(r, g, "10.1.5.5", 22, 1);	/* rule, no allow-private */
+	assert_false(d.allow);
+	d = decide(r, g, "10.1.2.3", 22, 1);
+	assert_true(d.allow);
+	grants_free(g);
+	rules_free(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest	tests[] = {
+		cmocka_unit_test(test_once),
+		cmocka_unit_test(test_session_always),
+		cmocka_unit_test(test_prefer_lasting),
+		cmocka_unit_test(test_ttl),
+		cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_decide_guard),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
