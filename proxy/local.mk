@@ -52,7 +52,8 @@ libpinhole_a_SOURCES += \
 	proxy/json.c proxy/json.h \
 	proxy/escalate.c proxy/escalate.h \
 	proxy/control.c proxy/control-proto.c proxy/control.h \
-	proxy/agent.c proxy/agent.h
+	proxy/agent.c proxy/agent.h \
+	proxy/escalate-grants.c proxy/escalate-grants.h
 
 # A test-only host for escalation without the gateway: the queue, the
 # control socket, the agent endpoint over evhttp.

@@ -18,7 +18,9 @@
 #include <event2/event.h>
 
 #include "proxy/audit.h"
+#include "proxy/escalate-grants.h"
 #include "proxy/escalate.h"
+#include "rules/grants.h"
 
 static time_t	fake_now = 1000000;
 
@@ -372,6 +374,59 @@ test_hint(void **state)
 	assert_string_equal(buf, "pinhole request pypi.org:443");
 }
 
+static uint64_t	fake_ms = 5000;
+
+/* The grants' test clock. */
+static uint64_t
+fake_clock_ms(void)
+{
+	return (fake_ms);
+}
+
+/* Approvals become grants; "allowed" asks policy and grants. */
+static void
+test_grants_hooks(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*a, *b;
+	struct escalate_grants	 eg;
+	struct escalate_hooks	 hooks;
+	struct rules		*rules;
+	struct grant		 g;
+	char			 err[256];
+
+	assert_non_null(rules = rules_create());
+	assert_int_equal(rules_load_text(rules, "--allow", "allow ok.test",
+	    13, err, sizeof err), 0);
+	memset(&eg, 0, sizeof eg);
+	assert_non_null(eg.grants = grants_create());
+	eg.rules = &rules;
+	eg.now_ms = fake_clock_ms;
+	escalate_grants_hooks(&eg, &hooks);
+	escalate_set_hooks(e, &hooks);
+	file(e, "new.test:8443", "", &a);
+	file(e, "other.test", "", &b);
+	assert_int_equal(hooks.allowed(&a->host, 8443, hooks.arg), 0);
+	assert_int_equal(hooks.allowed(&b->host, 443, hooks.arg), 0);
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 60,
+	    "uid 1 via cli", err, sizeof err), 0);
+	assert_int_equal(hooks.allowed(&a->host, 8443, hooks.arg), 1);
+	assert_int_equal(grants_match(eg.grants, &a->host, 8443, fake_ms, &g),
+	    1);
+	assert_string_equal(g.id, a->id);
+	assert_string_equal(g.who, "uid 1 via cli");
+	fake_ms += 61000;
+	assert_int_equal(hooks.allowed(&a->host, 8443, hooks.arg), 0);
+	/* always without a policy file is refused, and stays pending. */
+	assert_int_equal(escalate_approve(e, b->id, ESCALATE_SCOPE_ALWAYS, 0,
+	    "x", err, sizeof err), -1);
+	assert_non_null(strstr(err, "no policy file"));
+	assert_int_equal(b->state, ESCALATE_PENDING);
+	escalate_free(e);
+	grants_free(eg.grants);
+	rules_free(rules);
+}
+
 int
 main(void)
 {
@@ -384,6 +439,7 @@ main(void)
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_hint),
+		cmocka_unit_test(test_grants_hooks),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
