@@ -79,3 +79,4 @@ tests_fuzz_fuzz_agent_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/control tests/fuzz/agent
 TESTS += tests/integration/escalate.sh
 EXTRA_DIST += tests/integration/escalate.sh
+EXTRA_DIST += docs/control-protocol.md
