@@ -236,7 +236,27 @@ control_event_cb(struct bufferevent *bev, short what, void *arg)
 	control_client_drop(arg, "end of connection");
 }
 
-/* Tell whether a peer may speak to us: the same uid, or root. */
+/*
+ * Tell whether a peer is in our network namespace.  The sandbox never
+ * is: a second wall behind the tmpfs that hides the socket from it.
+ * Without /proc there is nothing to compare, and the uid check stands
+ * alone.
+ */
+static int
+control_peer_netns_ok(pid_t pid)
+{
+	struct stat	self, peer;
+	char		path[64];
+
+	if (stat("/proc/self/ns/net", &self) == -1)
+		return (1);
+	snprintf(path, sizeof path, "/proc/%ld/ns/net", (long)pid);
+	if (stat(path, &peer) == -1)
+		return (0);
+	return (self.st_dev == peer.st_dev && self.st_ino == peer.st_ino);
+}
+
+/* Tell whether a peer may speak to us: the same uid (or root), our netns. */
 static int
 control_peer_ok(int fd, uid_t *uid)
 {
@@ -246,7 +266,9 @@ control_peer_ok(int fd, uid_t *uid)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
 		return (0);
 	*uid = cred.uid;
-	return (cred.uid == getuid() || cred.uid == 0);
+	if (cred.uid != getuid() && cred.uid != 0)
+		return (0);
+	return (control_peer_netns_ok(cred.pid));
 }
 
 /* Accept a client. */

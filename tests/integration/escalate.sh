@@ -32,6 +32,29 @@ import socket; s = socket.socket(socket.AF_UNIX); s.connect('$SOCK')"
 	expect_fail "nobody cannot reach it through /proc" as_nobody python3 -c "
 import socket; s = socket.socket(socket.AF_UNIX); s.connect('/proc/$probe_pid/root$SOCK')"
 fi
+# A client in another network namespace (as the sandbox is) is refused,
+# even as the same uid.
+cat >"$T/hello.py" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(5)
+try:
+    s.connect(sys.argv[1])
+    s.sendall(b'{"op":"hello","id":1}\n')
+    print(s.recv(4096).decode())
+except OSError as e:
+    print("refused:", e)
+EOF
+python3 "$T/hello.py" "$SOCK" | grep -q '"ok":true' &&
+    ok "a client in our netns is served" || fail "hello from our netns"
+if [ "$(id -u)" = 0 ]; then other="unshare -n"; else other="unshare -rn"; fi
+if $other true 2>/dev/null; then
+	out=$($other python3 "$T/hello.py" "$SOCK" 2>&1)
+	case $out in *'"ok"'*) fail "a client in another netns was served" ;;
+	*) ok "a client in another netns is refused" ;; esac
+else
+	fail "cannot create a network namespace to test with"
+fi
 if grep -q '@.*e5ca1a7e' /proc/net/unix; then
 	fail "an abstract pinhole socket exists"
 else
