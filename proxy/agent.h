@@ -67,8 +67,9 @@ void	agent_status(struct escalate *, const char *, int,
  * Hold for the decision of resp->wait_id (a response that asked to
  * wait): cb(final, arg) runs once, when the request is decided or after
  * resp->wait seconds, with the response to send (the callee frees it
- * with agent_response_free()).  NULL when out of memory: send resp.
- * Cancel before the caller goes away.
+ * with agent_response_free()); after it the wait is over (do not cancel
+ * it).  NULL when out of memory: send resp.  Cancel a wait still running
+ * before the caller goes away (the client closed, the session ends).
  */
 struct agent_wait;
 struct agent_wait *agent_wait_start(struct escalate *,
