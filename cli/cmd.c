@@ -14,6 +14,7 @@ extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_allow_entry;
 extern const struct cmd_entry cmd_disallow_entry;
+extern const struct cmd_entry cmd_log_entry;
 extern const struct cmd_entry cmd_request_entry;
 extern const struct cmd_entry cmd_pending_entry;
 extern const struct cmd_entry cmd_approve_entry;
@@ -27,6 +28,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_check_entry,
 	&cmd_allow_entry,
 	&cmd_disallow_entry,
+	&cmd_log_entry,
 	&cmd_request_entry,
 	&cmd_pending_entry,
 	&cmd_approve_entry,

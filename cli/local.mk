@@ -6,6 +6,7 @@ libpinhole_a_SOURCES += \
 	cli/cmd-version.c \
 	cli/cmd-check.c
 libpinhole_a_SOURCES += cli/cmd-allow.c
+libpinhole_a_SOURCES += cli/cmd-log.c
 # Escalation: the agent's and the person's commands.
 libpinhole_a_SOURCES += \
 	cli/ctl.c cli/ctl.h \

@@ -13,10 +13,13 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,15 +28,27 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include "cli/log.h"
 #include "proxy/audit.h"
 
 #define AUDIT_FIELD_MAX	1024	/* bytes of a string value kept */
 #define AUDIT_NFIELDS	24
-#define AUDIT_LINE_MAX	(AUDIT_NFIELDS * (AUDIT_FIELD_MAX * 6 + 32) + 64)
+#define AUDIT_LINE_MAX	(AUDIT_NFIELDS * (AUDIT_FIELD_MAX * 6 + 32) + 256)
+#define AUDIT_SEAL_MAX	192	/* prev_chain, seq, chain and the end */
+#define AUDIT_MSG_MAX	(AUDIT_LINE_MAX * 3)
+
+enum audit_kind {
+	AUDIT_FILE,		/* a file or stdout */
+	AUDIT_SYSLOG,		/* RFC 5424 datagrams */
+	AUDIT_JOURNALD		/* journald's native protocol */
+};
 
 struct audit {
 	char		*path;		/* NULL: log nothing */
+	enum audit_kind	 kind;
+	char		*sock;		/* datagram socket of syslog, journald */
 	int		 fd;
 	int		 owned;		/* ours to close */
 	int		 cuttable;	/* regular file, appending */
@@ -41,6 +56,20 @@ struct audit {
 	int		 torn;		/* the output ends mid-line */
 	uint64_t	 lost;		/* lines lost while failing */
 	char		*buf;		/* one byte before the line, for '\n' */
+	char		*msg;		/* a syslog or journald message */
+	char		*store;		/* decoded strings; the resumed tail */
+
+	struct audit_hash *hash;
+	unsigned long long seq;		/* of the last line written */
+	unsigned char	 chain[AUDIT_HASH_LEN];
+	int		 link;		/* next line carries prev_chain */
+	const char	*note;		/* a "resume" line to write first */
+
+	long long	 max_size;	/* rotate past this; 0 never */
+	int		 keep;
+	long long	 size;		/* of the file now written */
+	dev_t		 dev;
+	ino_t		 ino;
 };
 
 struct audit_line {
@@ -123,55 +152,6 @@ audit_put_u(struct audit_line *l, uint32_t cp)
 }
 
 /*
- * Measure the UTF-8 sequence at s: its length and code point, or 0 when
- * it is not valid (overlong, surrogate, beyond U+10FFFF, cut short).
- */
-static size_t
-audit_utf8(const uint8_t *s, size_t n, uint32_t *cp)
-{
-	size_t	len, i;
-	uint8_t	lo = 0x80, hi = 0xbf;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return (1);
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return (0);
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return (0);
-	*cp = s[0] & (0xff >> (len + 1));
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return (0);
-		*cp = (*cp << 6) | (s[i] & 0x3f);
-	}
-	return (len);
-}
-
-/* Tell whether a code point must be written as an escape. */
-static int
-audit_must_escape(uint32_t cp)
-{
-	return (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
-	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069));
-}
-
-/*
  * Append a string value, quoted and escaped: quote and backslash with a
  * backslash, control characters (C0, DEL, C1), line separators and
  * bidirectional controls as \uXXXX, each byte that is not valid UTF-8 as
@@ -181,9 +161,9 @@ audit_must_escape(uint32_t cp)
 static void
 audit_put_string(struct audit_line *l, const char *str)
 {
-	const uint8_t	*s = (const uint8_t *)str;
-	size_t		 n = strlen(str), i = 0, len;
-	uint32_t	 cp;
+	const unsigned char	*s = (const unsigned char *)str;
+	size_t			 n = strlen(str), i = 0, len;
+	unsigned int		 cp;
 
 	audit_put(l, "\"", 1);
 	while (i < n) {
@@ -253,7 +233,7 @@ audit_timestamp(char *buf, size_t len)
 	snprintf(buf, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
 }
 
-/* Build the line of an event, newline included. */
+/* Build the body of an event's line: every field but the chain's. */
 static void
 audit_format(struct audit_line *l, const struct audit_event *ev)
 {
@@ -270,14 +250,39 @@ audit_format(struct audit_line *l, const struct audit_event *ev)
 		audit_put_field(l, ev, &audit_fields[i]);
 	if (l->truncated)
 		audit_puts(l, ",\"truncated\":true");
-	audit_puts(l, "}\n");
+}
+
+/*
+ * End a line with the chain: prev_chain when it starts a file that
+ * carries on another one, seq, then chain over everything before it.
+ */
+static int
+audit_seal(struct audit *a, struct audit_line *l, unsigned char *next)
+{
+	char	hex[AUDIT_HEX_LEN + 1], num[48];
+
+	if (a->link) {
+		audit_hex(a->chain, hex);
+		audit_puts(l, ",\"prev_chain\":\"");
+		audit_puts(l, hex);
+		audit_puts(l, "\"");
+	}
+	snprintf(num, sizeof num, ",\"seq\":%llu", a->seq + 1);
+	audit_puts(l, num);
+	if (audit_hash_step(a->hash, a->chain, l->p, l->len, next) == -1)
+		return (-1);
+	audit_hex(next, hex);
+	audit_puts(l, ",\"chain\":\"");
+	audit_puts(l, hex);
+	audit_puts(l, "\"}\n");
+	return (0);
 }
 
 /* Name the output in messages. */
 static const char *
 audit_name(const struct audit *a)
 {
-	return (a->owned ? a->path : "stdout");
+	return (a->owned || a->kind != AUDIT_FILE ? a->path : "stdout");
 }
 
 /* Note a failed or short write, saying so only the first time. */
@@ -309,7 +314,7 @@ audit_succeeded(struct audit *a)
 }
 
 /* Write a line with one write(); never leave a fragment mid-file. */
-static void
+static int
 audit_emit(struct audit *a, char *line, size_t len)
 {
 	struct stat	st;
@@ -325,11 +330,103 @@ audit_emit(struct audit *a, char *line, size_t len)
 	n = write(a->fd, line, len);
 	if (n == (ssize_t)len) {
 		audit_succeeded(a);
-		return;
+		a->size += len;
+		return (0);
 	}
 	if (n > 0 && (good == -1 || ftruncate(a->fd, good) == -1))
 		a->torn = 1;
 	audit_failed(a, n, len);
+	return (-1);
+}
+
+/* Send a line to syslog or journald as one datagram. */
+static int
+audit_send(struct audit *a, const char *line, size_t len)
+{
+	struct audit_rec	rec;
+	char			host[256], err[256];
+	size_t			n;
+	int			fd;
+
+	if (audit_rec_parse(line, len, a->store, AUDIT_LINE_MAX, &rec) == -1) {
+		audit_failed(a, -1, len);
+		return (-1);
+	}
+	if (a->kind == AUDIT_JOURNALD)
+		n = audit_journal_format(a->msg, AUDIT_MSG_MAX, line, len, &rec);
+	else {
+		if (gethostname(host, sizeof host) == -1 || host[0] == '\0')
+			snprintf(host, sizeof host, "-");
+		host[sizeof host - 1] = '\0';
+		n = audit_syslog_format(a->msg, AUDIT_MSG_MAX, line, len, &rec,
+		    host, (long)getpid());
+	}
+	if (n == 0) {
+		errno = EMSGSIZE;
+		audit_failed(a, -1, len);
+		return (-1);
+	}
+	if (send(a->fd, a->msg, n, 0) == (ssize_t)n) {
+		audit_succeeded(a);
+		return (0);
+	}
+	if (errno == ECONNREFUSED || errno == ENOTCONN || errno == ENOENT) {
+		/* The daemon restarted: connect again, once. */
+		if ((fd = audit_dgram_open(a->sock, err, sizeof err)) != -1) {
+			close(a->fd);
+			a->fd = fd;
+			if (send(a->fd, a->msg, n, 0) == (ssize_t)n) {
+				audit_succeeded(a);
+				return (0);
+			}
+		}
+	}
+	audit_failed(a, -1, n);
+	return (-1);
+}
+
+/* Rename FILE.N-1 to FILE.N ... FILE to FILE.1, and start a new FILE. */
+static void
+audit_rotate(struct audit *a)
+{
+	char	from[PATH_MAX], to[PATH_MAX];
+	int	i;
+
+	for (i = a->keep - 1; i >= 1; i--) {
+		snprintf(from, sizeof from, "%s.%d", a->path, i);
+		snprintf(to, sizeof to, "%s.%d", a->path, i + 1);
+		if (rename(from, to) == -1 && errno != ENOENT)
+			log_warn("audit log: rotate %s", from);
+	}
+	snprintf(to, sizeof to, "%s.1", a->path);
+	if (rename(a->path, to) == -1) {
+		log_warn("audit log: rotate %s (rotation stops)", a->path);
+		a->max_size = 0;
+		return;
+	}
+	audit_reopen(a);
+}
+
+/* Tell whether a line of len bytes must go to a new file. */
+static int
+audit_full(const struct audit *a, size_t len)
+{
+	return (a->kind == AUDIT_FILE && a->owned && a->max_size > 0 &&
+	    a->size > 0 && a->size + (long long)len + AUDIT_SEAL_MAX >
+	    a->max_size);
+}
+
+/* Write the pending "resume" line, which says why the chain restarted. */
+static void
+audit_write_note(struct audit *a)
+{
+	struct audit_event	ev;
+
+	audit_event_init(&ev);
+	ev.event = "resume";
+	ev.detail = a->note;
+	a->note = NULL;
+	audit_write(a, &ev);
 }
 
 /* Write one line. */
@@ -337,14 +434,32 @@ void
 audit_write(struct audit *a, const struct audit_event *ev)
 {
 	struct audit_line	l;
-	int			saved = errno;
+	unsigned char		next[AUDIT_HASH_LEN];
+	int			saved = errno, rv;
 
 	if (a == NULL || a->fd == -1)
 		return;
+	if (a->note != NULL)
+		audit_write_note(a);
 	memset(&l, 0, sizeof l);
 	l.p = a->buf + 1;
 	audit_format(&l, ev);
-	audit_emit(a, l.p, l.len);
+	if (audit_full(a, l.len))
+		audit_rotate(a);
+	if (audit_seal(a, &l, next) == -1) {
+		log_warnx("audit log: %s: cannot hash a line", audit_name(a));
+		errno = saved;
+		return;
+	}
+	if (a->kind == AUDIT_FILE)
+		rv = audit_emit(a, l.p, l.len);
+	else
+		rv = audit_send(a, l.p, l.len - 1);
+	if (rv == 0) {
+		a->seq++;
+		memcpy(a->chain, next, sizeof a->chain);
+		a->link = 0;
+	}
 	errno = saved;
 }
 
@@ -380,28 +495,188 @@ audit_open_fd(const char *path, char *err, size_t errlen)
 	return (fd);
 }
 
-/* Open the audit log: a file, "-" for stdout, or NULL for none. */
+/* Take the file now open: its identity and size. */
+static void
+audit_take_fd(struct audit *a, int fd)
+{
+	struct stat	st;
+
+	a->fd = fd;
+	a->cuttable = audit_cuttable(fd);
+	if (fstat(fd, &st) == 0) {
+		a->dev = st.st_dev;
+		a->ino = st.st_ino;
+		a->size = st.st_size;
+	}
+}
+
+/* Find the last complete line in buf[0..end): its start, or -1. */
+static ssize_t
+audit_last_line(const char *buf, size_t end, int whole)
+{
+	ssize_t	i;
+
+	if (end == 0 || buf[end - 1] != '\n')
+		return (-1);
+	for (i = (ssize_t)end - 2; i >= 0; i--) {
+		if (buf[i] == '\n')
+			return (i + 1);
+	}
+	return (whole ? 0 : -1);
+}
+
+/*
+ * Carry the chain on from the last line of a file: this one (then a cut
+ * short last line is closed with a newline and a "resume" line written
+ * first), or the rotated FILE.1 when this one is new (then the first line
+ * links to it).  Returns 0 when the file had nothing to resume from.
+ */
+static int
+audit_resume_from(struct audit *a, const char *path, int other)
+{
+	struct audit_link	lk;
+	struct stat		st;
+	size_t			n, end;
+	ssize_t			start;
+	int			fd, torn, rv = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return (0);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		goto out;
+	rv = 1;
+	n = st.st_size < AUDIT_LINE_MAX + 1 ? st.st_size : AUDIT_LINE_MAX + 1;
+	if (pread(fd, a->store, n, st.st_size - n) != (ssize_t)n)
+		goto out;
+	torn = a->store[n - 1] != '\n';
+	for (end = n; end > 0 && a->store[end - 1] != '\n'; end--)
+		;
+	if (torn && !other && write(a->fd, "\n", 1) == 1)
+		a->size++;
+	start = audit_last_line(a->store, end, n == (size_t)st.st_size);
+	if (start == -1 || audit_link_parse(a->store + start,
+	    end - start - 1, &lk) == -1) {
+		if (!other)
+			a->note = "the last line of the log has no chain "
+			    "value: a new chain starts";
+		goto out;
+	}
+	a->seq = lk.seq;
+	memcpy(a->chain, lk.chain, sizeof a->chain);
+	a->link = other;
+	if (torn && !other)
+		a->note = "the last line of the log was cut short: "
+		    "the chain goes on from the line before it";
+out:
+	close(fd);
+	return (rv);
+}
+
+/* Carry on the chain of an existing log, or of the file rotated last. */
+static void
+audit_resume(struct audit *a)
+{
+	char	old[PATH_MAX];
+
+	if (audit_resume_from(a, a->path, 0))
+		return;
+	snprintf(old, sizeof old, "%s.1", a->path);
+	audit_resume_from(a, old, 1);
+}
+
+/* Connect a datagram socket to syslog's or journald's socket. */
+int
+audit_dgram_open(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un	sun;
+	int			fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sun.sun_path) {
+		snprintf(err, errlen, "audit log: %s: path too long", path);
+		return (-1);
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof sun) == -1) {
+		snprintf(err, errlen, "audit log: %s: %s", path,
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * Choose the socket for "syslog[:PATH]" or "journald[:PATH]"; journald
+ * without its socket falls back to syslog.
+ */
+static int
+audit_open_sink(struct audit *a, const char *path, char *err, size_t errlen)
+{
+	const char	*sock = NULL;
+
+	if (strncmp(path, "journald", 8) == 0) {
+		a->kind = AUDIT_JOURNALD;
+		sock = path[8] == ':' ? path + 9 : AUDIT_JOURNAL_SOCKET;
+		if (path[8] != ':' && access(sock, F_OK) == -1) {
+			a->kind = AUDIT_SYSLOG;
+			sock = AUDIT_SYSLOG_SOCKET;
+		}
+	} else {
+		a->kind = AUDIT_SYSLOG;
+		sock = path[6] == ':' ? path + 7 : AUDIT_SYSLOG_SOCKET;
+	}
+	if ((a->sock = strdup(sock)) == NULL ||
+	    (a->msg = malloc(AUDIT_MSG_MAX)) == NULL) {
+		snprintf(err, errlen, "audit log: out of memory");
+		return (-1);
+	}
+	a->fd = audit_dgram_open(sock, err, errlen);
+	return (a->fd == -1 ? -1 : 0);
+}
+
+/* Tell whether a log name means syslog or journald rather than a file. */
+static int
+audit_is_sink(const char *path)
+{
+	return (strcmp(path, "syslog") == 0 || strncmp(path, "syslog:", 7) == 0 ||
+	    strcmp(path, "journald") == 0 || strncmp(path, "journald:", 9) == 0);
+}
+
+/* Open the audit log: a file, "-", syslog, journald, or NULL for none. */
 struct audit *
 audit_open(const char *path, char *err, size_t errlen)
 {
 	struct audit	*a;
+	int		 fd;
 
 	if ((a = calloc(1, sizeof *a)) == NULL)
 		goto nomem;
 	a->fd = -1;
+	a->keep = AUDIT_KEEP;
 	if (path == NULL)
 		return (a);
 	if ((a->path = strdup(path)) == NULL ||
-	    (a->buf = malloc(AUDIT_LINE_MAX)) == NULL)
+	    (a->buf = malloc(AUDIT_LINE_MAX)) == NULL ||
+	    (a->store = malloc(AUDIT_LINE_MAX + 1)) == NULL ||
+	    (a->hash = audit_hash_create(NULL, 0)) == NULL ||
+	    audit_hash_seed(a->hash, a->chain) == -1)
 		goto nomem;
-	if (strcmp(path, "-") == 0)
-		a->fd = STDOUT_FILENO;
+	if (audit_is_sink(path)) {
+		if (audit_open_sink(a, path, err, errlen) == -1)
+			goto fail;
+	} else if (strcmp(path, "-") == 0)
+		audit_take_fd(a, STDOUT_FILENO);
 	else {
-		if ((a->fd = audit_open_fd(path, err, errlen)) == -1)
+		if ((fd = audit_open_fd(path, err, errlen)) == -1)
 			goto fail;
 		a->owned = 1;
+		audit_take_fd(a, fd);
+		audit_resume(a);
 	}
-	a->cuttable = audit_cuttable(a->fd);
 	return (a);
 
 nomem:
@@ -411,12 +686,108 @@ fail:
 	return (NULL);
 }
 
-/* Open the file again under its name (after log rotation). */
+/* Make the chain an HMAC with the key in a file. */
+int
+audit_set_key(struct audit *a, const char *path, char *err, size_t errlen)
+{
+	struct audit_hash	*h;
+	unsigned char		*key;
+	size_t			 keylen = 0;
+	int			 rv = -1;
+
+	if ((key = malloc(AUDIT_KEY_MAX)) == NULL) {
+		snprintf(err, errlen, "audit log: out of memory");
+		return (-1);
+	}
+	if (audit_read_key(path, key, &keylen, err, errlen) == -1)
+		goto out;
+	if ((h = audit_hash_create(key, keylen)) == NULL) {
+		snprintf(err, errlen, "audit log: cannot use the key");
+		goto out;
+	}
+	audit_hash_free(a->hash);
+	a->hash = h;
+	if (a->seq == 0 && !a->link)
+		audit_hash_seed(a->hash, a->chain);
+	rv = 0;
+out:
+	OPENSSL_cleanse(key, AUDIT_KEY_MAX);
+	free(key);
+	return (rv);
+}
+
+/* Rotate past max_size bytes (0: never), keeping FILE.1 ... FILE.keep. */
+void
+audit_set_rotation(struct audit *a, long long max_size, int keep)
+{
+	a->max_size = max_size > 0 ? max_size : 0;
+	a->keep = keep > 0 ? keep : 1;
+}
+
+/* Parse a size: digits with an optional K, M or G (powers of 1024). */
+int
+audit_parse_size(const char *s, long long *size)
+{
+	char		*end;
+	long long	 v, mult = 1;
+
+	if (*s < '0' || *s > '9')
+		return (-1);
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0)
+		return (-1);
+	if (*end == 'K' || *end == 'k')
+		mult = 1024;
+	else if (*end == 'M' || *end == 'm')
+		mult = 1024 * 1024;
+	else if (*end == 'G' || *end == 'g')
+		mult = 1024 * 1024 * 1024;
+	if (mult != 1)
+		end++;
+	if (*end != '\0' || v > LLONG_MAX / mult)
+		return (-1);
+	*size = v * mult;
+	return (0);
+}
+
+/* Set the defaults of the gateway's audit options. */
+void
+audit_config_init(struct audit_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->max_size = AUDIT_MAX_SIZE;
+	cfg->keep = AUDIT_KEEP;
+}
+
+/* Open the audit log with the gateway's options. */
+struct audit *
+audit_open_config(const struct audit_config *cfg, char *err, size_t errlen)
+{
+	struct audit	*a;
+
+	if ((a = audit_open(cfg->log, err, errlen)) == NULL)
+		return (NULL);
+	if (cfg->keyfile != NULL &&
+	    audit_set_key(a, cfg->keyfile, err, errlen) == -1) {
+		audit_close(a);
+		return (NULL);
+	}
+	audit_set_rotation(a, cfg->max_size, cfg->keep);
+	return (a);
+}
+
+/*
+ * Open the file again under its name (after log rotation): a new file
+ * carries the chain on with prev_chain in its first line.
+ */
 int
 audit_reopen(struct audit *a)
 {
 	char	err[1024];
 	int	fd;
+	dev_t	dev;
+	ino_t	ino;
 
 	if (a == NULL || !a->owned)
 		return (0);
@@ -425,8 +796,11 @@ audit_reopen(struct audit *a)
 		return (-1);
 	}
 	close(a->fd);
-	a->fd = fd;
-	a->cuttable = audit_cuttable(fd);
+	dev = a->dev;
+	ino = a->ino;
+	audit_take_fd(a, fd);
+	if ((a->dev != dev || a->ino != ino) && a->seq > 0)
+		a->link = 1;
 	a->torn = 0;
 	return (0);
 }
@@ -437,8 +811,12 @@ audit_close(struct audit *a)
 {
 	if (a == NULL)
 		return;
-	if (a->owned && a->fd != -1)
+	if ((a->owned || a->kind != AUDIT_FILE) && a->fd != -1)
 		close(a->fd);
+	audit_hash_free(a->hash);
+	free(a->msg);
+	free(a->store);
+	free(a->sock);
 	free(a->buf);
 	free(a->path);
 	free(a);

@@ -44,15 +44,123 @@ struct audit_event {
 /* Clear an event: strings NULL, numbers -1. */
 void		 audit_event_init(struct audit_event *);
 
-/* path "-" is stdout, NULL logs nothing. */
+/*
+ * Where: a file path, "-" for stdout, "syslog" (RFC 5424 to /dev/log),
+ * "journald" (native protocol, or syslog when there is no journal),
+ * "syslog:PATH" or "journald:PATH" for another unix datagram socket;
+ * NULL logs nothing.  An existing file's chain is resumed.
+ */
 struct audit	*audit_open(const char *, char *, size_t);
 int		 audit_reopen(struct audit *);
 void		 audit_close(struct audit *);
+
+/*
+ * Options, set after audit_open() and before the first audit_write():
+ * --log-key FILE makes the chain an HMAC; rotation renames FILE to
+ * FILE.1 ... FILE.keep once a line would take it past max_size bytes
+ * (0: never).
+ */
+#define AUDIT_MAX_SIZE	(100LL * 1024 * 1024)
+#define AUDIT_KEEP	5
+int		 audit_set_key(struct audit *, const char *, char *, size_t);
+void		 audit_set_rotation(struct audit *, long long, int);
+int		 audit_parse_size(const char *, long long *);
+
+/*
+ * All of it at once, for the gateway commands: --log, --log-key,
+ * --log-max-size, --log-keep.  audit_config_init() sets the defaults.
+ */
+struct audit_config {
+	const char	*log;		/* --log: see audit_open() */
+	const char	*keyfile;	/* --log-key, or NULL */
+	long long	 max_size;	/* --log-max-size */
+	int		 keep;		/* --log-keep */
+};
+void		 audit_config_init(struct audit_config *);
+struct audit	*audit_open_config(const struct audit_config *, char *, size_t);
 
 /*
  * Write one line.  A failed write is reported once on stderr and never
  * leaves half a line in the file.
  */
 void		 audit_write(struct audit *, const struct audit_event *);
+
+/*
+ * The chain (docs/audit-log.md): chain_N = H(chain_N-1 || line N up to
+ * ",\"chain\""), H SHA-256 or HMAC-SHA-256, chain_0 = H("pinhole-audit-v1").
+ */
+#define AUDIT_HASH_LEN	32
+#define AUDIT_HEX_LEN	64
+#define AUDIT_SEED	"pinhole-audit-v1"
+#define AUDIT_KEY_MAX	4096
+
+struct audit_hash;
+struct audit_hash *audit_hash_create(const unsigned char *, size_t);
+void		 audit_hash_free(struct audit_hash *);
+int		 audit_hash_seed(struct audit_hash *, unsigned char *);
+int		 audit_hash_step(struct audit_hash *, const unsigned char *,
+		    const char *, size_t, unsigned char *);
+void		 audit_hex(const unsigned char *, char *);
+int		 audit_unhex(const char *, size_t, unsigned char *);
+int		 audit_read_key(const char *, unsigned char *, size_t *,
+		    char *, size_t);
+
+/* The chain fields at the end of a line, found without parsing it all. */
+struct audit_link {
+	unsigned long long	 seq;
+	unsigned char		 chain[AUDIT_HASH_LEN];
+	int			 has_prev;
+	unsigned char		 prev[AUDIT_HASH_LEN];
+	size_t			 hashed;	/* bytes before ,"chain" */
+};
+int		 audit_link_parse(const char *, size_t, struct audit_link *);
+
+/*
+ * Reading lines back: a strict reader for our flat objects (strings,
+ * integers, booleans), bounded and without I/O.  Strings are decoded into
+ * the caller's store (at least as long as the line); raw keeps the
+ * escaped text between the quotes.
+ */
+#define AUDIT_REC_MAX	40
+
+enum audit_rec_type {
+	AUDIT_REC_STR,
+	AUDIT_REC_NUM,
+	AUDIT_REC_BOOL,
+	AUDIT_REC_NULL
+};
+
+struct audit_rec_field {
+	const char		*key;
+	enum audit_rec_type	 type;
+	const char		*str;	/* decoded, NUL-terminated */
+	const char		*raw;	/* escaped, not terminated */
+	size_t			 rawlen;
+	long long		 num;	/* numbers; booleans 0 or 1 */
+};
+
+struct audit_rec {
+	size_t			 n;
+	struct audit_rec_field	 f[AUDIT_REC_MAX];
+};
+
+int		 audit_rec_parse(const char *, size_t, char *, size_t,
+		    struct audit_rec *);
+const struct audit_rec_field *audit_rec_get(const struct audit_rec *,
+		    const char *);
+const char	*audit_rec_str(const struct audit_rec *, const char *);
+long long	 audit_rec_num(const struct audit_rec *, const char *);
+/* The shipping sinks' message formats (RFC 5424; journald native). */
+#define AUDIT_SD_ID	"pinhole@32473"
+#define AUDIT_SYSLOG_SOCKET	"/dev/log"
+#define AUDIT_JOURNAL_SOCKET	"/run/systemd/journal/socket"
+size_t		 audit_syslog_format(char *, size_t, const char *, size_t,
+		    const struct audit_rec *, const char *, long);
+size_t		 audit_journal_format(char *, size_t, const char *, size_t,
+		    const struct audit_rec *);
+int		 audit_dgram_open(const char *, char *, size_t);
+
+size_t		 audit_utf8(const unsigned char *, size_t, unsigned int *);
+int		 audit_must_escape(unsigned int);
 
 #endif

@@ -1,6 +1,8 @@
 # The gateway.
 libpinhole_a_SOURCES += \
 	proxy/audit.c proxy/audit.h \
+	proxy/auditchain.c proxy/auditline.c proxy/auditsink.c \
+	proxy/auditverify.c proxy/auditverify.h \
 	proxy/resolver.c proxy/resolver.h
 
 if HAVE_CMOCKA
@@ -12,7 +14,26 @@ check_PROGRAMS += tests/unit/test_audit
 TESTS += tests/unit/test_audit
 tests_unit_test_audit_LDADD = $(UNIT_LIBS)
 tests_unit_test_audit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+check_PROGRAMS += tests/unit/test_auditchain
+TESTS += tests/unit/test_auditchain
+tests_unit_test_auditchain_LDADD = $(UNIT_LIBS)
+tests_unit_test_auditchain_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+check_PROGRAMS += tests/unit/test_auditline
+TESTS += tests/unit/test_auditline
+tests_unit_test_auditline_LDADD = $(UNIT_LIBS)
+tests_unit_test_auditline_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
+
+# The audit log: reader fuzz target, verify benchmark (built, not run).
+FUZZ_TARGETS += tests/fuzz/fuzz_auditline
+tests_fuzz_fuzz_auditline_SOURCES = tests/fuzz/fuzz_auditline.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_auditline_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_auditline_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/auditline
+check_PROGRAMS += tests/bench/bench_auditverify
+tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
+TESTS += tests/integration/log.sh
+EXTRA_DIST += tests/integration/log.sh
 
 # Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
 libpinhole_a_SOURCES += proxy/sni.c proxy/sni.h

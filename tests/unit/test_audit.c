@@ -84,6 +84,35 @@ slurp(const char *path)
 	return (buf);
 }
 
+/*
+ * Read a log file, checking each whole line ends with the chain fields
+ * (,"seq":N,"chain":"HEX"}) and taking them out, so the rest can be
+ * compared as it was written.  A torn line (no chain) is kept as it is.
+ */
+static char *
+slurp_log(const char *path)
+{
+	regex_t		re;
+	regmatch_t	m[1];
+	char		*buf = slurp(path), *line, *end;
+
+	assert_int_equal(regcomp(&re, "(,\"prev_chain\":\"[0-9a-f]{64}\")?"
+	    ",\"seq\":[1-9][0-9]*,\"chain\":\"[0-9a-f]{64}\"}$",
+	    REG_EXTENDED), 0);
+	for (line = buf; (end = strchr(line, '\n')) != NULL; line = end + 1) {
+		*end = '\0';
+		if (regexec(&re, line, 1, m, 0) == 0) {
+			memmove(line + m[0].rm_so, "}\n", 2);
+			memmove(line + m[0].rm_so + 1, end,
+			    strlen(end + 1) + 2);
+			end = line + m[0].rm_so + 1;
+		}
+		*end = '\n';
+	}
+	regfree(&re);
+	return (buf);
+}
+
 /* Count the lines of a string that contain a text. */
 static int
 count_lines(const char *s, const char *text)
@@ -370,7 +399,7 @@ test_fields(void **state)
 	audit_close(a);
 	assert_int_equal(stat(f->path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	out = slurp(f->path);
+	out = slurp_log(f->path);
 	strip_ts(out);
 	strip_ts(strchr(out, '\n') + 1);
 	assert_string_equal(out,
@@ -405,7 +434,7 @@ test_escape(void **state)
 	    " c1\xc2\x9b ls\xe2\x80\xa8 rlo\xe2\x80\xae big\xf4\x90\x80\x80";
 	audit_write(a, &ev);
 	audit_close(a);
-	out = slurp(f->path);
+	out = slurp_log(f->path);
 	check_no_controls(out);
 	assert_non_null(strstr(out, "\"host\":\"a\\\"b\\\\c\""));
 	p = strstr(out, "\"detail\":");
@@ -444,7 +473,7 @@ test_truncate(void **state)
 	audit_write(a, &ev);
 	audit_close(a);
 	free(big);
-	out = slurp(f->path);
+	out = slurp_log(f->path);
 	p = strstr(out, "\"host\":\"") + 8;
 	q = strstr(p, "...\"");
 	assert_non_null(q);
@@ -515,7 +544,7 @@ short_write_child(struct fixture *f, const char *path, int use_stdout)
 	audit_write(a, &ev);
 	getrlimit(RLIMIT_FSIZE, &rl);
 	small = rl;
-	small.rlim_cur = 150;
+	small.rlim_cur = 300;
 	setrlimit(RLIMIT_FSIZE, &small);
 	memset(pad, 'x', sizeof pad - 1);
 	pad[sizeof pad - 1] = '\0';
@@ -540,7 +569,7 @@ test_short_write(void **state)
 	char		*out, *err;
 
 	assert_int_equal(short_write_child(f, f->path, 0), 0);
-	out = slurp(f->path);
+	out = slurp_log(f->path);
 	assert_int_equal(count_lines(out, "\"schema\""), 2);
 	assert_non_null(strstr(out, "\"event\":\"first\"}\n{"));
 	assert_non_null(strstr(out, "\"event\":\"fourth\"}\n"));
@@ -562,7 +591,7 @@ test_short_write_torn(void **state)
 	char		*out;
 
 	assert_int_equal(short_write_child(f, f->path, 1), 0);
-	out = slurp(f->path);
+	out = slurp_log(f->path);
 	assert_int_equal(count_lines(out, "\"schema\""), 3);
 	assert_int_equal(count_lines(out, "\"event\":\"second\""), 1);
 	assert_non_null(strstr(out, "\"event\":\"first\"}\n{"));
@@ -594,12 +623,12 @@ test_reopen(void **state)
 	ev.event = "after";
 	audit_write(a, &ev);
 	audit_close(a);
-	out = slurp(old);
+	out = slurp_log(old);
 	assert_int_equal(count_lines(out, "\"schema\""), 2);
 	assert_non_null(strstr(out, "before"));
 	assert_non_null(strstr(out, "between"));
 	free(out);
-	out = slurp(f->path);
+	out = slurp_log(f->path);
 	assert_int_equal(count_lines(out, "\"schema\""), 1);
 	assert_non_null(strstr(out, "after"));
 	free(out);
@@ -654,7 +683,7 @@ test_stdout(void **state)
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
 	assert_non_null(a);
-	out = slurp(f->path);
+	out = slurp_log(f->path);
 	assert_non_null(strstr(out, "\"event\":\"dns\",\"qname\":\"example.org\"}\n"));
 	free(out);
 }

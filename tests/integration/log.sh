@@ -1,0 +1,130 @@
+#!/bin/sh
+# pinhole log: filters, --json, --summary, and verify's exit codes, over a
+# log made by an independent implementation of the documented chain
+# (python3, docs/audit-log.md "The chain").
+. "$top_srcdir/tests/integration/lib.sh"
+command -v python3 >/dev/null || skip "python3 is needed"
+
+# Write a chained log: gen.py OUT [KEYFILE]
+cat >"$T/gen.py" <<'PY'
+import hashlib, hmac, json, sys
+out = sys.argv[1]
+key = open(sys.argv[2], "rb").read() if len(sys.argv) > 2 else None
+def H(data):
+    if key is None:
+        return hashlib.sha256(data).digest()
+    return hmac.new(key, data, hashlib.sha256).digest()
+events = [
+    dict(event="start", detail="listening on 127.0.0.1:3128"),
+    dict(event="connect", verdict="allow", reason="rule", session="s1",
+         host="pypi.org", port=443, via="connect", rule="policy:1"),
+    dict(event="close", session="s1", host="pypi.org", port=443,
+         bytes_up=1000, bytes_down=50000, ms=120),
+    dict(event="connect", verdict="deny", reason="default-deny",
+         session="s1", host="evil.example.net", port=443, via="connect"),
+    dict(event="connect", verdict="deny", reason="default-deny",
+         session="s2", host="evil.example.net", port=80, via="transparent"),
+    dict(event="dns", verdict="deny", session="s2", qname="x.exfil.test",
+         qtype="TXT", answer="NXDOMAIN"),
+    dict(event="connect", verdict="allow", reason="rule", session="s2",
+         host="files.pythonhosted.org", port=443, via="connect"),
+    dict(event="close", session="s2", host="files.pythonhosted.org",
+         port=443, bytes_up=10, bytes_down=900000, ms=800),
+    dict(event="connect", verdict="deny", reason="default-deny",
+         session="s2", host="esc\u001b[31m.test", port=443, via="connect"),
+]
+chain = H(b"pinhole-audit-v1")
+with open(out, "w", encoding="utf-8") as f:
+    for i, e in enumerate(events):
+        rec = dict(schema=1, ts="2024-12-02T12:%02d:00.000Z" % i)
+        rec.update(e)
+        body = json.dumps(rec, separators=(",", ":"), ensure_ascii=False)
+        body = body[:-1] + ',"seq":%d' % (i + 1)
+        chain = H(chain + body.encode())
+        f.write(body + ',"chain":"%s"}\n' % chain.hex())
+PY
+
+python3 "$T/gen.py" "$T/audit.log"
+printf '%s\n' 0123456789abcdef0123456789abcdef >"$T/key"
+python3 "$T/gen.py" "$T/keyed.log" "$T/key"
+
+# verify: exit 0 for an intact log, 1 with the bad line named, 2 on misuse.
+expect "verify an intact log" "$PINHOLE" log verify "$T/audit.log"
+grep -q '^intact: 9 lines in 1 file(s), seq 1 to 9' "$T/out" ||
+    fail "verify summary: $(cat "$T/out")"
+expect "verify a keyed log with its key" \
+    "$PINHOLE" log verify --key "$T/key" "$T/keyed.log"
+expect_fail "verify a keyed log without its key" \
+    "$PINHOLE" log verify "$T/keyed.log"
+grep -q 'keyed.log:1: edited, or the wrong key' "$T/out" ||
+    fail "wrong key message: $(cat "$T/out")"
+sed 's/pypi.org/pypi.com/' "$T/audit.log" >"$T/edited.log"
+"$PINHOLE" log verify "$T/edited.log" >"$T/out" 2>&1
+[ $? -eq 1 ] && grep -q 'edited.log:2: edited' "$T/out" &&
+    ok "an edited line is named" || fail "edited: $(cat "$T/out")"
+sed 5d "$T/audit.log" >"$T/deleted.log"
+"$PINHOLE" log verify "$T/deleted.log" >"$T/out" 2>&1
+[ $? -eq 1 ] && grep -q 'deleted.log:5: deleted: 1 line' "$T/out" &&
+    ok "a deleted line is named" || fail "deleted: $(cat "$T/out")"
+head -c -20 "$T/audit.log" >"$T/cut.log"
+"$PINHOLE" log verify "$T/cut.log" >"$T/out" 2>&1
+[ $? -eq 1 ] && grep -q 'cut.log:9: cut short' "$T/out" &&
+    ok "a file cut short is reported" || fail "cut: $(cat "$T/out")"
+"$PINHOLE" log verify >"$T/out" 2>&1
+[ $? -eq 2 ] && ok "verify with no file is a usage error" ||
+    fail "verify no file: $(cat "$T/out")"
+"$PINHOLE" log verify "$T/nonexistent" >"$T/out" 2>&1
+[ $? -eq 2 ] && ok "verify of a missing file: exit 2" ||
+    fail "verify missing: $(cat "$T/out")"
+
+# Filters and output forms.
+"$PINHOLE" log --blocked "$T/audit.log" >"$T/out"
+[ "$(grep -c deny "$T/out")" -eq 4 ] && ! grep -q allow "$T/out" &&
+    ok "--blocked" || fail "--blocked: $(cat "$T/out")"
+grep -q 'esc\\u001b\[31m.test:443' "$T/out" &&
+    ok "terminal output escapes control characters" ||
+    fail "escape: $(cat "$T/out")"
+"$PINHOLE" log --json --host '*.pythonhosted.org' "$T/audit.log" >"$T/out"
+[ "$(wc -l <"$T/out")" -eq 2 ] &&
+    python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$T/out" &&
+    ok "--json --host GLOB" || fail "--json --host: $(cat "$T/out")"
+"$PINHOLE" log --json --session s1 "$T/audit.log" >"$T/out"
+[ "$(wc -l <"$T/out")" -eq 3 ] && ok "--session" || fail "--session: $(cat "$T/out")"
+"$PINHOLE" log --json --since 2024-12-02T12:06 "$T/audit.log" >"$T/out"
+[ "$(wc -l <"$T/out")" -eq 3 ] && ok "--since TIME" || fail "--since: $(cat "$T/out")"
+"$PINHOLE" log --json --since 1h "$T/audit.log" >"$T/out"
+[ "$(wc -l <"$T/out")" -eq 0 ] && ok "--since 1h (the log is older)" ||
+    fail "--since 1h: $(cat "$T/out")"
+"$PINHOLE" log --since yesterday "$T/audit.log" >"$T/out" 2>&1
+[ $? -eq 2 ] && ok "a bad --since is a usage error" || fail "bad --since"
+"$PINHOLE" log --json <"$T/audit.log" >"$T/out"
+cmp -s "$T/out" "$T/audit.log" && ok "standard input, --json as is" ||
+    fail "stdin --json"
+"$PINHOLE" log "$T/audit.log" >"$T/out"
+head -1 "$T/out" | grep -q '^TIME (UTC) *EVENT *VERDICT *SESSION *TARGET' &&
+    grep -q '^2024-12-02 12:01:00 connect allow s1 *pypi.org:443 *via=connect' "$T/out" &&
+    ok "columns" || fail "columns: $(cat "$T/out")"
+! grep -q "$(printf '\033')" "$T/out" && ok "no colour when not a terminal" ||
+    fail "colour on a pipe"
+if command -v script >/dev/null; then
+	script -qec "'$PINHOLE' log --blocked '$T/audit.log'" /dev/null >"$T/out" </dev/null
+	grep -q "$(printf '\033')\[31mdeny" "$T/out" && ok "denials in red on a terminal" ||
+	    fail "colour on a terminal: $(cat -v "$T/out")"
+	NO_COLOR=1 script -qec "'$PINHOLE' log --blocked '$T/audit.log'" /dev/null >"$T/out" </dev/null
+	! grep -q "$(printf '\033')\[31m" "$T/out" && ok "NO_COLOR" || fail "NO_COLOR"
+fi
+printf 'not json\n' >>"$T/audit.log"
+"$PINHOLE" log --json "$T/audit.log" >"$T/out" 2>"$T/err"
+grep -q '1 line(s) were not audit lines' "$T/err" && ok "bad lines skipped, counted" ||
+    fail "bad line: $(cat "$T/err")"
+
+# Summary.
+"$PINHOLE" log --summary "$T/audit.log" >"$T/out" 2>/dev/null
+sed -n '/^Top blocked/,/^$/p' "$T/out" | grep -q '^ *2  evil.example.net$' &&
+    sed -n '/^Top allowed/,/^$/p' "$T/out" | sed -n 3p |
+        grep -q '^ *10 *900000 *1  files.pythonhosted.org$' &&
+    grep -q '^ *3  connect *deny *default-deny$' "$T/out" &&
+    sed -n '/^Sessions/,$p' "$T/out" | grep -q '^ *4 *1 *3 *10 *900000  s2$' &&
+    ok "--summary" || fail "--summary: $(cat "$T/out")"
+
+finish
