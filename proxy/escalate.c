@@ -582,6 +582,20 @@ escalate_wait(struct escalate *e, struct escalate_request *r, int secs,
 	return (w);
 }
 
+/* Ask mode: file or join a request, and wait for it. */
+struct escalate_waiter *
+escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
+    const char *via, int secs, escalate_wait_cb *cb, void *arg,
+    enum escalate_filed *filed)
+{
+	struct escalate_request	*r;
+
+	*filed = escalate_file(e, h, port, "", 0, via, &r);
+	if (r == NULL)
+		return (NULL);
+	return (escalate_wait(e, r, secs, cb, arg));
+}
+
 /* Cancel a wait (its callback never runs). */
 void
 escalate_wait_cancel(struct escalate_waiter *w)

@@ -166,6 +166,16 @@ struct escalate_waiter *escalate_wait(struct escalate *,
 		    void *);
 void		 escalate_wait_cancel(struct escalate_waiter *);
 
+/*
+ * Ask mode: file (or join) the request for a held connection to (host,
+ * port), coming in via, and wait for its decision for at most secs.
+ * Returns the waiter, or NULL when no request could be filed (*filed
+ * says why) or out of memory: refuse the connection then.
+ */
+struct escalate_waiter *escalate_ask(struct escalate *, const struct host *,
+		    uint16_t, const char *, int, escalate_wait_cb *, void *,
+		    enum escalate_filed *);
+
 /* Be told of each request, blocked attempt and decision. */
 struct escalate_sub *escalate_subscribe(struct escalate *,
 		    escalate_note_cb *, void *);

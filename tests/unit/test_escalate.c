@@ -253,7 +253,21 @@ test_waiters(void **state)
 	assert_int_equal(notes[ESCALATE_NOTE_DECIDED], 1);
 	assert_int_equal(notes[ESCALATE_NOTE_BLOCKED], 1);
 	escalate_unsubscribe(sub);
+	/* Ask mode: a held connection joins the open request. */
+	{
+		enum escalate_filed	f;
+
+		assert_non_null(escalate_ask(e, &b->host, b->port, "connect",
+		    60, wake_cb, NULL, &f));
+		assert_int_equal(f, ESCALATE_FILED_SAME);
+		assert_int_equal(b->count, 2);
+		assert_int_equal(escalate_deny(e, b->id, NULL, "t", err,
+		    sizeof err), 0);
+		assert_int_equal(woken, 4);
+		woken = 3;
+	}
 	/* A waiter left at free is freed without a call. */
+	escalate_file(e, &h, 8443, "", 0, "agent", &b);
 	assert_non_null(escalate_wait(e, b, 60, wake_cb, NULL));
 	escalate_free(e);
 	assert_int_equal(woken, 3);
