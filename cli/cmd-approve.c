@@ -38,8 +38,8 @@ cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 			nscopes++;
 		} else if (ch == 't' &&
 		    (ttl = escalate_duration_parse(optarg)) <= 0)
-			return (cmd_usage_error(self, "bad --ttl '%s' (seconds, "
-			    "or a number with s, m, h or d)", optarg));
+			return (cmd_usage_error(self, "bad --ttl '%s' "
+			    "(seconds, or a number with s, m, h or d)", optarg));
 		else if (ch == 'S')
 			session = optarg;
 	}

@@ -43,8 +43,8 @@ pending_copy_int(struct json_writer *w, const struct json_obj *o,
 static void
 pending_print_json(const struct json_obj *o, int request)
 {
-	static const char	*strs[] = { "reason", "session", "since", "state",
-	    "via", "first", "last", "scope", "answer", "by", "hint" };
+	static const char	*strs[] = { "reason", "session", "since",
+	    "state", "via", "first", "last", "scope", "answer", "by", "hint" };
 	struct json_writer	 w;
 	size_t			 i;
 
@@ -148,7 +148,8 @@ pending_item_cb(struct ctl_conn *c, const struct json_obj *o, void *arg)
 	else if (request) {
 		if (a->nrequests == 0)
 			printf("Requests (answer with pinhole approve ID "
-			    "[--once|--session|--always] or pinhole deny ID):\n");
+			    "[--once|--session|--always] or pinhole deny "
+			    "ID):\n");
 		pending_print_request(o);
 	}
 	if (request)

@@ -65,7 +65,8 @@ ctl_open_all(struct ctl_conn *conns, size_t max, const char *want, char *err,
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 dir[PATH_MAX - 300], path[PATH_MAX], name[CTL_SESSION_LEN];
+	char		 dir[PATH_MAX - 300], path[PATH_MAX];
+	char		 name[CTL_SESSION_LEN];
 	size_t		 n = 0;
 	int		 fd;
 

@@ -336,7 +336,8 @@ agent_filed(struct agent_ctx *c, const struct escalate_request *r,
 	if (resp->json) {
 		json_open(&resp->body);
 		json_put_bool(&resp->body, "ok", 1);
-		json_put_bool(&resp->body, "coalesced", f == ESCALATE_FILED_SAME);
+		json_put_bool(&resp->body, "coalesced",
+		    f == ESCALATE_FILED_SAME);
 		agent_put_request(&resp->body, r);
 		json_put_str(&resp->body, "session", escalate_session(c->e));
 		json_close(&resp->body);
@@ -379,7 +380,8 @@ agent_post_request(struct agent_ctx *c)
 	struct host			 h;
 	uint16_t			 port;
 	const char			*err;
-	char				 host[AGENT_VALUE_MAX], pstr[AGENT_VALUE_MAX];
+	char				 host[AGENT_VALUE_MAX];
+	char				 pstr[AGENT_VALUE_MAX];
 	char				 reason[AGENT_VALUE_MAX];
 
 	if ((err = agent_fields(c, host, pstr, reason)) != NULL ||
@@ -588,7 +590,8 @@ agent_route(struct agent_ctx *c)
 	else if (n <= 1 && !c->resp->json)
 		agent_get_index(c);
 	else
-		agent_error(c->resp, 404, "no such endpoint (try GET /pinhole)");
+		agent_error(c->resp, 404,
+		    "no such endpoint (try GET /pinhole)");
 }
 
 /* Handle a request to the agent endpoint. */

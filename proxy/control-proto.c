@@ -246,7 +246,8 @@ control_scope_ttl(struct control_ctx *c, enum escalate_scope *scope,
 	*ttl = 0;
 	if (json_get(c->obj, "scope") != NULL &&
 	    (s == NULL || escalate_scope_parse(s, scope) == -1))
-		return ("\"scope\" must be \"once\", \"session\" or \"always\"");
+		return ("\"scope\" must be \"once\", \"session\" or "
+		    "\"always\"");
 	if (t == NULL)
 		return (NULL);
 	if (t->type == JSON_INT && t->num >= 0 && t->num <= ESCALATE_TTL_MAX)

@@ -33,7 +33,7 @@ struct control_client {
 	struct bufferevent		*bev;
 	struct control_peer		 peer;
 	struct escalate_sub		*sub;
-	int				 closing;	/* after output drains */
+	int				 closing;	/* once drained */
 	int				 dead;
 };
 
@@ -188,7 +188,8 @@ control_client_line(struct control_client *cc, char *line, size_t len)
 static void
 control_client_overlong(struct control_client *cc)
 {
-	static const char	msg[] = "{\"ok\":false,\"error\":\"line too long\"}\n";
+	static const char	msg[] =
+	    "{\"ok\":false,\"error\":\"line too long\"}\n";
 
 	bufferevent_write(cc->bev, msg, sizeof msg - 1);
 	bufferevent_disable(cc->bev, EV_READ);
@@ -280,7 +281,8 @@ control_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	struct control_client	*cc;
 	uid_t			 uid = (uid_t)-1;
 
-	if (!control_peer_ok(fd, &uid) || ctl->nclients >= CONTROL_CLIENTS_MAX) {
+	if (!control_peer_ok(fd, &uid) ||
+	    ctl->nclients >= CONTROL_CLIENTS_MAX) {
 		log_warnx("control: refused a client (uid %ld)", (long)uid);
 		close(fd);
 		return;

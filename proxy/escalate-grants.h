@@ -17,14 +17,15 @@ struct grants;
 struct rules;
 
 struct escalate_grants {
-	struct grants		 *grants;
-	struct rules		**rules;	/* the policy in force (swapped on reload) */
-	const char		 *policy_path;	/* for `always`; NULL refuses it */
-	uint64_t		(*now_ms)(void);	/* the grants' monotonic clock */
+	struct grants	  *grants;
+	struct rules	 **rules;	/* in force (swapped on reload) */
+	const char	  *policy_path;	/* for `always`; NULL refuses it */
+	uint64_t	 (*now_ms)(void); /* the grants' clock; NULL: ours */
 };
 
 /* Hooks whose arg is eg (which must outlive the queue). */
-void	escalate_grants_hooks(struct escalate_grants *, struct escalate_hooks *);
+void	escalate_grants_hooks(struct escalate_grants *,
+	    struct escalate_hooks *);
 
 /* A monotonic clock in milliseconds (CLOCK_MONOTONIC). */
 uint64_t escalate_grants_now_ms(void);

@@ -21,9 +21,9 @@ enum json_type {
 };
 
 struct json_member {
-	const char	*key;		/* NUL-terminated, in the object's store */
+	const char	*key;		/* NUL-terminated, in the store */
 	enum json_type	 type;
-	const char	*str;		/* JSON_STRING: decoded, NUL-terminated */
+	const char	*str;		/* JSON_STRING: decoded, NUL-ended */
 	size_t		 len;		/* its length */
 	int64_t		 num;		/* JSON_INT, or JSON_BOOL 0/1 */
 };
