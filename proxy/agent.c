@@ -459,13 +459,15 @@ agent_policy_lines(struct agent_ctx *c, int json)
 static void
 agent_grant_lines(struct agent_ctx *c, int json)
 {
+	const struct escalate_hooks	*hk = escalate_hooks(c->e);
 	const struct escalate_request	*r = NULL;
 	struct json_writer		*w = &c->resp->body;
 	int				 first = 1;
 
 	while ((r = escalate_next(c->e, r)) != NULL) {
-		if (r->state != ESCALATE_APPROVED)
-			continue;
+		if (r->state != ESCALATE_APPROVED || (hk->allowed != NULL &&
+		    !hk->allowed(&r->host, r->port, hk->arg)))
+			continue;	/* used up, or the policy changed */
 		if (!json) {
 			agent_printf(c->resp, "  %s:%u %s (request %s)\n",
 			    r->host.text, r->port,

@@ -71,6 +71,8 @@ eg_allowed(const struct host *h, uint16_t port, void *arg)
 	struct escalate_grants	*eg = arg;
 	struct policy_decision	 d;
 
+	if (*eg->rules == NULL)
+		return (0);
 	return (policy_decide(*eg->rules, eg->grants, h, port, eg->now_ms(),
 	    &d));
 }

@@ -49,11 +49,21 @@ probe_grant(const struct escalate_request *r, char *err, size_t errlen,
 	return (0);
 }
 
-/* Allowed hook: allowed.test is allowed. */
+/* Allowed hook: allowed.test, and what was approved. */
 static int
 probe_allowed(const struct host *h, uint16_t port, void *arg)
 {
-	return (strcmp(h->text, "allowed.test") == 0);
+	struct probe			*p = arg;
+	const struct escalate_request	*r = NULL;
+
+	if (strcmp(h->text, "allowed.test") == 0)
+		return (1);
+	while ((r = escalate_next(p->e, r)) != NULL) {
+		if (r->state == ESCALATE_APPROVED && r->port == port &&
+		    strcmp(r->host.text, h->text) == 0)
+			return (1);
+	}
+	return (0);
 }
 
 /* Policy text hook. */
@@ -198,7 +208,7 @@ main(int argc, char **argv)
 	struct audit		*audit;
 	struct event		*sig;
 	struct escalate_hooks	 hooks = { probe_grant, probe_allowed,
-				    probe_policy, NULL };
+				    probe_policy, &p };
 	char			 err[512], agent[64];
 
 	if (argc != 4) {
