@@ -4,7 +4,8 @@ libpinhole_a_SOURCES += \
 	cli/log.c cli/log.h \
 	cli/cmd.c \
 	cli/cmd-version.c \
-	cli/cmd-check.c
+	cli/cmd-check.c \
+	cli/cmd-proxy.c
 libpinhole_a_SOURCES += cli/cmd-allow.c
 libpinhole_a_SOURCES += cli/cmd-log.c
 # Escalation: the agent's and the person's commands.

@@ -24,6 +24,31 @@ tests_unit_test_auditline_LDADD = $(UNIT_LIBS)
 tests_unit_test_auditline_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 
+libpinhole_a_SOURCES += \
+	proxy/http.c proxy/http.h \
+	proxy/gateway.c proxy/gateway.h \
+	proxy/session.c proxy/session.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_http
+TESTS += tests/unit/test_http
+endif
+tests_unit_test_http_SOURCES = tests/unit/test_http.c
+tests_unit_test_http_LDADD = $(UNIT_LIBS)
+tests_unit_test_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+FUZZ_TARGETS += tests/fuzz/fuzz_http
+tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_http_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_http_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/http
+
+TESTS += tests/integration/proxy.sh
+EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
+	tests/integration/rawhttp.py
+TESTS += tests/integration/proxy-limits.sh
+EXTRA_DIST += tests/integration/proxy-limits.sh
+
 # The audit log: reader fuzz target, verify benchmark (built, not run).
 FUZZ_TARGETS += tests/fuzz/fuzz_auditline
 tests_fuzz_fuzz_auditline_SOURCES = tests/fuzz/fuzz_auditline.c $(FUZZ_MAIN)
@@ -67,6 +92,47 @@ TESTS += tests/unit/test_policywatch
 tests_unit_test_policywatch_LDADD = $(UNIT_LIBS)
 tests_unit_test_policywatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
+
+# DNS: message parser/builder, fake-address map, the server.
+libpinhole_a_SOURCES += \
+	proxy/dns.h \
+	proxy/dns-parse.c \
+	proxy/fakeip.c \
+	proxy/dns-server.h \
+	proxy/dns.c \
+	proxy/dns-answer.c \
+	proxy/dns-log.c
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_dns tests/unit/test_fakeip \
+	tests/unit/test_name_allowed
+TESTS += tests/unit/test_dns tests/unit/test_fakeip \
+	tests/unit/test_name_allowed
+check_PROGRAMS += tests/unit/test_dnsserver
+TESTS += tests/unit/test_dnsserver
+tests_unit_test_dnsserver_LDADD = $(UNIT_LIBS)
+tests_unit_test_dnsserver_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_name_allowed_LDADD = $(UNIT_LIBS)
+tests_unit_test_name_allowed_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_dns_LDADD = $(UNIT_LIBS)
+tests_unit_test_dns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fakeip_LDADD = $(UNIT_LIBS)
+tests_unit_test_fakeip_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
+FUZZ_TARGETS += tests/fuzz/fuzz_dns tests/fuzz/fuzz_dnsbuild
+tests_fuzz_fuzz_dns_SOURCES = tests/fuzz/fuzz_dns.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_dns_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_dns_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+tests_fuzz_fuzz_dnsbuild_SOURCES = tests/fuzz/fuzz_dnsbuild.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_dnsbuild_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_dnsbuild_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
+
+# DNS end to end: dig, getaddrinfo, no exfiltration.
+TESTS += tests/integration/dns.sh
+EXTRA_DIST += tests/integration/dns.sh tests/integration/dns-upstream.py \
+	tests/integration/dns-client.py
 # Escalation: the request queue, the control socket and its JSON-lines
 # protocol, the agent endpoint.
 libpinhole_a_SOURCES += \
