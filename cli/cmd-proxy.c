@@ -19,9 +19,12 @@
 #include "cli/log.h"
 #include "cli/pinhole.h"
 #include "proxy/audit.h"
+#include "proxy/control.h"
+#include "proxy/escalate.h"
 #include "proxy/gateway.h"
 #include "proxy/http.h"
 #include "proxy/resolver.h"
+#include "rules/grants.h"
 #include "rules/rules.h"
 
 #define PROXY_LISTEN_DEFAULT	"127.0.0.1:3128"
@@ -44,6 +47,8 @@ struct proxy_opts {
 	int			 max_clients_set;
 	struct gateway_config	 cfg;
 	char			 about[1024];
+	int			 ask;
+	char			 always_path[PATH_MAX];
 };
 
 /* The running proxy. */
@@ -53,6 +58,9 @@ struct proxy {
 	struct gateway		*gw;
 	struct resolver		*resolver;
 	struct audit		*audit;
+	struct escalate		*esc;
+	struct control		*ctl;
+	struct grants		*grants;
 	struct event		*sighup;
 	struct event		*sigterm;
 	struct event		*sigint;
@@ -62,7 +70,7 @@ struct proxy {
 enum {
 	OPT_MAX_CLIENTS = 256, OPT_MAX_HEAD, OPT_MAX_HEADERS,
 	OPT_HANDSHAKE_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_CONNECT_TIMEOUT,
-	OPT_GRACE, OPT_LOG_KEY, OPT_LOG_MAX_SIZE, OPT_LOG_KEEP
+	OPT_GRACE, OPT_LOG_KEY, OPT_LOG_MAX_SIZE, OPT_LOG_KEEP, OPT_ASK
 };
 
 static const struct option proxy_longopts[] = {
@@ -81,6 +89,7 @@ static const struct option proxy_longopts[] = {
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
 	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
 	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "ask", required_argument, NULL, OPT_ASK },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -136,6 +145,11 @@ proxy_limit(const struct cmd_entry *cmd, struct proxy_opts *o, int ch,
 		    HTTP_HEADERS_MAX, &v))
 			return (EXIT_USAGE);
 		c->max_headers = v;
+		break;
+	case OPT_ASK:
+		if (proxy_number(cmd, "--ask", arg, 1, ESCALATE_WAIT_MAX, &v))
+			return (EXIT_USAGE);
+		o->ask = v;
 		break;
 	case OPT_HANDSHAKE_TIMEOUT:
 	case OPT_IDLE_TIMEOUT:
@@ -398,6 +412,38 @@ proxy_fd_limit(struct proxy_opts *o)
 	}
 }
 
+/*
+ * Escalation: the request queue (its session id names the audit
+ * session), grants on top of the policy, the control socket.  Without a
+ * control socket the proxy still runs; requests then wait unanswered.
+ */
+static int
+proxy_escalation(struct proxy *p)
+{
+	struct proxy_opts	*o = p->o;
+	char			 err[1024];
+
+	if ((p->esc = escalate_create(p->base, NULL, p->audit)) == NULL ||
+	    (p->grants = grants_create()) == NULL) {
+		log_warnx("escalation: out of memory");
+		return (-1);
+	}
+	if (o->cfg.session == NULL)
+		o->cfg.session = escalate_session(p->esc);
+	if ((p->ctl = control_open(p->base, p->esc, err, sizeof err)) == NULL)
+		log_warnx("no control socket, requests cannot be answered: "
+		    "%s", err);
+	else
+		log_info("control socket %s", control_path(p->ctl));
+	if (o->npolicy > 0)
+		snprintf(o->always_path, sizeof o->always_path, "%s",
+		    o->policy[0]);
+	else if (o->nallow == 0 &&
+	    rules_default_path(o->always_path, sizeof o->always_path) == -1)
+		o->always_path[0] = '\0';
+	return (0);
+}
+
 /* Set up the event base, resolver, log, policy and listeners. */
 static int
 proxy_setup(struct proxy *p)
@@ -426,16 +472,26 @@ proxy_setup(struct proxy *p)
 		return (-1);
 	}
 	proxy_about(o);
+	if (proxy_escalation(p) == -1) {
+		rules_free(r);
+		return (-1);
+	}
 	if ((p->gw = gateway_create(p->base, &o->cfg, p->resolver,
 	    p->audit)) == NULL)
 		fatalx("cannot create the gateway");
 	gateway_set_rules(p->gw, r);
+	gateway_set_escalate(p->gw, p->esc, p->grants, o->always_path[0] !=
+	    '\0' ? o->always_path : NULL, o->ask);
 	for (i = 0; i < o->nlisten; i++) {
 		if (gateway_listen(p->gw, o->listen[i], err, sizeof err) == -1) {
 			log_warnx("cannot listen on %s", err);
 			return (-1);
 		}
 		log_info("listening on %s", o->listen[i]);
+	}
+	if (p->ctl != NULL) {
+		snprintf(err, sizeof err, "http://%s", o->listen[0]);
+		control_set_agent(p->ctl, err);
 	}
 	return (0);
 }
@@ -466,6 +522,9 @@ proxy_teardown(struct proxy *p)
 	if (p->sigint != NULL)
 		event_free(p->sigint);
 	gateway_free(p->gw);
+	control_close(p->ctl);
+	escalate_free(p->esc);
+	grants_free(p->grants);
 	if (p->resolver != NULL)
 		resolver_free(p->resolver);
 	if (p->audit != NULL)
@@ -539,10 +598,17 @@ const struct cmd_entry cmd_proxy_entry = {
 	    "      --idle-timeout S      time without traffic (300)\n"
 	    "      --connect-timeout S   time to connect to one address (10)\n"
 	    "      --grace S             time open tunnels get at exit (10)\n"
+	    "      --ask S               hold a blocked connection up to S\n"
+	    "                            seconds while the person decides\n"
 	    "  -v, --verbose             say more on stderr (twice: debug)\n"
 	    "\n"
 	    "SIGHUP reloads the policy and reopens the log; SIGTERM and SIGINT\n"
 	    "stop accepting and exit once open connections end or the grace\n"
-	    "period is over.\n",
+	    "period is over.\n"
+	    "\n"
+	    "Programs may ask for a host through the agent endpoint on the\n"
+	    "proxy's own address (pinhole request, or POST /pinhole/request);\n"
+	    "answer with pinhole pending, approve, deny or watch, which reach\n"
+	    "the proxy's control socket (docs/control-protocol.md).\n",
 	.exec = cmd_proxy_exec,
 };
