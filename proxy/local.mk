@@ -167,3 +167,5 @@ EXTRA_DIST += tests/fuzz/control tests/fuzz/agent
 TESTS += tests/integration/escalate.sh
 EXTRA_DIST += tests/integration/escalate.sh
 EXTRA_DIST += docs/control-protocol.md
+TESTS += tests/integration/escalate-proxy.sh
+EXTRA_DIST += tests/integration/escalate-proxy.sh

@@ -400,7 +400,8 @@ session_update_io(struct session *s)
 		sr = s->srv_idle;
 		break;
 	case S_AGENT:
-		cr = 1;		/* a body, or the EOF that ends a long poll */
+	case S_ASK:
+		cr = 1;		/* a body, or the EOF that ends a wait */
 		break;
 	default:
 		break;
@@ -460,7 +461,7 @@ session_reply(struct session *s, int status, const char *perr,
     int close_after, const char *fmt, ...)
 {
 	struct evbuffer	*out = bufferevent_get_output(s->client);
-	char		 body[2048];
+	char		 body[2048], hint[HOST_TEXT_LEN + 32];
 	va_list		 ap;
 	int		 n;
 
@@ -483,9 +484,10 @@ session_reply(struct session *s, int status, const char *perr,
 		perr = session_perr(status);
 	if (perr != NULL)
 		evbuffer_add_printf(out, "Pinhole-Error: %s\r\n", perr);
-	if (status == 403 && s->have_host)
-		evbuffer_add_printf(out, "Pinhole-Request: pinhole request "
-		    "%s:%u\r\n", s->host.text, s->port);
+	if (status == 403 && s->have_host) {
+		escalate_hint(&s->host, s->port, hint, sizeof hint);
+		evbuffer_add_printf(out, "Pinhole-Request: %s\r\n", hint);
+	}
 	evbuffer_add_printf(out, "Connection: %s\r\n\r\n",
 	    close_after ? "close" : "keep-alive");
 	if (!s->req->is_head)
@@ -500,6 +502,7 @@ session_refuse(struct session *s, int status, const char *perr,
 {
 	const char	*event = s->via != NULL &&
 	    strcmp(s->via, "connect") == 0 ? "connect" : "request";
+	char		 hint[HOST_TEXT_LEN + 32];
 
 	if (s->state == S_FORWARD)
 		session_server_free(s);	/* it holds half an exchange */
@@ -507,12 +510,14 @@ session_refuse(struct session *s, int status, const char *perr,
 	s->status = status;
 	session_audit(s, event, status < 500 ? "deny" : "allow",
 	    perr != NULL ? perr : why, 0);
-	if (status == 403)
+	if (s->have_host)
+		escalate_hint(&s->host, s->port, hint, sizeof hint);
+	if (status == 403 && s->have_host)	/* hint + 16: HOST:PORT */
 		session_reply(s, status, perr, 0,
-		    "pinhole: %s:%u is not allowed: %s.\n\n"
+		    "pinhole: %s is not allowed: %s.\n\n"
 		    "To ask for access, run:\n"
-		    "    pinhole request %s:%u --reason \"why it is needed\"\n",
-		    s->host.text, s->port, why, s->host.text, s->port);
+		    "    %s --reason \"why it is needed\"\n",
+		    hint + sizeof "pinhole request", why, hint);
 	else if (s->have_host)
 		session_reply(s, status, perr, 0, "pinhole: %s:%u: %s.\n",
 		    s->host.text, s->port, why);
@@ -744,7 +749,9 @@ session_asked_cb(const struct escalate_request *r, int timed_out, void *arg)
 	}
 	memset(&v, 0, sizeof v);
 	v.why = timed_out ? "no answer in time" : r->state ==
-	    ESCALATE_DENIED ? "denied by the person" : "not approved";
+	    ESCALATE_DENIED ? "denied by the person" : r->state ==
+	    ESCALATE_APPROVED ? "approved once, and used by another "
+	    "connection" : "not approved";
 	session_refuse(s, 403, "denied-by-policy", v.why);
 }
 
