@@ -5,7 +5,9 @@ libpinhole_a_SOURCES += \
 	cli/cmd.c \
 	cli/cmd-version.c \
 	cli/cmd-check.c \
-	cli/cmd-proxy.c
+	cli/gwopts.c cli/gwopts.h \
+	cli/cmd-proxy.c \
+	cli/cmd-run.c
 libpinhole_a_SOURCES += cli/cmd-allow.c
 libpinhole_a_SOURCES += cli/cmd-log.c
 # Escalation: the agent's and the person's commands.

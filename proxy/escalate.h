@@ -24,7 +24,7 @@
 #include "rules/rules.h"
 
 #define ESCALATE_ID_LEN		8	/* "r" + 4 hex, NUL, slack */
-#define ESCALATE_SESSION_LEN	9	/* 8 hex + NUL */
+#define ESCALATE_SESSION_LEN	32	/* 8 hex, or the caller's */
 #define ESCALATE_REASON_MAX	200	/* bytes of a reason kept */
 #define ESCALATE_TEXT_LEN	(ESCALATE_REASON_MAX * 4 + 1) /* cleaned */
 #define ESCALATE_BY_LEN		48	/* "uid 1000 via protocol" */

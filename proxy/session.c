@@ -595,6 +595,7 @@ session_agent_body(struct session *s)
 	struct evbuffer		*in = bufferevent_get_input(s->client);
 	struct agent_request	 ar;
 	struct agent_response	 resp;
+	const struct http_str	*t;
 	int			 wait;
 
 	if (evbuffer_get_length(in) < s->req_remain)
@@ -602,8 +603,10 @@ session_agent_body(struct session *s)
 	memset(&ar, 0, sizeof ar);
 	ar.method.p = s->req->method.p;
 	ar.method.len = s->req->method.len;
-	ar.target.p = s->req->target.p;
-	ar.target.len = s->req->target.len;
+	t = s->req->form == HTTP_FORM_ORIGIN ? &s->req->target :
+	    &s->req->path;
+	ar.target.p = t->p;
+	ar.target.len = t->len;
 	session_agent_header(s, "Content-Type", &ar.content_type);
 	session_agent_header(s, "Accept", &ar.accept);
 	ar.body.len = s->req_remain;
@@ -1066,6 +1069,38 @@ session_go(struct session *s)
 	session_resolve(s);
 }
 
+/*
+ * Is an absolute-form request addressed to the proxy itself (as a client
+ * with HTTP_PROXY set sends $PINHOLE_AGENT/pinhole/...)?  Its host and
+ * port are the address the client connected to.
+ */
+static int
+session_to_self(struct session *s)
+{
+	struct sockaddr_storage	ss;
+	socklen_t		len = sizeof ss;
+	struct host		h;
+	const char		*errstr;
+	char			text[INET6_ADDRSTRLEN];
+	uint16_t		port;
+	const void		*a;
+
+	if (getsockname(bufferevent_getfd(s->client), (struct sockaddr *)&ss,
+	    &len) == -1 || host_parse(s->req->host.p, s->req->host.len, &h,
+	    &errstr) == -1 || h.kind == HOST_NAME)
+		return (0);
+	if (ss.ss_family == AF_INET) {
+		a = &((struct sockaddr_in *)&ss)->sin_addr;
+		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	} else {
+		a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	}
+	if (inet_ntop(ss.ss_family, a, text, sizeof text) == NULL)
+		return (0);
+	return (port == s->req->port && strcmp(text, h.text) == 0);
+}
+
 /* A request head has been parsed: decide it and set it going. */
 static void
 session_request(struct session *s)
@@ -1074,8 +1109,10 @@ session_request(struct session *s)
 	const char		*errstr;
 
 	event_base_gettimeofday_cached(s->gw->base, &s->start);
-	if (r->form == HTTP_FORM_ORIGIN && s->gw->esc != NULL &&
-	    agent_match(r->target.p, r->target.len)) {
+	if (s->gw->esc != NULL && ((r->form == HTTP_FORM_ORIGIN &&
+	    agent_match(r->target.p, r->target.len)) ||
+	    (r->form == HTTP_FORM_ABSOLUTE && !r->is_connect &&
+	    agent_match(r->path.p, r->path.len) && session_to_self(s)))) {
 		session_agent_start(s);
 		return;
 	}
