@@ -169,3 +169,5 @@ EXTRA_DIST += tests/integration/escalate.sh
 EXTRA_DIST += docs/control-protocol.md
 TESTS += tests/integration/escalate-proxy.sh
 EXTRA_DIST += tests/integration/escalate-proxy.sh
+TESTS += tests/integration/escalate-run.sh
+EXTRA_DIST += tests/integration/escalate-run.sh
