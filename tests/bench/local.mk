@@ -12,7 +12,7 @@ tests_bench_origin_SOURCES = tests/bench/origin.c \
 	tests/bench/bench.c tests/bench/bench.h
 tests_bench_origin_CFLAGS = $(WARN_CFLAGS)
 tests_bench_origin_LDFLAGS =
-EXTRA_DIST += tests/bench/run.sh tests/bench/table.awk tests/bench/README.md
+EXTRA_DIST += tests/bench/run.sh tests/bench/dns.sh tests/bench/table.awk tests/bench/README.md
 
 bench: pinhole$(EXEEXT) tests/bench/loadgen$(EXEEXT) tests/bench/origin$(EXEEXT)
 .PHONY: bench
