@@ -11,6 +11,8 @@
 
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_help_entry;
+extern const struct cmd_entry cmd_proxy_entry;
+extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_allow_entry;
 extern const struct cmd_entry cmd_disallow_entry;
@@ -21,6 +23,8 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_help_entry,
 	&cmd_version_entry,
 	&cmd_check_entry,
+	&cmd_run_entry,
+	&cmd_proxy_entry,
 	&cmd_allow_entry,
 	&cmd_disallow_entry,
 	&cmd_log_entry,

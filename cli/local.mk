@@ -4,6 +4,9 @@ libpinhole_a_SOURCES += \
 	cli/log.c cli/log.h \
 	cli/cmd.c \
 	cli/cmd-version.c \
-	cli/cmd-check.c
+	cli/cmd-check.c \
+	cli/gwopts.c cli/gwopts.h \
+	cli/cmd-proxy.c \
+	cli/cmd-run.c
 libpinhole_a_SOURCES += cli/cmd-allow.c
 libpinhole_a_SOURCES += cli/cmd-log.c

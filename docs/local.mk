@@ -1,3 +1,4 @@
 # Manual pages and documents.
 dist_man_MANS += docs/pinhole-policy.5
 EXTRA_DIST += docs/audit-log.md
+dist_man_MANS += docs/pinhole.1

@@ -160,6 +160,46 @@ exec_resolv(const struct netns_sandbox *sb, int errfd)
 	}
 }
 
+/*
+ * Cover the directories the command must not see (the control sockets)
+ * with an empty, read-only tmpfs.
+ */
+static void
+exec_hide_dirs(const struct netns_sandbox *sb, int errfd)
+{
+	const char *const	*dir;
+	struct stat		 st;
+
+	if (sb->hide_dirs == NULL)
+		return;
+	for (dir = sb->hide_dirs; *dir != NULL; dir++) {
+		if (stat(*dir, &st) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		if (mount("pinhole", *dir, "tmpfs", MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC | MS_RDONLY, "size=4k,mode=0555") == -1)
+			exec_fail(errfd, "hide a directory from the sandbox");
+	}
+}
+
+/* Make the paths the command must not change read-only. */
+static void
+exec_readonly(const struct netns_sandbox *sb, int errfd)
+{
+	const char *const	*path;
+	struct stat		 st;
+
+	if (sb->ro_paths == NULL)
+		return;
+	for (path = sb->ro_paths; *path != NULL; path++) {
+		if (stat(*path, &st) == -1)
+			continue;
+		if (mount(*path, *path, NULL, MS_BIND | MS_REC, NULL) == -1 ||
+		    mount(NULL, *path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
+		    NULL) == -1)
+			exec_fail(errfd, "make the policy read-only");
+	}
+}
+
 /* Set the proxy variables to the gateway. */
 static void
 exec_env(const struct netns_sandbox *sb, int errfd)
@@ -313,6 +353,8 @@ exec_child(const struct netns_sandbox *sb, char *const argv[],
 
 	exec_join(sb, errfd);
 	exec_resolv(sb, errfd);
+	exec_readonly(sb, errfd);
+	exec_hide_dirs(sb, errfd);
 	exec_env(sb, errfd);
 	exec_close_fds();
 	if (unshare(CLONE_NEWPID) == -1)

@@ -27,3 +27,9 @@ EXTRA_DIST += \
 	tests/integration/run-status.sh \
 	tests/integration/run-escape.sh
 EXTRA_DIST += docs/sandbox.md
+
+# pinhole run with real clients (curl, wget, python, git, pip) and escapes.
+TESTS += tests/integration/run-clients.sh
+EXTRA_DIST += tests/integration/run-clients.sh
+# Start-up, throughput and connection rate of pinhole run; by hand.
+EXTRA_DIST += tests/bench/run-startup.sh

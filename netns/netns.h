@@ -42,6 +42,19 @@ struct netns_config {
 	uint16_t		 dns_port;	/* UDP and TCP, IP_PKTINFO set */
 	const uint16_t		*tcp_ports;	/* more TCP listeners (80, ...) */
 	size_t			 ntcp_ports;
+	/*
+	 * Directories the command must not see (pinhole's control sockets),
+	 * NULL-terminated, or NULL: each one that exists is covered with an
+	 * empty read-only tmpfs in the sandbox's mount namespace.  The
+	 * strings must outlive the sandbox.
+	 */
+	const char *const	*hide_dirs;
+	/*
+	 * Files and directories the command may read but not change (the
+	 * policy, so that it cannot grant itself access), NULL-terminated,
+	 * or NULL: each one that exists is bound read-only onto itself.
+	 */
+	const char *const	*ro_paths;
 };
 
 /* A listening socket in the gateway namespace, bound to 0.0.0.0:port. */
@@ -59,6 +72,8 @@ struct netns_sandbox {
 	int			 sandbox_fd;	/* the sandbox netns */
 	struct netns_listener	*listeners;
 	size_t			 nlisteners;
+	const char *const	*hide_dirs;
+	const char *const	*ro_paths;
 };
 
 /*

@@ -474,6 +474,8 @@ netns_sandbox_open(const struct netns_config *cfg, char *err, size_t errlen)
 	}
 	sb->net = cfg->net;
 	sb->proxy_port = cfg->proxy_port;
+	sb->hide_dirs = cfg->hide_dirs;
+	sb->ro_paths = cfg->ro_paths;
 	sb->userns_fd = sb->gateway_fd = sb->sandbox_fd = -1;
 	if (sandbox_setup(sb, cfg, err, errlen) != 0) {
 		netns_userns_hint(hint, sizeof(hint));

@@ -34,6 +34,30 @@ check_PROGRAMS += tests/bench/bench_auditverify
 tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
 TESTS += tests/integration/log.sh
 EXTRA_DIST += tests/integration/log.sh
+libpinhole_a_SOURCES += \
+	proxy/http.c proxy/http.h \
+	proxy/gateway.c proxy/gateway.h \
+	proxy/session.c proxy/session.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_http
+TESTS += tests/unit/test_http
+endif
+tests_unit_test_http_SOURCES = tests/unit/test_http.c
+tests_unit_test_http_LDADD = $(UNIT_LIBS)
+tests_unit_test_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+
+FUZZ_TARGETS += tests/fuzz/fuzz_http
+tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_http_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_http_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/http
+
+TESTS += tests/integration/proxy.sh
+EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
+	tests/integration/rawhttp.py
+TESTS += tests/integration/proxy-limits.sh
+EXTRA_DIST += tests/integration/proxy-limits.sh
 
 # Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
 libpinhole_a_SOURCES += proxy/sni.c proxy/sni.h
@@ -67,3 +91,40 @@ TESTS += tests/unit/test_policywatch
 tests_unit_test_policywatch_LDADD = $(UNIT_LIBS)
 tests_unit_test_policywatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
+
+# DNS: message parser/builder, fake-address map, the server.
+libpinhole_a_SOURCES += \
+	proxy/dns.h \
+	proxy/dns-parse.c \
+	proxy/fakeip.c \
+	proxy/dns-server.h \
+	proxy/dns.c \
+	proxy/dns-answer.c \
+	proxy/dns-log.c
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_dns tests/unit/test_fakeip \
+	tests/unit/test_name_allowed
+TESTS += tests/unit/test_dns tests/unit/test_fakeip \
+	tests/unit/test_name_allowed
+tests_unit_test_name_allowed_LDADD = $(UNIT_LIBS)
+tests_unit_test_name_allowed_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_dns_LDADD = $(UNIT_LIBS)
+tests_unit_test_dns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_fakeip_LDADD = $(UNIT_LIBS)
+tests_unit_test_fakeip_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
+FUZZ_TARGETS += tests/fuzz/fuzz_dns tests/fuzz/fuzz_dnsbuild
+tests_fuzz_fuzz_dns_SOURCES = tests/fuzz/fuzz_dns.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_dns_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_dns_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+tests_fuzz_fuzz_dnsbuild_SOURCES = tests/fuzz/fuzz_dnsbuild.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_dnsbuild_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_dnsbuild_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
+
+# DNS end to end: dig, getaddrinfo, no exfiltration.
+TESTS += tests/integration/dns.sh
+EXTRA_DIST += tests/integration/dns.sh tests/integration/dns-upstream.py \
+	tests/integration/dns-client.py

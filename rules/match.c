@@ -272,6 +272,92 @@ rules_match(const struct rules *r, const struct host *h, uint16_t port,
 	return (match_verdict(&m, v));
 }
 
+/* Keep the first-loaded deny rule of a list. */
+static void
+match_deny(struct match *m, const struct rule *rule)
+{
+	for (; rule != NULL; rule = rule->next) {
+		if (rule->action == RULE_DENY &&
+		    (m->deny == NULL || rule->seq < m->deny->seq))
+			m->deny = rule;
+	}
+}
+
+/* The rule lists naming a host: its own, then each wildcard above it. */
+static size_t
+name_lists(const struct rules *r, const char *name, const struct rule **lists,
+    size_t max)
+{
+	const struct wnode	*n = &r->wild;
+	const char		*end = name + strlen(name), *p;
+	size_t			 k = 0;
+
+	if ((lists[k] = hmap_get(&r->names, name, end - name)) != NULL)
+		k++;
+	while (end > name && k < max) {
+		for (p = end; p > name && p[-1] != '.'; p--)
+			;
+		if ((n = hmap_get(&n->kids, p, end - p)) == NULL || p == name)
+			break;
+		if (n->rules != NULL)
+			lists[k++] = n->rules;
+		end = p - 1;
+	}
+	return (k);
+}
+
+/*
+ * Try the ports where an allowed stretch can begin: the first port of
+ * each allow range, and the port after each deny range.  Any port no
+ * deny covers but an allow does is found among them.
+ */
+static int
+name_open_port(const struct rules *r, const struct host *h,
+    const struct rule *rule, struct rules_verdict *v)
+{
+	size_t		i;
+	unsigned int	port;
+
+	for (; rule != NULL; rule = rule->next) {
+		for (i = 0; i < rule->nports; i++) {
+			port = rule->action == RULE_DENY ?
+			    rule->ports[i].hi + 1U : rule->ports[i].lo;
+			if (port >= 1 && port <= 65535 &&
+			    rules_match(r, h, (uint16_t)port, v))
+				return (1);
+		}
+	}
+	return (0);
+}
+
+/* Is a name allowed on at least one port? */
+int
+rules_name_allowed(const struct rules *r, const struct host *h,
+    struct rules_verdict *v)
+{
+	const struct rule	*lists[HOST_NAME_LEN / 2 + 2];
+	struct match		 m = { .port = 0 };
+	size_t			 n, i;
+
+	memset(v, 0, sizeof *v);
+	if (r == NULL || h->kind != HOST_NAME) {
+		v->why = "no rule matches: default deny";
+		return (0);
+	}
+	n = name_lists(r, h->text, lists, sizeof lists / sizeof lists[0]);
+	for (i = 0; i < n; i++) {
+		if (name_open_port(r, h, lists[i], v))
+			return (1);
+	}
+	/* Denied on every port: name the first deny rule, if any. */
+	for (i = 0; i < n; i++)
+		match_deny(&m, lists[i]);
+	match_verdict(&m, v);
+	if (m.deny == NULL)
+		v->why = "no rule allows this name: default deny";
+	return (0);
+}
+
 /* Keep the first-loaded allow-private rule of a list. */
 static void
 match_private(struct match *m, const struct rule *rule)

@@ -93,6 +93,14 @@ int	rules_match(const struct rules *, const struct host *, uint16_t,
 	    struct rules_verdict *);
 
 /*
+ * Is a name allowed on at least one port (for DNS: a name is answered
+ * when a connection to it could be)?  Fills v with an allow rule that
+ * decides some port, or with the reason none does.  Returns v->allow.
+ */
+int	rules_name_allowed(const struct rules *, const struct host *,
+	    struct rules_verdict *);
+
+/*
  * Does an allow-private rule cover this special-purpose address (4 or 16
  * bytes)?  Fills v with that rule when it does.
  */

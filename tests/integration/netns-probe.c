@@ -4,7 +4,7 @@
  * destination; UDP: the datagram back, from the address it was sent to),
  * runs a command in the sandbox and exits with its status.
  *
- *	netns-probe [-n CIDR] [-p PORT]... CMD [ARG...]
+ *	netns-probe [-n CIDR] [-p PORT]... [-H DIR]... CMD [ARG...]
  */
 #include "config.h"
 
@@ -164,6 +164,8 @@ main(int argc, char **argv)
 	struct netns_child	*child;
 	struct probe		 p;
 	uint16_t		 ports[NETNS_MAX_PORTS];
+	const char		*hide[8];
+	size_t			 nhide = 0;
 	const char		*errstr;
 	char			 err[512];
 	int			 ch;
@@ -173,7 +175,12 @@ main(int argc, char **argv)
 	cfg.proxy_port = NETNS_PROXY_PORT;
 	cfg.dns_port = NETNS_DNS_PORT;
 	cfg.tcp_ports = ports;
-	while ((ch = getopt(argc, argv, "+n:p:")) != -1) {
+	cfg.hide_dirs = hide;
+	while ((ch = getopt(argc, argv, "+n:p:H:")) != -1) {
+		if (ch == 'H' && nhide < 7) {
+			hide[nhide++] = optarg;
+			continue;
+		}
 		if (ch == 'n' && netns_net_parse(optarg, &cfg.net,
 		    &errstr) != 0) {
 			fprintf(stderr, "netns-probe: %s: %s\n", optarg,
@@ -184,6 +191,7 @@ main(int argc, char **argv)
 		else if (ch != 'n' && ch != 'p')
 			return (2);
 	}
+	hide[nhide] = NULL;
 	if (optind >= argc)
 		return (2);
 

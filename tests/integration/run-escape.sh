@@ -63,6 +63,19 @@ for MODE in root nobody; do
 	    "grep -E '^Cap(Prm|Eff|Bnd|Amb):' /proc/self/status | grep -qv '0000000000000000\$'"
 	in_sandbox_fails "writing resolv.conf" sh -c 'echo nameserver 127.0.0.1 >> /etc/resolv.conf'
 
+	# A hidden directory (pinhole's control sockets) shows up empty.
+	mkdir -p "$T/ctl-$MODE" && echo secret >"$T/ctl-$MODE/sock"
+	[ "$MODE" = nobody ] && chown -R nobody "$T/ctl-$MODE"
+	out=$(as_mode "$PROBE" -H "$T/ctl-$MODE" sh -c \
+	    "ls -A $T/ctl-$MODE; cat $T/ctl-$MODE/sock 2>/dev/null" 2>&1)
+	if [ -z "$out" ]; then
+		ok "$MODE: a hidden directory shows empty"
+	else
+		fail "$MODE: a hidden directory shows: $out"
+	fi
+	in_sandbox_fails "writing into a hidden directory" \
+	    -H "$T/ctl-$MODE" touch "$T/ctl-$MODE/x"
+
 	# What the command sees.
 	as_mode "$PROBE" -p 443 $PY - >"$T/out" 2>&1 <<'PYEOF'
 import os, socket

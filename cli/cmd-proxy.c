@@ -1,0 +1,215 @@
+/*
+ * pinhole proxy: the gateway alone, as a default-deny allowlisting HTTP
+ * proxy (CONNECT and absolute-form HTTP), with no namespace.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cli/gwopts.h"
+#include "cli/log.h"
+#include "cli/pinhole.h"
+#include "proxy/audit.h"
+#include "proxy/gateway.h"
+
+#define PROXY_LISTEN_DEFAULT	"127.0.0.1:3128"
+#define PROXY_MAX_ARGS		64
+#define PROXY_GRACE		10
+
+/* What the command line asked for. */
+struct proxy_opts {
+	struct gwopts		 g;		/* first: shared options */
+	const char		*listen[PROXY_MAX_ARGS];
+	size_t			 nlisten;
+};
+
+/* The running proxy. */
+struct proxy {
+	struct proxy_opts	*o;
+	struct gwctx		 c;
+	struct event		*sigterm;
+	struct event		*sigint;
+	int			 stopping;
+};
+
+static const struct option proxy_longopts[] = {
+	{ "listen", required_argument, NULL, 'l' },
+	GWOPTS_LONGOPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Read the command line. */
+static int
+proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
+    struct proxy_opts *o)
+{
+	int	ch, rv = 0;
+
+	gwopts_init(&o->g, PROXY_GRACE, GWOPTS_USER_ALONE);
+	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv,
+	    "l:" GWOPTS_SHORTOPTS, proxy_longopts)) != -1) {
+		if (ch == '?')
+			return (EXIT_USAGE);
+		if (ch != 'l') {
+			rv = gwopts_option(cmd, &o->g, ch, optarg);
+			continue;
+		}
+		if (o->nlisten == PROXY_MAX_ARGS)
+			return (cmd_usage_error(cmd, "too many --listen "
+			    "options"));
+		o->listen[o->nlisten++] = optarg;
+	}
+	if (rv != 0)
+		return (rv);
+	if (optind < argc)
+		return (cmd_usage_error(cmd, "unexpected argument '%s'",
+		    argv[optind]));
+	if (o->nlisten == 0)
+		o->listen[o->nlisten++] = PROXY_LISTEN_DEFAULT;
+	return (0);
+}
+
+/* The gateway has let its connections go. */
+static void
+proxy_stopped(void *arg)
+{
+	struct proxy	*p = arg;
+
+	event_base_loopexit(p->c.base, NULL);
+}
+
+/* SIGTERM or SIGINT: stop accepting, let tunnels finish, exit. */
+static void
+proxy_sigterm_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct proxy	*p = arg;
+
+	if (p->stopping) {
+		event_base_loopexit(p->c.base, NULL);
+		return;
+	}
+	p->stopping = 1;
+	log_info("stopping: %zu connections open", gateway_sessions(p->c.gw));
+	gateway_stop(p->c.gw, p->o->g.grace, proxy_stopped, p);
+}
+
+/* Set up the gateway and its listeners. */
+static int
+proxy_setup(struct proxy *p)
+{
+	struct proxy_opts	*o = p->o;
+	char			 err[1024];
+	size_t			 i;
+
+	if (gwctx_setup(&p->c, &o->g) == -1)
+		return (-1);
+	gwctx_catch_sighup(&p->c);
+	for (i = 0; i < o->nlisten; i++) {
+		if (gateway_listen(p->c.gw, o->listen[i], err,
+		    sizeof err) == -1) {
+			log_warnx("cannot listen on %s", err);
+			return (-1);
+		}
+		log_info("listening on %s", o->listen[i]);
+	}
+	return (0);
+}
+
+/* Catch the signals the proxy answers to. */
+static void
+proxy_signals(struct proxy *p)
+{
+	p->sigterm = evsignal_new(p->c.base, SIGTERM, proxy_sigterm_cb, p);
+	p->sigint = evsignal_new(p->c.base, SIGINT, proxy_sigterm_cb, p);
+	if (p->sigterm == NULL || p->sigint == NULL ||
+	    evsignal_add(p->sigterm, NULL) == -1 ||
+	    evsignal_add(p->sigint, NULL) == -1)
+		fatalx("cannot catch signals");
+}
+
+/* Free whatever was set up. */
+static void
+proxy_teardown(struct proxy *p)
+{
+	if (p->sigterm != NULL)
+		event_free(p->sigterm);
+	if (p->sigint != NULL)
+		event_free(p->sigint);
+	gwctx_teardown(&p->c);
+}
+
+/* Run the proxy until SIGTERM or SIGINT. */
+static int
+cmd_proxy_exec(const struct cmd_entry *cmd, int argc, char **argv)
+{
+	struct proxy_opts	*o;
+	struct proxy		 p;
+	char			 listening[512];
+	size_t			 i, n = 0;
+	int			 rv;
+
+	if ((o = calloc(1, sizeof *o)) == NULL)
+		fatal("calloc");
+	memset(&p, 0, sizeof p);
+	p.o = o;
+	if ((rv = proxy_options(cmd, argc, argv, o)) != 0)
+		goto out;
+	log_setverbose(o->g.verbose);
+	gwopts_fd_limit(&o->g);
+	rv = 1;
+	if (proxy_setup(&p) == -1)
+		goto out;
+	proxy_signals(&p);
+	listening[0] = '\0';
+	for (i = 0; i < o->nlisten && n < sizeof listening; i++)
+		n += snprintf(listening + n, sizeof listening - n, "%s%s",
+		    i ? " " : "", o->listen[i]);
+	gwctx_audit(&p.c, "start", NULL, NULL, listening);
+	event_base_dispatch(p.c.base);
+	gwctx_audit(&p.c, "stop", NULL, NULL, NULL);
+	rv = 0;
+out:
+	proxy_teardown(&p);
+	free(o);
+	return (rv);
+}
+
+const struct cmd_entry cmd_proxy_entry = {
+	.name = "proxy",
+	.usage = "[--listen ADDR:PORT]... [--policy FILE]... [--allow RULE]... "
+	    "[--log FILE|-] [--resolver ADDR[:PORT]]...",
+	.summary = "Run a default-deny allowlisting HTTP proxy",
+	.help =
+	    "Serve HTTP CONNECT and absolute-form HTTP requests for the hosts\n"
+	    "the policy allows; refuse everything else with 403 and a\n"
+	    "Pinhole-Error header.  Point HTTPS_PROXY / HTTP_PROXY at it.\n"
+	    "\n"
+	    "  -l, --listen ADDR:PORT    listen here (default "
+	    PROXY_LISTEN_DEFAULT "; repeatable)\n"
+	    "  -p, --policy FILE         policy file (repeatable; default: the\n"
+	    "                            user's policy when no --allow is given)\n"
+	    "  -a, --allow RULE          one more rule: HOST[:PORTS], or a whole\n"
+	    "                            line such as 'allow-private 10.0.0.0/8'\n"
+	    "  -L, --log FILE|-          audit log, JSON lines ('-': stdout)\n"
+	    "  -r, --resolver ADDR[:PORT] DNS server instead of /etc/resolv.conf\n"
+	    "      --max-clients N       concurrent connections (512)\n"
+	    "      --max-head BYTES      request-head size (16384)\n"
+	    "      --max-headers N       header lines in a request (100)\n"
+	    "      --handshake-timeout S time to send a request head (10)\n"
+	    "      --idle-timeout S      time without traffic (300)\n"
+	    "      --connect-timeout S   time to connect to one address (10)\n"
+	    "      --grace S             time open tunnels get at exit (10)\n"
+	    "  -v, --verbose             say more on stderr (twice: debug)\n"
+	    "\n"
+	    "SIGHUP reloads the policy and reopens the log; SIGTERM and SIGINT\n"
+	    "stop accepting and exit once open connections end or the grace\n"
+	    "period is over.\n",
+	.exec = cmd_proxy_exec,
+};

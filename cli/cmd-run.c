@@ -1,0 +1,344 @@
+/*
+ * pinhole run: run a command in a private network namespace whose only
+ * way out is an embedded gateway, living as long as the command.
+ */
+#include "config.h"
+
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cli/gwopts.h"
+#include "cli/log.h"
+#include "cli/pinhole.h"
+#include "netns/netns.h"
+#include "proxy/dns.h"
+#include "proxy/gateway.h"
+#include "rules/rules.h"
+
+#define RUN_GRACE	1	/* s open tunnels get once the command ends */
+#define RUN_FAILED	125	/* pinhole failed; the command did not run */
+#define RUN_MAX_RO	32	/* policy files kept read-only */
+
+/* What the command line asked for. */
+struct run_opts {
+	struct gwopts		 g;
+	const char		*net;
+	char			*const *argv;	/* the command */
+};
+
+/* The sandbox, its gateway and its command. */
+struct run {
+	struct run_opts		*o;
+	struct gwctx		 c;
+	struct netns_sandbox	*sb;
+	struct netns_child	*child;
+	int			 status;
+	char			 session[32];
+	const char		*hide[2];	/* directories the sandbox
+						   must not see */
+	const char		*ro[RUN_MAX_RO + 2];	/* nor change */
+	char			 userdir[PATH_MAX];
+};
+
+enum {
+	OPT_NET = GWOPTS_LAST
+};
+
+static const struct option run_longopts[] = {
+	{ "net", required_argument, NULL, OPT_NET },
+	GWOPTS_LONGOPTS,
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Read the command line: options up to the command. */
+static int
+run_options(const struct cmd_entry *cmd, int argc, char **argv,
+    struct run_opts *o)
+{
+	int	ch, rv = 0;
+
+	gwopts_init(&o->g, RUN_GRACE, GWOPTS_USER_ALWAYS);
+	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv,
+	    "+" GWOPTS_SHORTOPTS, run_longopts)) != -1) {
+		if (ch == '?')
+			return (EXIT_USAGE);
+		if (ch == OPT_NET)
+			o->net = optarg;
+		else
+			rv = gwopts_option(cmd, &o->g, ch, optarg);
+	}
+	if (rv != 0)
+		return (rv);
+	if (optind >= argc)
+		return (cmd_usage_error(cmd, "no command to run"));
+	o->argv = argv + optind;
+	return (0);
+}
+
+/* Name this run in the audit log: "run-" and 12 random hex digits. */
+static void
+run_session(struct run *r)
+{
+	unsigned char	b[6];
+	size_t		i;
+
+	if (getrandom(b, sizeof b, GRND_NONBLOCK) != (ssize_t)sizeof b)
+		snprintf(r->session, sizeof r->session, "run-%ld",
+		    (long)getpid());
+	else {
+		snprintf(r->session, sizeof r->session, "run-");
+		for (i = 0; i < sizeof b; i++)
+			snprintf(r->session + 4 + 2 * i, 3, "%02x", b[i]);
+	}
+	r->o->g.cfg.session = r->session;
+}
+
+/* The namespaces' configuration from the options. */
+static int
+run_netns_config(struct run *r, struct netns_config *cfg)
+{
+	const char	*errstr;
+	const char	*net = r->o->net ? r->o->net : NETNS_NET_DEFAULT;
+
+	memset(cfg, 0, sizeof *cfg);
+	if (netns_net_parse(net, &cfg->net, &errstr) != 0) {
+		log_warnx("--net %s: %s", net, errstr);
+		return (-1);
+	}
+	cfg->proxy_port = NETNS_PROXY_PORT;
+	cfg->dns_port = NETNS_DNS_PORT;
+	/*
+	 * Hook for escalation: hide the control socket directory here
+	 * (r->hide[0] = control_dir(), made before the command starts, so
+	 * that the command cannot make it first).
+	 */
+	r->hide[0] = NULL;
+	cfg->hide_dirs = r->hide;
+	return (0);
+}
+
+/* Hand one listener of the sandbox to the DNS server. */
+static int
+run_listen_dns(struct run *r, int type)
+{
+	char	err[512];
+	int	fd;
+
+	fd = netns_sandbox_take(r->sb, type, NETNS_DNS_PORT);
+	if (fd == -1 || dns_server_listen_fd(r->c.dns, fd, err,
+	    sizeof err) == -1) {
+		log_warnx("cannot serve DNS in the sandbox: %s",
+		    fd == -1 ? "no listener" : err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Serve the sandbox's listeners: the HTTP proxy and DNS. */
+static int
+run_listen(struct run *r)
+{
+	char	err[512];
+	int	fd;
+
+	fd = netns_sandbox_take(r->sb, SOCK_STREAM, NETNS_PROXY_PORT);
+	if (fd == -1 || gateway_listen_fd(r->c.gw, fd, err,
+	    sizeof err) == -1) {
+		log_warnx("cannot serve the proxy listener: %s",
+		    fd == -1 ? "no listener" : err);
+		return (-1);
+	}
+	if (gwctx_dns(&r->c, err, sizeof err) == -1) {
+		log_warnx("cannot start the DNS server: %s", err);
+		return (-1);
+	}
+	if (run_listen_dns(r, SOCK_DGRAM) == -1 ||
+	    run_listen_dns(r, SOCK_STREAM) == -1)
+		return (-1);
+	return (0);
+}
+
+/* The gateway has let its connections go: leave the loop. */
+static void
+run_stopped(void *arg)
+{
+	struct run	*r = arg;
+
+	event_base_loopexit(r->c.base, NULL);
+}
+
+/* The command ended: drain the gateway, then stop. */
+static void
+run_done(int status, void *arg)
+{
+	struct run	*r = arg;
+
+	r->status = status;
+	log_debug("the command ended with status %d", status);
+	gateway_stop(r->c.gw, r->o->g.grace, run_stopped, r);
+}
+
+/* The command line, for the audit log. */
+static void
+run_cmdline(char *const argv[], char *buf, size_t len)
+{
+	size_t	n = 0;
+	int	i;
+
+	buf[0] = '\0';
+	for (i = 0; argv[i] != NULL && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", argv[i]);
+}
+
+/* Make a directory and its parent (0700) unless they exist. */
+static int
+run_mkdir2(char *dir)
+{
+	char	*slash;
+	int	 rv;
+
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		rv = mkdir(dir, 0700);
+		*slash = '/';
+		if (rv == -1 && errno != EEXIST)
+			return (-1);
+	}
+	return (mkdir(dir, 0700) == -1 && errno != EEXIST ? -1 : 0);
+}
+
+/*
+ * Keep the policy read-only in the sandbox, so the command cannot grant
+ * itself access: the user's policy directory (made now if missing, so
+ * the command cannot make it first) and every file the policy was read
+ * from.
+ */
+static void
+run_protect_policy(struct run *r)
+{
+	char	*slash;
+	size_t	 n = 0, m;
+
+	if (rules_default_path(r->userdir, sizeof r->userdir) == 0 &&
+	    (slash = strrchr(r->userdir, '/')) != NULL) {
+		*slash = '\0';
+		if (run_mkdir2(r->userdir) == 0)
+			r->ro[n++] = r->userdir;
+		else
+			log_debug("cannot make %s: %s", r->userdir,
+			    strerror(errno));
+	}
+	m = rules_files(r->c.rules, r->ro + n, RUN_MAX_RO);
+	n += m < RUN_MAX_RO ? m : RUN_MAX_RO;
+	r->ro[n] = NULL;
+}
+
+/* Set up the gateway and the sandbox, and start the command. */
+static int
+run_start(struct run *r)
+{
+	struct netns_config	cfg;
+	char			err[512];
+
+	run_session(r);
+	if (run_netns_config(r, &cfg) == -1 || gwctx_setup(&r->c,
+	    &r->o->g) == -1)
+		return (-1);
+	run_protect_policy(r);
+	cfg.ro_paths = r->ro;
+	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
+		log_warnx("cannot open the sandbox: %s", err);
+		return (-1);
+	}
+	if (run_listen(r) == -1)
+		return (-1);
+	r->child = netns_child_start(r->c.base, r->sb, r->o->argv, run_done,
+	    r, err, sizeof err);
+	if (r->child == NULL) {
+		log_warnx("cannot start the command: %s", err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Run the command in the sandbox; exit with its status. */
+static int
+cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
+{
+	struct run_opts	*o;
+	struct run	 r;
+	char		 line[1024];
+	int		 rv;
+
+	if ((o = calloc(1, sizeof *o)) == NULL)
+		fatal("calloc");
+	memset(&r, 0, sizeof r);
+	r.o = o;
+	if ((rv = run_options(cmd, argc, argv, o)) != 0)
+		goto out;
+	log_setverbose(o->g.verbose);
+	gwopts_fd_limit(&o->g);
+	rv = RUN_FAILED;
+	if (run_start(&r) == -1)
+		goto out;
+	run_cmdline(o->argv, line, sizeof line);
+	gwctx_audit(&r.c, "start", NULL, NULL, line);
+	event_base_dispatch(r.c.base);
+	/* Its last summary lines go before the "stop" line. */
+	dns_server_free(r.c.dns);
+	r.c.dns = NULL;
+	snprintf(line, sizeof line, "exit %d", r.status);
+	gwctx_audit(&r.c, "stop", NULL, NULL, line);
+	rv = r.status;
+out:
+	netns_child_free(r.child);
+	netns_sandbox_close(r.sb);
+	gwctx_teardown(&r.c);
+	free(o);
+	return (rv);
+}
+
+const struct cmd_entry cmd_run_entry = {
+	.name = "run",
+	.usage = "[--policy FILE]... [--allow RULE]... [--log FILE|-] "
+	    "[--resolver ADDR[:PORT]]... [--net CIDR] -- CMD [ARG...]",
+	.summary = "Run a command whose only network is the gateway",
+	.help =
+	    "Run CMD in a private network namespace whose only way out is an\n"
+	    "embedded gateway enforcing the policy; HTTP_PROXY, HTTPS_PROXY\n"
+	    "and ALL_PROXY point at it, and /etc/resolv.conf names it.  The\n"
+	    "gateway lives as long as CMD; pinhole exits with CMD's status.\n"
+	    "\n"
+	    "  -p, --policy FILE         policy file (repeatable; default: the\n"
+	    "                            user's policy file, if any)\n"
+	    "  -a, --allow RULE          one more rule: HOST[:PORTS], or a whole\n"
+	    "                            line such as 'allow-private 10.0.0.0/8'\n"
+	    "  -L, --log FILE|-          audit log, JSON lines ('-': stdout)\n"
+	    "  -r, --resolver ADDR[:PORT] DNS server instead of /etc/resolv.conf\n"
+	    "      --net CIDR            the sandbox link's network (default\n"
+	    "                            " NETNS_NET_DEFAULT ")\n"
+	    "      --max-clients N       concurrent connections (512)\n"
+	    "      --max-head BYTES      request-head size (16384)\n"
+	    "      --max-headers N       header lines in a request (100)\n"
+	    "      --handshake-timeout S time to send a request head (10)\n"
+	    "      --idle-timeout S      time without traffic (300)\n"
+	    "      --connect-timeout S   time to connect to one address (10)\n"
+	    "      --grace S             time open tunnels get once CMD ends (1)\n"
+	    "  -v, --verbose             say more on stderr (twice: debug)\n"
+	    "\n"
+	    "Signals sent to pinhole are passed on to CMD.  pinhole exits with\n"
+	    "CMD's status (128+N if signal N killed it), or 125 when the sandbox\n"
+	    "could not be set up and CMD did not run.\n",
+	.exec = cmd_run_exec,
+};

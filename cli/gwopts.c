@@ -1,0 +1,383 @@
+/*
+ * The options and set-up shared by the commands that run a gateway:
+ * pinhole proxy and pinhole run.
+ */
+#include "config.h"
+
+#include <sys/resource.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cli/gwopts.h"
+#include "cli/log.h"
+#include "cli/pinhole.h"
+#include "proxy/audit.h"
+#include "proxy/dns.h"
+#include "proxy/gateway.h"
+#include "proxy/http.h"
+#include "proxy/resolver.h"
+#include "rules/rules.h"
+
+/* Start from the defaults. */
+void
+gwopts_init(struct gwopts *o, int grace, enum gwopts_userpolicy up)
+{
+	memset(o, 0, sizeof *o);
+	gateway_config_defaults(&o->cfg);
+	o->grace = grace;
+	o->userpolicy = up;
+}
+
+/* Add one value of a repeatable option. */
+static int
+gwopts_push(const struct cmd_entry *cmd, const char **list, size_t *n,
+    const char *opt, const char *value)
+{
+	if (*n == GWOPTS_MAX_ARGS)
+		return (cmd_usage_error(cmd, "too many %s options", opt));
+	list[(*n)++] = value;
+	return (0);
+}
+
+/* Parse a number option within [min, max]. */
+static int
+gwopts_number(const struct cmd_entry *cmd, const char *opt, const char *s,
+    long long min, long long max, long long *v)
+{
+	char	*end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || *v < min || *v > max)
+		return (cmd_usage_error(cmd, "%s: '%s' is not a number from "
+		    "%lld to %lld", opt, s, min, max));
+	return (0);
+}
+
+/* Handle one of the limit options. */
+static int
+gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
+    const char *arg)
+{
+	struct gateway_config	*c = &o->cfg;
+	long long		 v;
+
+	switch (ch) {
+	case GWOPTS_MAX_CLIENTS:
+		if (gwopts_number(cmd, "--max-clients", arg, 1, 1000000, &v))
+			return (EXIT_USAGE);
+		c->max_clients = v;
+		o->max_clients_set = 1;
+		break;
+	case GWOPTS_MAX_HEAD:
+		if (gwopts_number(cmd, "--max-head", arg, 256, 1048576, &v))
+			return (EXIT_USAGE);
+		c->max_head = v;
+		break;
+	case GWOPTS_MAX_HEADERS:
+		if (gwopts_number(cmd, "--max-headers", arg, 1,
+		    HTTP_HEADERS_MAX, &v))
+			return (EXIT_USAGE);
+		c->max_headers = v;
+		break;
+	default:
+		if (gwopts_number(cmd, "timeout", arg, 1, 86400, &v))
+			return (EXIT_USAGE);
+		if (ch == GWOPTS_HANDSHAKE_TIMEOUT)
+			c->handshake_timeout = v;
+		else if (ch == GWOPTS_IDLE_TIMEOUT)
+			c->idle_timeout = v;
+		else if (ch == GWOPTS_CONNECT_TIMEOUT)
+			c->connect_timeout = v;
+		else
+			o->grace = v;
+		break;
+	}
+	return (0);
+}
+
+/* Handle one of the shared options. */
+int
+gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
+    const char *arg)
+{
+	switch (ch) {
+	case 'p':
+		return (gwopts_push(cmd, o->policy, &o->npolicy, "--policy",
+		    arg));
+	case 'a':
+		return (gwopts_push(cmd, o->allow, &o->nallow, "--allow",
+		    arg));
+	case 'r':
+		return (gwopts_push(cmd, o->resolver, &o->nresolver,
+		    "--resolver", arg));
+	case 'L':
+		o->log = arg;
+		return (0);
+	case 'v':
+		o->verbose++;
+		return (0);
+	}
+	if (ch >= GWOPTS_MAX_CLIENTS && ch < GWOPTS_LAST)
+		return (gwopts_limit(cmd, o, ch, arg));
+	return (-1);
+}
+
+/* One --allow value as a policy line: "HOST[:PORTS]" or a whole rule. */
+static void
+gwopts_allow_line(const char *arg, char *buf, size_t len)
+{
+	static const char	*kw[] = { "allow ", "deny ", "allow-private ",
+	    NULL };
+	const char		**k;
+
+	for (k = kw; *k != NULL; k++) {
+		if (strncmp(arg, *k, strlen(*k)) == 0) {
+			snprintf(buf, len, "%s", arg);
+			return;
+		}
+	}
+	snprintf(buf, len, "allow %s", arg);
+}
+
+/* Does the user's policy file apply? */
+static int
+gwopts_user_policy(const struct gwopts *o, char *path, size_t len)
+{
+	if (o->npolicy != 0)
+		return (0);
+	if (o->userpolicy == GWOPTS_USER_ALONE && o->nallow != 0)
+		return (0);
+	return (rules_default_path(path, len) == 0 && access(path, R_OK) == 0);
+}
+
+/* Build the policy from the files and rules given (or the user's file). */
+struct rules *
+gwopts_load_rules(const struct gwopts *o, char *err, size_t errlen)
+{
+	struct rules	*r;
+	char		 line[1024], path[PATH_MAX];
+	size_t		 i;
+
+	if ((r = rules_create()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	if (gwopts_user_policy(o, path, sizeof path) &&
+	    rules_load_file(r, path, err, errlen) == -1)
+		goto fail;
+	for (i = 0; i < o->npolicy; i++) {
+		if (rules_load_file(r, o->policy[i], err, errlen) == -1)
+			goto fail;
+	}
+	for (i = 0; i < o->nallow; i++) {
+		gwopts_allow_line(o->allow[i], line, sizeof line);
+		if (rules_load_text(r, "--allow", line, strlen(line), err,
+		    errlen) == -1)
+			goto fail;
+	}
+	return (r);
+fail:
+	rules_free(r);
+	return (NULL);
+}
+
+/* Describe the policy's sources for the gateway's own page. */
+static void
+gwopts_about(struct gwopts *o)
+{
+	size_t	i, n = 0;
+
+	o->about[0] = '\0';
+	if (o->npolicy == 0 && (o->nallow == 0 ||
+	    o->userpolicy == GWOPTS_USER_ALWAYS))
+		n = snprintf(o->about, sizeof o->about, "the user's policy "
+		    "file, if any");
+	for (i = 0; i < o->npolicy && n < sizeof o->about; i++)
+		n += snprintf(o->about + n, sizeof o->about - n, "%s%s",
+		    n ? ", " : "the rules in ", o->policy[i]);
+	for (i = 0; i < o->nallow && n < sizeof o->about; i++)
+		n += snprintf(o->about + n, sizeof o->about - n, "%s%s",
+		    n ? ", " : "", o->allow[i]);
+	if (o->nallow == 0 && o->npolicy == 0 && n < sizeof o->about)
+		snprintf(o->about + n, sizeof o->about - n, "; nothing else");
+	o->cfg.about = o->about;
+}
+
+/*
+ * Allow as many descriptors as the hard limit lets, and fit the default
+ * connection limit to them (an explicit --max-clients is only warned of:
+ * accepting then pauses whenever descriptors run out).
+ */
+void
+gwopts_fd_limit(struct gwopts *o)
+{
+	struct rlimit	rl;
+	rlim_t		need;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return;
+	need = (rlim_t)o->cfg.max_clients * 2 + 64;
+	if (rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = need < rl.rlim_max ? need : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < need && o->max_clients_set)
+		log_warnx("descriptor limit %llu: fewer than --max-clients "
+		    "needs", (unsigned long long)rl.rlim_cur);
+	else if (rl.rlim_cur < need) {
+		o->cfg.max_clients = rl.rlim_cur > 96 ?
+		    (rl.rlim_cur - 64) / 2 : 16;
+		log_warnx("descriptor limit %llu: at most %u connections",
+		    (unsigned long long)rl.rlim_cur, o->cfg.max_clients);
+	}
+}
+
+/* Write a lifecycle line to the audit log. */
+void
+gwctx_audit(struct gwctx *c, const char *event, const char *verdict,
+    const char *reason, const char *detail)
+{
+	struct audit_event	e;
+
+	if (c->audit == NULL)
+		return;
+	audit_event_init(&e);
+	e.event = event;
+	e.verdict = verdict;
+	e.reason = reason;
+	e.detail = detail;
+	e.session = c->o->cfg.session;
+	audit_write(c->audit, &e);
+}
+
+/* Put a policy in force (the gateway owns it). */
+static void
+gwctx_set_rules(struct gwctx *c, struct rules *r)
+{
+	gateway_set_rules(c->gw, r);
+	c->rules = r;
+}
+
+/* The policy in force. */
+const struct rules *
+gwctx_rules(void *arg)
+{
+	struct gwctx	*c = arg;
+
+	return (c->rules);
+}
+
+/* SIGHUP: reload the policy (keeping the old one on error), reopen the log. */
+static void
+gwctx_sighup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct gwctx	*c = arg;
+	struct rules	*r;
+	char		 err[1024];
+
+	if (c->audit != NULL && audit_reopen(c->audit) == -1)
+		log_warnx("cannot reopen the log %s", c->o->log);
+	if ((r = gwopts_load_rules(c->o, err, sizeof err)) == NULL) {
+		log_warnx("policy not reloaded, the old one stays: %s", err);
+		gwctx_audit(c, "reload", "deny", "bad policy", err);
+		return;
+	}
+	gwctx_set_rules(c, r);
+	log_info("policy reloaded");
+	gwctx_audit(c, "reload", "allow", NULL, NULL);
+}
+
+/* Set up the event base, policy, log, resolver and gateway. */
+int
+gwctx_setup(struct gwctx *c, struct gwopts *o)
+{
+	struct rules	*r;
+	char		 err[1024];
+
+	memset(c, 0, sizeof *c);
+	c->o = o;
+	if ((c->base = event_base_new()) == NULL)
+		fatalx("cannot create the event loop");
+	if ((r = gwopts_load_rules(o, err, sizeof err)) == NULL) {
+		log_warnx("%s", err);
+		return (-1);
+	}
+	if (o->log != NULL && (c->audit = audit_open(o->log, err,
+	    sizeof err)) == NULL) {
+		log_warnx("%s", err);
+		rules_free(r);
+		return (-1);
+	}
+	if ((c->resolver = resolver_create(c->base, o->nresolver ?
+	    o->resolver : NULL, err, sizeof err)) == NULL) {
+		log_warnx("resolver: %s", err);
+		rules_free(r);
+		return (-1);
+	}
+	gwopts_about(o);
+	if ((c->gw = gateway_create(c->base, &o->cfg, c->resolver,
+	    c->audit)) == NULL)
+		fatalx("cannot create the gateway");
+	gwctx_set_rules(c, r);
+	signal(SIGPIPE, SIG_IGN);
+	return (0);
+}
+
+/* Reload the policy and reopen the log on SIGHUP. */
+void
+gwctx_catch_sighup(struct gwctx *c)
+{
+	c->sighup = evsignal_new(c->base, SIGHUP, gwctx_sighup_cb, c);
+	if (c->sighup == NULL || evsignal_add(c->sighup, NULL) == -1)
+		fatalx("cannot catch SIGHUP");
+}
+
+/* Create the DNS server on the gateway's policy, resolver and log. */
+int
+gwctx_dns(struct gwctx *c, char *err, size_t errlen)
+{
+	struct dns_server_params	p;
+
+	if ((c->fakeip = fakeip_create(NULL, FAKEIP_MAX, FAKEIP_GRACE, err,
+	    errlen)) == NULL)
+		return (-1);
+	memset(&p, 0, sizeof p);
+	p.base = c->base;
+	p.rules = gwctx_rules;
+	p.rules_arg = c;
+	p.resolver = c->resolver;
+	p.audit = c->audit;
+	p.fakeip = c->fakeip;
+	p.session = c->o->cfg.session;
+	if ((c->dns = dns_server_create(&p, err, errlen)) == NULL)
+		return (-1);
+	return (0);
+}
+
+/* Free whatever was set up. */
+void
+gwctx_teardown(struct gwctx *c)
+{
+	if (c->sighup != NULL)
+		event_free(c->sighup);
+	dns_server_free(c->dns);
+	if (c->fakeip != NULL)
+		fakeip_free(c->fakeip);
+	gateway_free(c->gw);
+	if (c->resolver != NULL)
+		resolver_free(c->resolver);
+	if (c->audit != NULL)
+		audit_close(c->audit);
+	if (c->base != NULL)
+		event_base_free(c->base);
+	memset(c, 0, sizeof *c);
+}

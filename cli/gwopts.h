@@ -1,0 +1,129 @@
+/*
+ * What the commands that run a gateway (pinhole proxy, pinhole run)
+ * share: the policy, log, resolver and limit options, and setting up the
+ * event loop, resolver, audit log and gateway from them.
+ */
+#ifndef GWOPTS_H
+#define GWOPTS_H
+
+#include <stddef.h>
+
+#include "proxy/gateway.h"
+
+struct cmd_entry;
+struct event;
+struct event_base;
+struct audit;
+struct dns_server;
+struct fakeip;
+struct resolver;
+struct rules;
+
+#define GWOPTS_MAX_ARGS		64
+
+/* The short options every gateway command takes. */
+#define GWOPTS_SHORTOPTS	"p:a:L:r:v"
+
+enum {
+	GWOPTS_MAX_CLIENTS = 256, GWOPTS_MAX_HEAD, GWOPTS_MAX_HEADERS,
+	GWOPTS_HANDSHAKE_TIMEOUT, GWOPTS_IDLE_TIMEOUT, GWOPTS_CONNECT_TIMEOUT,
+	GWOPTS_GRACE,
+	GWOPTS_LAST		/* a command's own long-only options follow */
+};
+
+/* The long options every gateway command takes (inside its table). */
+#define GWOPTS_LONGOPTS							\
+	{ "policy", required_argument, NULL, 'p' },			\
+	{ "allow", required_argument, NULL, 'a' },			\
+	{ "log", required_argument, NULL, 'L' },			\
+	{ "resolver", required_argument, NULL, 'r' },			\
+	{ "max-clients", required_argument, NULL, GWOPTS_MAX_CLIENTS },	\
+	{ "max-head", required_argument, NULL, GWOPTS_MAX_HEAD },	\
+	{ "max-headers", required_argument, NULL, GWOPTS_MAX_HEADERS },	\
+	{ "handshake-timeout", required_argument, NULL,			\
+	    GWOPTS_HANDSHAKE_TIMEOUT },					\
+	{ "idle-timeout", required_argument, NULL, GWOPTS_IDLE_TIMEOUT }, \
+	{ "connect-timeout", required_argument, NULL,			\
+	    GWOPTS_CONNECT_TIMEOUT },					\
+	{ "grace", required_argument, NULL, GWOPTS_GRACE },		\
+	{ "verbose", no_argument, NULL, 'v' }
+
+/* Where the policy comes from when no --policy is given. */
+enum gwopts_userpolicy {
+	GWOPTS_USER_ALONE,	/* the user's file, unless --allow is given */
+	GWOPTS_USER_ALWAYS	/* the user's file, and --allow on top */
+};
+
+/* What the command line asked for. */
+struct gwopts {
+	const char		*policy[GWOPTS_MAX_ARGS];
+	size_t			 npolicy;
+	const char		*allow[GWOPTS_MAX_ARGS];
+	size_t			 nallow;
+	const char		*resolver[GWOPTS_MAX_ARGS + 1];
+	size_t			 nresolver;
+	const char		*log;
+	int			 grace;
+	int			 verbose;
+	int			 max_clients_set;
+	enum gwopts_userpolicy	 userpolicy;
+	struct gateway_config	 cfg;
+	char			 about[1024];
+};
+
+void	gwopts_init(struct gwopts *, int, enum gwopts_userpolicy);
+
+/*
+ * Handle one of the shared options.  Returns 0 when handled, -1 when
+ * the option is not a shared one, EXIT_USAGE after reporting an error.
+ */
+int	gwopts_option(const struct cmd_entry *, struct gwopts *, int,
+	    const char *);
+
+/* Build the policy the options name.  NULL with err set on error. */
+struct rules *gwopts_load_rules(const struct gwopts *, char *, size_t);
+
+/*
+ * Raise the descriptor limit to fit max_clients, or lower a default
+ * max_clients to fit it (an explicit one is only warned of).
+ */
+void	gwopts_fd_limit(struct gwopts *);
+
+/* A running gateway with its loop, resolver, audit log and policy. */
+struct gwctx {
+	struct gwopts		*o;
+	struct event_base	*base;
+	struct gateway		*gw;
+	struct resolver		*resolver;
+	struct audit		*audit;
+	const struct rules	*rules;		/* in force; the gateway's */
+	struct fakeip		*fakeip;
+	struct dns_server	*dns;
+	struct event		*sighup;
+};
+
+/*
+ * Create the loop, load the policy, open the log, create the resolver
+ * and the gateway (no listeners yet).  Returns 0, or -1 after saying why.
+ */
+int	gwctx_setup(struct gwctx *, struct gwopts *);
+
+/* Reload the policy and reopen the log on SIGHUP. */
+void	gwctx_catch_sighup(struct gwctx *);
+
+/*
+ * Create the DNS server (fake addresses for allowed names, NXDOMAIN for
+ * the others) on the same policy, resolver and log; listeners are the
+ * caller's to add.  Returns 0, or -1 with err set.
+ */
+int	gwctx_dns(struct gwctx *, char *, size_t);
+void	gwctx_teardown(struct gwctx *);
+
+/* Write a lifecycle line (start, stop, reload) to the audit log. */
+void	gwctx_audit(struct gwctx *, const char *, const char *, const char *,
+	    const char *);
+
+/* The policy in force (for the DNS server's callback). */
+const struct rules *gwctx_rules(void *);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * The gateway: listeners, and one session per client connection speaking
+ * HTTP CONNECT and absolute-form HTTP, under a default-deny policy.  It
+ * lives on the caller's event base and keeps no global state, so several
+ * can run in one process.
+ */
+#ifndef GATEWAY_H
+#define GATEWAY_H
+
+#include <stddef.h>
+
+struct audit;
+struct event_base;
+struct gateway;
+struct resolver;
+struct rules;
+
+struct gateway_config {
+	size_t		 max_head;		/* request-head bytes */
+	size_t		 max_headers;		/* header lines */
+	unsigned int	 max_clients;		/* concurrent connections */
+	int		 handshake_timeout;	/* s to send a request head */
+	int		 idle_timeout;		/* s without traffic */
+	int		 connect_timeout;	/* s per address dialed */
+	const char	*session;		/* audit "session", or NULL */
+	const char	*about;			/* policy, for the info page */
+};
+
+#define GATEWAY_MAX_CLIENTS		512
+#define GATEWAY_HANDSHAKE_TIMEOUT	10
+#define GATEWAY_IDLE_TIMEOUT		300
+#define GATEWAY_CONNECT_TIMEOUT		10
+
+void		 gateway_config_defaults(struct gateway_config *);
+
+/* resolver and audit stay the caller's; audit may be NULL. */
+struct gateway	*gateway_create(struct event_base *,
+		    const struct gateway_config *, struct resolver *,
+		    struct audit *);
+void		 gateway_free(struct gateway *);
+
+/* Listen on "ADDR:PORT" ("[V6]:PORT"), or on a bound socket (taken over). */
+int		 gateway_listen(struct gateway *, const char *, char *, size_t);
+int		 gateway_listen_fd(struct gateway *, int, char *, size_t);
+
+/* Replace the policy (the gateway owns it from now on; NULL denies all). */
+void		 gateway_set_rules(struct gateway *, struct rules *);
+void		 gateway_set_audit(struct gateway *, struct audit *);
+
+/*
+ * Stop accepting, close idle connections, let the others finish for at
+ * most grace seconds, then call done (from the event loop).
+ */
+void		 gateway_stop(struct gateway *, int, void (*)(void *), void *);
+size_t		 gateway_sessions(const struct gateway *);
+
+#endif

@@ -1,0 +1,1434 @@
+/*
+ * One client connection: read a request head, decide it, resolve and
+ * vet the addresses, dial, then either tunnel bytes (CONNECT) or relay
+ * one request and its response at a time (absolute-form HTTP), with
+ * keep-alive on both sides.
+ *
+ * The session owns both bufferevents, its timer, its resolver query and
+ * its pending audit line.  session_close() is the one teardown; the
+ * struct itself is freed later by the gateway's reaper, so callers may
+ * still look at s->dead after closing.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "cli/log.h"
+#include "proxy/audit.h"
+#include "proxy/resolver.h"
+#include "proxy/session.h"
+#include "rules/rules.h"
+
+#define SESSION_HIGH	(256 * 1024)	/* stop reading the other side */
+#define SESSION_LOW	(64 * 1024)	/* and start again */
+#define SESSION_RESP_HEAD_MAX	(64 * 1024)
+
+enum session_state {
+	S_HEAD,			/* reading a request head */
+	S_RESOLVE,		/* waiting for the resolver */
+	S_DIAL,			/* connecting to one vetted address */
+	S_FORWARD,		/* relaying one request and its response */
+	S_TUNNEL,		/* CONNECT: bytes both ways */
+	S_REPLY			/* sending our own answer */
+};
+
+enum session_pending {
+	P_NONE,
+	P_TUNNEL,		/* a "close" line is owed */
+	P_REQUEST		/* a "request" line is owed */
+};
+
+struct session {
+	struct gateway		*gw;
+	TAILQ_ENTRY(session)	 entry;
+	unsigned long long	 id;
+	int			 refs;
+	int			 dead;
+	enum session_state	 state;
+	struct bufferevent	*client;
+	struct bufferevent	*server;
+	struct event		*timer;
+	struct resolver_query	*query;
+	char			 client_addr[INET6_ADDRSTRLEN + 8];
+	struct timeval		 start;
+	time_t			 last_active;
+	int			 nrequests;
+
+	/* The request being handled. */
+	struct http_scan	 scan;
+	char			*head;
+	struct http_request	*req;
+	int			 have_req;
+	char			 method[32];
+	struct host		 host;
+	uint16_t		 port;
+	int			 have_host;
+	const char		*via;
+	char			 rule[512];
+	struct resolver_addr	 addrs[RESOLVER_MAX_ADDRS];
+	size_t			 naddrs;
+	size_t			 next_addr;
+	char			 addr[INET6_ADDRSTRLEN];
+	int			 dial_err;
+	int			 dial_timeouts;
+	int			 client_ka;
+	int			 close_after;
+	int			 status;
+	int64_t			 up;
+	int64_t			 down;
+	enum session_pending	 pending;
+
+	/* Forwarding. */
+	int			 reused;
+	int			 req_done;
+	uint64_t		 req_remain;
+	struct http_chunked	 req_ch;
+	struct http_scan	 rscan;
+	char			*rhead;
+	struct http_response	*resp;
+	int			 resp_head_done;
+	int			 resp_done;
+	int			 resp_got;
+	uint64_t		 resp_remain;
+	struct http_chunked	 resp_ch;
+	struct host		 srv_host;	/* what an idle server is for */
+	uint16_t		 srv_port;
+	int			 srv_idle;
+
+	/* Tunnel. */
+	int			 client_eof;
+	int			 server_eof;
+	int			 client_shut;
+	int			 server_shut;
+};
+
+static void	session_close(struct session *, const char *);
+static void	session_pump(struct session *);
+static void	session_dial_next(struct session *);
+static void	session_head_start(struct session *);
+static void	session_client_read_cb(struct bufferevent *, void *);
+static void	session_client_write_cb(struct bufferevent *, void *);
+static void	session_client_event_cb(struct bufferevent *, short, void *);
+static void	session_server_read_cb(struct bufferevent *, void *);
+static void	session_server_write_cb(struct bufferevent *, void *);
+static void	session_server_event_cb(struct bufferevent *, short, void *);
+static void	session_timer_cb(evutil_socket_t, short, void *);
+
+/* Seconds on the event loop's clock. */
+static time_t
+session_now(struct session *s)
+{
+	struct timeval	tv;
+
+	event_base_gettimeofday_cached(s->gw->base, &tv);
+	return (tv.tv_sec);
+}
+
+/* Milliseconds since the current exchange or tunnel started. */
+static int64_t
+session_ms(struct session *s)
+{
+	struct timeval	now, d;
+
+	event_base_gettimeofday_cached(s->gw->base, &now);
+	timersub(&now, &s->start, &d);
+	return ((int64_t)d.tv_sec * 1000 + d.tv_usec / 1000);
+}
+
+/* Arm the session's one timer. */
+static void
+session_timer(struct session *s, int seconds)
+{
+	struct timeval	tv = { seconds, 0 };
+
+	if (seconds <= 0)
+		evtimer_del(s->timer);
+	else
+		evtimer_add(s->timer, &tv);
+}
+
+/* Write one audit line about this session. */
+static void
+session_audit(struct session *s, const char *event, const char *verdict,
+    const char *reason, int bytes)
+{
+	struct audit_event	e;
+
+	if (s->gw->audit == NULL)
+		return;
+	audit_event_init(&e);
+	e.event = event;
+	e.verdict = verdict;
+	e.reason = reason;
+	e.session = s->gw->cfg.session;
+	e.client = s->client_addr;
+	e.host = s->have_host ? s->host.text : NULL;
+	e.port = s->have_host ? s->port : -1;
+	e.addr = s->addr[0] != '\0' ? s->addr : NULL;
+	e.via = s->via;
+	e.rule = s->rule[0] != '\0' ? s->rule : NULL;
+	e.status = s->status > 0 ? s->status : -1;
+	e.bytes_up = bytes ? s->up : -1;
+	e.bytes_down = bytes ? s->down : -1;
+	e.ms = bytes ? session_ms(s) : -1;
+	/* The method only: targets may carry secrets. */
+	e.detail = s->method[0] != '\0' ? s->method : NULL;
+	audit_write(s->gw->audit, &e);
+}
+
+/* Write the line owed for a tunnel or an exchange, once. */
+static void
+session_audit_pending(struct session *s, const char *reason)
+{
+	enum session_pending	p = s->pending;
+
+	s->pending = P_NONE;
+	if (p == P_TUNNEL)
+		session_audit(s, "close", NULL, reason, 1);
+	else if (p == P_REQUEST)
+		session_audit(s, "request", "allow", reason, 1);
+}
+
+/* Drop the upstream connection. */
+static void
+session_server_free(struct session *s)
+{
+	if (s->server != NULL)
+		bufferevent_free(s->server);
+	s->server = NULL;
+	s->srv_idle = 0;
+	s->server_eof = s->server_shut = 0;
+}
+
+/* Tear the session down: the one way out. */
+static void
+session_close(struct session *s, const char *reason)
+{
+	struct gateway	*gw = s->gw;
+
+	if (s->dead)
+		return;
+	log_debug("%s: #%llu %s: %s", __func__, s->id, s->client_addr,
+	    reason);
+	session_audit_pending(s, reason);
+	s->dead = 1;
+	if (s->query != NULL) {
+		resolver_cancel(s->query);
+		s->query = NULL;
+		s->refs--;
+	}
+	session_server_free(s);
+	if (s->client != NULL)
+		bufferevent_free(s->client);
+	s->client = NULL;
+	if (s->timer != NULL)
+		event_free(s->timer);
+	s->timer = NULL;
+	TAILQ_REMOVE(&gw->sessions, s, entry);
+	TAILQ_INSERT_TAIL(&gw->dead, s, entry);
+	event_active(gw->reaper, EV_TIMEOUT, 0);
+}
+
+/* Free a dead session's memory. */
+static void
+session_free(struct session *s)
+{
+	free(s->head);
+	free(s->rhead);
+	free(s->req);
+	free(s->resp);
+	free(s);
+}
+
+/* Text of a sockaddr as "addr:port" ("[v6]:port"). */
+static void
+session_sockaddr_text(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char	a[INET6_ADDRSTRLEN] = "?";
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, a, sizeof a);
+		snprintf(buf, len, "%s:%u", a, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 =
+		    (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof a);
+		snprintf(buf, len, "[%s]:%u", a, ntohs(in6->sin6_port));
+	} else
+		snprintf(buf, len, "local");
+}
+
+/* Take over an accepted client connection. */
+int
+session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
+    socklen_t salen)
+{
+	struct session	*s;
+
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		goto fail;
+	s->gw = gw;
+	s->id = ++gw->next_id;
+	session_sockaddr_text(sa, s->client_addr, sizeof s->client_addr);
+	s->req = calloc(1, sizeof *s->req);
+	s->resp = calloc(1, sizeof *s->resp);
+	s->timer = evtimer_new(gw->base, session_timer_cb, s);
+	s->client = bufferevent_socket_new(gw->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (s->req == NULL || s->resp == NULL || s->timer == NULL ||
+	    s->client == NULL)
+		goto fail;
+	bufferevent_setcb(s->client, session_client_read_cb,
+	    session_client_write_cb, session_client_event_cb, s);
+	bufferevent_setwatermark(s->client, EV_WRITE, SESSION_LOW, 0);
+	TAILQ_INSERT_TAIL(&gw->sessions, s, entry);
+	gw->nsessions++;
+	session_head_start(s);
+	session_pump(s);
+	return (0);
+fail:
+	log_warnx("%s: out of memory", __func__);
+	if (s != NULL) {
+		if (s->client != NULL)
+			bufferevent_free(s->client);
+		else
+			evutil_closesocket(fd);
+		if (s->timer != NULL)
+			event_free(s->timer);
+		free(s->req);
+		free(s->resp);
+		free(s);
+	} else
+		evutil_closesocket(fd);
+	return (-1);
+}
+
+/* Wait for the next request head. */
+static void
+session_head_start(struct session *s)
+{
+	s->state = S_HEAD;
+	http_scan_init(&s->scan);
+	free(s->head);
+	s->head = NULL;
+	s->have_host = s->have_req = 0;
+	s->method[0] = '\0';
+	s->via = NULL;
+	s->rule[0] = s->addr[0] = '\0';
+	s->status = 0;
+	s->up = s->down = 0;
+	s->close_after = 0;
+	bufferevent_setwatermark(s->client, EV_READ, 0, s->gw->lim.max_head);
+	session_timer(s, s->nrequests == 0 ? s->gw->cfg.handshake_timeout :
+	    s->gw->cfg.idle_timeout);
+}
+
+/* Bytes waiting to be written to a side. */
+static size_t
+session_outlen(struct bufferevent *bev)
+{
+	return (bev == NULL ? 0 : evbuffer_get_length(bufferevent_get_output(bev)));
+}
+
+/* Turn reading on or off. */
+static void
+session_reading(struct bufferevent *bev, int on)
+{
+	if (bev == NULL)
+		return;
+	if (on)
+		bufferevent_enable(bev, EV_READ);
+	else
+		bufferevent_disable(bev, EV_READ);
+}
+
+/* Read from each side only when its peer can take more (back-pressure). */
+static void
+session_update_io(struct session *s)
+{
+	int	cr = 0, sr = 0;
+
+	switch (s->state) {
+	case S_HEAD:
+		cr = 1;
+		sr = s->srv_idle;
+		break;
+	case S_FORWARD:
+		cr = !s->req_done && session_outlen(s->server) < SESSION_HIGH;
+		sr = !s->resp_done && session_outlen(s->client) < SESSION_HIGH;
+		break;
+	case S_TUNNEL:
+		cr = !s->client_eof && session_outlen(s->server) < SESSION_HIGH;
+		sr = !s->server_eof && session_outlen(s->client) < SESSION_HIGH;
+		break;
+	case S_REPLY:
+		sr = s->srv_idle;
+		break;
+	default:
+		break;
+	}
+	session_reading(s->client, cr);
+	if (s->state != S_DIAL && s->state != S_RESOLVE)
+		session_reading(s->server, sr);
+}
+
+/* Finish an answer of our own: close after it, or read the next request. */
+static void
+session_replied(struct session *s)
+{
+	if (s->close_after || s->gw->stopping) {
+		session_close(s, s->pending == P_NONE ? "done" : "closed");
+		return;
+	}
+	s->nrequests++;
+	session_head_start(s);
+	session_pump(s);
+}
+
+/* Once the client's output drains, close or go on. */
+static void
+session_drain(struct session *s, int close_after)
+{
+	s->state = S_REPLY;
+	s->close_after = s->close_after || close_after;
+	session_timer(s, s->gw->cfg.idle_timeout);
+	if (session_outlen(s->client) == 0)
+		session_replied(s);
+	else
+		session_update_io(s);
+}
+
+/* The label of a refusal for programs (Pinhole-Error). */
+static const char *
+session_perr(int status)
+{
+	switch (status) {
+	case 502:
+		return ("bad-gateway");
+	case 504:
+		return ("timeout");
+	default:
+		return (NULL);
+	}
+}
+
+/*
+ * Answer the client ourselves: status, a Pinhole-Error label for
+ * programs and a text for people.  Closes afterwards when close_after
+ * or when the request left a body unread.
+ */
+static void
+session_reply(struct session *s, int status, const char *perr,
+    int close_after, const char *fmt, ...)
+{
+	struct evbuffer	*out = bufferevent_get_output(s->client);
+	char		 body[2048];
+	va_list		 ap;
+	int		 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(body, sizeof body, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof body)
+		n = strlen(body);
+	if (!s->have_req || s->req->h.body != HTTP_BODY_NONE ||
+	    !s->req->h.keep_alive || status == 400 || status == 431)
+		close_after = 1;
+	if (s->req->is_connect && status != 200)
+		close_after = 1;
+	s->status = status;
+	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain; charset=utf-8\r\n"
+	    "Content-Length: %d\r\nCache-Control: no-store\r\n",
+	    status, http_status_text(status), n);
+	if (perr == NULL)
+		perr = session_perr(status);
+	if (perr != NULL)
+		evbuffer_add_printf(out, "Pinhole-Error: %s\r\n", perr);
+	if (status == 403 && s->have_host)
+		evbuffer_add_printf(out, "Pinhole-Request: pinhole request "
+		    "%s:%u\r\n", s->host.text, s->port);
+	evbuffer_add_printf(out, "Connection: %s\r\n\r\n",
+	    close_after ? "close" : "keep-alive");
+	if (!s->req->is_head)
+		evbuffer_add(out, body, n);
+	session_drain(s, close_after);
+}
+
+/* Refuse a request: audit it, then tell the client. */
+static void
+session_refuse(struct session *s, int status, const char *perr,
+    const char *why)
+{
+	const char	*event = s->via != NULL &&
+	    strcmp(s->via, "connect") == 0 ? "connect" : "request";
+
+	if (s->state == S_FORWARD)
+		session_server_free(s);	/* it holds half an exchange */
+	s->pending = P_NONE;
+	s->status = status;
+	session_audit(s, event, status < 500 ? "deny" : "allow",
+	    perr != NULL ? perr : why, 0);
+	if (status == 403)
+		session_reply(s, status, perr, 0,
+		    "pinhole: %s:%u is not allowed: %s.\n\n"
+		    "To ask for access, run:\n"
+		    "    pinhole request %s:%u --reason \"why it is needed\"\n",
+		    s->host.text, s->port, why, s->host.text, s->port);
+	else if (s->have_host)
+		session_reply(s, status, perr, 0, "pinhole: %s:%u: %s.\n",
+		    s->host.text, s->port, why);
+	else
+		session_reply(s, status, perr, 0, "pinhole: %s.\n", why);
+}
+
+/* The short page for requests addressed to the proxy itself. */
+static void
+session_info_page(struct session *s)
+{
+	const char	*about = s->gw->cfg.about;
+
+	s->status = 200;
+	session_audit(s, "request", NULL, "info-page", 0);
+	session_reply(s, 200, NULL, 0,
+	    "This is pinhole, a default-deny HTTP proxy: it lets programs\n"
+	    "reach only the hosts its policy allows, and logs every attempt.\n"
+	    "\n"
+	    "Use it with HTTPS_PROXY / HTTP_PROXY set to this address.\n"
+	    "Policy: %s\n"
+	    "\n"
+	    "A refused request gets 403 with a Pinhole-Error header saying\n"
+	    "why.  To ask for a host:\n"
+	    "    pinhole request HOST:PORT --reason \"why it is needed\"\n",
+	    about != NULL ? about : "what the policy says (default: nothing)");
+}
+
+/* Would this host be allowed on another port? */
+static int
+session_port_only(struct session *s)
+{
+	struct rules_verdict	v;
+	uint16_t		ports[64];
+	size_t			n, i;
+
+	n = rules_ports(s->gw->rules, ports, 62);
+	if (n > 62)
+		n = 62;
+	ports[n++] = 80;
+	ports[n++] = 443;
+	for (i = 0; i < n; i++) {
+		if (ports[i] != s->port &&
+		    rules_match(s->gw->rules, &s->host, ports[i], &v))
+			return (1);
+	}
+	return (0);
+}
+
+/* Remember the rule that decided, as "file:line". */
+static void
+session_rule(struct session *s, const struct rules_verdict *v)
+{
+	if (v->file != NULL && v->line > 0)
+		snprintf(s->rule, sizeof s->rule, "%s:%u", v->file, v->line);
+	else if (v->file != NULL)
+		snprintf(s->rule, sizeof s->rule, "%s", v->file);
+	else
+		s->rule[0] = '\0';
+}
+
+/* Apply the policy to (host, port); refuses and returns -1 on deny. */
+static int
+session_decide(struct session *s)
+{
+	struct rules_verdict	v;
+	const char		*perr;
+	char			 why[512];
+
+	memset(&v, 0, sizeof v);
+	v.why = "no policy loaded";
+	if (s->gw->rules != NULL &&
+	    rules_match(s->gw->rules, &s->host, s->port, &v)) {
+		session_rule(s, &v);
+		return (0);
+	}
+	session_rule(s, &v);
+	if (v.file != NULL || s->gw->rules == NULL)
+		perr = "denied-by-policy";
+	else if (s->host.kind != HOST_NAME)
+		perr = "ip-literal";
+	else if (session_port_only(s))
+		perr = "port";
+	else
+		perr = "denied-by-policy";
+	if (v.file != NULL && v.text != NULL)
+		snprintf(why, sizeof why, "denied by the rule '%.200s' (%.256s)",
+		    v.text, s->rule);
+	else
+		snprintf(why, sizeof why, "%s", v.why != NULL ? v.why :
+		    "denied");
+	session_refuse(s, 403, perr, why);
+	return (-1);
+}
+
+/*
+ * May this address be dialed?  A public one may, unless it is the host's
+ * own; a special-purpose one only under allow-private.  *what names the
+ * kind of address refused.
+ */
+static int
+session_vet(struct session *s, const struct resolver_addr *a,
+    const char **what)
+{
+	struct rules_verdict	v;
+	size_t			len = a->family == AF_INET ? 4 : 16;
+	enum addr_class		cls;
+
+	cls = addr_classify(a->addr, len);
+	if (cls == ADDR_PUBLIC && !gateway_own(s->gw, a))
+		return (1);
+	*what = cls == ADDR_PUBLIC ? "this host's own" : addr_class_name(cls);
+	return (s->gw->rules != NULL &&
+	    rules_private_ok(s->gw->rules, a->addr, len, &v));
+}
+
+/* Keep the addresses that may be dialed; refuse if none is left. */
+static void
+session_vet_all(struct session *s, const struct resolver_addr *a, size_t n)
+{
+	const char	*what = "special-purpose", *w = NULL;
+	char		 text[INET6_ADDRSTRLEN] = "";
+	size_t		i;
+
+	s->naddrs = s->next_addr = 0;
+	for (i = 0; i < n && i < RESOLVER_MAX_ADDRS; i++) {
+		if (session_vet(s, &a[i], &w)) {
+			s->addrs[s->naddrs++] = a[i];
+		} else if (text[0] == '\0') {
+			what = w;
+			inet_ntop(a[i].family, a[i].addr, text, sizeof text);
+		}
+	}
+	if (s->naddrs == 0) {
+		char	why[256];
+
+		snprintf(why, sizeof why, "%s is a %s address and no "
+		    "allow-private rule covers it", text, what);
+		snprintf(s->addr, sizeof s->addr, "%s", text);
+		session_refuse(s, 403, "private-address", why);
+		return;
+	}
+	s->dial_err = 0;
+	s->dial_timeouts = 0;
+	session_dial_next(s);
+}
+
+/* The resolver's answer. */
+static void
+session_resolved_cb(int status, const char *errstr,
+    const struct resolver_result *res, void *arg)
+{
+	struct session	*s = arg;
+	char		 why[256];
+
+	s->query = NULL;
+	s->refs--;
+	if (s->dead)
+		return;
+	if (status != 0) {
+		snprintf(why, sizeof why, "name resolution failed: %s",
+		    errstr != NULL ? errstr : "unknown error");
+		session_refuse(s, errstr != NULL &&
+		    strstr(errstr, "timed out") != NULL ? 504 : 502,
+		    "resolve-failed", why);
+		return;
+	}
+	session_vet_all(s, res->a, res->n);
+}
+
+/* Find the addresses for the host: it is one, or ask the resolver. */
+static void
+session_resolve(struct session *s)
+{
+	struct resolver_addr	a;
+
+	if (s->host.kind != HOST_NAME) {
+		memset(&a, 0, sizeof a);
+		a.family = s->host.kind == HOST_IPV4 ? AF_INET : AF_INET6;
+		memcpy(a.addr, s->host.addr, sizeof a.addr);
+		session_vet_all(s, &a, 1);
+		return;
+	}
+	s->state = S_RESOLVE;
+	session_update_io(s);
+	session_timer(s, s->gw->cfg.connect_timeout);
+	s->refs++;
+	s->query = resolver_lookup(s->gw->resolver, s->host.text,
+	    session_resolved_cb, s);
+	if (s->query == NULL) {
+		s->refs--;
+		session_refuse(s, 502, "resolve-failed", "resolver failure");
+	}
+}
+
+/* Fill a sockaddr for a vetted address. */
+static socklen_t
+session_sockaddr(const struct resolver_addr *a, uint16_t port,
+    struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof *ss);
+	if (a->family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+		memcpy(&in->sin_addr, a->addr, 4);
+		return (sizeof *in);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		memcpy(&in6->sin6_addr, a->addr, 16);
+		return (sizeof *in6);
+	}
+}
+
+/* All addresses failed: say why. */
+static void
+session_dial_failed(struct session *s)
+{
+	char	why[256];
+
+	if (s->dial_timeouts > 0 && s->dial_err == ETIMEDOUT) {
+		snprintf(why, sizeof why, "connection to %s timed out", s->addr);
+		session_refuse(s, 504, "timeout", why);
+	} else {
+		snprintf(why, sizeof why, "cannot connect to %s: %s", s->addr,
+		    strerror(s->dial_err != 0 ? s->dial_err : ECONNREFUSED));
+		session_refuse(s, 502, "connect-failed", why);
+	}
+}
+
+/* Dial the next vetted address, with a bounded connect timeout. */
+static void
+session_dial_next(struct session *s)
+{
+	struct sockaddr_storage	 ss;
+	struct bufferevent	*bev;
+	const struct resolver_addr *a;
+	socklen_t		 len;
+
+	session_server_free(s);
+	while (s->next_addr < s->naddrs) {
+		a = &s->addrs[s->next_addr++];
+		inet_ntop(a->family, a->addr, s->addr, sizeof s->addr);
+		len = session_sockaddr(a, s->port, &ss);
+		bev = bufferevent_socket_new(s->gw->base, -1,
+		    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
+		if (bev == NULL) {
+			s->dial_err = ENOMEM;
+			break;
+		}
+		bufferevent_setcb(bev, session_server_read_cb,
+		    session_server_write_cb, session_server_event_cb, s);
+		if (bufferevent_socket_connect(bev, (struct sockaddr *)&ss,
+		    len) == 0) {
+			s->server = bev;
+			s->state = S_DIAL;
+			session_timer(s, s->gw->cfg.connect_timeout);
+			return;
+		}
+		s->dial_err = errno;
+		bufferevent_free(bev);
+	}
+	session_dial_failed(s);
+}
+
+/* Append the request head as it goes upstream. */
+static void
+session_upstream_head(struct session *s, struct evbuffer *out)
+{
+	const struct http_request	*r = s->req;
+	const struct http_header	*hd;
+	size_t				 i;
+
+	evbuffer_add_printf(out, "%.*s %s%.*s HTTP/1.%d\r\nHost: %.*s\r\n",
+	    (int)r->method.len, r->method.p,
+	    r->path.len == 0 || r->path.p[0] != '/' ? "/" : "",
+	    (int)r->path.len, r->path.p, r->h.minor,
+	    (int)r->authority.len, r->authority.p);
+	for (i = 0; i < r->h.nheaders; i++) {
+		hd = &r->h.headers[i];
+		if (hd->hop || http_str_eq(&hd->name, "host"))
+			continue;
+		evbuffer_add_printf(out, "%.*s: %.*s\r\n", (int)hd->name.len,
+		    hd->name.p, (int)hd->value.len, hd->value.p);
+	}
+	if (r->h.upgrade &&
+	    (hd = http_header_find(&r->h, "upgrade")) != NULL)
+		evbuffer_add_printf(out, "Connection: upgrade\r\n"
+		    "Upgrade: %.*s\r\n", (int)hd->value.len, hd->value.p);
+	else if (r->h.minor == 0)
+		evbuffer_add_printf(out, "Connection: close\r\n");
+	evbuffer_add_printf(out, "Via: 1.%d pinhole\r\n\r\n", r->h.minor);
+}
+
+/* Send the request head upstream and start relaying. */
+static void
+session_send_request(struct session *s)
+{
+	struct evbuffer	*out = bufferevent_get_output(s->server);
+	size_t		 before = evbuffer_get_length(out);
+
+	session_upstream_head(s, out);
+	s->up += evbuffer_get_length(out) - before;
+	s->state = S_FORWARD;
+	s->pending = P_REQUEST;
+	s->srv_idle = 0;
+	s->req_done = s->req->h.body == HTTP_BODY_NONE;
+	s->req_remain = s->req->h.length;
+	http_chunked_init(&s->req_ch);
+	http_scan_init(&s->rscan);
+	s->resp_head_done = s->resp_done = s->resp_got = 0;
+	s->last_active = session_now(s);
+	session_timer(s, s->gw->cfg.idle_timeout);
+	session_pump(s);
+}
+
+/* Connected: open the tunnel, or send the request. */
+static void
+session_dialed(struct session *s)
+{
+	int	one = 1;
+
+	setsockopt(bufferevent_getfd(s->server), IPPROTO_TCP, TCP_NODELAY,
+	    &one, sizeof one);
+	bufferevent_setwatermark(s->server, EV_WRITE, SESSION_LOW, 0);
+	s->srv_host = s->host;
+	s->srv_port = s->port;
+	s->reused = 0;
+	if (!s->req->is_connect) {
+		session_send_request(s);
+		return;
+	}
+	s->status = 200;
+	session_audit(s, "connect", "allow", NULL, 0);
+	s->pending = P_TUNNEL;
+	evbuffer_add_printf(bufferevent_get_output(s->client),
+	    "HTTP/1.1 200 Connection established\r\n\r\n");
+	bufferevent_setwatermark(s->client, EV_READ, 0, 0);
+	s->state = S_TUNNEL;
+	event_base_gettimeofday_cached(s->gw->base, &s->start);
+	s->last_active = session_now(s);
+	session_timer(s, s->gw->cfg.idle_timeout);
+	session_pump(s);
+}
+
+/* A request head has been parsed: decide it and set it going. */
+static void
+session_request(struct session *s)
+{
+	struct http_request	*r = s->req;
+	const char		*errstr;
+
+	event_base_gettimeofday_cached(s->gw->base, &s->start);
+	if (r->form == HTTP_FORM_ORIGIN || r->form == HTTP_FORM_ASTERISK) {
+		session_info_page(s);
+		return;
+	}
+	s->via = r->is_connect ? "connect" : "forward";
+	if (host_parse(r->host.p, r->host.len, &s->host, &errstr) == -1) {
+		session_refuse(s, 400, NULL, errstr);
+		return;
+	}
+	s->have_host = 1;
+	s->port = r->port;
+	s->client_ka = !r->is_connect && r->h.keep_alive;
+	if (session_decide(s) == -1)
+		return;
+	if (s->srv_idle && s->srv_port == s->port &&
+	    strcmp(s->srv_host.text, s->host.text) == 0) {
+		s->reused = 1;
+		session_send_request(s);
+		return;
+	}
+	session_server_free(s);
+	session_resolve(s);
+}
+
+/* Look for a complete request head in the client's input. */
+static void
+session_read_head(struct session *s)
+{
+	struct evbuffer	*in = bufferevent_get_input(s->client);
+	size_t		 len, avail;
+	unsigned char	*p;
+	int		 st;
+
+	len = evbuffer_get_length(in);
+	avail = len < s->gw->lim.max_head ? len : s->gw->lim.max_head;
+	if (avail <= s->scan.total)
+		return;
+	if ((p = evbuffer_pullup(in, avail)) == NULL) {
+		session_close(s, "out of memory");
+		return;
+	}
+	if (http_scan_feed(&s->scan, p + s->scan.total,
+	    avail - s->scan.total) == 0) {
+		if (avail >= s->gw->lim.max_head) {
+			s->req->is_head = 0;
+			session_refuse(s, 431, NULL, "request head too large");
+		}
+		return;
+	}
+	free(s->head);
+	if ((s->head = malloc(s->scan.total + 1)) == NULL) {
+		session_close(s, "out of memory");
+		return;
+	}
+	evbuffer_remove(in, s->head, s->scan.total);
+	s->head[s->scan.total] = '\0';
+	if ((st = http_request_parse(s->head, s->scan.total, &s->gw->lim,
+	    s->req)) != 0) {
+		s->req->is_head = 0;
+		session_refuse(s, st, NULL, st == 431 ?
+		    "request head too large" : st == 501 ?
+		    "not supported by this proxy" : "malformed request");
+		return;
+	}
+	s->have_req = 1;
+	if (!s->req->is_connect)
+		snprintf(s->method, sizeof s->method, "%.*s",
+		    (int)s->req->method.len, s->req->method.p);
+	session_request(s);
+}
+
+/* Move up to n bytes from one buffer to another, counting them. */
+static size_t
+session_move(struct evbuffer *from, struct evbuffer *to, size_t n,
+    int64_t *count)
+{
+	int	moved;
+
+	if (n == 0)
+		return (0);
+	if ((moved = evbuffer_remove_buffer(from, to, n)) <= 0)
+		return (0);
+	*count += moved;
+	return ((size_t)moved);
+}
+
+/*
+ * Relay the body of a message as its framing says.  Returns 1 when the
+ * body is complete, 0 when more is to come, -1 on broken framing.
+ */
+static int
+session_relay_body(struct evbuffer *in, struct evbuffer *out,
+    enum http_body body, uint64_t *remain, struct http_chunked *ch,
+    int64_t *count)
+{
+	struct evbuffer_iovec	v;
+	ssize_t			n;
+	size_t			len;
+	int			done = 0;
+
+	while ((len = evbuffer_get_length(in)) > 0 &&
+	    evbuffer_get_length(out) < SESSION_HIGH) {
+		switch (body) {
+		case HTTP_BODY_NONE:
+			return (1);
+		case HTTP_BODY_LENGTH:
+			*remain -= session_move(in, out,
+			    len < *remain ? len : *remain, count);
+			return (*remain == 0);
+		case HTTP_BODY_CLOSE:
+			session_move(in, out, len, count);
+			return (0);
+		case HTTP_BODY_CHUNKED:
+			if (evbuffer_peek(in, -1, NULL, &v, 1) < 1)
+				return (0);
+			if ((n = http_chunked_feed(ch, v.iov_base, v.iov_len,
+			    &done)) == -1)
+				return (-1);
+			session_move(in, out, (size_t)n, count);
+			if (done)
+				return (1);
+			break;
+		}
+	}
+	if (body == HTTP_BODY_NONE || (body == HTTP_BODY_LENGTH && *remain == 0))
+		return (1);
+	return (0);
+}
+
+/* Relay what the client has of the request body. */
+static void
+session_forward_request(struct session *s)
+{
+	int	rv;
+
+	if (s->req_done)
+		return;
+	rv = session_relay_body(bufferevent_get_input(s->client),
+	    bufferevent_get_output(s->server), s->req->h.body, &s->req_remain,
+	    &s->req_ch, &s->up);
+	if (rv == -1) {
+		if (s->resp_got)
+			session_close(s, "broken chunked request body");
+		else
+			session_refuse(s, 400, NULL, "broken chunked body");
+		return;
+	}
+	s->req_done = rv;
+}
+
+/* Append the response head as it goes to the client. */
+static void
+session_client_head(struct session *s, struct evbuffer *out)
+{
+	const struct http_response	*r = s->resp;
+	const struct http_header	*hd;
+	size_t				 i;
+
+	evbuffer_add_printf(out, "HTTP/1.1 %d %.*s\r\n", r->status,
+	    (int)r->reason.len, r->reason.p);
+	for (i = 0; i < r->h.nheaders; i++) {
+		hd = &r->h.headers[i];
+		if (hd->hop)
+			continue;
+		evbuffer_add_printf(out, "%.*s: %.*s\r\n", (int)hd->name.len,
+		    hd->name.p, (int)hd->value.len, hd->value.p);
+	}
+	if (r->status == 101 &&
+	    (hd = http_header_find(&r->h, "upgrade")) != NULL)
+		evbuffer_add_printf(out, "Connection: upgrade\r\n"
+		    "Upgrade: %.*s\r\n", (int)hd->value.len, hd->value.p);
+	else if (r->status >= 200 && !s->client_ka)
+		evbuffer_add_printf(out, "Connection: close\r\n");
+	evbuffer_add_printf(out, "Via: 1.%d pinhole\r\n\r\n", r->h.minor);
+}
+
+/* Switch an upgraded exchange (101) into a tunnel. */
+static void
+session_upgraded(struct session *s)
+{
+	session_audit(s, "request", "allow", "upgrade", 0);
+	s->pending = P_TUNNEL;
+	s->state = S_TUNNEL;
+	bufferevent_setwatermark(s->client, EV_READ, 0, 0);
+}
+
+/*
+ * Read a response head from the server.  Returns 1 once a final head
+ * has been passed on, 0 to wait for more.
+ */
+static int
+session_read_response_head(struct session *s)
+{
+	struct evbuffer	*in = bufferevent_get_input(s->server);
+	size_t		 len, avail;
+	unsigned char	*p;
+
+	len = evbuffer_get_length(in);
+	avail = len < SESSION_RESP_HEAD_MAX ? len : SESSION_RESP_HEAD_MAX;
+	if (avail > 0)
+		s->resp_got = 1;
+	if (avail <= s->rscan.total)
+		return (0);
+	p = evbuffer_pullup(in, avail);
+	if (p == NULL || http_scan_feed(&s->rscan, p + s->rscan.total,
+	    avail - s->rscan.total) == 0) {
+		if (p == NULL || avail >= SESSION_RESP_HEAD_MAX)
+			session_refuse(s, 502, NULL, "response head too large");
+		return (0);
+	}
+	free(s->rhead);
+	if ((s->rhead = malloc(s->rscan.total)) == NULL) {
+		session_close(s, "out of memory");
+		return (0);
+	}
+	evbuffer_remove(in, s->rhead, s->rscan.total);
+	if (http_response_parse(s->rhead, s->rscan.total, &s->gw->lim,
+	    s->req->is_head, s->resp) == -1) {
+		session_refuse(s, 502, NULL, "malformed response from upstream");
+		return (0);
+	}
+	http_scan_init(&s->rscan);
+	return (1);
+}
+
+/* Handle one response head: interim, upgrade or final. */
+static int
+session_response_head(struct session *s)
+{
+	struct http_response	*r = s->resp;
+	struct evbuffer		*out = bufferevent_get_output(s->client);
+	size_t			 before = evbuffer_get_length(out);
+
+	if (r->status == 101 && !s->req->h.upgrade) {
+		session_refuse(s, 502, NULL, "unexpected upgrade from upstream");
+		return (-1);
+	}
+	if (r->status >= 200) {
+		s->status = r->status;
+		s->resp_head_done = 1;
+		s->client_ka = s->client_ka && r->h.body != HTTP_BODY_CLOSE &&
+		    !s->gw->stopping;
+		s->resp_remain = r->h.length;
+		http_chunked_init(&s->resp_ch);
+	}
+	session_client_head(s, out);
+	s->down += evbuffer_get_length(out) - before;
+	if (r->status == 101) {
+		s->status = 101;
+		session_upgraded(s);
+		return (-1);
+	}
+	return (0);
+}
+
+/* This exchange is over: log it, keep or drop the server, go on. */
+static void
+session_exchange_done(struct session *s)
+{
+	int	reuse;
+
+	session_audit_pending(s, NULL);
+	reuse = s->resp->h.keep_alive && s->req_done &&
+	    s->resp->h.body != HTTP_BODY_CLOSE &&
+	    evbuffer_get_length(bufferevent_get_input(s->server)) == 0;
+	if (reuse)
+		s->srv_idle = 1;
+	else
+		session_server_free(s);
+	session_drain(s, !s->client_ka || !s->req_done);
+}
+
+/* Relay the response: its head, then its body. */
+static void
+session_forward_response(struct session *s)
+{
+	int	rv;
+
+	while (!s->resp_head_done) {
+		if (session_read_response_head(s) == 0)
+			return;
+		if (session_response_head(s) == -1)
+			return;
+	}
+	if (s->resp_done)
+		return;
+	rv = session_relay_body(bufferevent_get_input(s->server),
+	    bufferevent_get_output(s->client), s->resp->h.body,
+	    &s->resp_remain, &s->resp_ch, &s->down);
+	if (rv == -1) {
+		session_close(s, "broken chunked response body");
+		return;
+	}
+	if ((s->resp_done = rv))
+		session_exchange_done(s);
+}
+
+/* Half-close: pass an EOF on once everything before it is written. */
+static void
+session_tunnel_shut(struct session *s)
+{
+	if (s->client_eof && !s->server_shut && session_outlen(s->server) == 0 &&
+	    evbuffer_get_length(bufferevent_get_input(s->client)) == 0) {
+		shutdown(bufferevent_getfd(s->server), SHUT_WR);
+		s->server_shut = 1;
+	}
+	if (s->server_eof && !s->client_shut && session_outlen(s->client) == 0 &&
+	    evbuffer_get_length(bufferevent_get_input(s->server)) == 0) {
+		shutdown(bufferevent_getfd(s->client), SHUT_WR);
+		s->client_shut = 1;
+	}
+	if (s->client_shut && s->server_shut)
+		session_close(s, "eof");
+}
+
+/* Move bytes both ways, as far as the other side can take them. */
+static void
+session_tunnel(struct session *s)
+{
+	struct evbuffer	*cin = bufferevent_get_input(s->client);
+	struct evbuffer	*sin = bufferevent_get_input(s->server);
+
+	if (session_outlen(s->server) < SESSION_HIGH)
+		session_move(cin, bufferevent_get_output(s->server),
+		    evbuffer_get_length(cin), &s->up);
+	if (session_outlen(s->client) < SESSION_HIGH)
+		session_move(sin, bufferevent_get_output(s->client),
+		    evbuffer_get_length(sin), &s->down);
+	session_tunnel_shut(s);
+}
+
+/* Do whatever the state allows with the bytes at hand. */
+static void
+session_pump(struct session *s)
+{
+	switch (s->state) {
+	case S_HEAD:
+		session_read_head(s);
+		break;
+	case S_FORWARD:
+		session_forward_request(s);
+		if (!s->dead && s->state == S_FORWARD)
+			session_forward_response(s);
+		if (!s->dead && s->state == S_TUNNEL)
+			session_tunnel(s);
+		break;
+	case S_TUNNEL:
+		session_tunnel(s);
+		break;
+	default:
+		break;
+	}
+	if (!s->dead)
+		session_update_io(s);
+}
+
+/* The client sent bytes. */
+static void
+session_client_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct session	*s = arg;
+
+	s->last_active = session_now(s);
+	session_pump(s);
+}
+
+/* The client's output drained to the low-water mark. */
+static void
+session_client_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct session	*s = arg;
+
+	s->last_active = session_now(s);
+	if (s->state == S_REPLY) {
+		if (session_outlen(s->client) == 0)
+			session_replied(s);
+		return;
+	}
+	session_pump(s);
+}
+
+/* EOF or error from the client. */
+static void
+session_client_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct session	*s = arg;
+
+	if ((what & BEV_EVENT_EOF) && s->state == S_TUNNEL) {
+		s->client_eof = 1;
+		session_pump(s);
+		return;
+	}
+	if (what & BEV_EVENT_ERROR)
+		session_close(s, "client connection error");
+	else
+		session_close(s, "client closed");
+}
+
+/* The server sent bytes. */
+static void
+session_server_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct session	*s = arg;
+
+	s->last_active = session_now(s);
+	if (s->srv_idle && s->state != S_FORWARD) {
+		/* Nothing was asked: an idle server must stay quiet. */
+		session_server_free(s);
+		session_update_io(s);
+		return;
+	}
+	session_pump(s);
+}
+
+/* The server's output drained to the low-water mark. */
+static void
+session_server_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct session	*s = arg;
+
+	s->last_active = session_now(s);
+	session_pump(s);
+}
+
+/* A kept-alive connection failed before answering: dial afresh once. */
+static int
+session_retry(struct session *s)
+{
+	if (!s->reused || s->resp_got || s->req->h.body != HTTP_BODY_NONE)
+		return (0);
+	s->reused = 0;
+	session_server_free(s);
+	s->up = 0;
+	session_resolve(s);
+	return (1);
+}
+
+/* The server closed while an exchange was under way. */
+static void
+session_server_gone(struct session *s, short what)
+{
+	if (s->resp_head_done && s->resp->h.body == HTTP_BODY_CLOSE) {
+		session_move(bufferevent_get_input(s->server),
+		    bufferevent_get_output(s->client),
+		    evbuffer_get_length(bufferevent_get_input(s->server)),
+		    &s->down);
+		s->resp_done = 1;
+		session_exchange_done(s);
+		return;
+	}
+	if (s->resp_head_done) {
+		session_close(s, "upstream closed mid-response");
+		return;
+	}
+	if (session_retry(s))
+		return;
+	session_refuse(s, 502, NULL, what & BEV_EVENT_ERROR ?
+	    "upstream connection failed" :
+	    "upstream closed the connection without answering");
+}
+
+/* Connected, EOF or error from the server. */
+static void
+session_server_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct session	*s = arg;
+
+	if (s->state == S_DIAL) {
+		if (what & BEV_EVENT_CONNECTED) {
+			session_dialed(s);
+			return;
+		}
+		s->dial_err = EVUTIL_SOCKET_ERROR();
+		if (s->dial_err == 0)
+			s->dial_err = ECONNREFUSED;
+		session_dial_next(s);
+		return;
+	}
+	if (s->state == S_TUNNEL && (what & BEV_EVENT_EOF)) {
+		s->server_eof = 1;
+		session_pump(s);
+		return;
+	}
+	if (s->state == S_TUNNEL) {
+		session_close(s, "upstream connection error");
+		return;
+	}
+	if (s->state == S_FORWARD) {
+		session_server_gone(s, what);
+		return;
+	}
+	session_server_free(s);
+	session_update_io(s);
+}
+
+/* Nothing came in time. */
+static void
+session_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct session	*s = arg;
+	time_t		 idle;
+
+	switch (s->state) {
+	case S_HEAD:
+		if (evbuffer_get_length(bufferevent_get_input(s->client)) > 0) {
+			s->req->is_head = 0;
+			session_refuse(s, 408, NULL, "request head not received "
+			    "in time");
+		} else
+			session_close(s, "idle");
+		return;
+	case S_RESOLVE:
+		if (s->query != NULL) {
+			resolver_cancel(s->query);
+			s->query = NULL;
+			s->refs--;
+		}
+		session_refuse(s, 504, "resolve-failed", "name resolution "
+		    "timed out");
+		return;
+	case S_DIAL:
+		s->dial_err = ETIMEDOUT;
+		s->dial_timeouts++;
+		session_dial_next(s);
+		return;
+	default:
+		break;
+	}
+	idle = session_now(s) - s->last_active;
+	if (idle < s->gw->cfg.idle_timeout) {
+		session_timer(s, s->gw->cfg.idle_timeout - idle);
+		return;
+	}
+	if (s->state == S_FORWARD && !s->resp_head_done)
+		session_refuse(s, 504, NULL, "upstream did not answer in time");
+	else
+		session_close(s, "idle timeout");
+}
+
+/* The gateway is stopping: close the sessions idle between requests. */
+void
+session_stop_all(struct gateway *gw)
+{
+	struct session	*s, *next;
+
+	for (s = TAILQ_FIRST(&gw->sessions); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		if (s->state == S_HEAD &&
+		    evbuffer_get_length(bufferevent_get_input(s->client)) == 0)
+			session_close(s, "stopping");
+	}
+}
+
+/* Close every session. */
+void
+session_close_all(struct gateway *gw, const char *reason)
+{
+	struct session	*s;
+
+	while ((s = TAILQ_FIRST(&gw->sessions)) != NULL)
+		session_close(s, reason);
+}
+
+/*
+ * Free the closed sessions no asynchronous step still holds (all of
+ * them when force is set).  Returns how many were freed.
+ */
+size_t
+session_reap(struct gateway *gw, int force)
+{
+	struct session	*s, *next;
+	size_t		 n = 0;
+
+	for (s = TAILQ_FIRST(&gw->dead); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, entry);
+		if (s->refs > 0 && !force)
+			continue;
+		TAILQ_REMOVE(&gw->dead, s, entry);
+		session_free(s);
+		n++;
+	}
+	return (n);
+}

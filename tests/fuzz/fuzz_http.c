@@ -1,0 +1,93 @@
+/*
+ * Fuzz the HTTP request and response head parsers and the chunked body
+ * framing.  The first byte picks the parser; the rest is its input.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy/http.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* Scan for the end of a head, then parse what was found. */
+static void
+fuzz_head(const uint8_t *data, size_t len, int response)
+{
+	static struct http_request	req;
+	static struct http_response	resp;
+	struct http_limits		lim = { HTTP_MAX_HEAD, HTTP_MAX_HEADERS };
+	struct http_scan		sc;
+	size_t				i, n = 0;
+
+	http_scan_init(&sc);
+	for (i = 0; i < len; i += 7) {
+		size_t step = len - i < 7 ? len - i : 7;
+
+		if ((n = http_scan_feed(&sc, data + i, step)) != 0) {
+			n += i;
+			break;
+		}
+	}
+	if (n == 0)
+		n = len;
+	if (response)
+		(void)http_response_parse((const char *)data, n, &lim,
+		    len & 1, &resp);
+	else if (http_request_parse((const char *)data, n, &lim, &req) == 0) {
+		size_t	j;
+
+		/* Touch every piece the parser hands out. */
+		for (j = 0; j < req.h.nheaders; j++)
+			if (memchr(req.h.headers[j].value.p, 0,
+			    req.h.headers[j].value.len) != NULL)
+				abort();
+		if (req.host.len > 0 && memchr(req.host.p, '@',
+		    req.host.len) != NULL)
+			abort();
+	}
+}
+
+/* Feed a chunked body in pieces of varying size. */
+static void
+fuzz_chunked(const uint8_t *data, size_t len)
+{
+	struct http_chunked	ch;
+	size_t			i = 0, step;
+	ssize_t			n;
+	int			done;
+
+	http_chunked_init(&ch);
+	while (i < len) {
+		step = (data[i] % 13) + 1;
+		if (step > len - i)
+			step = len - i;
+		n = http_chunked_feed(&ch, data + i, step, &done);
+		if (n == -1 || done)
+			break;
+		if ((size_t)n != step)
+			abort();
+		i += step;
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	if (len == 0)
+		return (0);
+	switch (data[0] % 3) {
+	case 0:
+		fuzz_head(data + 1, len - 1, 0);
+		break;
+	case 1:
+		fuzz_head(data + 1, len - 1, 1);
+		break;
+	default:
+		fuzz_chunked(data + 1, len - 1);
+		break;
+	}
+	return (0);
+}

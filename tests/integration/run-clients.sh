@@ -1,0 +1,205 @@
+#!/bin/sh
+# pinhole run with real clients: curl, wget, python urllib, git over
+# smart HTTP and pip against origins on the host's loopback, names from a
+# test dnsmasq; name resolution through the gateway's DNS; and escape
+# attempts that must fail without a packet reaching the host.  As root
+# and as nobody.
+. "$top_srcdir/tests/integration/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
+for t in dnsmasq curl wget git openssl dig getent; do
+	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
+done
+export ASAN_OPTIONS=detect_leaks=0
+PY=/usr/bin/python3
+[ -x $PY ] || skip "needs /usr/bin/python3"
+# nobody must be able to run it, wherever the build dir is.
+cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
+mkdir -m 1777 "$T/w" "$T/w/root" "$T/w/nobody"
+
+# DNS for the host side: origin.test is 127.0.0.1; every query is logged.
+DNSP=$(free_port)
+bg dnsmasq -k -u root -p "$DNSP" --listen-address=127.0.0.1 \
+    --bind-interfaces --no-resolv --no-hosts --pid-file= \
+    --address=/origin.test/127.0.0.1 --log-queries \
+    --log-facility="$T/dnsmasq.log"
+
+# One HTTP origin: static files, a PEP 503 index, git http-backend (CGI).
+mkdir -p "$T/www/simple/pinhole-demo" "$T/www/cgi-bin" "$T/repos"
+echo hello from origin >"$T/www/hello.txt"
+$PY - "$T/www/simple/pinhole-demo" <<'PYEOF'
+import sys, zipfile
+d = "pinhole_demo-1.0.dist-info/"
+files = {
+    "pinhole_demo.py": "",
+    d + "METADATA": "Metadata-Version: 2.1\nName: pinhole-demo\nVersion: 1.0\n",
+    d + "WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}
+files[d + "RECORD"] = "".join(f + ",,\n" for f in files) + d + "RECORD,,\n"
+whl = "pinhole_demo-1.0-py3-none-any.whl"
+with zipfile.ZipFile(sys.argv[1] + "/" + whl, "w") as z:
+    for name, text in files.items():
+        z.writestr(name, text)
+open(sys.argv[1] + "/index.html", "w").write(
+    '<html><body><a href="%s">%s</a></body></html>\n' % (whl, whl))
+PYEOF
+cat >"$T/www/cgi-bin/git" <<EOF
+#!/bin/sh
+export GIT_PROJECT_ROOT="$T/repos" GIT_HTTP_EXPORT_ALL=1 HOME="$T/w"
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'
+exec git http-backend
+EOF
+chmod 755 "$T/www/cgi-bin/git"
+git init -q "$T/src" && echo cloned-ok >"$T/src/README" &&
+    git -C "$T/src" add README &&
+    git -C "$T/src" -c user.name=t -c user.email=t@t commit -qm one &&
+    git clone -q --bare "$T/src" "$T/repos/repo.git" || fail "cannot make the test repository"
+chmod -R a+rX "$T/www" "$T/repos"
+HP=$(free_port)
+(cd "$T/www" && exec $PY -m http.server "$HP" --bind 127.0.0.1 --cgi) \
+    >"$T/http.log" 2>&1 &
+PIDS="$PIDS $!"
+
+# A TLS origin with a certificate from a test CA.
+printf 'subjectAltName=DNS:origin.test\n' >"$T/san"
+EC="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+openssl req -x509 $EC -keyout "$T/ca.key" -out "$T/ca.pem" -days 1 \
+    -subj /CN=pinhole-test-ca 2>/dev/null &&
+openssl req $EC -keyout "$T/leaf.key" -out "$T/leaf.csr" \
+    -subj /CN=origin.test 2>/dev/null &&
+openssl x509 -req -in "$T/leaf.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+    -CAcreateserial -out "$T/leaf.pem" -days 1 -extfile "$T/san" 2>/dev/null ||
+    fail "cannot make the test certificates"
+chmod 644 "$T"/*.pem
+SP=$(free_port)
+bg openssl s_server -quiet -accept "127.0.0.1:$SP" -cert "$T/leaf.pem" \
+    -key "$T/leaf.key" -www
+wait_port "$DNSP" && wait_port "$HP" && wait_port "$SP" || { finish; exit 1; }
+
+cat >"$T/policy" <<EOF
+allow-private 127.0.0.0/8
+allow origin.test:*
+EOF
+
+# Run a command in the sandbox as the mode's user.
+in_run() {
+	if [ "$MODE" = nobody ]; then
+		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		    env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
+		    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" \
+		    -- "$@"
+	else
+		set -- env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
+		    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" \
+		    -- "$@"
+	fi
+	"$@" >"$T/out" 2>&1
+}
+
+# Expect a command in the sandbox to succeed and print $2.
+works() {
+	desc=$1 want=$2; shift 2
+	if in_run "$@" && grep -q -- "$want" "$T/out"; then
+		ok "$MODE: $desc"
+	else
+		fail "$MODE: $desc: $(tail -3 "$T/out")"
+	fi
+}
+
+# Expect a command in the sandbox to fail.
+blocked() {
+	desc=$1; shift
+	if in_run "$@"; then
+		fail "$MODE: $desc: succeeded: $(tail -2 "$T/out")"
+	else
+		ok "$MODE: $desc fails"
+	fi
+}
+
+URL=http://origin.test:$HP
+TLS=https://origin.test:$SP
+for MODE in root nobody; do
+	# Proxy-aware clients, through HTTP_PROXY / HTTPS_PROXY.
+	works "curl http" "hello from origin" curl -sSf -m 10 "$URL/hello.txt"
+	works "curl https (CONNECT)" "s_server" \
+	    curl -sSf -m 10 --cacert "$T/ca.pem" "$TLS/"
+	works "curl: a denied name gets 403 and a reason" "Pinhole-Error" \
+	    curl -sS -m 10 -i http://denied.test/
+	works "wget http" "hello from origin" wget -q -T 10 -t 1 -O - \
+	    "$URL/hello.txt"
+	works "wget https" "s_server" wget -q -T 10 -t 1 -O - \
+	    --ca-certificate="$T/ca.pem" "$TLS/"
+	works "python urllib http" "hello from origin" $PY -c \
+	    'import sys, urllib.request as u
+print(u.urlopen(sys.argv[1], timeout=10).read().decode())' "$URL/hello.txt"
+	works "python urllib https" "s_server" $PY -c \
+	    'import ssl, sys, urllib.request as u
+c = ssl.create_default_context(cafile=sys.argv[2])
+print(u.urlopen(sys.argv[1], timeout=10, context=c).read().decode())' \
+	    "$TLS/" "$T/ca.pem"
+	works "git clone over http" "cloned-ok" sh -c \
+	    "git clone -q $URL/cgi-bin/git/repo.git $T/w/clone-$MODE &&
+	    cat $T/w/clone-$MODE/README"
+	if in_run $PY -m pip --version; then
+		works "pip download from a simple index" "pinhole_demo-1.0" \
+		    sh -c "PIP_DISABLE_PIP_VERSION_CHECK=1 $PY -m pip download \
+		    --no-cache-dir --no-deps --trusted-host origin.test -d $T/w/pip-$MODE \
+		    --index-url $URL/simple/ pinhole-demo && ls $T/w/pip-$MODE"
+	else
+		echo "note: $MODE: no pip for $PY; the pip case is left out"
+	fi
+
+	# Names resolve through the gateway: fake addresses, or nothing.
+	works "getent: an allowed name has a fake address" \
+	    "^198\.1[89]\.[0-9.]* *origin.test" getent hosts origin.test
+	blocked "getent: a denied name" getent hosts denied.test
+	works "UDP DNS to 8.8.8.8 is answered by the gateway" "^198\.1[89]\." \
+	    dig +short +tries=1 +time=3 @8.8.8.8 origin.test
+	works "a denied name: NXDOMAIN, EDE Blocked" "EDE: 15" \
+	    dig +tries=1 +time=3 @8.8.8.8 denied-udp.test
+	works "TCP DNS: the same" "status: NXDOMAIN" \
+	    dig +tcp +tries=1 +time=3 @192.0.2.53 denied-tcp.test
+
+	# Ways around the gateway.
+	blocked "changing the policy file" sh -c "echo 'allow *.test' >>$T/policy"
+	blocked "changing the user's policy" sh -c \
+	    "echo 'allow *.test' >>$T/w/$MODE/.config/pinhole/policy"
+	[ -d "$T/w/$MODE/.config/pinhole" ] ||
+	    fail "$MODE: pinhole run did not make the user's policy directory"
+	blocked "an IP literal through the proxy" \
+	    curl -sSf -m 5 "http://127.0.0.1:$HP/escape-literal-proxy"
+	blocked "an IP literal, direct" \
+	    curl -sSf -m 5 --noproxy '*' "http://127.0.0.1:$HP/escape-literal"
+	blocked "the host's loopback DNS server" \
+	    dig +tries=1 +time=2 -p "$DNSP" @127.0.0.1 origin.test
+	# No transparent capture yet: a direct connection to an allowed
+	# name reaches its fake address, where nothing listens.
+	blocked "an allowed name without the proxy" \
+	    curl -sSf -m 5 --noproxy '*' "$URL/escape-direct"
+	blocked "an allowed name without the proxy, port 443" \
+	    curl -sSf -m 5 --noproxy '*' --cacert "$T/ca.pem" \
+	    "https://origin.test/escape-443"
+done
+
+# What reached the host.
+if grep -q escape "$T/http.log"; then
+	fail "an escape attempt reached the origin: $(grep escape "$T/http.log")"
+else
+	ok "no escape attempt reached the origin"
+fi
+if grep -q denied "$T/dnsmasq.log"; then
+	fail "a denied name reached the upstream DNS: $(grep denied "$T/dnsmasq.log")"
+else
+	ok "no denied name reached the upstream DNS"
+fi
+grep -q "query.*origin.test" "$T/dnsmasq.log" &&
+    ok "the upstream DNS saw the allowed name" ||
+    fail "the upstream DNS saw nothing: the test is broken"
+for MODE in root nobody; do
+	loggrep "$T/w/audit-$MODE.log" '"event":"start"' &&
+	    loggrep "$T/w/audit-$MODE.log" '"verdict":"deny".*"host":"denied.test"' &&
+	    loggrep "$T/w/audit-$MODE.log" '"qname":"denied-udp.test"' &&
+	    ok "$MODE: the audit log has the decisions" ||
+	    fail "$MODE: audit log: $(tail -3 "$T/w/audit-$MODE.log")"
+done
+finish
