@@ -29,6 +29,7 @@
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
 #define RUN_FAILED	125	/* pinhole failed; the command did not run */
 #define RUN_MAX_RO	32	/* policy files kept read-only */
+#define RUN_MAX_PORTS	NETNS_MAX_PORTS	/* captured ports with a listener */
 
 /* What the command line asked for. */
 struct run_opts {
@@ -49,6 +50,8 @@ struct run {
 						   must not see */
 	const char		*ro[RUN_MAX_RO + 2];	/* nor change */
 	char			 userdir[PATH_MAX];
+	uint16_t		 ports[RUN_MAX_PORTS];	/* captured */
+	size_t			 nports;
 };
 
 enum {
@@ -104,6 +107,30 @@ run_session(struct run *r)
 	r->o->g.cfg.session = r->session;
 }
 
+/*
+ * The ports captured with a listener of their own: 80, 443 and those the
+ * policy names (the catch-all, when there is one, takes the others).
+ */
+static void
+run_capture_ports(struct run *r)
+{
+	uint16_t	named[RUN_MAX_PORTS];
+	size_t		n, i;
+
+	r->nports = 0;
+	r->ports[r->nports++] = 80;
+	r->ports[r->nports++] = 443;
+	n = rules_ports(r->c.rules, named, RUN_MAX_PORTS);
+	for (i = 0; i < n && r->nports < RUN_MAX_PORTS; i++) {
+		if (named[i] != 80 && named[i] != 443 &&
+		    named[i] != NETNS_PROXY_PORT && named[i] != NETNS_DNS_PORT)
+			r->ports[r->nports++] = named[i];
+	}
+	if (i < n)
+		log_info("the policy names more than %d ports: the others "
+		    "are captured only through nftables", RUN_MAX_PORTS);
+}
+
 /* The namespaces' configuration from the options. */
 static int
 run_netns_config(struct run *r, struct netns_config *cfg)
@@ -118,6 +145,10 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	}
 	cfg->proxy_port = NETNS_PROXY_PORT;
 	cfg->dns_port = NETNS_DNS_PORT;
+	run_capture_ports(r);
+	cfg->tcp_ports = r->ports;
+	cfg->ntcp_ports = r->nports;
+	cfg->capture_port = NETNS_CAPTURE_PORT;
 	/*
 	 * Hook for escalation: hide the control socket directory here
 	 * (r->hide[0] = control_dir(), made before the command starts, so
@@ -145,7 +176,46 @@ run_listen_dns(struct run *r, int type)
 	return (0);
 }
 
-/* Serve the sandbox's listeners: the HTTP proxy and DNS. */
+/* Hand one capture listener of the sandbox to the gateway. */
+static int
+run_listen_capture(struct run *r, uint16_t port)
+{
+	char	err[512];
+	int	fd;
+
+	fd = netns_sandbox_take(r->sb, SOCK_STREAM, port);
+	if (fd == -1 || gateway_listen_transparent_fd(r->c.gw, fd, err,
+	    sizeof err) == -1) {
+		log_warnx("cannot capture port %u: %s", port,
+		    fd == -1 ? "no listener" : err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Serve the capture listeners: their own ports, then the catch-all. */
+static int
+run_listen_captures(struct run *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nports; i++) {
+		if (run_listen_capture(r, r->ports[i]) == -1)
+			return (-1);
+	}
+	if (!r->sb->capture) {
+		log_info("other TCP ports are refused unlogged: %s",
+		    r->sb->capture_err);
+		return (0);
+	}
+	for (i = 0; i < r->nports; i++) {
+		if (r->ports[i] == NETNS_CAPTURE_PORT)
+			return (0);
+	}
+	return (run_listen_capture(r, NETNS_CAPTURE_PORT));
+}
+
+/* Serve the sandbox's listeners: the HTTP proxy, DNS and captures. */
 static int
 run_listen(struct run *r)
 {
@@ -164,7 +234,8 @@ run_listen(struct run *r)
 		return (-1);
 	}
 	if (run_listen_dns(r, SOCK_DGRAM) == -1 ||
-	    run_listen_dns(r, SOCK_STREAM) == -1)
+	    run_listen_dns(r, SOCK_STREAM) == -1 ||
+	    run_listen_captures(r) == -1)
 		return (-1);
 	return (0);
 }
@@ -252,8 +323,8 @@ run_start(struct run *r)
 	char			err[512];
 
 	run_session(r);
-	if (run_netns_config(r, &cfg) == -1 || gwctx_setup(&r->c,
-	    &r->o->g) == -1)
+	if (gwctx_setup(&r->c, &r->o->g) == -1 ||
+	    run_netns_config(r, &cfg) == -1)
 		return (-1);
 	run_protect_policy(r);
 	cfg.ro_paths = r->ro;
@@ -309,6 +380,16 @@ out:
 	return (rv);
 }
 
+#ifdef HAVE_NFTABLES
+#define RUN_CAPTURE_HELP						\
+	"connection to any other port is brought to the gateway by one\n"	\
+	"nftables rule, and decided and logged the same way.\n"
+#else
+#define RUN_CAPTURE_HELP						\
+	"connection to any other port is refused at once by the kernel,\n"	\
+	"without a log line (this pinhole was built without libnftables).\n"
+#endif
+
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.usage = "[--policy FILE]... [--allow RULE]... [--log FILE|-] "
@@ -336,6 +417,14 @@ const struct cmd_entry cmd_run_entry = {
 	    "      --connect-timeout S   time to connect to one address (10)\n"
 	    "      --grace S             time open tunnels get once CMD ends (1)\n"
 	    "  -v, --verbose             say more on stderr (twice: debug)\n"
+	    "\n"
+	    "Programs that ignore HTTP_PROXY are captured: a TCP connection\n"
+	    "to ports 80, 443 or a port the policy names is decided by the\n"
+	    "name behind the address the gateway's DNS gave (checked against\n"
+	    "the TLS SNI or HTTP Host it sends, 'fronting' when they differ;\n"
+	    "an address that is not one of those needs an IP rule).  A TCP\n"
+	    RUN_CAPTURE_HELP
+	    "UDP other than DNS is refused at once (ICMP port unreachable).\n"
 	    "\n"
 	    "Signals sent to pinhole are passed on to CMD.  pinhole exits with\n"
 	    "CMD's status (128+N if signal N killed it), or 125 when the sandbox\n"

@@ -357,6 +357,7 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 	p.resolver = c->resolver;
 	p.audit = c->audit;
 	p.fakeip = c->fakeip;
+	gateway_set_fakeip(c->gw, c->fakeip);
 	p.session = c->o->cfg.session;
 	if ((c->dns = dns_server_create(&p, err, errlen)) == NULL)
 		return (-1);

@@ -27,13 +27,15 @@
 #include "netns/netns.h"
 #include "netns/netns-int.h"
 
-#define SETUP_MAX_LISTENERS	(3 + NETNS_MAX_PORTS)
+#define SETUP_MAX_LISTENERS	(4 + NETNS_MAX_PORTS)
 #define SETUP_MAX_FDS		(3 + SETUP_MAX_LISTENERS)
 
 /* What the setup child sends back, with the descriptors alongside. */
 struct setup_msg {
 	int		ok;
 	int		has_userns;
+	int		capture;	/* the catch-all is in place */
+	char		capture_err[256];
 	unsigned int	nlisteners;
 	struct {
 		int		type;
@@ -202,6 +204,8 @@ setup_listener(struct setup *s, int type, uint16_t port)
 	sin.sin_port = htons(port);
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one)) ||
+	    (type == SOCK_STREAM && s->cfg->capture_port != 0 &&
+	    setsockopt(fd, IPPROTO_IP, IP_TRANSPARENT, &one, sizeof(one))) ||
 	    (type == SOCK_DGRAM &&
 	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one))) ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
@@ -235,6 +239,33 @@ setup_listeners(struct setup *s)
 	return (0);
 }
 
+/*
+ * Bring every other TCP port to the catch-all listener, if one is asked
+ * for and nftables can: failing that is not fatal (those ports are then
+ * refused by the kernel), and the reason is passed back.
+ */
+static int
+setup_capture(struct setup *s)
+{
+	uint16_t	ports[SETUP_MAX_LISTENERS];
+	size_t		n = 0;
+	unsigned int	i;
+
+	if (s->cfg->capture_port == 0)
+		return (0);
+	for (i = 0; i < s->msg.nlisteners; i++) {
+		if (s->msg.listeners[i].type == SOCK_STREAM)
+			ports[n++] = s->msg.listeners[i].port;
+	}
+	if (netns_nft_capture(ports, n, s->cfg->capture_port,
+	    s->msg.capture_err, sizeof(s->msg.capture_err)) != 0)
+		return (0);
+	if (setup_listener(s, SOCK_STREAM, s->cfg->capture_port) != 0)
+		return (-1);
+	s->msg.capture = 1;
+	return (0);
+}
+
 /* Turn IPv6 off on one link of the current netns (if IPv6 exists). */
 static int
 setup_no_ipv6(struct setup *s, const char *ifname)
@@ -261,7 +292,7 @@ setup_run(struct setup *s)
 		goto out;
 	if ((gwfd = setup_ns_fd(s, "/proc/self/ns/net")) == -1)
 		goto out;
-	if (setup_listeners(s) != 0)
+	if (setup_listeners(s) != 0 || setup_capture(s) != 0)
 		goto out;
 	if ((gwsk = netns_link_socket(s->msg.err, sizeof(s->msg.err))) == NULL)
 		goto out;
@@ -400,6 +431,9 @@ sandbox_fill(struct netns_sandbox *sb, const struct setup_msg *msg,
 	}
 	sb->nlisteners = msg->nlisteners;
 	sb->sandbox_fd = fds[k];
+	sb->capture = msg->capture;
+	snprintf(sb->capture_err, sizeof(sb->capture_err), "%s",
+	    msg->capture_err);
 	return (0);
 }
 

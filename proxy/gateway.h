@@ -11,6 +11,7 @@
 
 struct audit;
 struct event_base;
+struct fakeip;
 struct gateway;
 struct resolver;
 struct rules;
@@ -42,6 +43,17 @@ void		 gateway_free(struct gateway *);
 /* Listen on "ADDR:PORT" ("[V6]:PORT"), or on a bound socket (taken over). */
 int		 gateway_listen(struct gateway *, const char *, char *, size_t);
 int		 gateway_listen_fd(struct gateway *, int, char *, size_t);
+
+/*
+ * Listen on a bound socket for captured connections (transparent): the
+ * destination each connection was made to is its local address, a fake
+ * address standing for a name, or a real one.
+ */
+int		 gateway_listen_transparent_fd(struct gateway *, int, char *,
+		    size_t);
+
+/* Read the names behind fake addresses from this map (the caller's). */
+void		 gateway_set_fakeip(struct gateway *, const struct fakeip *);
 
 /* Replace the policy (the gateway owns it from now on; NULL denies all). */
 void		 gateway_set_rules(struct gateway *, struct rules *);

@@ -83,6 +83,18 @@ tests_fuzz_fuzz_sni_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_sni_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/sni
 
+# Transparent capture: which ports wait for the first bytes, and whether
+# SNI or Host names the host of the fake address.
+libpinhole_a_SOURCES += proxy/transparent.c proxy/transparent.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_transparent
+TESTS += tests/unit/test_transparent
+tests_unit_test_transparent_LDADD = $(UNIT_LIBS)
+tests_unit_test_transparent_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+TESTS += tests/integration/transparent.sh
+EXTRA_DIST += tests/integration/transparent.sh
+
 # Live policy reload: inotify on the policy files, in the event loop.
 libpinhole_a_SOURCES += proxy/policywatch.c proxy/policywatch.h
 if HAVE_CMOCKA

@@ -21,6 +21,7 @@ struct gateway_listener {
 	TAILQ_ENTRY(gateway_listener)	 entry;
 	struct gateway			*gw;
 	struct evconnlistener		*l;
+	int				 transparent;
 };
 
 struct gateway {
@@ -30,6 +31,7 @@ struct gateway {
 	struct resolver			*resolver;
 	struct audit			*audit;
 	struct rules			*rules;
+	const struct fakeip		*fakeip;	/* names of fake addresses */
 	TAILQ_HEAD(, gateway_listener)	 listeners;
 	TAILQ_HEAD(, session)		 sessions;
 	TAILQ_HEAD(, session)		 dead;
@@ -49,7 +51,7 @@ struct gateway {
 };
 
 int	session_open(struct gateway *, int, const struct sockaddr *,
-	    socklen_t);
+	    socklen_t, int);
 void	session_stop_all(struct gateway *);
 void	session_close_all(struct gateway *, const char *);
 size_t	session_reap(struct gateway *, int);
