@@ -1,0 +1,376 @@
+#!/bin/sh
+# Benchmark pinhole's proxy against a direct connection, squid and tinyproxy
+# on loopback, and print one table.  Run by hand (see README.md):
+#
+#	tests/bench/run.sh BUILD_DIR
+#
+# It installs nothing: a server whose program is missing is skipped and the
+# table says so.  Every server runs from a config written to a temp dir, on
+# random 127.0.0.1 ports; system services are left alone.  Every process the
+# script starts is stopped when it exits.
+#
+# Knobs (environment): BENCH_BYTES (bytes per throughput case, 1 GiB),
+# BENCH_SECS (seconds per rate case, 5), BENCH_SETUPS (CONNECT setups per
+# server, 20000), BENCH_REQUESTS (forward requests per server, 200000),
+# BENCH_IDLE (idle tunnels, 2000), BENCH_SERVERS (which columns, in order),
+# BENCH_TINYPROXY_LOGLEVEL (Connect), BENCH_REPEAT (runs per case, the best
+# kept; 1); TMPDIR holds the configs and logs.
+set -u
+PATH=$PATH:/usr/sbin:/sbin
+
+usage() {
+	echo "usage: $0 BUILD_DIR" >&2
+	exit 2
+}
+[ $# -eq 1 ] || usage
+BUILD=$(cd "$1" && pwd) || usage
+LOADGEN=$BUILD/tests/bench/loadgen
+ORIGIN=$BUILD/tests/bench/origin
+PINHOLE=$BUILD/pinhole
+for p in "$LOADGEN" "$ORIGIN"; do
+	[ -x "$p" ] || { echo "$0: $p missing: run 'make bench' in $BUILD" >&2; exit 1; }
+done
+
+BYTES=${BENCH_BYTES:-1073741824}
+SECS=${BENCH_SECS:-5}
+SETUPS=${BENCH_SETUPS:-20000}
+REQUESTS=${BENCH_REQUESTS:-200000}
+IDLE=${BENCH_IDLE:-2000}
+SERVERS=${BENCH_SERVERS:-direct pinhole squid tinyproxy}
+REPEAT=${BENCH_REPEAT:-1}
+# tinyproxy logs each request at level Connect (and fsyncs every line).
+TINYPROXY_LOGLEVEL=${BENCH_TINYPROXY_LOGLEVEL:-Connect}
+BULK_SECS=30		# at most, per throughput case
+HOST=bench.test
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/pinhole-bench.XXXXXX") || exit 1
+chmod 755 "$T"
+mkdir "$T/res"
+PIDS=
+
+# Stop one process we started: TERM, then KILL after 5 s.
+stop_pid() {
+	kill "$1" 2>/dev/null || return 0
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' ')
+}
+
+cleanup() {
+	for p in $PIDS; do stop_pid "$p"; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+say() {
+	echo "bench: $*" >&2
+}
+
+# Run a command in the background; its pid is in $BGPID.
+bg() {
+	"$@" &
+	BGPID=$!
+	PIDS="$PIDS $BGPID"
+}
+
+# Print a TCP port on 127.0.0.1 that nothing uses (proto: t or u).
+free_port() {
+	i=0
+	while [ $i -lt 100 ]; do
+		p=$(shuf -i 20000-32000 -n 1)
+		[ -z "$(ss -Hn"$1"a "sport = :$p")" ] && { echo "$p"; return 0; }
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# Wait until process $1 listens on 127.0.0.1:$2 (proto $3: t or u), 30 s.
+wait_port() {
+	i=0
+	while [ $i -lt 300 ]; do
+		kill -0 "$1" 2>/dev/null || return 1
+		[ -n "$(ss -Hnl"$3" "sport = :$2")" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# Print the pids of process $1 and all its descendants.
+tree_pids() {
+	ps -e -o pid=,ppid= | awk -v root="$1" '
+		{ parent[$1] = $2 }
+		END {
+			for (p in parent) {
+				q = p
+				for (n = 0; n < 64 && q != "" && q != root; n++)
+					q = parent[q]
+				if (q == root) print p
+			}
+		}'
+}
+
+# Print field $2 (VmRSS, VmHWM) summed over process tree $1, in KiB.
+mem_kib() {
+	sum=0
+	for p in $(tree_pids "$1"); do
+		v=$(awk -v f="$2:" '$1 == f { print $2 }' "/proc/$p/status" 2>/dev/null)
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
+
+# Record a result: res SERVER METRIC VALUE.
+res() {
+	echo "$3" >"$T/res/$1.$2"
+}
+
+# Print a key's value from a loadgen result line.
+field() {
+	echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# Start the origin; its port is in $OPORT.
+start_origin() {
+	bg "$ORIGIN" -t 3600 >"$T/origin.out"
+	i=0
+	while [ $i -lt 50 ] && ! grep -q '^port ' "$T/origin.out"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	OPORT=$(sed -n 's/^port //p' "$T/origin.out")
+	[ -n "$OPORT" ] || { say "origin did not start"; exit 1; }
+}
+
+# Write the hosts file that maps bench.test to loopback.
+write_hosts() {
+	printf '127.0.0.1\tlocalhost\n127.0.0.1\t%s\n' "$HOST" >"$T/hosts"
+	chmod 644 "$T/hosts"
+}
+
+# Tell why a server cannot run here, or nothing if it can.
+why_not() {
+	case $1 in
+	direct) ;;
+	pinhole)
+		[ -x "$PINHOLE" ] || { echo "no $PINHOLE"; return; }
+		"$PINHOLE" help proxy >/dev/null 2>&1 ||
+		    { echo "pinhole has no proxy command yet"; return; }
+		command -v dnsmasq >/dev/null ||
+		    echo "dnsmasq missing (apt-get install dnsmasq-base)" ;;
+	squid)
+		command -v squid >/dev/null ||
+		    echo "squid missing (apt-get install squid)" ;;
+	tinyproxy)
+		command -v tinyproxy >/dev/null ||
+		    { echo "tinyproxy missing (apt-get install tinyproxy)"; return; }
+		command -v unshare >/dev/null ||
+		    echo "unshare missing (util-linux)" ;;
+	esac
+}
+
+# Start dnsmasq answering bench.test with 127.0.0.1; port in $DNSPORT.
+start_dnsmasq() {
+	DNSPORT=$(free_port u)
+	bg dnsmasq -k -C /dev/null -p "$DNSPORT" --listen-address=127.0.0.1 \
+	    --bind-interfaces --no-resolv --no-hosts --local-ttl=300 \
+	    --pid-file="$T/dnsmasq.pid" --address=/$HOST/127.0.0.1 \
+	    2>"$T/dnsmasq.err"
+	wait_port "$BGPID" "$DNSPORT" u || { say "dnsmasq did not start"; return 1; }
+}
+
+# Start pinhole's proxy on $1; its pid in $SPID.
+start_pinhole() {
+	[ -n "${DNSPORT:-}" ] || start_dnsmasq || return 1
+	mkdir -p "$T/pinhole"
+	bg "$PINHOLE" proxy --listen "127.0.0.1:$1" \
+	    --allow "$HOST:$OPORT" --allow "allow-private 127.0.0.0/8" \
+	    --log "$T/pinhole/audit.log" --resolver "127.0.0.1:$DNSPORT" \
+	    --max-clients $((IDLE + 100)) --grace 1 \
+	    >>"$T/pinhole/stdout" 2>>"$T/pinhole/stderr"
+	SPID=$BGPID
+}
+
+# Write squid's config for port $1 into $T/squid.
+squid_conf() {
+	mkdir -p "$T/squid"
+	cat >"$T/squid/squid.conf" <<EOF
+http_port 127.0.0.1:$1
+acl ok dstdomain .$HOST
+acl okport port $OPORT
+http_access allow ok okport
+http_access deny all
+cache deny all
+access_log stdio:$T/squid/access.log
+cache_log $T/squid/cache.log
+pid_filename $T/squid/squid.pid
+coredump_dir $T/squid
+hosts_file $T/hosts
+dns_nameservers 127.0.0.1
+pinger_enable off
+max_filedescriptors 16384
+logfile_rotate 0
+shutdown_lifetime 1 seconds
+cache_effective_user proxy
+EOF
+	chown -R proxy "$T/squid" 2>/dev/null
+}
+
+# Start squid on $1; its pid in $SPID.
+start_squid() {
+	squid_conf "$1"
+	bg squid -N -f "$T/squid/squid.conf" >>"$T/squid/stderr" 2>&1
+	SPID=$BGPID
+}
+
+# Write tinyproxy's config for port $1 into $T/tinyproxy.
+tinyproxy_conf() {
+	mkdir -p "$T/tinyproxy"
+	printf '^%s$\n' "$(echo "$HOST" | sed 's/\./\\./g')" \
+	    >"$T/tinyproxy/filter"
+	cat >"$T/tinyproxy/tinyproxy.conf" <<EOF
+User nobody
+Group nogroup
+Port $1
+Listen 127.0.0.1
+Timeout 600
+LogFile "$T/tinyproxy/tinyproxy.log"
+LogLevel $TINYPROXY_LOGLEVEL
+MaxClients $((IDLE + 100))
+Filter "$T/tinyproxy/filter"
+FilterURLs Off
+FilterDefaultDeny Yes
+ConnectPort $OPORT
+EOF
+	chmod -R a+rX "$T/tinyproxy"
+	chown -R nobody "$T/tinyproxy" 2>/dev/null
+}
+
+# Start tinyproxy on $1, seeing $T/hosts as /etc/hosts; pid in $SPID.
+start_tinyproxy() {
+	tinyproxy_conf "$1"
+	bg unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec tinyproxy -d -c "$2"' \
+	    sh "$T/hosts" "$T/tinyproxy/tinyproxy.conf" \
+	    >>"$T/tinyproxy/stderr" 2>&1
+	SPID=$BGPID
+}
+
+# Start server $1 on a fresh port; sets $SPID and $PROXY.  Fails if it
+# does not listen within 30 s.
+start_server() {
+	port=$(free_port t) || return 1
+	"start_$1" "$port" || return 1
+	PROXY=127.0.0.1:$port
+	wait_port "$SPID" "$port" t || { say "$1 did not start"; stop_pid "$SPID"; return 1; }
+}
+
+# Run loadgen for server $1 (proxy $2 or empty) $REPEAT times and keep
+# in $line the run with the largest value of key $3; $flag marks errors.
+run_lg() {
+	srv=$1 px=$2 key=$3
+	shift 3
+	if [ -n "$px" ]; then set -- "$@" -x "$px"; fi
+	line= best=-1 r=0
+	while [ $r -lt "$REPEAT" ]; do
+		one=$(timeout 60 "$LOADGEN" "$@" -o "$OPORT" 2>>"$T/loadgen.err")
+		echo "$srv: $one" >>"$T/lines"
+		v=$(field "$one" "$key")
+		if [ -n "$v" ] && awk -v a="$v" -v b="$best" 'BEGIN { exit !(a > b) }'; then
+			line=$one best=$v
+		fi
+		r=$((r + 1))
+	done
+	flag=
+	[ "$(field "$line" errors)" = 0 ] || flag="!"
+	[ "$(field "$line" complete)" != 0 ] || flag="!"
+	[ -n "$line" ] || flag="!"
+}
+
+# Measure throughput, setup rate and request rate for server $1.
+measure_load() {
+	srv=$1 px=$2
+	for n in 1 16; do
+		run_lg "$srv" "$px" MiBps tunnel-bulk -c "$n" -b "$BYTES" \
+		    -t "$BULK_SECS"
+		res "$srv" "bulk$n" "$(field "$line" MiBps)$flag"
+	done
+	run_lg "$srv" "$px" rate connect-rate -c 50 -n "$SETUPS" -t "$SECS"
+	res "$srv" rate "$(field "$line" rate)$flag"
+	res "$srv" rate50 "$(field "$line" p50_ms)"
+	res "$srv" rate99 "$(field "$line" p99_ms)"
+	run_lg "$srv" "$px" rate forward-rps -c 50 -n "$REQUESTS" -t "$SECS"
+	res "$srv" rps "$(field "$line" rate)$flag"
+	res "$srv" rps50 "$(field "$line" p50_ms)"
+	res "$srv" rps99 "$(field "$line" p99_ms)"
+}
+
+# Open $IDLE tunnels through server $1 and record the memory it holds.
+measure_idle() {
+	srv=$1 px=$2
+	res "$srv" rss0 "$(($(mem_kib "$SPID" VmRSS) / 1024))"
+	bg "$LOADGEN" idle-tunnels -n "$IDLE" -c 100 -t 60 -w 120 \
+	    -x "$px" -o "$OPORT" >"$T/idle.out" 2>>"$T/loadgen.err"
+	lg=$BGPID
+	i=0
+	while [ $i -lt 700 ] && [ ! -s "$T/idle.out" ] && kill -0 "$lg" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 1
+	line=$(cat "$T/idle.out")
+	echo "$srv: $line" >>"$T/lines"
+	open=$(field "$line" open)
+	flag=
+	[ "${open:-0}" = "$IDLE" ] || flag="!(${open:-0} open)"
+	res "$srv" rss "$(($(mem_kib "$SPID" VmRSS) / 1024))$flag"
+	stop_pid "$lg"
+}
+
+# Run every measurement against server $1.
+bench_server() {
+	srv=$1
+	if [ "$srv" = direct ]; then
+		measure_load direct ""
+		return
+	fi
+	start_server "$srv" || { res "$srv" skip "did not start"; return; }
+	measure_load "$srv" "$PROXY"
+	hwm=$(mem_kib "$SPID" VmHWM)
+	stop_pid "$SPID"
+	# A fresh instance, so the idle figure is not the load's leftovers.
+	start_server "$srv" || { res "$srv" skip "did not restart"; return; }
+	measure_idle "$srv" "$PROXY"
+	hwm2=$(mem_kib "$SPID" VmHWM)
+	[ "$hwm2" -gt "$hwm" ] && hwm=$hwm2
+	res "$srv" hwm "$((hwm / 1024))"
+	stop_pid "$SPID"
+}
+
+start_origin
+write_hosts
+for srv in $SERVERS; do
+	why=$(why_not "$srv")
+	if [ -n "$why" ]; then
+		say "skipping $srv: $why"
+		res "$srv" skip "$why"
+		continue
+	fi
+	say "measuring $srv"
+	bench_server "$srv"
+done
+[ -s "$T/lines" ] && sed 's/^/bench: /' "$T/lines" >&2
+[ -s "$T/loadgen.err" ] && tail -20 "$T/loadgen.err" | sed 's/^/bench: loadgen: /' >&2
+
+asan=no
+[ -x "$PINHOLE" ] && grep -q -a __asan_init "$PINHOLE" && asan=yes
+ENV="$(nproc) CPUs, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg)"
+ENV="$ENV; best of $REPEAT; logs on $(findmnt -n -o FSTYPE -T "$T"); pinhole built with sanitizers: $asan"
+TABLE=$(dirname "$0")/table.awk
+awk -v dir="$T/res" -v servers="$SERVERS" -v env="$ENV" \
+    -v bytes="$BYTES" -v idle="$IDLE" -f "$TABLE"

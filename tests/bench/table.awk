@@ -1,0 +1,99 @@
+# Print the benchmark table from the result files run.sh wrote:
+# DIR/SERVER.METRIC holds one value ("!" after it marks a run with errors),
+# DIR/SERVER.skip says why a server was not measured.
+# Variables: dir, servers, env, bytes, idle.
+
+# Read one result; "-" when there is none.
+function get(srv, m,    f, v) {
+	f = dir "/" srv "." m
+	v = "-"
+	if ((getline v < f) <= 0)
+		v = "-"
+	close(f)
+	return v
+}
+
+# The number in a result, or "" when there is none.
+function num(v) {
+	sub(/!.*/, "", v)
+	return v ~ /^[0-9.]+$/ ? v + 0 : ""
+}
+
+# pinhole's result over another server's, or "-".
+function ratio(m, other,    a, b) {
+	if (!has["pinhole"] || !has[other])
+		return "-"
+	a = num(get("pinhole", m))
+	b = num(get(other, m))
+	if (a == "" || b == "" || b == 0)
+		return "-"
+	return sprintf("%.2f", a / b)
+}
+
+# Print one target line: PASS, MISS or n/a.
+function target(text, m, other, op, limit,    r, v, verdict) {
+	r = ratio(m, other)
+	v = get("pinhole", m)
+	if (r == "-")
+		verdict = "n/a"
+	else if (v ~ /!/)
+		verdict = "MISS (errors in the run)"
+	else if ((op == ">=" && r + 0 >= limit) || (op == "<=" && r + 0 <= limit))
+		verdict = "PASS"
+	else
+		verdict = "MISS"
+	printf "%-44s %8s  %s\n", text, r, verdict
+}
+
+BEGIN {
+	n = split(servers, srv, " ")
+	for (i = 1; i <= n; i++)
+		has[srv[i]] = 1
+	nm = split("bulk1 bulk16 rate rate50 rate99 rps rps50 rps99 rss0 rss hwm",
+	    metric, " ")
+	label["bulk1"] = "tunnel MiB/s, 1 tunnel"
+	label["bulk16"] = "tunnel MiB/s, 16 tunnels"
+	label["rate"] = "CONNECT setups/s, 50 clients"
+	label["rate50"] = "  setup p50 ms"
+	label["rate99"] = "  setup p99 ms"
+	label["rps"] = "forward req/s, 50 keep-alive"
+	label["rps50"] = "  request p50 ms"
+	label["rps99"] = "  request p99 ms"
+	label["rss0"] = "RSS at start, MiB"
+	label["rss"] = sprintf("RSS, %d idle tunnels, MiB", idle)
+	label["hwm"] = "peak RSS (VmHWM), MiB"
+	ratios = has["pinhole"]
+
+	printf "pinhole proxy benchmark on loopback (%s)\n", env
+	printf "throughput: %.0f MiB per case; RSS summed over each server's processes\n\n",
+	    bytes / 1048576
+	printf "%-30s", "metric"
+	for (i = 1; i <= n; i++)
+		printf " %11s", srv[i]
+	if (ratios)
+		printf " | %9s %9s %9s", "ph/direct", "ph/squid", "ph/tiny"
+	printf "\n"
+	for (j = 1; j <= nm; j++) {
+		m = metric[j]
+		printf "%-30s", label[m]
+		for (i = 1; i <= n; i++)
+			printf " %11s", get(srv[i], m)
+		if (ratios)
+			printf " | %9s %9s %9s", ratio(m, "direct"),
+			    ratio(m, "squid"), ratio(m, "tinyproxy")
+		printf "\n"
+	}
+	printf "\n"
+	for (i = 1; i <= n; i++) {
+		why = get(srv[i], "skip")
+		if (why != "-")
+			printf "%s not measured: %s\n", srv[i], why
+	}
+	printf "(\"!\" marks a run with errors; \"-\" a figure not measured)\n\n"
+	printf "%-44s %8s  %s\n", "target (pinhole)", "ratio", "result"
+	target("tunnel MiB/s, 1 tunnel >= 0.90 x direct", "bulk1", "direct", ">=", 0.9)
+	target("tunnel MiB/s, 16 tunnels >= 0.90 x direct", "bulk16", "direct", ">=", 0.9)
+	target("CONNECT setups/s >= 2 x squid", "rate", "squid", ">=", 2)
+	target("CONNECT setups/s >= 1 x tinyproxy", "rate", "tinyproxy", ">=", 1)
+	target("RSS with idle tunnels <= 1/3 x squid", "rss", "squid", "<=", 1 / 3)
+}
