@@ -34,7 +34,7 @@
 /* What the command line asked for. */
 struct run_opts {
 	struct gwopts		 g;
-	const char		*net;
+	struct netns_net	 net;
 	char			*const *argv;	/* the command */
 };
 
@@ -69,16 +69,21 @@ static int
 run_options(const struct cmd_entry *cmd, int argc, char **argv,
     struct run_opts *o)
 {
-	int	ch, rv = 0;
+	const char	*errstr;
+	int		 ch, rv = 0;
 
 	gwopts_init(&o->g, RUN_GRACE, GWOPTS_USER_ALWAYS);
+	if (netns_net_parse(NETNS_NET_DEFAULT, &o->net, &errstr) != 0)
+		fatalx("%s: %s", NETNS_NET_DEFAULT, errstr);
 	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv,
 	    "+" GWOPTS_SHORTOPTS, run_longopts)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
-		if (ch == OPT_NET)
-			o->net = optarg;
-		else
+		if (ch == OPT_NET && netns_net_parse(optarg, &o->net,
+		    &errstr) != 0)
+			return (cmd_usage_error(cmd, "--net %s: %s", optarg,
+			    errstr));
+		else if (ch != OPT_NET)
 			rv = gwopts_option(cmd, &o->g, ch, optarg);
 	}
 	if (rv != 0)
@@ -132,17 +137,11 @@ run_capture_ports(struct run *r)
 }
 
 /* The namespaces' configuration from the options. */
-static int
+static void
 run_netns_config(struct run *r, struct netns_config *cfg)
 {
-	const char	*errstr;
-	const char	*net = r->o->net ? r->o->net : NETNS_NET_DEFAULT;
-
 	memset(cfg, 0, sizeof *cfg);
-	if (netns_net_parse(net, &cfg->net, &errstr) != 0) {
-		log_warnx("--net %s: %s", net, errstr);
-		return (-1);
-	}
+	cfg->net = r->o->net;
 	cfg->proxy_port = NETNS_PROXY_PORT;
 	cfg->dns_port = NETNS_DNS_PORT;
 	run_capture_ports(r);
@@ -156,7 +155,6 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	 */
 	r->hide[0] = NULL;
 	cfg->hide_dirs = r->hide;
-	return (0);
 }
 
 /* Hand one listener of the sandbox to the DNS server. */
@@ -323,11 +321,12 @@ run_start(struct run *r)
 	char			err[512];
 
 	run_session(r);
-	if (gwctx_setup(&r->c, &r->o->g) == -1 ||
-	    run_netns_config(r, &cfg) == -1)
+	if (gwctx_setup(&r->c, &r->o->g) == -1)
 		return (-1);
+	run_netns_config(r, &cfg);
 	run_protect_policy(r);
 	cfg.ro_paths = r->ro;
+	gwctx_watch_policy(&r->c);
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
 		log_warnx("cannot open the sandbox: %s", err);
 		return (-1);
@@ -405,7 +404,11 @@ const struct cmd_entry cmd_run_entry = {
 	    "                            user's policy file, if any)\n"
 	    "  -a, --allow RULE          one more rule: HOST[:PORTS], or a whole\n"
 	    "                            line such as 'allow-private 10.0.0.0/8'\n"
-	    "  -L, --log FILE|-          audit log, JSON lines ('-': stdout)\n"
+	    "  -L, --log FILE|-          audit log, JSON lines ('-': stdout;\n"
+	    "                            also syslog, journald)\n"
+	    "      --log-key FILE        HMAC key for the log's chain\n"
+	    "      --log-max-size SIZE   rotate past SIZE (100M; 0: never)\n"
+	    "      --log-keep N          rotated files kept (5)\n"
 	    "  -r, --resolver ADDR[:PORT] DNS server instead of /etc/resolv.conf\n"
 	    "      --net CIDR            the sandbox link's network (default\n"
 	    "                            " NETNS_NET_DEFAULT ")\n"

@@ -23,6 +23,7 @@
 #include "proxy/dns.h"
 #include "proxy/gateway.h"
 #include "proxy/http.h"
+#include "proxy/policywatch.h"
 #include "proxy/resolver.h"
 #include "rules/rules.h"
 
@@ -32,6 +33,7 @@ gwopts_init(struct gwopts *o, int grace, enum gwopts_userpolicy up)
 {
 	memset(o, 0, sizeof *o);
 	gateway_config_defaults(&o->cfg);
+	audit_config_init(&o->audit);
 	o->grace = grace;
 	o->userpolicy = up;
 }
@@ -62,7 +64,7 @@ gwopts_number(const struct cmd_entry *cmd, const char *opt, const char *s,
 	return (0);
 }
 
-/* Handle one of the limit options. */
+/* Handle one of the limit and log options. */
 static int
 gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
     const char *arg)
@@ -71,6 +73,19 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 	long long		 v;
 
 	switch (ch) {
+	case GWOPTS_LOG_KEY:
+		o->audit.keyfile = arg;
+		break;
+	case GWOPTS_LOG_MAX_SIZE:
+		if (audit_parse_size(arg, &o->audit.max_size) == -1)
+			return (cmd_usage_error(cmd, "--log-max-size: '%s' is "
+			    "not a size (such as 100M, or 0)", arg));
+		break;
+	case GWOPTS_LOG_KEEP:
+		if (gwopts_number(cmd, "--log-keep", arg, 1, 1000, &v))
+			return (EXIT_USAGE);
+		o->audit.keep = v;
+		break;
 	case GWOPTS_MAX_CLIENTS:
 		if (gwopts_number(cmd, "--max-clients", arg, 1, 1000000, &v))
 			return (EXIT_USAGE);
@@ -120,7 +135,7 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		return (gwopts_push(cmd, o->resolver, &o->nresolver,
 		    "--resolver", arg));
 	case 'L':
-		o->log = arg;
+		o->audit.log = arg;
 		return (0);
 	case 'v':
 		o->verbose++;
@@ -148,15 +163,22 @@ gwopts_allow_line(const char *arg, char *buf, size_t len)
 	snprintf(buf, len, "allow %s", arg);
 }
 
-/* Does the user's policy file apply? */
+/* Would the user's policy file apply?  Its path goes in path. */
 static int
-gwopts_user_policy(const struct gwopts *o, char *path, size_t len)
+gwopts_user_path(const struct gwopts *o, char *path, size_t len)
 {
 	if (o->npolicy != 0)
 		return (0);
 	if (o->userpolicy == GWOPTS_USER_ALONE && o->nallow != 0)
 		return (0);
-	return (rules_default_path(path, len) == 0 && access(path, R_OK) == 0);
+	return (rules_default_path(path, len) == 0);
+}
+
+/* Does the user's policy file apply (and exist)? */
+static int
+gwopts_user_policy(const struct gwopts *o, char *path, size_t len)
+{
+	return (gwopts_user_path(o, path, len) && access(path, R_OK) == 0);
 }
 
 /* Build the policy from the files and rules given (or the user's file). */
@@ -276,24 +298,87 @@ gwctx_rules(void *arg)
 	return (c->rules);
 }
 
-/* SIGHUP: reload the policy (keeping the old one on error), reopen the log. */
-static void
-gwctx_sighup_cb(evutil_socket_t sig, short what, void *arg)
+/* May we watch the directory of this file (or wait for it to appear)? */
+static int
+gwopts_dir_ok(const char *path)
 {
-	struct gwctx	*c = arg;
+	char	dir[PATH_MAX], *slash;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+		return (0);
+	*slash = '\0';
+	return (access(dir, X_OK) == 0 || errno == ENOENT);
+}
+
+/* Watch the files of the policy in force, and the user's policy file. */
+static void
+gwctx_watch_files(struct gwctx *c)
+{
+	const char	*files[GWOPTS_MAX_ARGS + 2];
+	char		 path[PATH_MAX];
+	size_t		 n;
+
+	if (c->watch == NULL)
+		return;
+	n = rules_files(c->rules, files, GWOPTS_MAX_ARGS);
+	if (n > GWOPTS_MAX_ARGS)
+		n = GWOPTS_MAX_ARGS;
+	if (gwopts_user_path(c->o, path, sizeof path) && gwopts_dir_ok(path))
+		files[n++] = path;
+	files[n] = NULL;
+	if (policywatch_set_files(c->watch, files) == -1)
+		log_warnx("cannot watch the policy files");
+}
+
+/* Reload the policy, keeping the old one on error. */
+static void
+gwctx_reload(struct gwctx *c)
+{
 	struct rules	*r;
 	char		 err[1024];
 
-	if (c->audit != NULL && audit_reopen(c->audit) == -1)
-		log_warnx("cannot reopen the log %s", c->o->log);
 	if ((r = gwopts_load_rules(c->o, err, sizeof err)) == NULL) {
 		log_warnx("policy not reloaded, the old one stays: %s", err);
 		gwctx_audit(c, "reload", "deny", "bad policy", err);
 		return;
 	}
 	gwctx_set_rules(c, r);
+	gwctx_watch_files(c);
 	log_info("policy reloaded");
 	gwctx_audit(c, "reload", "allow", NULL, NULL);
+}
+
+/* SIGHUP: reload the policy, reopen the log. */
+static void
+gwctx_sighup_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct gwctx	*c = arg;
+
+	if (c->audit != NULL && audit_reopen(c->audit) == -1)
+		log_warnx("cannot reopen the log %s", c->o->audit.log);
+	gwctx_reload(c);
+}
+
+/* A policy file changed. */
+static void
+gwctx_policy_cb(void *arg)
+{
+	gwctx_reload(arg);
+}
+
+/* Reload the policy whenever one of its files changes. */
+void
+gwctx_watch_policy(struct gwctx *c)
+{
+	const char	*none[] = { NULL };
+
+	if ((c->watch = policywatch_start(c->base, none, gwctx_policy_cb,
+	    c)) == NULL) {
+		log_warnx("policy files not watched: %s", strerror(errno));
+		return;
+	}
+	gwctx_watch_files(c);
 }
 
 /* Set up the event base, policy, log, resolver and gateway. */
@@ -311,8 +396,8 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		log_warnx("%s", err);
 		return (-1);
 	}
-	if (o->log != NULL && (c->audit = audit_open(o->log, err,
-	    sizeof err)) == NULL) {
+	if (o->audit.log != NULL && (c->audit = audit_open_config(&o->audit,
+	    err, sizeof err)) == NULL) {
 		log_warnx("%s", err);
 		rules_free(r);
 		return (-1);
@@ -370,6 +455,8 @@ gwctx_teardown(struct gwctx *c)
 {
 	if (c->sighup != NULL)
 		event_free(c->sighup);
+	if (c->watch != NULL)
+		policywatch_stop(c->watch);
 	dns_server_free(c->dns);
 	if (c->fakeip != NULL)
 		fakeip_free(c->fakeip);

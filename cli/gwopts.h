@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "proxy/audit.h"
 #include "proxy/gateway.h"
 
 struct cmd_entry;
@@ -16,6 +17,7 @@ struct event_base;
 struct audit;
 struct dns_server;
 struct fakeip;
+struct policywatch;
 struct resolver;
 struct rules;
 
@@ -27,7 +29,7 @@ struct rules;
 enum {
 	GWOPTS_MAX_CLIENTS = 256, GWOPTS_MAX_HEAD, GWOPTS_MAX_HEADERS,
 	GWOPTS_HANDSHAKE_TIMEOUT, GWOPTS_IDLE_TIMEOUT, GWOPTS_CONNECT_TIMEOUT,
-	GWOPTS_GRACE,
+	GWOPTS_GRACE, GWOPTS_LOG_KEY, GWOPTS_LOG_MAX_SIZE, GWOPTS_LOG_KEEP,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -46,6 +48,9 @@ enum {
 	{ "connect-timeout", required_argument, NULL,			\
 	    GWOPTS_CONNECT_TIMEOUT },					\
 	{ "grace", required_argument, NULL, GWOPTS_GRACE },		\
+	{ "log-key", required_argument, NULL, GWOPTS_LOG_KEY },		\
+	{ "log-max-size", required_argument, NULL, GWOPTS_LOG_MAX_SIZE }, \
+	{ "log-keep", required_argument, NULL, GWOPTS_LOG_KEEP },	\
 	{ "verbose", no_argument, NULL, 'v' }
 
 /* Where the policy comes from when no --policy is given. */
@@ -62,7 +67,7 @@ struct gwopts {
 	size_t			 nallow;
 	const char		*resolver[GWOPTS_MAX_ARGS + 1];
 	size_t			 nresolver;
-	const char		*log;
+	struct audit_config	 audit;		/* --log and its options */
 	int			 grace;
 	int			 verbose;
 	int			 max_clients_set;
@@ -100,6 +105,7 @@ struct gwctx {
 	struct fakeip		*fakeip;
 	struct dns_server	*dns;
 	struct event		*sighup;
+	struct policywatch	*watch;
 };
 
 /*
@@ -110,6 +116,12 @@ int	gwctx_setup(struct gwctx *, struct gwopts *);
 
 /* Reload the policy and reopen the log on SIGHUP. */
 void	gwctx_catch_sighup(struct gwctx *);
+
+/*
+ * Reload the policy whenever one of its files changes (the user's policy
+ * file too, even while it does not exist: `pinhole allow` makes it).
+ */
+void	gwctx_watch_policy(struct gwctx *);
 
 /*
  * Create the DNS server (fake addresses for allowed names, NXDOMAIN for

@@ -19,6 +19,7 @@
 #include "proxy/audit.h"
 #include "proxy/dns-server.h"
 #include "proxy/resolver.h"
+#include "rules/grants.h"
 #include "rules/rules.h"
 
 #define DNS_ANSWER_TEXT	160	/* the audit line's "answer" */
@@ -126,11 +127,34 @@ dns_answer_ptr(struct dns_req *r)
 	return (1);
 }
 
+/* Does a live grant open some port of the name? */
+static int
+dns_answer_granted(struct dns_req *r, const struct rules *rules)
+{
+	struct dns_server	*srv = r->srv;
+	const struct grants	*grants;
+	struct policy_decision	 d;
+	struct grant		 g;
+	uint64_t		 now = dns_now_ms();
+
+	if (srv->p.grants == NULL ||
+	    (grants = srv->p.grants(srv->p.grants_arg)) == NULL ||
+	    !grants_match(grants, &r->host, 0, now, &g))
+		return (0);
+	/* A deny rule on the granted port still wins. */
+	if (!policy_decide(rules, grants, &r->host, g.port, now, &d))
+		return (0);
+	snprintf(r->rule, sizeof r->rule, "%s", d.rule);
+	snprintf(r->why, sizeof r->why, "granted");
+	return (1);
+}
+
 /* Is the name allowed on some port?  Fills r->host, r->rule, r->why. */
 static int
 dns_answer_policy(struct dns_req *r)
 {
 	struct dns_server	*srv = r->srv;
+	const struct rules	*rules = srv->p.rules(srv->p.rules_arg);
 	struct rules_verdict	 v;
 	const char		*errstr;
 
@@ -144,8 +168,9 @@ dns_answer_policy(struct dns_req *r)
 		return (0);
 	}
 	r->named = 1;
-	memset(&v, 0, sizeof v);
-	rules_name_allowed(srv->p.rules(srv->p.rules_arg), &r->host, &v);
+	if (rules_name_allowed(rules, &r->host, &v) == 0 &&
+	    dns_answer_granted(r, rules))
+		return (1);
 	if (v.file != NULL && v.line != 0)
 		snprintf(r->rule, sizeof r->rule, "%s:%u", v.file, v.line);
 	else if (v.file != NULL)
@@ -176,9 +201,9 @@ dns_answer_blocked(struct dns_req *r)
 	dns_answer_audit(r, 0, dns_rcode_name(rep.rcode));
 }
 
-/* A fake address for an allowed name. */
+/* A fake address for a name (allowed, or held for approval in ask mode). */
 static void
-dns_answer_fake(struct dns_req *r)
+dns_answer_fake(struct dns_req *r, int allow)
 {
 	struct dns_server	*srv = r->srv;
 	struct dns_addr		 a;
@@ -190,12 +215,12 @@ dns_answer_fake(struct dns_req *r)
 	    a.a) == -1) {
 		log_warnx("%s: every fake address is in use", __func__);
 		dns_answer_rcode(r, DNS_R_SERVFAIL);
-		dns_answer_audit(r, 1, "SERVFAIL: fake addresses exhausted");
+		dns_answer_audit(r, allow, "SERVFAIL: fake addresses exhausted");
 		return;
 	}
 	dns_answer_addrs(r, &a, 1, srv->p.ttl);
 	inet_ntop(AF_INET, a.a, text, sizeof text);
-	dns_answer_audit(r, 1, text);
+	dns_answer_audit(r, allow, text);
 }
 
 /* The upstream's answer to another type: relay it. */
@@ -349,7 +374,7 @@ dns_answer_type(struct dns_req *r)
 		if (r->srv->p.real)
 			dns_answer_real(r);
 		else
-			dns_answer_fake(r);
+			dns_answer_fake(r, 1);
 		return;
 	case DNS_T_AAAA:
 		if (r->srv->p.real) {
@@ -371,6 +396,29 @@ dns_answer_type(struct dns_req *r)
 		return;
 	}
 	dns_answer_relay(r);
+}
+
+/*
+ * Ask mode: a denied name still gets a fake address (from memory, nothing
+ * leaves), so that its connection reaches the gateway and can be held
+ * while a person decides.  Types that would need upstream are refused.
+ */
+static void
+dns_answer_held(struct dns_req *r)
+{
+	switch (r->q.qtype) {
+	case DNS_T_A:
+		dns_answer_fake(r, 0);
+		return;
+	case DNS_T_AAAA:
+	case DNS_T_HTTPS:
+	case DNS_T_SVCB:
+	case DNS_T_ANY:
+		dns_answer_addrs(r, NULL, 0, 0);
+		dns_answer_audit(r, 0, "no data");
+		return;
+	}
+	dns_answer_blocked(r);
 }
 
 /* Answer one message. */
@@ -402,7 +450,10 @@ dns_answer(struct dns_req *r, const uint8_t *msg, size_t len)
 	if (dns_answer_ptr(r))
 		return;
 	if (!dns_answer_policy(r)) {
-		dns_answer_blocked(r);
+		if (r->srv->p.ask && r->named)
+			dns_answer_held(r);
+		else
+			dns_answer_blocked(r);
 		return;
 	}
 	dns_answer_type(r);

@@ -36,7 +36,7 @@ struct dns_req {
 	struct dns_msg		 q;
 	struct host		 host;		/* valid when named */
 	int			 named;		/* q.qname is a host name */
-	char			 rule[300];	/* "file:line" that decided */
+	char			 rule[1024];	/* "file:line" that decided */
 	char			 why[128];
 	struct resolver_query	*rq;
 	TAILQ_ENTRY(dns_req)	 entry;		/* srv->pending */
@@ -61,6 +61,7 @@ void		 dns_req_send(struct dns_req *, const uint8_t *, size_t);
 struct dns_req	*dns_req_keep(const struct dns_req *);
 void		 dns_req_free(struct dns_req *);
 uint64_t	 dns_now(void);
+uint64_t	 dns_now_ms(void);
 
 /* dns-answer.c */
 void		 dns_answer(struct dns_req *, const uint8_t *, size_t);

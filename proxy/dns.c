@@ -69,6 +69,16 @@ dns_now(void)
 	return ((uint64_t)ts.tv_sec);
 }
 
+/* Milliseconds of the monotonic clock (for grants). */
+uint64_t
+dns_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000);
+}
+
 /* "addr:port" of a socket address. */
 static void
 dns_sa_text(const struct sockaddr *sa, char *buf, size_t size)

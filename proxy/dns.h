@@ -261,7 +261,7 @@ size_t		 fakeip_count(const struct fakeip *);
 
 /*
  * The DNS server (dns.c).  An allowed name (an allow rule covers it on
- * some port) gets a fake address for A, an empty answer for AAAA, HTTPS
+ * some port, or a live grant does) gets a fake address for A, an empty answer for AAAA, HTTPS
  * and SVCB, and the upstream's answer for other types; with real set, A
  * and AAAA get the resolver's vetted addresses instead.  Any other name
  * gets NXDOMAIN (REFUSED with refuse set) with EDE 15 "Blocked", and no
@@ -274,6 +274,7 @@ size_t		 fakeip_count(const struct fakeip *);
 #define DNS_MAX_PENDING		1024	/* queries waiting for upstream */
 
 struct event_base;
+struct grants;
 struct rules;
 struct resolver;
 struct audit;
@@ -285,6 +286,9 @@ struct dns_server_params {
 	/* The policy in force now (it may be reloaded between queries). */
 	const struct rules	*(*rules)(void *);
 	void			 *rules_arg;
+	/* Runtime grants (a granted name resolves), or NULL for none. */
+	const struct grants	*(*grants)(void *);
+	void			 *grants_arg;
 	struct resolver		 *resolver;
 	struct audit		 *audit;	/* NULL: no audit */
 	struct fakeip		 *fakeip;
@@ -292,6 +296,10 @@ struct dns_server_params {
 	uint32_t		  ttl;		/* fake answers; 0: default */
 	int			  real;		/* --dns-real */
 	int			  refuse;	/* REFUSED, not NXDOMAIN */
+	int			  ask;		/* denied names get a fake
+						   address too, so that their
+						   connections can be held
+						   for approval */
 };
 
 struct dns_server *dns_server_create(const struct dns_server_params *,

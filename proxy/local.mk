@@ -24,16 +24,6 @@ tests_unit_test_auditline_LDADD = $(UNIT_LIBS)
 tests_unit_test_auditline_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 
-# The audit log: reader fuzz target, verify benchmark (built, not run).
-FUZZ_TARGETS += tests/fuzz/fuzz_auditline
-tests_fuzz_fuzz_auditline_SOURCES = tests/fuzz/fuzz_auditline.c $(FUZZ_MAIN)
-tests_fuzz_fuzz_auditline_LDADD = $(FUZZ_LIBS)
-tests_fuzz_fuzz_auditline_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
-EXTRA_DIST += tests/fuzz/auditline
-check_PROGRAMS += tests/bench/bench_auditverify
-tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
-TESTS += tests/integration/log.sh
-EXTRA_DIST += tests/integration/log.sh
 libpinhole_a_SOURCES += \
 	proxy/http.c proxy/http.h \
 	proxy/gateway.c proxy/gateway.h \
@@ -58,6 +48,17 @@ EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
 	tests/integration/rawhttp.py
 TESTS += tests/integration/proxy-limits.sh
 EXTRA_DIST += tests/integration/proxy-limits.sh
+
+# The audit log: reader fuzz target, verify benchmark (built, not run).
+FUZZ_TARGETS += tests/fuzz/fuzz_auditline
+tests_fuzz_fuzz_auditline_SOURCES = tests/fuzz/fuzz_auditline.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_auditline_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_auditline_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/auditline
+check_PROGRAMS += tests/bench/bench_auditverify
+tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
+TESTS += tests/integration/log.sh
+EXTRA_DIST += tests/integration/log.sh
 
 # Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
 libpinhole_a_SOURCES += proxy/sni.c proxy/sni.h
@@ -119,6 +120,10 @@ check_PROGRAMS += tests/unit/test_dns tests/unit/test_fakeip \
 	tests/unit/test_name_allowed
 TESTS += tests/unit/test_dns tests/unit/test_fakeip \
 	tests/unit/test_name_allowed
+check_PROGRAMS += tests/unit/test_dnsserver
+TESTS += tests/unit/test_dnsserver
+tests_unit_test_dnsserver_LDADD = $(UNIT_LIBS)
+tests_unit_test_dnsserver_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_name_allowed_LDADD = $(UNIT_LIBS)
 tests_unit_test_name_allowed_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_dns_LDADD = $(UNIT_LIBS)

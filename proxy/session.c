@@ -311,6 +311,7 @@ session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
     socklen_t salen, int transparent)
 {
 	struct session	*s;
+	int		 one = 1;
 
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		goto fail;
@@ -324,6 +325,7 @@ session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
 	if (s->req == NULL || s->resp == NULL || s->timer == NULL ||
 	    s->client == NULL)
 		goto fail;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	bufferevent_setcb(s->client, session_client_read_cb,
 	    session_client_write_cb, session_client_event_cb, s);
 	bufferevent_setwatermark(s->client, EV_WRITE, SESSION_LOW, 0);

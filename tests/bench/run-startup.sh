@@ -70,11 +70,18 @@ class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
 S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 PYEOF
 PIDS="$PIDS $!"
-PP=$((PORT + 1))
+PP=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$PINHOLE" proxy --listen "127.0.0.1:$PP" --allow "127.0.0.1:$PORT" \
     --allow "allow-private 127.0.0.0/8" 2>/dev/null &
 PIDS="$PIDS $!"
-sleep 1
+for p in $PORT $PP; do
+	$PY -c "import socket, time
+for _ in range(100):
+    try:
+        socket.create_connection(('127.0.0.1', $p), 0.2); break
+    except OSError:
+        time.sleep(0.1)"
+done
 
 # Throughput: 256 MiB through CONNECT with curl; connection rate: 300
 # sequential CONNECT + GET + close from one python client.

@@ -4,8 +4,9 @@
 so a test can tell exactly which names reached it.
 
 MX: "10 mail.NAME"; TXT: "upstream says hi" (names starting with "big."
-get about 2000 bytes of TXT, truncated over UDP); A: 203.0.113.7;
-AAAA: 2001:db8::7; names starting with "nx." get NXDOMAIN.
+get about 2000 bytes of TXT, truncated over UDP); A: 203.0.113.7, and
+127.0.0.1 for names starting with "origin."; AAAA: 2001:db8::7; names
+starting with "nx." get NXDOMAIN.
 
 usage: dns-upstream.py PORT LOGFILE
 """
@@ -31,6 +32,8 @@ def parse_question(msg):
 
 def rdata(name, qtype):
     if qtype == 1:
+        if name.startswith("origin."):
+            return [bytes([127, 0, 0, 1])]
         return [bytes([203, 0, 113, 7])]
     if qtype == 28:
         return [socket.inet_pton(socket.AF_INET6, "2001:db8::7")]

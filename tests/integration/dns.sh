@@ -31,10 +31,13 @@ else:
 UP=$(port)
 DNS=$(port)
 HTTP=$(port)
+ORIGIN=$(port)
 bg $PY "$UPSTREAM" "$UP" "$T/upstream.log"
 listening "$UP" || { finish; exit 1; }
+bg $PY -m http.server "$ORIGIN" --bind 127.0.0.1 --directory "$T"
 bg "$PINHOLE" proxy --listen "127.0.0.1:$HTTP" --dns-listen "127.0.0.1:$DNS" \
     --resolver "127.0.0.1:$UP" --allow allowed.test --allow '*.allowed.test' \
+    --allow "origin.allowed.test:$ORIGIN" --allow 'allow-private 127.0.0.0/8' \
     --log "$T/audit.log"
 listening "$DNS" || { finish; exit 1; }
 
@@ -142,6 +145,22 @@ for i in 1 2 3 4 5; do $D +short once.attacker.test A >/dev/null; done
 n=$(grep -c '"qname":"once\.attacker\.test"' "$T/audit.log")
 [ "$n" -eq 1 ] && ok "audit: repeats of a query are not each logged" ||
     fail "audit: $n lines for 5 repeats"
+
+# The proxy decides a fake address as the name behind it.
+listening "$ORIGIN"
+fa=$($D +short origin.allowed.test A)
+code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$HTTP" "http://$fa:$ORIGIN/")
+[ "$code" = 200 ] && ok "forward request to a fake address reaches its name" ||
+    fail "forward to $fa: $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' -p -x "http://127.0.0.1:$HTTP" "http://$fa:$ORIGIN/")
+[ "$code" = 200 ] && ok "CONNECT to a fake address reaches its name" ||
+    fail "CONNECT to $fa: $code"
+loggrep "$T/audit.log" '"event":"connect","verdict":"allow".*"host":"origin\.allowed\.test"' &&
+    ok "audit: the connection is logged under the name" ||
+    fail "audit: no connect line for origin.allowed.test"
+code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$HTTP" "http://198.19.255.254:$ORIGIN/")
+[ "$code" = 502 ] && ok "a fake address nobody was given: 502" ||
+    fail "unused fake address: $code"
 
 # getaddrinfo through /etc/resolv.conf, in namespaces of our own: port 53
 # on the new netns' loopback, resolv.conf bind-mounted over the real one.

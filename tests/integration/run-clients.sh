@@ -21,7 +21,8 @@ mkdir -m 1777 "$T/w" "$T/w/root" "$T/w/nobody"
 DNSP=$(free_port)
 bg dnsmasq -k -u root -p "$DNSP" --listen-address=127.0.0.1 \
     --bind-interfaces --no-resolv --no-hosts --pid-file= \
-    --address=/origin.test/127.0.0.1 --log-queries \
+    --address=/origin.test/127.0.0.1 --address=/live.test/127.0.0.1 \
+    --log-queries \
     --log-facility="$T/dnsmasq.log"
 
 # One HTTP origin: static files, a PEP 503 index, git http-backend (CGI).
@@ -179,7 +180,63 @@ print(u.urlopen(sys.argv[1], timeout=10, context=c).read().decode())' \
 	blocked "an allowed name without the proxy, port 443" \
 	    curl -sSf -m 5 --noproxy '*' --cacert "$T/ca.pem" \
 	    "https://origin.test/escape-443"
+
+	# pinhole allow outside, while the command runs: in force at once,
+	# for the proxy and for DNS.
+	rm -f "$T/w/asked" "$T/w/granted"
+	cat >"$T/w/live.sh" <<EOF
+curl -sS -o /dev/null -w 'first %{http_code}\\n' http://live.test:$HP/hello.txt
+getent hosts live.test || echo 'first no name'
+touch $T/w/asked
+i=0
+while [ ! -e $T/w/granted ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done
+i=0
+until curl -sSf -o /dev/null http://live.test:$HP/hello.txt 2>/dev/null; do
+	i=\$((i+1)); [ \$i -lt 50 ] || break; sleep 0.1
 done
+curl -sS -o /dev/null -w 'then %{http_code}\\n' http://live.test:$HP/hello.txt
+getent hosts live.test | sed 's/^/then /'
+EOF
+	if [ "$MODE" = nobody ]; then
+		run="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+	else
+		run=
+	fi
+	$run env HOME="$T/w/$MODE" "$T/pinhole" run --resolver "127.0.0.1:$DNSP" \
+	    --allow 'allow-private 127.0.0.0/8' -- sh "$T/w/live.sh" \
+	    >"$T/live.out" 2>&1 &
+	live=$!
+	i=0
+	while [ ! -e "$T/w/asked" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	$run env HOME="$T/w/$MODE" "$T/pinhole" allow "live.test:$HP" ||
+	    fail "$MODE: pinhole allow failed"
+	touch "$T/w/granted"
+	wait $live
+	if grep -q "first 403" "$T/live.out" && grep -q "first no name" "$T/live.out" &&
+	    grep -q "then 200" "$T/live.out" &&
+	    grep -q "then 198\.1[89]\..*live.test" "$T/live.out"; then
+		ok "$MODE: pinhole allow outside takes effect in a running sandbox"
+	else
+		fail "$MODE: live reload: $(cat "$T/live.out")"
+	fi
+done
+
+# Exit statuses: the command's, or pinhole's own.
+st() {
+	want=$1; shift
+	"$T/pinhole" "$@" >"$T/out" 2>&1
+	got=$?
+	if [ "$got" = "$want" ]; then ok "exit $want: $*"; else
+		fail "exit $got, want $want: $*: $(tail -2 "$T/out")"; fi
+}
+st 7 run -- sh -c 'exit 7'
+st 127 run -- /nonexistent/command
+st 2 run --net 127.0.0.0/8 -- true
+st 2 run --allow origin.test
+st 125 run --policy "$T/nonexistent" -- true
+"$T/pinhole" run --net 10.99.0.0/30 -- sh -c 'echo $HTTP_PROXY' >"$T/out" 2>&1
+grep -qx 'http://10.99.0.1:3128' "$T/out" && ok "--net moves the gateway" ||
+    fail "--net: $(cat "$T/out")"
 
 # What reached the host.
 if grep -q escape "$T/http.log"; then
