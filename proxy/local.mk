@@ -95,6 +95,8 @@ tests_unit_test_transparent_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 endif
 TESTS += tests/integration/transparent.sh
 EXTRA_DIST += tests/integration/transparent.sh
+# Transparent beside CONNECT with the benchmark's programs; by hand.
+EXTRA_DIST += tests/bench/transparent.sh
 
 # Live policy reload: inotify on the policy files, in the event loop.
 libpinhole_a_SOURCES += proxy/policywatch.c proxy/policywatch.h
