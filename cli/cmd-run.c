@@ -48,7 +48,7 @@ struct run {
 	char			 session[32];
 	const char		*hide[2];	/* directories the sandbox
 						   must not see */
-	const char		*ro[RUN_MAX_RO + 2];	/* nor change */
+	const char		*ro[RUN_MAX_RO + 3];	/* nor change */
 	char			 userdir[PATH_MAX];
 	uint16_t		 ports[RUN_MAX_PORTS];	/* captured */
 	size_t			 nports;
@@ -287,11 +287,21 @@ run_mkdir2(char *dir)
 	return (mkdir(dir, 0700) == -1 && errno != EEXIST ? -1 : 0);
 }
 
+/* Is the audit log a file (not stdout, syslog or journald)? */
+static int
+run_log_file(const char *log)
+{
+	if (log == NULL || strcmp(log, "-") == 0)
+		return (0);
+	return (strcmp(log, "syslog") != 0 && strcmp(log, "journald") != 0 &&
+	    strncmp(log, "syslog:", 7) != 0 && strncmp(log, "journald:", 9) != 0);
+}
+
 /*
  * Keep the policy read-only in the sandbox, so the command cannot grant
  * itself access: the user's policy directory (made now if missing, so
  * the command cannot make it first) and every file the policy was read
- * from.
+ * from; and the audit log file, so it cannot rewrite or empty it.
  */
 static void
 run_protect_policy(struct run *r)
@@ -308,6 +318,8 @@ run_protect_policy(struct run *r)
 			log_debug("cannot make %s: %s", r->userdir,
 			    strerror(errno));
 	}
+	if (run_log_file(r->o->g.audit.log))
+		r->ro[n++] = r->o->g.audit.log;
 	m = rules_files(r->c.rules, r->ro + n, RUN_MAX_RO);
 	n += m < RUN_MAX_RO ? m : RUN_MAX_RO;
 	r->ro[n] = NULL;

@@ -60,13 +60,20 @@ free_port() {
 }
 
 # Wait until something listens on TCP 127.0.0.1:$1 (at most 10 s).
+# One python process polls, so a loaded machine does not pay a start-up
+# per try.
 wait_port() {
-	i=0
-	while [ $i -lt 100 ]; do
-		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
+	python3 - "$1" <<'EOF' && return 0
+import socket, sys, time
+end = time.time() + 10
+while time.time() < end:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.05)
+sys.exit(1)
+EOF
 	fail "nothing listens on port $1"
 	return 1
 }

@@ -109,9 +109,10 @@ EOF
 bg python3 "$T/blackhole.py" "$B"
 sleep 0.5
 P=$(free_port)
+head -c 32 /dev/urandom >"$T/key"
 "$PINHOLE" proxy --listen "127.0.0.1:$P" --allow "127.0.0.1:$O,$B" \
     --allow "allow-private 127.0.0.0/8" --connect-timeout 1 \
-    --idle-timeout 1 --log "$T/audit3" 2>"$T/err3" &
+    --idle-timeout 1 --log "$T/audit3" --log-key "$T/key" 2>"$T/err3" &
 PROXY=$!
 PIDS="$PIDS $PROXY"
 wait_port "$P"
@@ -135,6 +136,7 @@ loggrep "$T/audit3" '"event":"close","reason":"idle timeout"' &&
     ok "idle close logged" || fail "no idle close line"
 kill "$PROXY"
 wait "$PROXY"
+expect "keyed audit log verifies" "$PINHOLE" log verify --key "$T/key" "$T/audit3"
 
 if grep -q 'Sanitizer' "$T/err1" "$T/err2" "$T/err3"; then fail "sanitizer: $(cat "$T/err1" "$T/err2")"; fi
 

@@ -75,11 +75,21 @@ raw() {
 	python3 "$here/rawhttp.py" "$P" send "$1"
 }
 
-# Check what raw() printed.
+# Queue a raw check: description, what raw() should print, bytes.
 expect_raw() {
-	desc=$1 want=$2
-	got=$(raw "$3")
-	if [ "$got" = "$want" ]; then ok "$desc"; else fail "$desc: got '$got', want '$want'"; fi
+	printf '%s|%s|%s\n' "$1" "$2" "$3" >>"$T/batch"
+}
+
+# Run the queued raw checks in one go (one python process).
+run_raw() {
+	python3 "$here/rawhttp.py" "$P" batch "$T/batch" >"$T/batch.out" 2>&1
+	while IFS= read -r l; do
+		case $l in
+		ok:*) ok "${l#ok: }" ;;
+		*) fail "${l#FAIL: }" ;;
+		esac
+	done <"$T/batch.out"
+	: >"$T/batch"
 }
 
 # HTTP status of a forwarded request with curl.
@@ -91,7 +101,7 @@ code() {
 # resolve to special-purpose addresses and no allow-private covers them.
 for n in origin ten meta ali v6lo mapped nat64; do
 	expect_raw "$n.test refused: private address" "403 private-address" \
-	    "GET http://$n.test:$O/ HTTP/1.1\r\nHost: $n.test\r\n\r\n"
+	    "GET http://$n.test:$O/ HTTP/1.1\r\nHost: $n.test\r\nConnection: close\r\n\r\n"
 	expect_raw "CONNECT $n.test refused: private address" \
 	    "403 private-address" "CONNECT $n.test:$O HTTP/1.1\r\n\r\n"
 done
@@ -108,6 +118,7 @@ expect_raw "port outside the rule" "403 port" \
     "CONNECT ports.test:$O HTTP/1.1\r\n\r\n"
 expect_raw "deny wins over allow" "403 denied-by-policy" \
     "CONNECT denied.test:$O HTTP/1.1\r\n\r\n"
+run_raw
 body=$(curl -s -x "$X" "http://nowhere.test/")
 case $body in
 *"nowhere.test:80"*"pinhole request nowhere.test:80"*) ok "403 body names host, port and the command" ;;
@@ -158,6 +169,7 @@ for a in 127.0.0.1 2130706433 0x7f.1 127.1 0177.0.0.1; do
 	expect_raw "IPv4 spelling $a is one address with an IP rule" "200 " \
 	    "GET http://$a:$O/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 done
+run_raw
 for i in 1 2 3; do
 	[ "$(code "http://two.test:$O/")" = 200 ] || break
 done

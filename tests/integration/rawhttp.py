@@ -3,6 +3,7 @@
 #   rawhttp.py PORT send 'BYTES' [QUIET]
 #                                      print "STATUS[,STATUS...] [ERROR...]"
 #   rawhttp.py PORT table ORIGINPORT   run the malformed-input table
+#   rawhttp.py PORT batch FILE         run "DESC|WANT|BYTES" lines
 # BYTES may use Python escapes (\r\n, \x00).  Reads until the proxy
 # closes or is quiet for QUIET seconds (default 1).
 import re
@@ -96,8 +97,27 @@ def table(port, o):
     return failed
 
 
+def batch(port, path):
+    """Lines "DESCRIPTION|WANT|BYTES"; WANT as `send` prints it."""
+    failed = 0
+    for line in open(path):
+        if not line.strip():
+            continue
+        desc, want, data = line.rstrip("\n").split("|", 2)
+        st, errs = exchange(port, data.encode().decode("unicode_escape").encode("latin-1"))
+        got = (",".join(map(str, st)) or "none") + " " + " ".join(errs)
+        if got.strip() == want.strip():
+            print("ok: %s" % desc)
+        else:
+            print("FAIL: %s: got '%s', want '%s'" % (desc, got.strip(), want.strip()))
+            failed += 1
+    return failed
+
+
 def main():
     port = int(sys.argv[1])
+    if sys.argv[2] == "batch":
+        return 1 if batch(port, sys.argv[3]) else 0
     if sys.argv[2] == "send":
         data = sys.argv[3].encode().decode("unicode_escape").encode("latin-1")
         quiet = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0

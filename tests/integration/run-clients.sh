@@ -97,89 +97,104 @@ in_run() {
 	"$@" >"$T/out" 2>&1
 }
 
-# Expect a command in the sandbox to succeed and print $2.
+# The checks run inside the sandbox: each prints one "ok:" or "FAIL:" line.
+cat >"$T/checks.sh" <<'CHECKS'
+# Expect a command to succeed and print $2.
 works() {
 	desc=$1 want=$2; shift 2
-	if in_run "$@" && grep -q -- "$want" "$T/out"; then
-		ok "$MODE: $desc"
+	if out=$("$@" 2>&1) && printf '%s\n' "$out" | grep -q -- "$want"; then
+		echo "ok: $MODE: $desc"
 	else
-		fail "$MODE: $desc: $(tail -3 "$T/out")"
+		echo "FAIL: $MODE: $desc: $(printf '%s\n' "$out" | tail -3)"
 	fi
 }
 
-# Expect a command in the sandbox to fail.
+# Expect a command to fail.
 blocked() {
 	desc=$1; shift
-	if in_run "$@"; then
-		fail "$MODE: $desc: succeeded: $(tail -2 "$T/out")"
+	if out=$("$@" 2>&1); then
+		echo "FAIL: $MODE: $desc: succeeded: $(printf '%s\n' "$out" | tail -2)"
 	else
-		ok "$MODE: $desc fails"
+		echo "ok: $MODE: $desc fails"
 	fi
 }
+
+# Proxy-aware clients, through HTTP_PROXY / HTTPS_PROXY.
+works "curl http" "hello from origin" curl -sSf -m 10 "$URL/hello.txt"
+works "curl https (CONNECT)" "s_server" \
+    curl -sSf -m 10 --cacert "$T/ca.pem" "$TLS/"
+works "curl: a denied name gets 403 and a reason" "Pinhole-Error" \
+    curl -sS -m 10 -i http://denied.test/
+works "wget http" "hello from origin" wget -q -T 10 -t 1 -O - \
+    "$URL/hello.txt"
+works "wget https" "s_server" wget -q -T 10 -t 1 -O - \
+    --ca-certificate="$T/ca.pem" "$TLS/"
+works "python urllib http" "hello from origin" $PY -c \
+    'import sys, urllib.request as u
+print(u.urlopen(sys.argv[1], timeout=10).read().decode())' "$URL/hello.txt"
+works "python urllib https" "s_server" $PY -c \
+    'import ssl, sys, urllib.request as u
+c = ssl.create_default_context(cafile=sys.argv[2])
+print(u.urlopen(sys.argv[1], timeout=10, context=c).read().decode())' \
+    "$TLS/" "$T/ca.pem"
+works "git clone over http" "cloned-ok" sh -c \
+    "git clone -q $URL/cgi-bin/git/repo.git $T/w/clone-$MODE &&
+    cat $T/w/clone-$MODE/README"
+if $PY -m pip --version >/dev/null 2>&1; then
+	works "pip download from a simple index" "pinhole_demo-1.0" \
+	    sh -c "PIP_DISABLE_PIP_VERSION_CHECK=1 $PY -m pip download \
+	    --no-cache-dir --no-deps --trusted-host origin.test -d $T/w/pip-$MODE \
+	    --index-url $URL/simple/ pinhole-demo && ls $T/w/pip-$MODE"
+else
+	echo "note: $MODE: no pip for $PY; the pip case is left out"
+fi
+
+# Names resolve through the gateway: fake addresses, or nothing.
+works "getent: an allowed name has a fake address" \
+    "^198\.1[89]\.[0-9.]* *origin.test" getent hosts origin.test
+blocked "getent: a denied name" getent hosts denied.test
+works "UDP DNS to 8.8.8.8 is answered by the gateway" "^198\.1[89]\." \
+    dig +short +tries=1 +time=3 @8.8.8.8 origin.test
+works "a denied name: NXDOMAIN, EDE Blocked" "EDE: 15" \
+    dig +tries=1 +time=3 @8.8.8.8 denied-udp.test
+works "TCP DNS: the same" "status: NXDOMAIN" \
+    dig +tcp +tries=1 +time=3 @192.0.2.53 denied-tcp.test
+
+# Ways around the gateway.
+blocked "changing the policy file" sh -c "echo 'allow *.test' >>$T/policy"
+blocked "emptying the audit log" sh -c ": >$T/w/audit-$MODE.log"
+blocked "changing the user's policy" sh -c \
+    "echo 'allow *.test' >>$T/w/$MODE/.config/pinhole/policy"
+blocked "an IP literal through the proxy" \
+    curl -sSf -m 5 "http://127.0.0.1:$HP/escape-literal-proxy"
+blocked "an IP literal, direct" \
+    curl -sSf -m 5 --noproxy '*' "http://127.0.0.1:$HP/escape-literal"
+blocked "the host's loopback DNS server" \
+    dig +tries=1 +time=2 -p "$DNSP" @127.0.0.1 origin.test
+# Without the proxy, an allowed name is captured (transparent.sh tests
+# that in depth); nothing listens on the host's port 443.
+works "an allowed name without the proxy" "hello from origin" \
+    curl -sSf -m 5 --noproxy '*' "$URL/hello.txt"
+blocked "an allowed name without the proxy, port 443" \
+    curl -sSf -m 5 --noproxy '*' --cacert "$T/ca.pem" \
+    "https://origin.test/escape-443"
+CHECKS
+chmod 644 "$T/checks.sh"
 
 URL=http://origin.test:$HP
 TLS=https://origin.test:$SP
 for MODE in root nobody; do
-	# Proxy-aware clients, through HTTP_PROXY / HTTPS_PROXY.
-	works "curl http" "hello from origin" curl -sSf -m 10 "$URL/hello.txt"
-	works "curl https (CONNECT)" "s_server" \
-	    curl -sSf -m 10 --cacert "$T/ca.pem" "$TLS/"
-	works "curl: a denied name gets 403 and a reason" "Pinhole-Error" \
-	    curl -sS -m 10 -i http://denied.test/
-	works "wget http" "hello from origin" wget -q -T 10 -t 1 -O - \
-	    "$URL/hello.txt"
-	works "wget https" "s_server" wget -q -T 10 -t 1 -O - \
-	    --ca-certificate="$T/ca.pem" "$TLS/"
-	works "python urllib http" "hello from origin" $PY -c \
-	    'import sys, urllib.request as u
-print(u.urlopen(sys.argv[1], timeout=10).read().decode())' "$URL/hello.txt"
-	works "python urllib https" "s_server" $PY -c \
-	    'import ssl, sys, urllib.request as u
-c = ssl.create_default_context(cafile=sys.argv[2])
-print(u.urlopen(sys.argv[1], timeout=10, context=c).read().decode())' \
-	    "$TLS/" "$T/ca.pem"
-	works "git clone over http" "cloned-ok" sh -c \
-	    "git clone -q $URL/cgi-bin/git/repo.git $T/w/clone-$MODE &&
-	    cat $T/w/clone-$MODE/README"
-	if in_run $PY -m pip --version; then
-		works "pip download from a simple index" "pinhole_demo-1.0" \
-		    sh -c "PIP_DISABLE_PIP_VERSION_CHECK=1 $PY -m pip download \
-		    --no-cache-dir --no-deps --trusted-host origin.test -d $T/w/pip-$MODE \
-		    --index-url $URL/simple/ pinhole-demo && ls $T/w/pip-$MODE"
-	else
-		echo "note: $MODE: no pip for $PY; the pip case is left out"
-	fi
-
-	# Names resolve through the gateway: fake addresses, or nothing.
-	works "getent: an allowed name has a fake address" \
-	    "^198\.1[89]\.[0-9.]* *origin.test" getent hosts origin.test
-	blocked "getent: a denied name" getent hosts denied.test
-	works "UDP DNS to 8.8.8.8 is answered by the gateway" "^198\.1[89]\." \
-	    dig +short +tries=1 +time=3 @8.8.8.8 origin.test
-	works "a denied name: NXDOMAIN, EDE Blocked" "EDE: 15" \
-	    dig +tries=1 +time=3 @8.8.8.8 denied-udp.test
-	works "TCP DNS: the same" "status: NXDOMAIN" \
-	    dig +tcp +tries=1 +time=3 @192.0.2.53 denied-tcp.test
-
-	# Ways around the gateway.
-	blocked "changing the policy file" sh -c "echo 'allow *.test' >>$T/policy"
-	blocked "changing the user's policy" sh -c \
-	    "echo 'allow *.test' >>$T/w/$MODE/.config/pinhole/policy"
+	# Every client and escape check, in one sandbox: lines "ok: ..."
+	# or "FAIL: ..." (the functions are the sandbox's own).
+	in_run env MODE="$MODE" URL="$URL" TLS="$TLS" T="$T" PY="$PY" \
+	    HP="$HP" DNSP="$DNSP" sh "$T/checks.sh"
+	cat "$T/out"
+	n=$(grep -c '^ok: ' "$T/out")
+	NPASS=$((NPASS + n))
+	NFAIL=$((NFAIL + $(grep -c '^FAIL: ' "$T/out")))
+	[ "$n" -ge 21 ] || fail "$MODE: the checks did not all run"
 	[ -d "$T/w/$MODE/.config/pinhole" ] ||
 	    fail "$MODE: pinhole run did not make the user's policy directory"
-	blocked "an IP literal through the proxy" \
-	    curl -sSf -m 5 "http://127.0.0.1:$HP/escape-literal-proxy"
-	blocked "an IP literal, direct" \
-	    curl -sSf -m 5 --noproxy '*' "http://127.0.0.1:$HP/escape-literal"
-	blocked "the host's loopback DNS server" \
-	    dig +tries=1 +time=2 -p "$DNSP" @127.0.0.1 origin.test
-	# Without the proxy, an allowed name is captured (transparent.sh
-	# tests that in depth); nothing listens on the host's port 443.
-	works "an allowed name without the proxy" "hello from origin" \
-	    curl -sSf -m 5 --noproxy '*' "$URL/hello.txt"
-	blocked "an allowed name without the proxy, port 443" \
-	    curl -sSf -m 5 --noproxy '*' --cacert "$T/ca.pem" \
-	    "https://origin.test/escape-443"
 
 	# pinhole allow outside, while the command runs: in force at once,
 	# for the proxy and for DNS.

@@ -260,21 +260,27 @@ fake_tcp_accept_cb(evutil_socket_t fd, short what, void *arg)
 	event_add(d->conns[i].ev, NULL);
 }
 
+/* Bind a TCP socket to the responder's port; -1 if it is taken. */
+static int
+fake_dns_reserve_tcp(struct fake_dns *d, const struct sockaddr_in *sin)
+{
+	int	fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return (-1);
+	if (bind(fd, (const struct sockaddr *)sin, sizeof *sin) == -1) {
+		close(fd);
+		return (-1);
+	}
+	d->tfd = fd;
+	return (0);
+}
+
 /* Listen over TCP on the responder's port too. */
 static void
 fake_dns_tcp_start(struct fake_dns *d, struct event_base *base)
 {
-	struct sockaddr_in	sin;
-	int			one = 1;
-
-	memset(&sin, 0, sizeof sin);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sin.sin_port = htons(d->port);
-	d->tfd = socket(AF_INET, SOCK_STREAM, 0);
 	assert_true(d->tfd >= 0);
-	setsockopt(d->tfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	assert_int_equal(bind(d->tfd, (struct sockaddr *)&sin, sizeof sin), 0);
 	assert_int_equal(listen(d->tfd, 4), 0);
 	d->tev = event_new(base, d->tfd, EV_READ | EV_PERSIST,
 	    fake_tcp_accept_cb, d);
@@ -296,6 +302,7 @@ fake_dns_tcp_stop(struct fake_dns *d)
 	}
 	event_free(d->tev);
 	close(d->tfd);
+	d->tfd = -1;
 }
 
 /* Start the responder on 127.0.0.1 (or ::1) and an ephemeral port. */
@@ -306,22 +313,35 @@ fake_dns_start(struct fake_dns *d, struct event_base *base, int family)
 	struct sockaddr_in	sin;
 	struct sockaddr		*sa;
 	socklen_t		 len;
+	int			 tries;
 
 	memset(d, 0, sizeof *d);
-	memset(&sin, 0, sizeof sin);
-	memset(&sin6, 0, sizeof sin6);
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sin6.sin6_family = AF_INET6;
-	sin6.sin6_addr = in6addr_loopback;
-	sa = family == AF_INET ? (struct sockaddr *)&sin :
-	    (struct sockaddr *)&sin6;
-	len = family == AF_INET ? sizeof sin : sizeof sin6;
-	d->fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
-	assert_true(d->fd >= 0);
-	assert_int_equal(bind(d->fd, sa, len), 0);
-	assert_int_equal(getsockname(d->fd, sa, &len), 0);
-	d->port = ntohs(family == AF_INET ? sin.sin_port : sin6.sin6_port);
+	d->tfd = -1;
+	for (tries = 0; tries < 100; tries++) {
+		memset(&sin, 0, sizeof sin);
+		memset(&sin6, 0, sizeof sin6);
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sin6.sin6_family = AF_INET6;
+		sin6.sin6_addr = in6addr_loopback;
+		sa = family == AF_INET ? (struct sockaddr *)&sin :
+		    (struct sockaddr *)&sin6;
+		len = family == AF_INET ? sizeof sin : sizeof sin6;
+		d->fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+		assert_true(d->fd >= 0);
+		assert_int_equal(bind(d->fd, sa, len), 0);
+		assert_int_equal(getsockname(d->fd, sa, &len), 0);
+		d->port = ntohs(family == AF_INET ? sin.sin_port :
+		    sin6.sin6_port);
+		/*
+		 * c-ares retries truncated answers over TCP on the same
+		 * port: hold that TCP port now, or another test may take it.
+		 */
+		if (family != AF_INET || fake_dns_reserve_tcp(d, &sin) == 0)
+			break;
+		close(d->fd);
+	}
+	assert_true(tries < 100);
 	d->ev = event_new(base, d->fd, EV_READ | EV_PERSIST, fake_dns_cb, d);
 	assert_non_null(d->ev);
 	event_add(d->ev, NULL);
@@ -358,6 +378,8 @@ teardown(void **state)
 		event_free(f->dns.ev);
 	if (f->dns.fd != -1)
 		close(f->dns.fd);
+	if (f->dns.tfd != -1)
+		close(f->dns.tfd);
 	event_base_free(f->base);
 	free(f);
 	return (0);
