@@ -24,6 +24,7 @@
 #include "netns/netns.h"
 #include "proxy/dns.h"
 #include "proxy/gateway.h"
+#include "proxy/udpcatch.h"
 #include "rules/rules.h"
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
@@ -52,6 +53,7 @@ struct run {
 	char			 userdir[PATH_MAX];
 	uint16_t		 ports[RUN_MAX_PORTS];	/* captured */
 	size_t			 nports;
+	struct udpcatch		*udp;		/* UDP but DNS, logged */
 };
 
 enum {
@@ -191,6 +193,22 @@ run_listen_capture(struct run *r, uint16_t port)
 	return (0);
 }
 
+/* Log and refuse UDP caught by the capture rule. */
+static int
+run_listen_udp(struct run *r)
+{
+	int	fd, raw;
+
+	fd = netns_sandbox_take(r->sb, SOCK_DGRAM, NETNS_CAPTURE_PORT);
+	raw = netns_sandbox_take(r->sb, SOCK_RAW, NETNS_CAPTURE_PORT);
+	if (fd == -1 || raw == -1 || (r->udp = udpcatch_create(r->c.base,
+	    fd, raw, r->c.audit, r->session, r->c.fakeip)) == NULL) {
+		log_warnx("cannot catch UDP in the sandbox");
+		return (-1);
+	}
+	return (0);
+}
+
 /* Serve the capture listeners: their own ports, then the catch-all. */
 static int
 run_listen_captures(struct run *r)
@@ -206,6 +224,10 @@ run_listen_captures(struct run *r)
 		    r->sb->capture_err);
 		return (0);
 	}
+	if (r->sb->capture_udp && run_listen_udp(r) == -1)
+		return (-1);
+	else if (!r->sb->capture_udp)
+		log_info("UDP is refused unlogged: %s", r->sb->capture_err);
 	for (i = 0; i < r->nports; i++) {
 		if (r->ports[i] == NETNS_CAPTURE_PORT)
 			return (0);
@@ -380,10 +402,13 @@ cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	/* Its last summary lines go before the "stop" line. */
 	dns_server_free(r.c.dns);
 	r.c.dns = NULL;
+	udpcatch_free(r.udp);
+	r.udp = NULL;
 	snprintf(line, sizeof line, "exit %d", r.status);
 	gwctx_audit(&r.c, "stop", NULL, NULL, line);
 	rv = r.status;
 out:
+	udpcatch_free(r.udp);
 	netns_child_free(r.child);
 	netns_sandbox_close(r.sb);
 	gwctx_teardown(&r.c);
@@ -394,11 +419,13 @@ out:
 #ifdef HAVE_NFTABLES
 #define RUN_CAPTURE_HELP						\
 	"connection to any other port is brought to the gateway by one\n"	\
-	"nftables rule, and decided and logged the same way.\n"
+	"nftables rule, and decided and logged the same way.  UDP other\n"	\
+	"than DNS is logged and refused at once (ICMP port unreachable).\n"
 #else
 #define RUN_CAPTURE_HELP						\
 	"connection to any other port is refused at once by the kernel,\n"	\
-	"without a log line (this pinhole was built without libnftables).\n"
+	"without a log line (this pinhole was built without libnftables);\n" \
+	"so is UDP other than DNS (ICMP port unreachable).\n"
 #endif
 
 const struct cmd_entry cmd_run_entry = {
@@ -439,7 +466,6 @@ const struct cmd_entry cmd_run_entry = {
 	    "the TLS SNI or HTTP Host it sends, 'fronting' when they differ;\n"
 	    "an address that is not one of those needs an IP rule).  A TCP\n"
 	    RUN_CAPTURE_HELP
-	    "UDP other than DNS is refused at once (ICMP port unreachable).\n"
 	    "\n"
 	    "Signals sent to pinhole are passed on to CMD.  pinhole exits with\n"
 	    "CMD's status (128+N if signal N killed it), or 125 when the sandbox\n"

@@ -27,12 +27,13 @@ void		 netns_init_loop(pid_t, const sigset_t *)
 
 /*
  * The capture rule (nft.c): TCP from the sandbox to any port but the
- * ones given (they have listeners) goes to the catch-all port.
+ * ones given (they have listeners) goes to the catch-all port; so does
+ * UDP to any port but DNS's, if asked.
  */
-size_t		 netns_nft_ruleset(const uint16_t *, size_t, uint16_t, char *,
-		    size_t);
-int		 netns_nft_capture(const uint16_t *, size_t, uint16_t, char *,
-		    size_t);
+size_t		 netns_nft_ruleset(const uint16_t *, size_t, uint16_t, int,
+		    char *, size_t);
+int		 netns_nft_capture(const uint16_t *, size_t, uint16_t, int,
+		    char *, size_t);
 
 /* Write a short string to a file (a /proc knob). */
 int		 netns_write_file(const char *, const char *);

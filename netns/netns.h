@@ -82,6 +82,9 @@ struct netns_sandbox {
 	struct netns_listener	*listeners;
 	size_t			 nlisteners;
 	int			 capture;	/* the catch-all is in place */
+	int			 capture_udp;	/* for UDP too: a SOCK_DGRAM
+						   and a SOCK_RAW (ICMP)
+						   listener on capture_port */
 	char			 capture_err[256];	/* or why not */
 	const char *const	*hide_dirs;
 	const char *const	*ro_paths;

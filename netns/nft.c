@@ -21,12 +21,12 @@
 
 /*
  * Write the ruleset: TCP from the sandbox's link to any port but these
- * goes to the catch-all port.  Pure.  Returns its length, or 0 if it
- * does not fit.
+ * goes to the catch-all port, and so does UDP to any port but DNS's when
+ * udp is set.  Pure.  Returns its length, or 0 if it does not fit.
  */
 size_t
-netns_nft_ruleset(const uint16_t *ports, size_t n, uint16_t to, char *buf,
-    size_t len)
+netns_nft_ruleset(const uint16_t *ports, size_t n, uint16_t to, int udp,
+    char *buf, size_t len)
 {
 	size_t	off;
 	int	w;
@@ -46,8 +46,19 @@ netns_nft_ruleset(const uint16_t *ports, size_t n, uint16_t to, char *buf,
 			return (0);
 		off += w;
 	}
-	w = snprintf(buf + off, len - off, " } tproxy to :%u accept\n"
-	    "\t}\n}\n", to);
+	w = snprintf(buf + off, len - off, " } tproxy to :%u accept\n", to);
+	if (w < 0 || (size_t)w >= len - off)
+		return (0);
+	off += w;
+	if (udp) {
+		w = snprintf(buf + off, len - off, "\t\tiifname \"%s\" udp dport "
+		    "!= %u tproxy to :%u accept\n", NETNS_GATEWAY_IF,
+		    NETNS_DNS_PORT, to);
+		if (w < 0 || (size_t)w >= len - off)
+			return (0);
+		off += w;
+	}
+	w = snprintf(buf + off, len - off, "\t}\n}\n");
 	if (w < 0 || (size_t)w >= len - off)
 		return (0);
 	return (off + w);
@@ -69,14 +80,14 @@ nft_error(struct nft_ctx *ctx, char *err, size_t errlen)
 
 /* Install the capture rule in the current netns. */
 int
-netns_nft_capture(const uint16_t *ports, size_t n, uint16_t to, char *err,
-    size_t errlen)
+netns_nft_capture(const uint16_t *ports, size_t n, uint16_t to, int udp,
+    char *err, size_t errlen)
 {
 	struct nft_ctx	*ctx;
 	char		 rules[NFT_RULE_MAX];
 	int		 rv = -1;
 
-	if (netns_nft_ruleset(ports, n, to, rules, sizeof rules) == 0) {
+	if (netns_nft_ruleset(ports, n, to, udp, rules, sizeof rules) == 0) {
 		snprintf(err, errlen, "nftables: too many ports");
 		return (-1);
 	}
@@ -101,8 +112,8 @@ out:
 #else
 /* Built without libnftables: no capture rule. */
 int
-netns_nft_capture(const uint16_t *ports, size_t n, uint16_t to, char *err,
-    size_t errlen)
+netns_nft_capture(const uint16_t *ports, size_t n, uint16_t to, int udp,
+    char *err, size_t errlen)
 {
 	snprintf(err, errlen, "pinhole was built without libnftables");
 	return (-1);

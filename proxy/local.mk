@@ -86,7 +86,8 @@ EXTRA_DIST += tests/fuzz/sni
 
 # Transparent capture: which ports wait for the first bytes, and whether
 # SNI or Host names the host of the fake address.
-libpinhole_a_SOURCES += proxy/transparent.c proxy/transparent.h
+libpinhole_a_SOURCES += proxy/transparent.c proxy/transparent.h \
+	proxy/udpcatch.c proxy/udpcatch.h
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_transparent
 TESTS += tests/unit/test_transparent

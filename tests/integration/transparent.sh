@@ -269,6 +269,8 @@ for MODE in root nobody; do
 		    '"verdict":"deny","reason":"port".*"host":"origin.test","port":'$XP','
 		check_log "an IP literal on another port (nftables)" \
 		    '"verdict":"deny","reason":"ip-literal".*"host":"192.0.2.1","port":'$XP','
+		check_log "UDP to port 443 (nftables)" \
+		    '"verdict":"deny","reason":"udp".*"host":"origin.test","port":443,"via":"transparent","name_from":"fake-ip"'
 	else
 		echo "note: built without libnftables: other ports are refused unlogged"
 	fi

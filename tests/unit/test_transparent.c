@@ -1,7 +1,8 @@
 /*
  * Unit tests for the pure part of transparent capture: the ports that
- * wait for the first bytes, and the verdict on those bytes against the
- * host of the fake address (ClientHellos built here, HTTP heads).
+ * wait for the first bytes, the verdict on those bytes against the host
+ * of the fake address (ClientHellos built here, HTTP heads), and the
+ * ICMP answer to caught UDP.
  */
 #include "config.h"
 
@@ -13,7 +14,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include "proxy/transparent.h"
+#include "proxy/udpcatch.h"
 #include "rules/rules.h"
 
 #define DST	"198.18.0.7"
@@ -165,6 +170,49 @@ test_other(void **state)
 	    "fronting");
 }
 
+/* The one's-complement sum of a buffer, folded (0xffff when valid). */
+static unsigned int
+sum16(const uint8_t *p, size_t len)
+{
+	unsigned int	sum = 0;
+	size_t		i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += p[i] << 8 | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (sum);
+}
+
+static void
+test_udp_icmp(void **state)
+{
+	struct sockaddr_in	src, dst;
+	uint8_t			b[UDPCATCH_ICMP_MAX];
+	size_t			n;
+
+	memset(&src, 0, sizeof src);
+	memset(&dst, 0, sizeof dst);
+	inet_pton(AF_INET, "198.51.100.254", &src.sin_addr);
+	src.sin_port = htons(40000);
+	inet_pton(AF_INET, "198.18.0.7", &dst.sin_addr);
+	dst.sin_port = htons(443);
+	n = udpcatch_icmp(b, &src, &dst, 1200);
+	assert_int_equal(n, 36);
+	assert_int_equal(b[0], 3);		/* unreachable */
+	assert_int_equal(b[1], 3);		/* port */
+	assert_int_equal(sum16(b, n), 0xffff);	/* ICMP checksum */
+	assert_int_equal(b[8], 0x45);
+	assert_int_equal(b[8 + 9], IPPROTO_UDP);
+	assert_int_equal(b[8 + 2] << 8 | b[8 + 3], 1228);
+	assert_int_equal(sum16(b + 8, 20), 0xffff);	/* IP checksum */
+	assert_memory_equal(b + 8 + 12, &src.sin_addr, 4);
+	assert_memory_equal(b + 8 + 16, &dst.sin_addr, 4);
+	assert_int_equal(b[28] << 8 | b[29], 40000);
+	assert_int_equal(b[30] << 8 | b[31], 443);
+	assert_int_equal(b[32] << 8 | b[33], 1208);
+}
+
 int
 main(void)
 {
@@ -173,6 +221,7 @@ main(void)
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_tls),
 		cmocka_unit_test(test_other),
+		cmocka_unit_test(test_udp_icmp),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, NULL));
