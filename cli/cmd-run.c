@@ -418,12 +418,12 @@ out:
 
 #ifdef HAVE_NFTABLES
 #define RUN_CAPTURE_HELP						\
-	"connection to any other port is brought to the gateway by one\n"	\
-	"nftables rule, and decided and logged the same way.  UDP other\n"	\
+	"connection to any other port is brought to the gateway by one\n" \
+	"nftables rule, and decided and logged the same way.  UDP other\n" \
 	"than DNS is logged and refused at once (ICMP port unreachable).\n"
 #else
 #define RUN_CAPTURE_HELP						\
-	"connection to any other port is refused at once by the kernel,\n"	\
+	"connection to any other port is refused at once by the kernel,\n" \
 	"without a log line (this pinhole was built without libnftables);\n" \
 	"so is UDP other than DNS (ICMP port unreachable).\n"
 #endif

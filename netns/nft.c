@@ -51,9 +51,9 @@ netns_nft_ruleset(const uint16_t *ports, size_t n, uint16_t to, int udp,
 		return (0);
 	off += w;
 	if (udp) {
-		w = snprintf(buf + off, len - off, "\t\tiifname \"%s\" udp dport "
-		    "!= %u tproxy to :%u accept\n", NETNS_GATEWAY_IF,
-		    NETNS_DNS_PORT, to);
+		w = snprintf(buf + off, len - off, "\t\tiifname \"%s\" "
+		    "udp dport != %u tproxy to :%u accept\n",
+		    NETNS_GATEWAY_IF, NETNS_DNS_PORT, to);
 		if (w < 0 || (size_t)w >= len - off)
 			return (0);
 		off += w;

@@ -120,14 +120,14 @@ struct session {
 	int			 server_shut;
 
 	/* Transparent capture. */
-	int			 transparent;	/* came in on a capture listener */
-	int			 sniffed;	/* first bytes judged (or moot) */
+	int			 transparent;	/* from a capture listener */
+	int			 sniffed;	/* first bytes judged, or moot */
 	int			 sniff_armed;	/* their deadline is set */
 	size_t			 sniff_need;
 	enum sni_proto		 sniff_proto;
 	const char		*name_from;	/* fake-ip, sni or host */
-	char			 dst[INET6_ADDRSTRLEN];	/* address connected to */
-	char			 note[SNI_NAME_MAX + 64];	/* audit detail */
+	char			 dst[INET6_ADDRSTRLEN];	/* connected to */
+	char			 note[SNI_NAME_MAX + 64];	/* detail */
 	int			 reset;		/* close with a RST */
 };
 

@@ -30,7 +30,7 @@ struct transparent_sniff {
 	enum sni_proto	 proto;		/* TLS, HTTP, or unknown */
 	size_t		 need;		/* NEED_MORE: bytes in all */
 	const char	*error;		/* MALFORMED: why (static) */
-	char		 name[SNI_NAME_MAX + 1];	/* what the bytes name */
+	char		 name[SNI_NAME_MAX + 1];	/* the name they give */
 };
 
 /*

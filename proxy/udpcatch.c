@@ -133,7 +133,8 @@ udpcatch_log(struct udpcatch *u, const struct sockaddr_in *src,
 	struct audit_event	 e;
 	struct timeval		 tv;
 	const char		*name = NULL;
-	char			 client[INET_ADDRSTRLEN + 8], addr[INET_ADDRSTRLEN];
+	char			 client[INET_ADDRSTRLEN + 8];
+	char			 addr[INET_ADDRSTRLEN];
 	char			 detail[96];
 
 	if (u->audit == NULL)
@@ -184,7 +185,7 @@ udpcatch_recv(struct udpcatch *u, struct sockaddr_in *src,
 	struct iovec	 iov = { sink, sizeof sink };
 	struct cmsghdr	*cm;
 	union {
-		char		buf[CMSG_SPACE(sizeof(struct sockaddr_in)) + 64];
+		char		buf[CMSG_SPACE(sizeof(*dst)) + 64];
 		struct cmsghdr	align;
 	}		 c;
 	ssize_t		 n;

@@ -22,7 +22,8 @@ struct udpcatch;
 
 /*
  * Take over the catch-all UDP socket (IP_RECVORIGDSTADDR set) and the raw
- * ICMP socket (closed on failure too).  audit and fakeip stay the caller's; either may be NULL.
+ * ICMP socket (closed on failure too).  audit and fakeip stay the
+ * caller's; either may be NULL.
  */
 struct udpcatch	*udpcatch_create(struct event_base *, int, int,
 		    struct audit *, const char *, const struct fakeip *);
