@@ -17,6 +17,7 @@
 #include "cli/log.h"
 #include "cli/pinhole.h"
 #include "proxy/audit.h"
+#include "proxy/dns.h"
 #include "proxy/gateway.h"
 
 #define PROXY_LISTEN_DEFAULT	"127.0.0.1:3128"
@@ -28,6 +29,8 @@ struct proxy_opts {
 	struct gwopts		 g;		/* first: shared options */
 	const char		*listen[PROXY_MAX_ARGS];
 	size_t			 nlisten;
+	const char		*dns_listen[PROXY_MAX_ARGS];
+	size_t			 ndns_listen;
 };
 
 /* The running proxy. */
@@ -39,11 +42,27 @@ struct proxy {
 	int			 stopping;
 };
 
+enum {
+	OPT_DNS_LISTEN = GWOPTS_LAST
+};
+
 static const struct option proxy_longopts[] = {
 	{ "listen", required_argument, NULL, 'l' },
+	{ "dns-listen", required_argument, NULL, OPT_DNS_LISTEN },
 	GWOPTS_LONGOPTS,
 	{ NULL, 0, NULL, 0 }
 };
+
+/* Add one --listen or --dns-listen address. */
+static int
+proxy_push(const struct cmd_entry *cmd, const char **list, size_t *n,
+    const char *opt, const char *value)
+{
+	if (*n == PROXY_MAX_ARGS)
+		return (cmd_usage_error(cmd, "too many %s options", opt));
+	list[(*n)++] = value;
+	return (0);
+}
 
 /* Read the command line. */
 static int
@@ -57,14 +76,14 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 	    "l:" GWOPTS_SHORTOPTS, proxy_longopts)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
-		if (ch != 'l') {
+		if (ch == 'l')
+			rv = proxy_push(cmd, o->listen, &o->nlisten,
+			    "--listen", optarg);
+		else if (ch == OPT_DNS_LISTEN)
+			rv = proxy_push(cmd, o->dns_listen, &o->ndns_listen,
+			    "--dns-listen", optarg);
+		else
 			rv = gwopts_option(cmd, &o->g, ch, optarg);
-			continue;
-		}
-		if (o->nlisten == PROXY_MAX_ARGS)
-			return (cmd_usage_error(cmd, "too many --listen "
-			    "options"));
-		o->listen[o->nlisten++] = optarg;
 	}
 	if (rv != 0)
 		return (rv);
@@ -100,6 +119,31 @@ proxy_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 	gateway_stop(p->c.gw, p->o->g.grace, proxy_stopped, p);
 }
 
+/* Answer DNS where --dns-listen says. */
+static int
+proxy_dns(struct proxy *p)
+{
+	struct proxy_opts	*o = p->o;
+	char			 err[1024];
+	size_t			 i;
+
+	if (o->ndns_listen == 0)
+		return (0);
+	if (gwctx_dns(&p->c, err, sizeof err) == -1) {
+		log_warnx("dns: %s", err);
+		return (-1);
+	}
+	for (i = 0; i < o->ndns_listen; i++) {
+		if (dns_server_listen(p->c.dns, o->dns_listen[i], err,
+		    sizeof err) == -1) {
+			log_warnx("cannot serve DNS on %s", err);
+			return (-1);
+		}
+		log_info("DNS on %s", o->dns_listen[i]);
+	}
+	return (0);
+}
+
 /* Set up the gateway and its listeners. */
 static int
 proxy_setup(struct proxy *p)
@@ -111,6 +155,8 @@ proxy_setup(struct proxy *p)
 	if (gwctx_setup(&p->c, &o->g) == -1)
 		return (-1);
 	gwctx_catch_sighup(&p->c);
+	if (proxy_dns(p) == -1)
+		return (-1);
 	for (i = 0; i < o->nlisten; i++) {
 		if (gateway_listen(p->c.gw, o->listen[i], err,
 		    sizeof err) == -1) {
@@ -184,7 +230,8 @@ out:
 const struct cmd_entry cmd_proxy_entry = {
 	.name = "proxy",
 	.usage = "[--listen ADDR:PORT]... [--policy FILE]... [--allow RULE]... "
-	    "[--log FILE|-] [--resolver ADDR[:PORT]]...",
+	    "[--log FILE|-] [--resolver ADDR[:PORT]]... "
+	    "[--dns-listen ADDR:PORT]...",
 	.summary = "Run a default-deny allowlisting HTTP proxy",
 	.help =
 	    "Serve HTTP CONNECT and absolute-form HTTP requests for the hosts\n"
@@ -210,6 +257,13 @@ const struct cmd_entry cmd_proxy_entry = {
 	    "      --idle-timeout S      time without traffic (300)\n"
 	    "      --connect-timeout S   time to connect to one address (10)\n"
 	    "      --grace S             time open tunnels get at exit (10)\n"
+	    "      --dns-listen ADDR:PORT answer DNS here, UDP and TCP: allowed\n"
+	    "                            names get a fake address (a request\n"
+	    "                            to it is decided as the name), others\n"
+	    "                            NXDOMAIN; nothing leaves for them\n"
+	    "      --dns-real            answer A/AAAA with real addresses\n"
+	    "      --dns-refuse          REFUSED instead of NXDOMAIN\n"
+	    "      --fake-range CIDR     fake addresses (" FAKEIP_DEFAULT ")\n"
 	    "  -v, --verbose             say more on stderr (twice: debug)\n"
 	    "\n"
 	    "SIGHUP reloads the policy and reopens the log; SIGTERM and SIGINT\n"

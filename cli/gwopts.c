@@ -140,6 +140,15 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 	case 'v':
 		o->verbose++;
 		return (0);
+	case GWOPTS_DNS_REAL:
+		o->dns_real = 1;
+		return (0);
+	case GWOPTS_DNS_REFUSE:
+		o->dns_refuse = 1;
+		return (0);
+	case GWOPTS_FAKE_RANGE:
+		o->fake_range = arg;
+		return (0);
 	}
 	if (ch >= GWOPTS_MAX_CLIENTS && ch < GWOPTS_LAST)
 		return (gwopts_limit(cmd, o, ch, arg));
@@ -432,8 +441,8 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 {
 	struct dns_server_params	p;
 
-	if ((c->fakeip = fakeip_create(NULL, FAKEIP_MAX, FAKEIP_GRACE, err,
-	    errlen)) == NULL)
+	if ((c->fakeip = fakeip_create(c->o->fake_range, FAKEIP_MAX,
+	    FAKEIP_GRACE, err, errlen)) == NULL)
 		return (-1);
 	memset(&p, 0, sizeof p);
 	p.base = c->base;
@@ -442,10 +451,13 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 	p.resolver = c->resolver;
 	p.audit = c->audit;
 	p.fakeip = c->fakeip;
-	gateway_set_fakeip(c->gw, c->fakeip);
 	p.session = c->o->cfg.session;
+	p.real = c->o->dns_real;
+	p.refuse = c->o->dns_refuse;
 	if ((c->dns = dns_server_create(&p, err, errlen)) == NULL)
 		return (-1);
+	/* A connection to a fake address is decided as its name. */
+	gateway_set_fakeip(c->gw, c->fakeip);
 	return (0);
 }
 

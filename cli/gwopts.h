@@ -30,6 +30,7 @@ enum {
 	GWOPTS_MAX_CLIENTS = 256, GWOPTS_MAX_HEAD, GWOPTS_MAX_HEADERS,
 	GWOPTS_HANDSHAKE_TIMEOUT, GWOPTS_IDLE_TIMEOUT, GWOPTS_CONNECT_TIMEOUT,
 	GWOPTS_GRACE, GWOPTS_LOG_KEY, GWOPTS_LOG_MAX_SIZE, GWOPTS_LOG_KEEP,
+	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -51,6 +52,9 @@ enum {
 	{ "log-key", required_argument, NULL, GWOPTS_LOG_KEY },		\
 	{ "log-max-size", required_argument, NULL, GWOPTS_LOG_MAX_SIZE }, \
 	{ "log-keep", required_argument, NULL, GWOPTS_LOG_KEEP },	\
+	{ "dns-real", no_argument, NULL, GWOPTS_DNS_REAL },		\
+	{ "dns-refuse", no_argument, NULL, GWOPTS_DNS_REFUSE },		\
+	{ "fake-range", required_argument, NULL, GWOPTS_FAKE_RANGE },	\
 	{ "verbose", no_argument, NULL, 'v' }
 
 /* Where the policy comes from when no --policy is given. */
@@ -68,6 +72,9 @@ struct gwopts {
 	const char		*resolver[GWOPTS_MAX_ARGS + 1];
 	size_t			 nresolver;
 	struct audit_config	 audit;		/* --log and its options */
+	const char		*fake_range;	/* --fake-range, or NULL */
+	int			 dns_real;	/* --dns-real */
+	int			 dns_refuse;	/* --dns-refuse */
 	int			 grace;
 	int			 verbose;
 	int			 max_clients_set;

@@ -321,7 +321,13 @@ exec_init(char *const argv[], const sigset_t *ignored, int errfd, int watch)
 	/* Best effort: without it /proc shows the host's processes. */
 	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	exec_drop_caps(errfd);
-	if ((pid = fork()) == -1)
+	/*
+	 * vfork: this process is a copy of pinhole, every library mapped;
+	 * copying it again only for an exec costs more than the rest of
+	 * this function.  The child only resets signals and execs (or
+	 * writes a line to stderr and _exits); we wait meanwhile.
+	 */
+	if ((pid = vfork()) == -1)
 		exec_fail(errfd, "fork the command");
 	if (pid == 0)
 		exec_command(argv, ignored);

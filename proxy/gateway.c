@@ -366,7 +366,7 @@ gateway_set_rules(struct gateway *gw, struct rules *rules)
 	gw->rules = rules;
 }
 
-/* Read the names behind fake addresses from this map. */
+/* Map fake addresses back to names. */
 void
 gateway_set_fakeip(struct gateway *gw, const struct fakeip *fakeip)
 {

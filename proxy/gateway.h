@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 struct audit;
-struct event_base;
 struct fakeip;
+struct event_base;
 struct gateway;
 struct resolver;
 struct rules;
@@ -52,12 +52,12 @@ int		 gateway_listen_fd(struct gateway *, int, char *, size_t);
 int		 gateway_listen_transparent_fd(struct gateway *, int, char *,
 		    size_t);
 
-/* Read the names behind fake addresses from this map (the caller's). */
-void		 gateway_set_fakeip(struct gateway *, const struct fakeip *);
-
 /* Replace the policy (the gateway owns it from now on; NULL denies all). */
 void		 gateway_set_rules(struct gateway *, struct rules *);
 void		 gateway_set_audit(struct gateway *, struct audit *);
+
+/* Decide a fake address (from the DNS side) as the name behind it. */
+void		 gateway_set_fakeip(struct gateway *, const struct fakeip *);
 
 /*
  * Stop accepting, close idle connections, let the others finish for at

@@ -888,6 +888,27 @@ session_dialed(struct session *s)
 	session_pump(s);
 }
 
+/* A fake address stands for the name the DNS side gave it. */
+static int
+session_unfake(struct session *s)
+{
+	const char	*name, *errstr;
+
+	if (s->host.kind != HOST_IPV4 || s->gw->fakeip == NULL ||
+	    !fakeip_contains(s->gw->fakeip, s->host.addr, 4))
+		return (0);
+	if ((name = fakeip_lookup_name(s->gw->fakeip, s->host.addr,
+	    4)) == NULL) {
+		session_refuse(s, 502, NULL, "fake address not in use");
+		return (-1);
+	}
+	if (host_parse(name, strlen(name), &s->host, &errstr) == -1) {
+		session_refuse(s, 502, NULL, errstr);
+		return (-1);
+	}
+	return (0);
+}
+
 /* A request head has been parsed: decide it and set it going. */
 static void
 session_request(struct session *s)
@@ -905,6 +926,8 @@ session_request(struct session *s)
 		session_refuse(s, 400, NULL, errstr);
 		return;
 	}
+	if (session_unfake(s) == -1)
+		return;
 	s->have_host = 1;
 	s->port = r->port;
 	s->client_ka = !r->is_connect && r->h.keep_alive;

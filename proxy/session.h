@@ -31,7 +31,7 @@ struct gateway {
 	struct resolver			*resolver;
 	struct audit			*audit;
 	struct rules			*rules;
-	const struct fakeip		*fakeip;	/* names of fake addresses */
+	const struct fakeip		*fakeip;	/* NULL: no DNS side */
 	TAILQ_HEAD(, gateway_listener)	 listeners;
 	TAILQ_HEAD(, session)		 sessions;
 	TAILQ_HEAD(, session)		 dead;

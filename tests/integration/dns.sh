@@ -162,6 +162,27 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$HTTP" "http:
 [ "$code" = 502 ] && ok "a fake address nobody was given: 502" ||
     fail "unused fake address: $code"
 
+# --dns-real: the resolver's addresses, special-purpose ones withheld
+# unless allow-private covers them.
+REAL=$(port)
+bg "$PINHOLE" proxy --listen "127.0.0.1:$(port)" --dns-listen "127.0.0.1:$REAL" \
+    --resolver "127.0.0.1:$UP" --allow '*.allowed.test' --dns-real \
+    --allow 'allow-private 127.0.0.0/8'
+listening "$REAL"
+R="dig -p $REAL @127.0.0.1 +tries=1 +time=3 +short"
+[ "$($R origin.allowed.test A)" = 127.0.0.1 ] &&
+    ok "--dns-real: an allow-private address is answered" ||
+    fail "--dns-real origin: $($R origin.allowed.test A)"
+[ -z "$($R www.allowed.test A)" ] &&
+    ok "--dns-real: a documentation address is withheld" ||
+    fail "--dns-real www: $($R www.allowed.test A)"
+[ -z "$($R www.allowed.test AAAA)" ] &&
+    ok "--dns-real: 2001:db8:: withheld too" ||
+    fail "--dns-real AAAA: $($R www.allowed.test AAAA)"
+dig -p "$REAL" @127.0.0.1 +tries=1 +time=3 evil.attacker.test A >"$T/dig" 2>&1
+has 'status: NXDOMAIN' && ok "--dns-real: denied names still NXDOMAIN" ||
+    fail "--dns-real denied: $(cat "$T/dig")"
+
 # getaddrinfo through /etc/resolv.conf, in namespaces of our own: port 53
 # on the new netns' loopback, resolv.conf bind-mounted over the real one.
 if [ "$(id -u)" -eq 0 ]; then NS="unshare -nm"; else NS="unshare -rnm"; fi

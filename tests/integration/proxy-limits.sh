@@ -38,6 +38,17 @@ except (socket.timeout, IndexError):
     print("none")
 EOF
 
+# Wait (at most 10 s) until hold.py says its connections are open, then
+# give the proxy a moment to accept them.
+wait_held() {
+	i=0
+	while [ ! -s "$T/held" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5
+}
+
 # CPU time (user + system, in clock ticks) used so far by process $1.
 cputime() {
 	awk '{ print $14 + $15 }' "/proc/$1/stat"
@@ -51,10 +62,10 @@ P=$(free_port)
 PROXY=$!
 PIDS="$PIDS $PROXY"
 wait_port "$P"
-python3 "$T/hold.py" "$P" 3 2 >"$T/held" &
+python3 "$T/hold.py" "$P" 3 4 >"$T/held" &
 HOLD=$!
 PIDS="$PIDS $HOLD"
-sleep 0.5
+wait_held
 got=$(python3 "$T/get.py" "$P" 1)
 [ "$got" = none ] && ok "at the limit a new client waits" || fail "at the limit: got $got"
 wait "$HOLD"
