@@ -27,6 +27,7 @@ endif
 libpinhole_a_SOURCES += \
 	proxy/http.c proxy/http.h \
 	proxy/gateway.c proxy/gateway.h \
+	proxy/pipebuf.c proxy/pipebuf.h \
 	proxy/session.c proxy/session.h
 
 if HAVE_CMOCKA

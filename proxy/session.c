@@ -31,6 +31,7 @@
 #include "cli/log.h"
 #include "proxy/audit.h"
 #include "proxy/dns.h"
+#include "proxy/pipebuf.h"
 #include "proxy/resolver.h"
 #include "proxy/session.h"
 #include "proxy/transparent.h"
@@ -39,6 +40,10 @@
 #define SESSION_HIGH	(256 * 1024)	/* stop reading the other side */
 #define SESSION_LOW	(64 * 1024)	/* and start again */
 #define SESSION_RESP_HEAD_MAX	(64 * 1024)
+#define SESSION_TUNNEL_IO	(256 * 1024)	/* per read/write syscall */
+#define SESSION_SPLICE_AFTER	(64 * 1024)	/* tunnel bytes before splicing */
+#define SESSION_PIPE		(256 * 1024)	/* kernel buffer per direction */
+#define SESSION_SPLICE_ROUNDS	4		/* per callback, then yield */
 
 enum session_state {
 	S_HEAD,			/* reading a request head */
@@ -129,12 +134,19 @@ struct session {
 	char			 dst[INET6_ADDRSTRLEN];	/* connected to */
 	char			 note[SNI_NAME_MAX + 64];	/* detail */
 	int			 reset;		/* close with a RST */
+	int			 splice_tried;
+	int			 spliced;	/* bytes move by splice(2) */
+	struct pipebuf		 up_pipe;	/* client to server */
+	struct pipebuf		 down_pipe;	/* server to client */
+	struct event		*cev;		/* edge-triggered, both ways */
+	struct event		*sev;
 };
 
 static void	session_close(struct session *, const char *);
 static void	session_pump(struct session *);
 static void	session_dial_next(struct session *);
 static void	session_head_start(struct session *);
+static void	session_tunnel_io(struct session *);
 static void	session_client_read_cb(struct bufferevent *, void *);
 static void	session_client_write_cb(struct bufferevent *, void *);
 static void	session_client_event_cb(struct bufferevent *, short, void *);
@@ -147,6 +159,7 @@ static void	session_transparent_go(struct session *);
 static void	session_transparent_refuse(struct session *, int,
 		    const char *, const char *);
 static int	session_sniff(struct session *);
+static void	session_splice_cb(evutil_socket_t, short, void *);
 
 /* Seconds on the event loop's clock. */
 static time_t
@@ -238,6 +251,20 @@ session_server_free(struct session *s)
 	s->server_eof = s->server_shut = 0;
 }
 
+/* Stop splicing: drop the events, close the pipes. */
+static void
+session_splice_free(struct session *s)
+{
+	if (s->cev != NULL)
+		event_free(s->cev);
+	if (s->sev != NULL)
+		event_free(s->sev);
+	s->cev = s->sev = NULL;
+	pipebuf_close(&s->up_pipe);
+	pipebuf_close(&s->down_pipe);
+	s->spliced = 0;
+}
+
 /* Tear the session down: the one way out. */
 static void
 session_close(struct session *s, const char *reason)
@@ -250,6 +277,7 @@ session_close(struct session *s, const char *reason)
 	    reason);
 	session_audit_pending(s, reason);
 	s->dead = 1;
+	session_splice_free(s);
 	if (s->query != NULL) {
 		resolver_cancel(s->query);
 		s->query = NULL;
@@ -317,6 +345,8 @@ session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
 		goto fail;
 	s->gw = gw;
 	s->id = ++gw->next_id;
+	s->up_pipe.fd[0] = s->up_pipe.fd[1] = -1;
+	s->down_pipe.fd[0] = s->down_pipe.fd[1] = -1;
 	session_sockaddr_text(sa, s->client_addr, sizeof s->client_addr);
 	s->req = calloc(1, sizeof *s->req);
 	s->resp = calloc(1, sizeof *s->resp);
@@ -415,6 +445,8 @@ session_update_io(struct session *s)
 		sr = !s->resp_done && session_outlen(s->client) < SESSION_HIGH;
 		break;
 	case S_TUNNEL:
+		if (s->spliced)
+			return;
 		cr = !s->client_eof && session_outlen(s->server) < SESSION_HIGH;
 		sr = !s->server_eof && session_outlen(s->client) < SESSION_HIGH;
 		break;
@@ -881,6 +913,7 @@ session_dialed(struct session *s)
 		    "HTTP/1.1 200 Connection established\r\n\r\n");
 	if (s->sniffed)
 		bufferevent_setwatermark(s->client, EV_READ, 0, 0);
+	session_tunnel_io(s);
 	s->state = S_TUNNEL;
 	event_base_gettimeofday_cached(s->gw->base, &s->start);
 	s->last_active = session_now(s);
@@ -1095,6 +1128,16 @@ session_client_head(struct session *s, struct evbuffer *out)
 	evbuffer_add_printf(out, "Via: 1.%d pinhole\r\n\r\n", r->h.minor);
 }
 
+/* Let a tunnel's bufferevents move big chunks per system call. */
+static void
+session_tunnel_io(struct session *s)
+{
+	bufferevent_set_max_single_read(s->client, SESSION_TUNNEL_IO);
+	bufferevent_set_max_single_write(s->client, SESSION_TUNNEL_IO);
+	bufferevent_set_max_single_read(s->server, SESSION_TUNNEL_IO);
+	bufferevent_set_max_single_write(s->server, SESSION_TUNNEL_IO);
+}
+
 /* Switch an upgraded exchange (101) into a tunnel. */
 static void
 session_upgraded(struct session *s)
@@ -1103,6 +1146,7 @@ session_upgraded(struct session *s)
 	s->pending = P_TUNNEL;
 	s->state = S_TUNNEL;
 	bufferevent_setwatermark(s->client, EV_READ, 0, 0);
+	session_tunnel_io(s);
 }
 
 /*
@@ -1234,6 +1278,152 @@ session_tunnel_shut(struct session *s)
 		session_close(s, "eof");
 }
 
+/* Half-close a spliced tunnel: pass an EOF on once all before it went. */
+static void
+session_splice_shut(struct session *s)
+{
+	if (s->client_eof && !s->server_shut && s->up_pipe.len == 0 &&
+	    session_outlen(s->server) == 0) {
+		shutdown(bufferevent_getfd(s->server), SHUT_WR);
+		s->server_shut = 1;
+	}
+	if (s->server_eof && !s->client_shut && s->down_pipe.len == 0 &&
+	    session_outlen(s->client) == 0) {
+		shutdown(bufferevent_getfd(s->client), SHUT_WR);
+		s->client_shut = 1;
+	}
+	if (s->client_shut && s->server_shut)
+		session_close(s, "eof");
+}
+
+/*
+ * Move one direction's bytes: what the bufferevent still held, then the
+ * pipe, into the peer; then fill the pipe from the source.  Returns 1 if
+ * anything moved, 0 if both ends must wait, -1 on an error (*errfd is
+ * the failed descriptor).
+ */
+static int
+session_splice_dir(struct evbuffer *held, struct pipebuf *p, int from,
+    int to, int *eof, int64_t *count, int *errfd)
+{
+	ssize_t	n = 0;
+	int	moved = 0;
+
+	if (evbuffer_get_length(held) > 0) {
+		if ((n = evbuffer_write(held, to)) > 0)
+			moved = 1;
+	}
+	if (evbuffer_get_length(held) == 0 && (n = pipebuf_drain(p, to)) > 0)
+		moved = 1;
+	else if (n == -1 && errno != EAGAIN) {
+		*errfd = to;
+		return (-1);
+	}
+	if (*eof)
+		return (moved);
+	if ((n = pipebuf_fill(p, from)) > 0) {
+		*count += n;
+		moved = 1;
+	} else if (n == 0) {
+		*eof = 1;
+		moved = 1;
+	} else if (errno != EAGAIN) {
+		*errfd = from;
+		return (-1);
+	}
+	return (moved);
+}
+
+/*
+ * A spliced tunnel's socket is ready.  Its events are edge-triggered:
+ * move until both directions wait on a socket, or yield to the other
+ * sessions after a few rounds and come back.  Only a pipe with room is
+ * filled, so a slow reader stops the sender (back-pressure).
+ */
+static void
+session_splice_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct session	*s = arg;
+	int		 cfd = bufferevent_getfd(s->client);
+	int		 sfd = bufferevent_getfd(s->server);
+	int		 i, up, down, errfd = -1;
+
+	s->last_active = session_now(s);
+	for (i = 0; i < SESSION_SPLICE_ROUNDS; i++) {
+		up = session_splice_dir(bufferevent_get_output(s->server),
+		    &s->up_pipe, cfd, sfd, &s->client_eof, &s->up, &errfd);
+		down = session_splice_dir(bufferevent_get_output(s->client),
+		    &s->down_pipe, sfd, cfd, &s->server_eof, &s->down, &errfd);
+		if (up == -1 || down == -1) {
+			session_close(s, errfd == cfd ?
+			    "client connection error" :
+			    "upstream connection error");
+			return;
+		}
+		if (!up && !down)
+			break;
+	}
+	if (i == SESSION_SPLICE_ROUNDS)
+		event_active(s->cev, EV_READ | EV_WRITE, 0);
+	session_splice_shut(s);
+}
+
+/*
+ * May a tunnel leave its bufferevents for splice(2)?  Once it has moved
+ * some bytes: idle and chatty tunnels keep theirs and spare the four
+ * pipe descriptors.
+ */
+static int
+session_splice_ready(struct session *s)
+{
+	return (!s->splice_tried && s->sniffed && !s->client_eof &&
+	    !s->server_eof &&
+	    s->up + s->down >= SESSION_SPLICE_AFTER &&
+	    (event_base_get_features(s->gw->base) & EV_FEATURE_ET));
+}
+
+/*
+ * Move the tunnel's bytes with splice(2) from now on: one pipe per
+ * direction, one edge-triggered event per socket.  What the
+ * bufferevents read is queued on their peer's output, written before
+ * the pipe's bytes.  Without pipes (out of descriptors) the tunnel
+ * stays on its bufferevents.
+ */
+static void
+session_splice_start(struct session *s)
+{
+	struct event_base	*base = s->gw->base;
+	short			 ev = EV_READ | EV_WRITE | EV_PERSIST | EV_ET;
+
+	s->splice_tried = 1;
+	if (pipebuf_open(&s->up_pipe, SESSION_PIPE) == -1 ||
+	    pipebuf_open(&s->down_pipe, SESSION_PIPE) == -1 ||
+	    (s->cev = event_new(base, bufferevent_getfd(s->client), ev,
+	    session_splice_cb, s)) == NULL ||
+	    (s->sev = event_new(base, bufferevent_getfd(s->server), ev,
+	    session_splice_cb, s)) == NULL)
+		goto fail;
+	bufferevent_disable(s->client, EV_READ | EV_WRITE);
+	bufferevent_disable(s->server, EV_READ | EV_WRITE);
+	/* Socket bufferevents lock their output's start; we write it now. */
+	evbuffer_unfreeze(bufferevent_get_output(s->client), 1);
+	evbuffer_unfreeze(bufferevent_get_output(s->server), 1);
+	session_move(bufferevent_get_input(s->client),
+	    bufferevent_get_output(s->server),
+	    evbuffer_get_length(bufferevent_get_input(s->client)), &s->up);
+	session_move(bufferevent_get_input(s->server),
+	    bufferevent_get_output(s->client),
+	    evbuffer_get_length(bufferevent_get_input(s->server)), &s->down);
+	if (event_add(s->cev, NULL) == -1 || event_add(s->sev, NULL) == -1)
+		goto fail;
+	s->spliced = 1;
+	event_active(s->cev, EV_READ | EV_WRITE, 0);
+	return;
+fail:
+	log_debug("%s: #%llu: %s", __func__, s->id, strerror(errno));
+	session_splice_free(s);
+}
+
 /* Move bytes both ways, as far as the other side can take them. */
 static void
 session_tunnel(struct session *s)
@@ -1241,6 +1431,10 @@ session_tunnel(struct session *s)
 	struct evbuffer	*cin = bufferevent_get_input(s->client);
 	struct evbuffer	*sin = bufferevent_get_input(s->server);
 
+	if (s->spliced) {
+		session_splice_shut(s);
+		return;
+	}
 	/* A capture's first bytes go up only once judged. */
 	if (s->sniffed && session_outlen(s->server) < SESSION_HIGH)
 		session_move(cin, bufferevent_get_output(s->server),
@@ -1249,6 +1443,8 @@ session_tunnel(struct session *s)
 		session_move(sin, bufferevent_get_output(s->client),
 		    evbuffer_get_length(sin), &s->down);
 	session_tunnel_shut(s);
+	if (!s->dead && session_splice_ready(s))
+		session_splice_start(s);
 }
 
 /* Do whatever the state allows with the bytes at hand. */

@@ -14,6 +14,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 P=$(free_port)
 O=$(free_port)
 S=$(free_port)
+B=$(free_port)
 D=$(free_port)
 LOG="$T/audit.log"
 ERR="$T/proxy.err"
@@ -41,7 +42,7 @@ bg openssl s_server -accept "127.0.0.1:$S" -cert "$T/cert.pem" \
 write_policy() {
 	cat >"$T/policy" <<EOF
 # test policy
-allow origin.test:$O,$S
+allow origin.test:$O,$S,$B
 allow *.wild.test:$O
 allow ports.test:1-1000
 deny  denied.test
@@ -224,6 +225,60 @@ expect "5 MB chunked upload" sh -c \
     "curl -s -x '$X' -H 'Transfer-Encoding: chunked' --data-binary @'$T/upload' http://origin.test:$O/post | grep -q 'received 5000000 bytes'"
 n=$(curl -s --cacert "$T/cert.pem" -x "$X" "https://origin.test:$S/" | wc -c)
 [ "$n" -gt 100 ] && ok "TLS through the tunnel" || fail "TLS tunnel: $n bytes"
+
+# A bulk tunnel (spliced past its first bytes) both ways, each EOF
+# passed on after the bytes before it, and every byte counted.
+got=$(python3 - "$P" "$B" <<'EOF'
+import hashlib, socket, sys, threading
+p, b, n = int(sys.argv[1]), int(sys.argv[2]), 3 << 20
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", b))
+ls.listen(1)
+ls.settimeout(10)
+def serve():
+    c, _ = ls.accept()
+    c.settimeout(10)
+    h = hashlib.sha256()
+    while True:
+        d = c.recv(65536)
+        if not d:
+            break
+        h.update(d)
+    c.sendall(h.hexdigest().encode() + b"\n" + b"d" * n)
+    c.close()
+t = threading.Thread(target=serve)
+t.start()
+s = socket.create_connection(("127.0.0.1", p), 5)
+s.settimeout(10)
+s.sendall(b"CONNECT origin.test:%d HTTP/1.1\r\n\r\n" % b)
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+data = bytes(range(256)) * (n // 256)
+s.sendall(data)
+s.shutdown(socket.SHUT_WR)
+got = b""
+while True:
+    d = s.recv(1 << 20)
+    if not d:
+        break
+    got += d
+t.join()
+want = hashlib.sha256(data).hexdigest().encode() + b"\n" + b"d" * n
+print("ok" if got == want else "got %d bytes" % len(got))
+EOF
+)
+[ "$got" = ok ] && ok "bulk tunnel both ways with half-close" ||
+    fail "bulk tunnel: $got"
+i=0
+while [ $i -lt 30 ] && ! loggrep "$LOG" "\"reason\":\"eof\",.*\"port\":$B,"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+loggrep "$LOG" "\"reason\":\"eof\",.*\"port\":$B,.*\"bytes_up\":3145728,\"bytes_down\":3145793," &&
+    ok "bulk tunnel: every byte counted" ||
+    fail "bulk tunnel: $(grep "\"port\":$B," "$LOG")"
 
 # Keep-alive: two requests, one client connection, each logged.
 : >"$T/before"
