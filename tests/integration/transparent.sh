@@ -91,6 +91,26 @@ while True:
         pass
     c.close()' "$BP"
 
+# A server that sends 1 MiB first, then records what it is sent: the
+# client's first bytes must still be judged, however much came down.
+FP=$(free_port)
+bg $PY -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+while True:
+    c, _ = s.accept(); c.settimeout(10)
+    try:
+        c.sendall(b"x" * (1 << 20))
+        while True:
+            b = c.recv(4096)
+            if not b:
+                break
+            open(sys.argv[2], "ab").write(b)
+    except OSError:
+        pass
+    c.close()' "$FP" "$T/first.log"
+
 # sshd as root on the host's loopback, key auth with a test key; a bare
 # repository to clone over ssh.
 mkdir -p "$T/ssh" "$T/repos"
@@ -127,12 +147,12 @@ git init -q "$T/src" && echo cloned-ok >"$T/src/README" &&
 chmod -R a+rX "$T/repos"
 
 wait_port "$DNSP" && wait_port "$HP" && wait_port "$XP" && wait_port "$SP" &&
-    wait_port "$BP" && wait_port "$SSHP" && wait_addr "$LO" 80 &&
+    wait_port "$BP" && wait_port "$FP" && wait_port "$SSHP" && wait_addr "$LO" 80 &&
     wait_addr "$LO" 443 || { finish; exit 1; }
 
 cat >"$T/policy" <<EOF
 allow-private 127.0.0.0/8
-allow origin.test:$HP,$SP,$BP
+allow origin.test:$HP,$SP,$BP,$FP
 allow ssh.test:$SSHP
 allow tls.test
 EOF
@@ -216,6 +236,23 @@ print((b + s.recv(100)).decode().replace("\r\n", " "))' "$BP"
 	works "HTTP on port 80 naming another Host: 403, fronting" \
 	    "Pinhole-Error: fronting" \
 	    curl -sS -m 10 -i --noproxy '*' -H "Host: other.test" "http://tls.test/escape"
+	works "1 MiB down first, then a Host naming another host: refused" \
+	    "refused-after-1MiB" $PY -c '
+import socket, sys
+s = socket.create_connection(("origin.test", int(sys.argv[1])), 10)
+s.settimeout(10)
+n = 0
+while n < (1 << 20):
+    b = s.recv(65536)
+    if not b:
+        break
+    n += len(b)
+try:
+    s.sendall(b"GET /escape HTTP/1.1\r\nHost: other.test\r\n\r\n")
+    r = s.recv(100)
+    print("refused-after-%dMiB" % (n >> 20) if not r else "answered")
+except OSError:
+    print("refused-after-%dMiB" % (n >> 20))' "$FP"
 	blocked "an allowed name on a port the policy does not name" \
 	    curl -sSf -m 5 --noproxy '*' "http://origin.test:$XP/escape-port"
 	blocked "an IP literal on a captured port" \
@@ -237,7 +274,8 @@ except socket.timeout:
 done
 
 # What reached the host.
-if grep -q escape "$T/http.log" "$T/http-x.log" "$T/http-80.log"; then
+touch "$T/first.log"
+if grep -q escape "$T/http.log" "$T/http-x.log" "$T/http-80.log" "$T/first.log"; then
 	fail "an escape attempt reached an origin: $(grep -h escape "$T"/http*.log)"
 else
 	ok "no refused attempt reached an origin"
