@@ -165,6 +165,8 @@ proxy_setup(struct proxy *p)
 		}
 		log_info("listening on %s", o->listen[i]);
 	}
+	snprintf(err, sizeof err, "http://%s", o->listen[0]);
+	gwctx_agent_url(&p->c, err);
 	return (0);
 }
 
@@ -249,6 +251,8 @@ const struct cmd_entry cmd_proxy_entry = {
 	    "      --log-key FILE        HMAC key for the log's chain\n"
 	    "      --log-max-size SIZE   rotate past SIZE (100M; 0: never)\n"
 	    "      --log-keep N          rotated files kept (5)\n"
+	    "      --ask S               hold a blocked connection up to S\n"
+	    "                            seconds while the person decides\n"
 	    "  -r, --resolver ADDR[:PORT] DNS server instead of /etc/resolv.conf\n"
 	    "      --max-clients N       concurrent connections (512)\n"
 	    "      --max-head BYTES      request-head size (16384)\n"

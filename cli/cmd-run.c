@@ -9,6 +9,8 @@
 
 #include <sys/stat.h>
 
+#include <arpa/inet.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include "cli/log.h"
 #include "cli/pinhole.h"
 #include "netns/netns.h"
+#include "proxy/control.h"
 #include "proxy/dns.h"
 #include "proxy/gateway.h"
 #include "proxy/udpcatch.h"
@@ -54,6 +57,7 @@ struct run {
 	uint16_t		 ports[RUN_MAX_PORTS];	/* captured */
 	size_t			 nports;
 	struct udpcatch		*udp;		/* UDP but DNS, logged */
+	char			 ctldir[PATH_MAX];	/* control sockets */
 };
 
 enum {
@@ -142,6 +146,8 @@ run_capture_ports(struct run *r)
 static void
 run_netns_config(struct run *r, struct netns_config *cfg)
 {
+	char	err[512];
+
 	memset(cfg, 0, sizeof *cfg);
 	cfg->net = r->o->net;
 	cfg->proxy_port = NETNS_PROXY_PORT;
@@ -151,11 +157,14 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	cfg->ntcp_ports = r->nports;
 	cfg->capture_port = NETNS_CAPTURE_PORT;
 	/*
-	 * Hook for escalation: hide the control socket directory here
-	 * (r->hide[0] = control_dir(), made before the command starts, so
-	 * that the command cannot make it first).
+	 * Hide the control socket directory: made now, before the command
+	 * starts, so that the command cannot make it first.
 	 */
-	r->hide[0] = NULL;
+	if (control_dir_make(r->ctldir, sizeof r->ctldir, err,
+	    sizeof err) == -1)
+		fatalx("%s", err);
+	r->hide[0] = r->ctldir;
+	r->hide[1] = NULL;
 	cfg->hide_dirs = r->hide;
 }
 
@@ -347,6 +356,17 @@ run_protect_policy(struct run *r)
 	r->ro[n] = NULL;
 }
 
+/* Tell control clients where the sandbox finds the agent endpoint. */
+static void
+run_agent_url(struct run *r)
+{
+	char	gw[INET_ADDRSTRLEN], url[64];
+
+	inet_ntop(AF_INET, &r->sb->net.gateway, gw, sizeof gw);
+	snprintf(url, sizeof url, "http://%s:%u", gw, NETNS_PROXY_PORT);
+	gwctx_agent_url(&r->c, url);
+}
+
 /* Set up the gateway and the sandbox, and start the command. */
 static int
 run_start(struct run *r)
@@ -367,6 +387,7 @@ run_start(struct run *r)
 	}
 	if (run_listen(r) == -1)
 		return (-1);
+	run_agent_url(r);
 	r->child = netns_child_start(r->c.base, r->sb, r->o->argv, run_done,
 	    r, err, sizeof err);
 	if (r->child == NULL) {
@@ -448,6 +469,8 @@ const struct cmd_entry cmd_run_entry = {
 	    "      --log-key FILE        HMAC key for the log's chain\n"
 	    "      --log-max-size SIZE   rotate past SIZE (100M; 0: never)\n"
 	    "      --log-keep N          rotated files kept (5)\n"
+	    "      --ask S               hold a blocked connection up to S\n"
+	    "                            seconds while the person decides\n"
 	    "  -r, --resolver ADDR[:PORT] DNS server instead of /etc/resolv.conf\n"
 	    "      --net CIDR            the sandbox link's network (default\n"
 	    "                            " NETNS_NET_DEFAULT ")\n"

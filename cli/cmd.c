@@ -17,6 +17,11 @@ extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_allow_entry;
 extern const struct cmd_entry cmd_disallow_entry;
 extern const struct cmd_entry cmd_log_entry;
+extern const struct cmd_entry cmd_request_entry;
+extern const struct cmd_entry cmd_pending_entry;
+extern const struct cmd_entry cmd_approve_entry;
+extern const struct cmd_entry cmd_deny_entry;
+extern const struct cmd_entry cmd_watch_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
 const struct cmd_entry *cmd_table[] = {
@@ -28,6 +33,11 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_allow_entry,
 	&cmd_disallow_entry,
 	&cmd_log_entry,
+	&cmd_request_entry,
+	&cmd_pending_entry,
+	&cmd_approve_entry,
+	&cmd_deny_entry,
+	&cmd_watch_entry,
 	NULL
 };
 

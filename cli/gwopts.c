@@ -20,11 +20,14 @@
 #include "cli/log.h"
 #include "cli/pinhole.h"
 #include "proxy/audit.h"
+#include "proxy/control.h"
 #include "proxy/dns.h"
+#include "proxy/escalate.h"
 #include "proxy/gateway.h"
 #include "proxy/http.h"
 #include "proxy/policywatch.h"
 #include "proxy/resolver.h"
+#include "rules/grants.h"
 #include "rules/rules.h"
 
 /* Start from the defaults. */
@@ -75,6 +78,11 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 	switch (ch) {
 	case GWOPTS_LOG_KEY:
 		o->audit.keyfile = arg;
+		break;
+	case GWOPTS_ASK:
+		if (gwopts_number(cmd, "--ask", arg, 1, ESCALATE_WAIT_MAX, &v))
+			return (EXIT_USAGE);
+		o->ask = v;
 		break;
 	case GWOPTS_LOG_MAX_SIZE:
 		if (audit_parse_size(arg, &o->audit.max_size) == -1)
@@ -418,12 +426,14 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		return (-1);
 	}
 	gwopts_about(o);
+	if (o->cfg.session == NULL && escalate_random_hex(o->session, 4) == 0)
+		o->cfg.session = o->session;
 	if ((c->gw = gateway_create(c->base, &o->cfg, c->resolver,
 	    c->audit)) == NULL)
 		fatalx("cannot create the gateway");
 	gwctx_set_rules(c, r);
 	signal(SIGPIPE, SIG_IGN);
-	return (0);
+	return (gwctx_escalate(c, o->ask));
 }
 
 /* Reload the policy and reopen the log on SIGHUP. */
@@ -454,6 +464,11 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 	p.session = c->o->cfg.session;
 	p.real = c->o->dns_real;
 	p.refuse = c->o->dns_refuse;
+	if (c->grants != NULL) {
+		p.grants = gwctx_grants;
+		p.grants_arg = c;
+		p.ask = c->ask > 0;
+	}
 	if ((c->dns = dns_server_create(&p, err, errlen)) == NULL)
 		return (-1);
 	/* A connection to a fake address is decided as its name. */
@@ -473,6 +488,9 @@ gwctx_teardown(struct gwctx *c)
 	if (c->fakeip != NULL)
 		fakeip_free(c->fakeip);
 	gateway_free(c->gw);
+	control_close(c->ctl);
+	escalate_free(c->esc);
+	grants_free(c->grants);
 	if (c->resolver != NULL)
 		resolver_free(c->resolver);
 	if (c->audit != NULL)
@@ -480,4 +498,49 @@ gwctx_teardown(struct gwctx *c)
 	if (c->base != NULL)
 		event_base_free(c->base);
 	memset(c, 0, sizeof *c);
+}
+
+/* The grants in force (for the DNS server's callback). */
+const struct grants *
+gwctx_grants(void *arg)
+{
+	struct gwctx	*c = arg;
+
+	return (c->grants);
+}
+
+/* Escalation: the queue, grants, the control socket. */
+int
+gwctx_escalate(struct gwctx *c, int ask)
+{
+	char	err[1024];
+
+	c->ask = ask;
+	if ((c->esc = escalate_create(c->base, c->o->cfg.session,
+	    c->audit)) == NULL || (c->grants = grants_create()) == NULL) {
+		log_warnx("escalation: out of memory");
+		return (-1);
+	}
+	if ((c->ctl = control_open(c->base, c->esc, err, sizeof err)) == NULL)
+		log_warnx("no control socket, requests cannot be answered: "
+		    "%s", err);
+	else
+		log_info("control socket %s", control_path(c->ctl));
+	if (c->o->npolicy > 0)
+		snprintf(c->always_path, sizeof c->always_path, "%s",
+		    c->o->policy[0]);
+	else if (!gwopts_user_path(c->o, c->always_path,
+	    sizeof c->always_path))
+		c->always_path[0] = '\0';
+	gateway_set_escalate(c->gw, c->esc, c->grants, c->always_path[0] !=
+	    '\0' ? c->always_path : NULL, ask);
+	return (0);
+}
+
+/* Tell control clients where the agent endpoint is. */
+void
+gwctx_agent_url(struct gwctx *c, const char *url)
+{
+	if (c->ctl != NULL)
+		control_set_agent(c->ctl, url);
 }

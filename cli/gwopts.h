@@ -15,7 +15,10 @@ struct cmd_entry;
 struct event;
 struct event_base;
 struct audit;
+struct control;
 struct dns_server;
+struct escalate;
+struct grants;
 struct fakeip;
 struct policywatch;
 struct resolver;
@@ -31,6 +34,7 @@ enum {
 	GWOPTS_HANDSHAKE_TIMEOUT, GWOPTS_IDLE_TIMEOUT, GWOPTS_CONNECT_TIMEOUT,
 	GWOPTS_GRACE, GWOPTS_LOG_KEY, GWOPTS_LOG_MAX_SIZE, GWOPTS_LOG_KEEP,
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
+	GWOPTS_ASK,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -55,6 +59,7 @@ enum {
 	{ "dns-real", no_argument, NULL, GWOPTS_DNS_REAL },		\
 	{ "dns-refuse", no_argument, NULL, GWOPTS_DNS_REFUSE },		\
 	{ "fake-range", required_argument, NULL, GWOPTS_FAKE_RANGE },	\
+	{ "ask", required_argument, NULL, GWOPTS_ASK },			\
 	{ "verbose", no_argument, NULL, 'v' }
 
 /* Where the policy comes from when no --policy is given. */
@@ -81,6 +86,8 @@ struct gwopts {
 	enum gwopts_userpolicy	 userpolicy;
 	struct gateway_config	 cfg;
 	char			 about[1024];
+	int			 ask;		/* --ask SECONDS */
+	char			 session[32];	/* a random one */
 };
 
 void	gwopts_init(struct gwopts *, int, enum gwopts_userpolicy);
@@ -113,6 +120,11 @@ struct gwctx {
 	struct dns_server	*dns;
 	struct event		*sighup;
 	struct policywatch	*watch;
+	struct escalate		*esc;		/* requests for hosts */
+	struct control		*ctl;		/* where they are answered */
+	struct grants		*grants;	/* what approvals gave */
+	char			 always_path[4096];
+	int			 ask;		/* s to hold a blocked attempt */
 };
 
 /*
@@ -137,6 +149,18 @@ void	gwctx_watch_policy(struct gwctx *);
  */
 int	gwctx_dns(struct gwctx *, char *, size_t);
 void	gwctx_teardown(struct gwctx *);
+
+/*
+ * Escalation (gwctx_setup does it): the request queue of this session (named by cfg.session,
+ * or a random id), grants on top of the policy, the control socket in
+ * control_dir(); with ask > 0 a blocked connection (or DNS name) is held
+ * that long for the person.  A control socket that cannot be made is only warned of.
+ * Returns 0, or -1 after saying why.
+ */
+int	gwctx_escalate(struct gwctx *, int);
+/* Tell control clients where the agent endpoint is. */
+void	gwctx_agent_url(struct gwctx *, const char *);
+const struct grants *gwctx_grants(void *);
 
 /* Write a lifecycle line (start, stop, reload) to the audit log. */
 void	gwctx_audit(struct gwctx *, const char *, const char *, const char *,

@@ -10,3 +10,11 @@ libpinhole_a_SOURCES += \
 	cli/cmd-run.c
 libpinhole_a_SOURCES += cli/cmd-allow.c
 libpinhole_a_SOURCES += cli/cmd-log.c
+# Escalation: the agent's and the person's commands.
+libpinhole_a_SOURCES += \
+	cli/ctl.c cli/ctl.h \
+	cli/cmd-request.c \
+	cli/cmd-pending.c \
+	cli/cmd-approve.c \
+	cli/cmd-deny.c \
+	cli/cmd-watch.c

@@ -217,7 +217,8 @@ exec_env(const struct netns_sandbox *sb, int errfd)
 	}
 	if (setenv("NO_PROXY", "localhost,127.0.0.1", 1) == -1 ||
 	    setenv("no_proxy", "localhost,127.0.0.1", 1) == -1 ||
-	    setenv("PINHOLE", "1", 1) == -1)
+	    setenv("PINHOLE", "1", 1) == -1 ||
+	    setenv("PINHOLE_AGENT", url, 1) == -1)	/* pinhole request */
 		exec_fail(errfd, "setenv");
 }
 

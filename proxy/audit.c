@@ -34,7 +34,7 @@
 #include "proxy/audit.h"
 
 #define AUDIT_FIELD_MAX	1024	/* bytes of a string value kept */
-#define AUDIT_NFIELDS	20
+#define AUDIT_NFIELDS	24
 #define AUDIT_LINE_MAX	(AUDIT_NFIELDS * (AUDIT_FIELD_MAX * 6 + 32) + 256)
 #define AUDIT_SEAL_MAX	192	/* prev_chain, seq, chain and the end */
 #define AUDIT_MSG_MAX	(AUDIT_LINE_MAX * 3)
@@ -108,6 +108,10 @@ static const struct audit_field {
 	{ "qtype", offsetof(struct audit_event, qtype), AUDIT_STR },
 	{ "answer", offsetof(struct audit_event, answer), AUDIT_STR },
 	{ "detail", offsetof(struct audit_event, detail), AUDIT_STR },
+	{ "request_id", offsetof(struct audit_event, request_id), AUDIT_STR },
+	{ "scope", offsetof(struct audit_event, scope), AUDIT_STR },
+	{ "ttl", offsetof(struct audit_event, ttl), AUDIT_I64 },
+	{ "by", offsetof(struct audit_event, by), AUDIT_STR },
 };
 
 /* Clear an event: strings NULL, numbers -1. */
@@ -120,6 +124,7 @@ audit_event_init(struct audit_event *ev)
 	ev->bytes_up = -1;
 	ev->bytes_down = -1;
 	ev->ms = -1;
+	ev->ttl = -1;
 }
 
 /* Append bytes (the buffer is sized for the longest line). */

@@ -36,6 +36,10 @@ struct audit_event {
 	const char	*qtype;
 	const char	*answer;
 	const char	*detail;	/* free text (escaped) */
+	const char	*request_id;	/* escalation request */
+	const char	*scope;		/* once session always */
+	int64_t		 ttl;		/* s a grant lasts */
+	const char	*by;		/* who decided: "uid 1000 via cli" */
 };
 
 /* Clear an event: strings NULL, numbers -1. */

@@ -22,6 +22,7 @@
 #include <event2/listener.h>
 
 #include "cli/log.h"
+#include "proxy/escalate.h"
 #include "proxy/session.h"
 #include "rules/rules.h"
 
@@ -413,4 +414,25 @@ gateway_stop(struct gateway *gw, int grace, void (*done)(void *), void *arg)
 	if (gw->grace != NULL)
 		evtimer_add(gw->grace, &tv);
 	event_active(gw->reaper, EV_TIMEOUT, 0);
+}
+
+/* Turn escalation on (or off with NULLs). */
+void
+gateway_set_escalate(struct gateway *gw, struct escalate *esc,
+    struct grants *grants, const char *policy_path, int ask)
+{
+	struct escalate_hooks	hooks;
+
+	gw->esc = esc;
+	gw->ask = esc != NULL ? ask : 0;
+	memset(&gw->eg, 0, sizeof gw->eg);
+	gw->eg.grants = grants;
+	gw->eg.rules = &gw->rules;
+	gw->eg.policy_path = policy_path;
+	if (esc == NULL)
+		return;
+	escalate_grants_hooks(&gw->eg, &hooks);
+	if (grants == NULL)
+		hooks.grant = NULL;
+	escalate_set_hooks(esc, &hooks);
 }

@@ -12,7 +12,9 @@
 struct audit;
 struct fakeip;
 struct event_base;
+struct escalate;
 struct gateway;
+struct grants;
 struct resolver;
 struct rules;
 
@@ -51,6 +53,17 @@ int		 gateway_listen_fd(struct gateway *, int, char *, size_t);
  */
 int		 gateway_listen_transparent_fd(struct gateway *, int, char *,
 		    size_t);
+
+/*
+ * Escalation (proxy/escalate.h): report blocked attempts to esc, serve
+ * the agent endpoint (origin-form /pinhole/...), and let grants (rules/
+ * grants.h) allow on top of the policy; approvals in esc become grants,
+ * `always` ones appended to policy_path (NULL refuses them).  All stay
+ * the caller's; NULLs turn it off.  With ask seconds > 0, a blocked
+ * connection is held that long while the person decides.
+ */
+void		 gateway_set_escalate(struct gateway *, struct escalate *,
+		    struct grants *, const char *, int);
 
 /* Replace the policy (the gateway owns it from now on; NULL denies all). */
 void		 gateway_set_rules(struct gateway *, struct rules *);

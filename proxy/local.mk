@@ -149,3 +149,41 @@ EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
 TESTS += tests/integration/dns.sh
 EXTRA_DIST += tests/integration/dns.sh tests/integration/dns-upstream.py \
 	tests/integration/dns-client.py
+# Escalation: the request queue, the control socket and its JSON-lines
+# protocol, the agent endpoint.
+libpinhole_a_SOURCES += \
+	proxy/json.c proxy/json.h \
+	proxy/escalate.c proxy/escalate.h \
+	proxy/control.c proxy/control-proto.c proxy/control.h \
+	proxy/agent.c proxy/agent.h \
+	proxy/escalate-grants.c proxy/escalate-grants.h
+
+# A test-only host for escalation without the gateway: the queue, the
+# control socket, the agent endpoint over evhttp.
+check_PROGRAMS += tests/integration/escalate-probe
+tests_integration_escalate_probe_LDADD = libpinhole.a $(DEP_LIBS)
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_escalate tests/unit/test_control
+TESTS += tests/unit/test_escalate tests/unit/test_control
+tests_unit_test_escalate_LDADD = $(UNIT_LIBS)
+tests_unit_test_escalate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_control_LDADD = $(UNIT_LIBS)
+tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+
+FUZZ_TARGETS += tests/fuzz/fuzz_control tests/fuzz/fuzz_agent
+tests_fuzz_fuzz_control_SOURCES = tests/fuzz/fuzz_control.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_control_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_control_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+tests_fuzz_fuzz_agent_SOURCES = tests/fuzz/fuzz_agent.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_agent_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_agent_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/control tests/fuzz/agent
+TESTS += tests/integration/escalate.sh
+EXTRA_DIST += tests/integration/escalate.sh
+EXTRA_DIST += docs/control-protocol.md
+TESTS += tests/integration/escalate-proxy.sh
+EXTRA_DIST += tests/integration/escalate-proxy.sh
+TESTS += tests/integration/escalate-run.sh
+EXTRA_DIST += tests/integration/escalate-run.sh

@@ -29,12 +29,15 @@
 #include <event2/event.h>
 
 #include "cli/log.h"
+#include "proxy/agent.h"
 #include "proxy/audit.h"
 #include "proxy/dns.h"
 #include "proxy/pipebuf.h"
+#include "proxy/escalate.h"
 #include "proxy/resolver.h"
 #include "proxy/session.h"
 #include "proxy/transparent.h"
+#include "rules/grants.h"
 #include "rules/rules.h"
 
 #define SESSION_HIGH	(256 * 1024)	/* stop reading the other side */
@@ -52,7 +55,9 @@ enum session_state {
 	S_DIAL,			/* connecting to one vetted address */
 	S_FORWARD,		/* relaying one request and its response */
 	S_TUNNEL,		/* CONNECT: bytes both ways */
-	S_REPLY			/* sending our own answer */
+	S_REPLY,		/* sending our own answer */
+	S_AGENT,		/* agent endpoint: body, or a long poll */
+	S_ASK			/* ask mode: held for a person's decision */
 };
 
 enum session_pending {
@@ -101,6 +106,11 @@ struct session {
 	int64_t			 down;
 	enum session_pending	 pending;
 
+	/* Escalation. */
+	struct agent_wait	*await;		/* a long poll */
+	struct escalate_waiter	*ask;		/* a held connection */
+	char			 grant_id[GRANT_ID_LEN];
+
 	/* Forwarding. */
 	int			 reused;
 	int			 req_done;
@@ -147,6 +157,8 @@ static void	session_pump(struct session *);
 static void	session_dial_next(struct session *);
 static void	session_head_start(struct session *);
 static void	session_tunnel_io(struct session *);
+static void	session_agent_body(struct session *);
+static void	session_go(struct session *);
 static void	session_client_read_cb(struct bufferevent *, void *);
 static void	session_client_write_cb(struct bufferevent *, void *);
 static void	session_client_event_cb(struct bufferevent *, short, void *);
@@ -278,6 +290,10 @@ session_close(struct session *s, const char *reason)
 	session_audit_pending(s, reason);
 	s->dead = 1;
 	session_splice_free(s);
+	agent_wait_cancel(s->await);
+	s->await = NULL;
+	escalate_wait_cancel(s->ask);
+	s->ask = NULL;
 	if (s->query != NULL) {
 		resolver_cancel(s->query);
 		s->query = NULL;
@@ -453,6 +469,10 @@ session_update_io(struct session *s)
 	case S_REPLY:
 		sr = s->srv_idle;
 		break;
+	case S_AGENT:
+	case S_ASK:
+		cr = 1;		/* a body, or the EOF that ends a wait */
+		break;
 	default:
 		break;
 	}
@@ -511,7 +531,7 @@ session_reply(struct session *s, int status, const char *perr,
     int close_after, const char *fmt, ...)
 {
 	struct evbuffer	*out = bufferevent_get_output(s->client);
-	char		 body[2048];
+	char		 body[2048], hint[HOST_TEXT_LEN + 32];
 	va_list		 ap;
 	int		 n;
 
@@ -534,9 +554,10 @@ session_reply(struct session *s, int status, const char *perr,
 		perr = session_perr(status);
 	if (perr != NULL)
 		evbuffer_add_printf(out, "Pinhole-Error: %s\r\n", perr);
-	if (status == 403 && s->have_host)
-		evbuffer_add_printf(out, "Pinhole-Request: pinhole request "
-		    "%s:%u\r\n", s->host.text, s->port);
+	if (status == 403 && s->have_host) {
+		escalate_hint(&s->host, s->port, hint, sizeof hint);
+		evbuffer_add_printf(out, "Pinhole-Request: %s\r\n", hint);
+	}
 	evbuffer_add_printf(out, "Connection: %s\r\n\r\n",
 	    close_after ? "close" : "keep-alive");
 	if (!s->req->is_head)
@@ -551,6 +572,7 @@ session_refuse(struct session *s, int status, const char *perr,
 {
 	const char	*event = s->via != NULL &&
 	    strcmp(s->via, "connect") == 0 ? "connect" : "request";
+	char		 hint[HOST_TEXT_LEN + 32];
 
 	if (s->transparent) {
 		session_transparent_refuse(s, status, perr, why);
@@ -562,12 +584,14 @@ session_refuse(struct session *s, int status, const char *perr,
 	s->status = status;
 	session_audit(s, event, status < 500 ? "deny" : "allow",
 	    perr != NULL ? perr : why, 0);
-	if (status == 403)
+	if (s->have_host)
+		escalate_hint(&s->host, s->port, hint, sizeof hint);
+	if (status == 403 && s->have_host)	/* hint + 16: HOST:PORT */
 		session_reply(s, status, perr, 0,
-		    "pinhole: %s:%u is not allowed: %s.\n\n"
+		    "pinhole: %s is not allowed: %s.\n\n"
 		    "To ask for access, run:\n"
-		    "    pinhole request %s:%u --reason \"why it is needed\"\n",
-		    s->host.text, s->port, why, s->host.text, s->port);
+		    "    %s --reason \"why it is needed\"\n",
+		    hint + sizeof "pinhole request", why, hint);
 	else if (s->have_host)
 		session_reply(s, status, perr, 0, "pinhole: %s:%u: %s.\n",
 		    s->host.text, s->port, why);
@@ -594,6 +618,107 @@ session_info_page(struct session *s)
 	    "why.  To ask for a host:\n"
 	    "    pinhole request HOST:PORT --reason \"why it is needed\"\n",
 	    about != NULL ? about : "what the policy says (default: nothing)");
+}
+
+/* Send the agent endpoint's answer. */
+static void
+session_agent_send(struct session *s, const struct agent_response *resp)
+{
+	struct evbuffer	*out = bufferevent_get_output(s->client);
+	int		 close_after = !s->req->h.keep_alive;
+
+	s->status = resp->status;
+	session_audit(s, "request", NULL, "agent-endpoint", 0);
+	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+	    "Content-Length: %zu\r\nCache-Control: no-store\r\n"
+	    "Connection: %s\r\n\r\n", resp->status,
+	    http_status_text(resp->status), resp->ctype, resp->body.len,
+	    close_after ? "close" : "keep-alive");
+	if (!s->req->is_head && resp->body.len > 0)
+		evbuffer_add(out, resp->body.buf, resp->body.len);
+	session_drain(s, close_after);
+}
+
+/* A long poll on the agent endpoint is over. */
+static void
+session_agent_waited_cb(struct agent_response *final, void *arg)
+{
+	struct session	*s = arg;
+
+	s->await = NULL;
+	if (!s->dead)
+		session_agent_send(s, final);
+	agent_response_free(final);
+}
+
+/* Point an agent_str at a header's value, or leave it empty. */
+static void
+session_agent_header(struct session *s, const char *name,
+    struct agent_str *out)
+{
+	const struct http_header	*h = http_header_find(&s->req->h, name);
+
+	out->p = h != NULL ? h->value.p : "";
+	out->len = h != NULL ? h->value.len : 0;
+}
+
+/* The whole body is in: answer, or hold for a long poll. */
+static void
+session_agent_body(struct session *s)
+{
+	struct evbuffer		*in = bufferevent_get_input(s->client);
+	struct agent_request	 ar;
+	struct agent_response	 resp;
+	const struct http_str	*t;
+	int			 wait;
+
+	if (evbuffer_get_length(in) < s->req_remain)
+		return;
+	memset(&ar, 0, sizeof ar);
+	ar.method.p = s->req->method.p;
+	ar.method.len = s->req->method.len;
+	t = s->req->form == HTTP_FORM_ORIGIN ? &s->req->target :
+	    &s->req->path;
+	ar.target.p = t->p;
+	ar.target.len = t->len;
+	session_agent_header(s, "Content-Type", &ar.content_type);
+	session_agent_header(s, "Accept", &ar.accept);
+	ar.body.len = s->req_remain;
+	ar.body.p = s->req_remain > 0 ?
+	    (const char *)evbuffer_pullup(in, s->req_remain) : "";
+	agent_handle(s->gw->esc, &ar, &resp);
+	evbuffer_drain(in, s->req_remain);
+	s->req_remain = 0;
+	wait = resp.wait;
+	if (wait > 0 && (s->await = agent_wait_start(s->gw->esc, &resp,
+	    session_agent_waited_cb, s)) != NULL) {
+		agent_response_free(&resp);
+		session_timer(s, wait + 10);
+		return;
+	}
+	session_agent_send(s, &resp);
+	agent_response_free(&resp);
+}
+
+/* A request for the agent endpoint: read its body first. */
+static void
+session_agent_start(struct session *s)
+{
+	const struct http_request	*r = s->req;
+
+	if (r->h.body == HTTP_BODY_CHUNKED) {
+		session_refuse(s, 411, NULL, "send the body with a "
+		    "Content-Length");
+		return;
+	}
+	if (r->h.body == HTTP_BODY_LENGTH && r->h.length > AGENT_BODY_MAX) {
+		session_refuse(s, 413, NULL, "body too long");
+		return;
+	}
+	s->req_remain = r->h.body == HTTP_BODY_LENGTH ? r->h.length : 0;
+	s->state = S_AGENT;
+	session_timer(s, s->gw->cfg.handshake_timeout);
+	session_agent_body(s);
 }
 
 /* Would this host be allowed on another port? */
@@ -629,23 +754,42 @@ session_rule(struct session *s, const struct rules_verdict *v)
 		s->rule[0] = '\0';
 }
 
-/* Apply the policy to (host, port); refuses and returns -1 on deny. */
+/*
+ * Decide (host, port) by the policy, then by the grants in force (as
+ * policy_decide: a deny rule wins over a grant); a once grant is used
+ * up here, by this connection.  The addresses are vetted later, as for
+ * any allowed host.
+ */
 static int
-session_decide(struct session *s)
+session_policy(struct session *s, struct rules_verdict *v)
 {
-	struct rules_verdict	v;
-	const char		*perr;
-	char			 why[512];
+	struct gateway	*gw = s->gw;
+	struct grant	 g;
 
-	memset(&v, 0, sizeof v);
-	v.why = "no policy loaded";
-	if (s->gw->rules != NULL &&
-	    rules_match(s->gw->rules, &s->host, s->port, &v)) {
-		session_rule(s, &v);
+	memset(v, 0, sizeof *v);
+	v->why = "no policy loaded";
+	if (gw->rules == NULL)
 		return (0);
-	}
-	session_rule(s, &v);
-	if (v.file != NULL || s->gw->rules == NULL)
+	if (rules_match(gw->rules, &s->host, s->port, v))
+		return (1);
+	if (gw->eg.grants == NULL || v->file != NULL ||
+	    !grants_match(gw->eg.grants, &s->host, s->port,
+	    escalate_grants_now_ms(), &g))
+		return (0);
+	snprintf(s->grant_id, sizeof s->grant_id, "%s", g.id);
+	if (g.scope == GRANT_ONCE)
+		grants_consume(gw->eg.grants, g.id);
+	return (1);
+}
+
+/* Refuse a host the policy denies, saying how to ask for it. */
+static void
+session_deny(struct session *s, const struct rules_verdict *v)
+{
+	const char	*perr;
+	char		 why[512];
+
+	if (v->file != NULL || s->gw->rules == NULL)
 		perr = "denied-by-policy";
 	else if (s->host.kind != HOST_NAME)
 		perr = "ip-literal";
@@ -653,13 +797,81 @@ session_decide(struct session *s)
 		perr = "port";
 	else
 		perr = "denied-by-policy";
-	if (v.file != NULL && v.text != NULL)
+	if (v->file != NULL && v->text != NULL)
 		snprintf(why, sizeof why, "denied by the rule '%.200s' (%.256s)",
-		    v.text, s->rule);
+		    v->text, s->rule);
 	else
-		snprintf(why, sizeof why, "%s", v.why != NULL ? v.why :
+		snprintf(why, sizeof why, "%s", v->why != NULL ? v->why :
 		    "denied");
 	session_refuse(s, 403, perr, why);
+}
+
+/* Ask mode: the person decided, or the time ran out. */
+static void
+session_asked_cb(const struct escalate_request *r, int timed_out, void *arg)
+{
+	struct session		*s = arg;
+	struct rules_verdict	 v;
+
+	s->ask = NULL;
+	if (s->dead)
+		return;
+	if (r->state == ESCALATE_APPROVED && session_policy(s, &v)) {
+		session_rule(s, &v);
+		if (s->grant_id[0] != '\0')
+			snprintf(s->rule, sizeof s->rule, "grant %s",
+			    s->grant_id);
+		session_go(s);
+		return;
+	}
+	memset(&v, 0, sizeof v);
+	v.why = timed_out ? "no answer in time" : r->state ==
+	    ESCALATE_DENIED ? "denied by the person" : r->state ==
+	    ESCALATE_APPROVED ? "approved once, and used by another "
+	    "connection" : "not approved";
+	session_refuse(s, 403, "denied-by-policy", v.why);
+}
+
+/* Ask mode: hold the connection while the person decides. */
+static int
+session_hold(struct session *s)
+{
+	enum escalate_filed	f;
+
+	s->ask = escalate_ask(s->gw->esc, &s->host, s->port, s->via,
+	    s->gw->ask, session_asked_cb, s, &f);
+	if (s->ask == NULL)
+		return (-1);
+	s->state = S_ASK;
+	session_timer(s, s->gw->ask + 5);
+	session_update_io(s);
+	return (0);
+}
+
+/*
+ * Apply the policy and grants to (host, port).  Returns 0 to go on, 1
+ * when held for a decision (ask mode), -1 when refused.
+ */
+static int
+session_decide(struct session *s)
+{
+	struct rules_verdict	v;
+
+	s->grant_id[0] = '\0';
+	if (session_policy(s, &v)) {
+		session_rule(s, &v);
+		if (s->grant_id[0] != '\0')
+			snprintf(s->rule, sizeof s->rule, "grant %s",
+			    s->grant_id);
+		return (0);
+	}
+	session_rule(s, &v);
+	if (s->gw->esc != NULL) {
+		escalate_blocked(s->gw->esc, &s->host, s->port, s->via);
+		if (s->gw->ask > 0 && v.file == NULL && session_hold(s) == 0)
+			return (1);
+	}
+	session_deny(s, &v);
 	return (-1);
 }
 
@@ -942,6 +1154,52 @@ session_unfake(struct session *s)
 	return (0);
 }
 
+/* Go on with an allowed request: reuse the idle server, or resolve. */
+static void
+session_go(struct session *s)
+{
+	if (s->srv_idle && s->srv_port == s->port &&
+	    strcmp(s->srv_host.text, s->host.text) == 0) {
+		s->reused = 1;
+		session_send_request(s);
+		return;
+	}
+	session_server_free(s);
+	session_resolve(s);
+}
+
+/*
+ * Is an absolute-form request addressed to the proxy itself (as a client
+ * with HTTP_PROXY set sends $PINHOLE_AGENT/pinhole/...)?  Its host and
+ * port are the address the client connected to.
+ */
+static int
+session_to_self(struct session *s)
+{
+	struct sockaddr_storage	ss;
+	socklen_t		len = sizeof ss;
+	struct host		h;
+	const char		*errstr;
+	char			text[INET6_ADDRSTRLEN];
+	uint16_t		port;
+	const void		*a;
+
+	if (getsockname(bufferevent_getfd(s->client), (struct sockaddr *)&ss,
+	    &len) == -1 || host_parse(s->req->host.p, s->req->host.len, &h,
+	    &errstr) == -1 || h.kind == HOST_NAME)
+		return (0);
+	if (ss.ss_family == AF_INET) {
+		a = &((struct sockaddr_in *)&ss)->sin_addr;
+		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	} else {
+		a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	}
+	if (inet_ntop(ss.ss_family, a, text, sizeof text) == NULL)
+		return (0);
+	return (port == s->req->port && strcmp(text, h.text) == 0);
+}
+
 /* A request head has been parsed: decide it and set it going. */
 static void
 session_request(struct session *s)
@@ -950,6 +1208,13 @@ session_request(struct session *s)
 	const char		*errstr;
 
 	event_base_gettimeofday_cached(s->gw->base, &s->start);
+	if (s->gw->esc != NULL && ((r->form == HTTP_FORM_ORIGIN &&
+	    agent_match(r->target.p, r->target.len)) ||
+	    (r->form == HTTP_FORM_ABSOLUTE && !r->is_connect &&
+	    agent_match(r->path.p, r->path.len) && session_to_self(s)))) {
+		session_agent_start(s);
+		return;
+	}
 	if (r->form == HTTP_FORM_ORIGIN || r->form == HTTP_FORM_ASTERISK) {
 		session_info_page(s);
 		return;
@@ -964,16 +1229,9 @@ session_request(struct session *s)
 	s->have_host = 1;
 	s->port = r->port;
 	s->client_ka = !r->is_connect && r->h.keep_alive;
-	if (session_decide(s) == -1)
+	if (session_decide(s) != 0)
 		return;
-	if (s->srv_idle && s->srv_port == s->port &&
-	    strcmp(s->srv_host.text, s->host.text) == 0) {
-		s->reused = 1;
-		session_send_request(s);
-		return;
-	}
-	session_server_free(s);
-	session_resolve(s);
+	session_go(s);
 }
 
 /* Look for a complete request head in the client's input. */
@@ -1470,6 +1728,10 @@ session_pump(struct session *s)
 		if (session_sniff(s) != -1)
 			session_tunnel(s);
 		break;
+	case S_AGENT:
+		if (s->await == NULL)
+			session_agent_body(s);
+		break;
 	default:
 		break;
 	}
@@ -1625,16 +1887,19 @@ static void
 session_transparent_refuse(struct session *s, int status, const char *perr,
     const char *why)
 {
+	char	hint[HOST_TEXT_LEN + 32];
+
 	session_audit(s, "connect", status < 500 ? "deny" : "allow",
 	    perr != NULL ? perr : why, 0);
 	if (s->sniff_proto == SNI_PROTO_HTTP && s->server == NULL &&
 	    s->state != S_TUNNEL && status == 403) {
 		s->pending = P_NONE;
-		session_reply(s, status, perr, 1,
-		    "pinhole: %s:%u is not allowed: %s.\n\n"
+		escalate_hint(&s->host, s->port, hint, sizeof hint);
+		session_reply(s, status, perr, 1,	/* hint + 16: HOST:PORT */
+		    "pinhole: %s is not allowed: %s.\n\n"
 		    "To ask for access, run:\n"
-		    "    pinhole request %s:%u --reason \"why it is needed\"\n",
-		    s->host.text, s->port, why, s->host.text, s->port);
+		    "    %s --reason \"why it is needed\"\n",
+		    hint + sizeof "pinhole request", why, hint);
 		return;
 	}
 	s->reset = 1;
@@ -1712,8 +1977,8 @@ session_transparent_start(struct session *s, int fd)
 static void
 session_transparent_go(struct session *s)
 {
-	if (session_decide(s) == -1)
-		return;
+	if (session_decide(s) != 0)
+		return;		/* refused, or held for a person (ask mode) */
 	session_resolve(s);
 }
 
@@ -1838,6 +2103,10 @@ session_timer_cb(evutil_socket_t fd, short what, void *arg)
 		s->dial_err = ETIMEDOUT;
 		s->dial_timeouts++;
 		session_dial_next(s);
+		return;
+	case S_AGENT:
+	case S_ASK:
+		session_close(s, "timeout");
 		return;
 	default:
 		break;

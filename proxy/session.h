@@ -8,6 +8,7 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 
+#include "proxy/escalate-grants.h"
 #include "proxy/gateway.h"
 #include "proxy/http.h"
 #include "proxy/resolver.h"
@@ -32,6 +33,9 @@ struct gateway {
 	struct audit			*audit;
 	struct rules			*rules;
 	const struct fakeip		*fakeip;	/* NULL: no DNS side */
+	struct escalate			*esc;		/* or NULL */
+	struct escalate_grants		 eg;		/* .grants or NULL */
+	int				 ask;		/* s to hold, 0: no */
 	TAILQ_HEAD(, gateway_listener)	 listeners;
 	TAILQ_HEAD(, session)		 sessions;
 	TAILQ_HEAD(, session)		 dead;

@@ -1,0 +1,82 @@
+/*
+ * pinhole approve: grant a pending request, once, for the session, or
+ * always (written into the policy).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/ctl.h"
+#include "cli/pinhole.h"
+#include "proxy/escalate.h"
+#include "proxy/json.h"
+
+/* Grant a pending request. */
+static int
+cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "once", no_argument, NULL, 'o' },
+		{ "session", no_argument, NULL, 's' },
+		{ "always", no_argument, NULL, 'a' },
+		{ "ttl", required_argument, NULL, 't' },
+		{ "session-id", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct json_writer	 w;
+	const char		*scope = "once", *session = NULL;
+	long			 ttl = 0;
+	int			 ch, nscopes = 0, rv;
+
+	while ((ch = cmd_getopt(self, argc, argv, "osat:S:", longopts)) != -1) {
+		if (ch == '?')
+			return (EXIT_USAGE);
+		if (ch == 'o' || ch == 's' || ch == 'a') {
+			scope = ch == 'o' ? "once" : ch == 's' ? "session" :
+			    "always";
+			nscopes++;
+		} else if (ch == 't' &&
+		    (ttl = escalate_duration_parse(optarg)) <= 0)
+			return (cmd_usage_error(self, "bad --ttl '%s' "
+			    "(seconds, or a number with s, m, h or d)", optarg));
+		else if (ch == 'S')
+			session = optarg;
+	}
+	if (nscopes > 1)
+		return (cmd_usage_error(self, "one of --once, --session, "
+		    "--always"));
+	if (optind != argc - 1)
+		return (cmd_usage_error(self, optind == argc ?
+		    "no request ID given" : "one request ID only"));
+	json_writer_init(&w, 0);
+	json_open(&w);
+	json_put_str(&w, "op", "approve");
+	json_put_str(&w, "scope", scope);
+	if (ttl > 0)
+		json_put_int(&w, "ttl", ttl);
+	rv = ctl_decide(self->name, session, argv[optind], &w);
+	json_writer_free(&w);
+	return (rv);
+}
+
+const struct cmd_entry cmd_approve_entry = {
+	.name = "approve",
+	.usage = "[--once|--session|--always] [--ttl DURATION] "
+	    "[--session-id SESSION] ID",
+	.summary = "Grant a pending request for a host",
+	.help =
+	    "Options:\n"
+	    "  -o, --once             one more connection (the default)\n"
+	    "  -s, --session          until the sandbox session ends\n"
+	    "  -a, --always           and write it into the policy file\n"
+	    "  -t, --ttl DURATION     end the grant sooner: 90, 90s, 15m, 2h, 7d\n"
+	    "  -S, --session-id SESSION\n"
+	    "                         the session holding ID, when several\n"
+	    "                         sessions run (or write SESSION/ID)\n"
+	    "\n"
+	    "ID is what pinhole pending or pinhole watch shows (r7f3a).  The\n"
+	    "decision is audited with your uid.  Exit status: 0 granted, 1 not\n"
+	    "(no such pending request, no session), 2 bad usage.\n",
+	.exec = cmd_approve_exec,
+};

@@ -1,0 +1,59 @@
+/*
+ * pinhole deny: refuse a pending request; the reason reaches the agent.
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "cli/ctl.h"
+#include "cli/pinhole.h"
+#include "proxy/json.h"
+
+/* Refuse a pending request. */
+static int
+cmd_deny_exec(const struct cmd_entry *self, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "reason", required_argument, NULL, 'r' },
+		{ "session-id", required_argument, NULL, 'S' },
+		{ "session", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct json_writer	 w;
+	const char		*reason = NULL, *session = NULL;
+	int			 ch, rv;
+
+	while ((ch = cmd_getopt(self, argc, argv, "r:S:", longopts)) != -1) {
+		if (ch == '?')
+			return (EXIT_USAGE);
+		if (ch == 'r')
+			reason = optarg;
+		else if (ch == 'S')
+			session = optarg;
+	}
+	if (optind != argc - 1)
+		return (cmd_usage_error(self, optind == argc ?
+		    "no request ID given" : "one request ID only"));
+	json_writer_init(&w, 0);
+	json_open(&w);
+	json_put_str(&w, "op", "deny");
+	json_put_str(&w, "reason", reason);
+	rv = ctl_decide(self->name, session, argv[optind], &w);
+	json_writer_free(&w);
+	return (rv);
+}
+
+const struct cmd_entry cmd_deny_entry = {
+	.name = "deny",
+	.usage = "[--reason TEXT] [--session-id SESSION] ID",
+	.summary = "Refuse a pending request for a host",
+	.help =
+	    "Options:\n"
+	    "  -r, --reason TEXT      told to the agent (pinhole request --wait\n"
+	    "                         prints it)\n"
+	    "  -S, --session-id SESSION\n"
+	    "                         the session holding ID, when several run\n"
+	    "\n"
+	    "Exit status: 0 denied, 1 not (no such pending request), 2 bad usage.\n",
+	.exec = cmd_deny_exec,
+};

@@ -1,0 +1,433 @@
+/*
+ * pinhole request: from inside the sandbox, ask the person for a host,
+ * through the gateway's agent endpoint (plain HTTP to $PINHOLE_AGENT).
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/ctl.h"
+#include "cli/pinhole.h"
+#include "proxy/escalate.h"
+#include "proxy/json.h"
+
+#define REQUEST_EXIT_DENIED	1
+#define REQUEST_EXIT_TIMEOUT	3
+#define REQUEST_EXIT_ERROR	4
+#define REQUEST_WAIT_DEFAULT	600
+#define REQUEST_RESPONSE_MAX	65536
+
+/* The agent endpoint's address. */
+struct request_agent {
+	char	host[256];
+	char	port[8];
+};
+
+/* What the command line asked for. */
+struct request_args {
+	const char	*target;
+	const char	*reason;
+	const char	*status;
+	long		 wait;		/* s, -1: do not wait */
+};
+
+/* A response from the endpoint. */
+struct request_reply {
+	int		status;
+	struct json_obj	obj;
+};
+
+/* Find the endpoint: $PINHOLE_AGENT, else the proxy variables. */
+static int
+request_agent_find(struct request_agent *a)
+{
+	static const char	*vars[] = { "PINHOLE_AGENT", "http_proxy",
+	    "HTTP_PROXY" };
+	const char		*v = NULL, *p, *colon;
+	size_t			 i, n;
+
+	for (i = 0; i < 3 && (v == NULL || v[0] == '\0'); i++)
+		v = getenv(vars[i]);
+	if (v == NULL || v[0] == '\0')
+		return (-1);
+	if (strncmp(v, "http://", 7) == 0)
+		v += 7;
+	n = strcspn(v, "/");
+	if (v[0] == '[') {
+		if ((p = memchr(v, ']', n)) == NULL || p[1] != ':')
+			return (-1);
+		snprintf(a->host, sizeof a->host, "%.*s", (int)(p - v - 1),
+		    v + 1);
+		colon = p + 1;
+	} else {
+		if ((colon = memchr(v, ':', n)) == NULL)
+			return (-1);
+		snprintf(a->host, sizeof a->host, "%.*s", (int)(colon - v), v);
+	}
+	snprintf(a->port, sizeof a->port, "%.*s", (int)(v + n - colon - 1),
+	    colon + 1);
+	return (a->host[0] != '\0' && a->port[0] != '\0' ? 0 : -1);
+}
+
+/* Connect to the endpoint with a receive timeout. */
+static int
+request_connect(const struct request_agent *a, long timeout)
+{
+	struct addrinfo	 hints, *res, *ai;
+	struct timeval	 tv = { timeout, 0 };
+	int		 fd = -1;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	if (getaddrinfo(a->host, a->port, &hints, &res) != 0)
+		return (-1);
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+		if (fd == -1)
+			continue;
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return (fd);
+}
+
+/* Send everything. */
+static int
+request_send(int fd, const char *p, size_t len)
+{
+	ssize_t	n;
+
+	while (len > 0) {
+		if ((n = write(fd, p, len)) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		p += n;
+		len -= n;
+	}
+	return (0);
+}
+
+/* Read the whole response (the endpoint closes after it). */
+static ssize_t
+request_recv(int fd, char *buf, size_t max)
+{
+	size_t	len = 0;
+	ssize_t	n;
+
+	while (len < max - 1) {
+		if ((n = read(fd, buf + len, max - 1 - len)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n < 0)
+			return (-1);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	return (len);
+}
+
+/* Parse the status line and the JSON body. */
+static int
+request_parse(char *resp, size_t len, struct request_reply *r)
+{
+	char		*body;
+	const char	*err;
+	size_t		 blen;
+
+	if (sscanf(resp, "HTTP/1.%*d %d", &r->status) != 1 ||
+	    (body = strstr(resp, "\r\n\r\n")) == NULL)
+		return (-1);
+	body += 4;
+	blen = len - (body - resp);
+	while (blen > 0 && (body[blen - 1] == '\n' || body[blen - 1] == '\r'))
+		blen--;
+	return (json_parse(body, blen, &r->obj, &err));
+}
+
+/* One HTTP exchange with the endpoint. */
+static int
+request_http(const struct request_agent *a, const char *method,
+    const char *path, const char *body, long timeout, struct request_reply *r)
+{
+	char	*buf = NULL;
+	ssize_t	 len;
+	int	 fd, n, rv = -1;
+
+	if ((fd = request_connect(a, timeout)) == -1)
+		return (-1);
+	if ((buf = malloc(REQUEST_RESPONSE_MAX)) == NULL)
+		goto out;
+	n = snprintf(buf, REQUEST_RESPONSE_MAX, "%s %s HTTP/1.1\r\n"
+	    "Host: %s:%s\r\nAccept: application/json\r\n"
+	    "Connection: close\r\n"
+	    "Content-Type: application/x-www-form-urlencoded\r\n"
+	    "Content-Length: %zu\r\n\r\n%s", method, path, a->host, a->port,
+	    strlen(body), body);
+	if (n < 0 || n >= REQUEST_RESPONSE_MAX ||
+	    request_send(fd, buf, n) == -1 ||
+	    (len = request_recv(fd, buf, REQUEST_RESPONSE_MAX)) <= 0)
+		goto out;
+	rv = request_parse(buf, len, r);
+out:
+	free(buf);
+	close(fd);
+	return (rv);
+}
+
+/* Append a percent-encoded form value. */
+static void
+request_encode(struct json_writer *w, const char *s)
+{
+	char	esc[4];
+
+	for (; *s != '\0'; s++) {
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || strchr("-._~:[]", *s) != NULL)
+			json_put_raw(w, s, 1);
+		else {
+			snprintf(esc, sizeof esc, "%%%02X", (unsigned char)*s);
+			json_put_raw(w, esc, 3);
+		}
+	}
+}
+
+/* Print a request's outcome; return the exit status it means. */
+static int
+request_outcome(const struct request_reply *r)
+{
+	const char	*state = json_get_str(&r->obj, "state");
+	const char	*answer = json_get_str(&r->obj, "answer");
+	const char	*scope = json_get_str(&r->obj, "scope");
+
+	if (state == NULL)
+		return (REQUEST_EXIT_ERROR);
+	printf("%s", state);
+	if (strcmp(state, "approved") == 0 && scope != NULL)
+		printf(" (%s)", scope);
+	if (answer != NULL) {
+		printf(": ");
+		ctl_print_safe(stdout, answer);
+	}
+	printf("\n");
+	if (strcmp(state, "approved") == 0 || strcmp(state, "allowed") == 0)
+		return (0);
+	if (strcmp(state, "denied") == 0)
+		return (REQUEST_EXIT_DENIED);
+	return (REQUEST_EXIT_TIMEOUT);
+}
+
+/* Report an endpoint's error reply, or that it could not be reached. */
+static int
+request_failed(const struct request_agent *a, int got,
+    const struct request_reply *r)
+{
+	const char	*err = got == 0 ? json_get_str(&r->obj, "error") : NULL;
+
+	if (got == -1)
+		fprintf(stderr, "pinhole request: no answer from the agent "
+		    "endpoint at %s:%s\n", a->host, a->port);
+	else {
+		fprintf(stderr, "pinhole request: %d: ", r->status);
+		ctl_print_safe(stderr, err != NULL ? err : "unexpected answer");
+		fputc('\n', stderr);
+	}
+	return (REQUEST_EXIT_ERROR);
+}
+
+/* Wait for the decision of id, for at most secs in all. */
+static int
+request_wait(const struct request_agent *a, const char *id, long secs,
+    struct request_reply *r)
+{
+	char		path[128];
+	const char	*state;
+	time_t		end = time(NULL) + secs;
+	long		left;
+	int		got;
+
+	do {
+		left = end - time(NULL);
+		if (left > ESCALATE_WAIT_MAX)
+			left = ESCALATE_WAIT_MAX;
+		snprintf(path, sizeof path, "/pinhole/request/%s?format=json"
+		    "&wait=%ld", id, left > 0 ? left : 0);
+		got = request_http(a, "GET", path, "", left + 15, r);
+		if (got == -1 || r->status != 200)
+			return (request_failed(a, got, r));
+		state = json_get_str(&r->obj, "state");
+		if (state == NULL || strcmp(state, "pending") != 0)
+			return (request_outcome(r));
+	} while (time(NULL) < end);
+	printf("timed out: no answer yet (pinhole request --status %s)\n", id);
+	return (REQUEST_EXIT_TIMEOUT);
+}
+
+/* File a request and print its id. */
+static int
+request_file(const struct request_agent *a, const struct request_args *args,
+    struct request_reply *r)
+{
+	struct json_writer	 w;
+	const char		*id, *state;
+	int			 got;
+
+	json_writer_init(&w, 4096);
+	json_put_raw(&w, "host=", 5);
+	request_encode(&w, args->target);
+	if (args->reason != NULL) {
+		json_put_raw(&w, "&reason=", 8);
+		request_encode(&w, args->reason);
+	}
+	if (w.failed) {
+		json_writer_free(&w);
+		fprintf(stderr, "pinhole request: request too long\n");
+		return (EXIT_USAGE);
+	}
+	got = request_http(a, "POST", "/pinhole/request?format=json", w.buf,
+	    30, r);
+	json_writer_free(&w);
+	if (got == -1 || (r->status != 200 && r->status != 201))
+		return (request_failed(a, got, r));
+	state = json_get_str(&r->obj, "state");
+	if ((id = json_get_str(&r->obj, "request")) == NULL) {
+		ctl_print_safe(stdout, args->target);
+		printf(" is allowed already\n");
+		return (0);
+	}
+	printf("%s\n", id);
+	if (state != NULL && strcmp(state, "pending") != 0)
+		return (request_outcome(r));
+	if (args->wait < 0)
+		return (0);
+	fflush(stdout);
+	return (request_wait(a, id, args->wait, r));
+}
+
+/* Print a request's state, or wait for it. */
+static int
+request_status(const struct request_agent *a, const struct request_args *args,
+    struct request_reply *r)
+{
+	char	path[128];
+	int	got;
+
+	if (strlen(args->status) >= ESCALATE_ID_LEN ||
+	    strspn(args->status, "0123456789abcdefr") != strlen(args->status)) {
+		fprintf(stderr, "pinhole request: bad request id\n");
+		return (EXIT_USAGE);
+	}
+	if (args->wait >= 0)
+		return (request_wait(a, args->status, args->wait, r));
+	snprintf(path, sizeof path, "/pinhole/request/%s?format=json",
+	    args->status);
+	got = request_http(a, "GET", path, "", 30, r);
+	if (got == -1 || r->status != 200)
+		return (request_failed(a, got, r));
+	return (request_outcome(r));
+}
+
+/* Parse the options. */
+static int
+request_parse_args(const struct cmd_entry *self, int argc, char **argv,
+    struct request_args *a)
+{
+	static const struct option longopts[] = {
+		{ "reason", required_argument, NULL, 'r' },
+		{ "wait", optional_argument, NULL, 'w' },
+		{ "status", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int	ch;
+
+	while ((ch = cmd_getopt(self, argc, argv, "r:w::s:", longopts)) != -1) {
+		if (ch == '?')
+			return (-1);
+		if (ch == 'r')
+			a->reason = optarg;
+		else if (ch == 's')
+			a->status = optarg;
+		else if (ch == 'w' && optarg == NULL)
+			a->wait = REQUEST_WAIT_DEFAULT;
+		else if (ch == 'w' &&
+		    (a->wait = escalate_duration_parse(optarg)) < 0) {
+			cmd_usage_error(self, "bad --wait '%s'", optarg);
+			return (-1);
+		}
+	}
+	if (a->status == NULL && optind == argc - 1)
+		a->target = argv[optind];
+	else if (a->status == NULL || optind != argc) {
+		cmd_usage_error(self, a->status != NULL ? "--status takes no "
+		    "HOST" : "one HOST[:PORT] expected");
+		return (-1);
+	}
+	return (0);
+}
+
+/* Ask for a host, or look at a request. */
+static int
+cmd_request_exec(const struct cmd_entry *self, int argc, char **argv)
+{
+	struct request_args	 args = { NULL, NULL, NULL, -1 };
+	struct request_agent	 a;
+	struct request_reply	*r;
+	int			 rv;
+
+	if (request_parse_args(self, argc, argv, &args) == -1)
+		return (EXIT_USAGE);
+	if (request_agent_find(&a) == -1) {
+		fprintf(stderr, "pinhole request: no agent endpoint: set "
+		    "PINHOLE_AGENT=http://ADDRESS:PORT (pinhole run sets it)\n");
+		return (REQUEST_EXIT_ERROR);
+	}
+	if ((r = calloc(1, sizeof *r)) == NULL)
+		return (REQUEST_EXIT_ERROR);
+	if (args.status != NULL)
+		rv = request_status(&a, &args, r);
+	else
+		rv = request_file(&a, &args, r);
+	free(r);
+	return (rv);
+}
+
+const struct cmd_entry cmd_request_entry = {
+	.name = "request",
+	.usage = "HOST[:PORT] [--reason TEXT] [--wait[=SECONDS]] | "
+	    "--status ID [--wait[=SECONDS]]",
+	.summary = "From inside the sandbox, ask for access to a host",
+	.help =
+	    "Options:\n"
+	    "  -r, --reason TEXT     why, shown to the person (200 bytes kept)\n"
+	    "  -w, --wait[=SECONDS]  wait for the answer (default 600 s)\n"
+	    "  -s, --status ID       the state of a request filed before\n"
+	    "\n"
+	    "Files a request with the gateway's agent endpoint and prints its\n"
+	    "id; PORT defaults to 443.  The endpoint is $PINHOLE_AGENT\n"
+	    "(http://ADDRESS:PORT, set by pinhole run), else $http_proxy.  The\n"
+	    "same with curl:\n"
+	    "  curl -d host=pypi.org -d reason=... $PINHOLE_AGENT/pinhole/request\n"
+	    "  curl $PINHOLE_AGENT/pinhole/request/ID?wait=60\n"
+	    "  curl $PINHOLE_AGENT/pinhole/allowed    (or /pinhole/blocked)\n"
+	    "\n"
+	    "Exit status: 0 filed (or, waiting, approved), 1 denied (the\n"
+	    "person's reason is printed), 2 bad usage, 3 no answer in time or\n"
+	    "expired, 4 the endpoint refused or could not be reached.\n",
+	.exec = cmd_request_exec,
+};

@@ -1,0 +1,342 @@
+/*
+ * Control socket client: blocking I/O with timeouts, one connection per
+ * running session found in the user's control directory.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/ctl.h"
+#include "proxy/control.h"
+#include "proxy/escalate.h"
+#include "proxy/json.h"
+
+/* Connect to one socket; remove it when nobody listens any more. */
+static int
+ctl_connect(const char *path)
+{
+	struct sockaddr_un	sun;
+	int			fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sun.sun_path)
+		return (-1);
+	memcpy(sun.sun_path, path, strlen(path));
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return (-1);
+	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == -1) {
+		if (errno == ECONNREFUSED)
+			unlink(path);
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/* Take the session name from "SESSION.sock"; 0 when it is not one. */
+static int
+ctl_session_name(const char *name, char *out, size_t outlen)
+{
+	size_t	n = strlen(name);
+
+	if (n <= 5 || n - 5 >= outlen || strcmp(name + n - 5, ".sock") != 0 ||
+	    name[0] == '.')
+		return (0);
+	memcpy(out, name, n - 5);
+	out[n - 5] = '\0';
+	return (1);
+}
+
+/* Connect to the user's sessions. */
+size_t
+ctl_open_all(struct ctl_conn *conns, size_t max, const char *want, char *err,
+    size_t errlen)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 dir[PATH_MAX - 300], path[PATH_MAX];
+	char		 name[CTL_SESSION_LEN];
+	size_t		 n = 0;
+	int		 fd;
+
+	if (control_dir(dir, sizeof dir) == -1 || (d = opendir(dir)) == NULL) {
+		snprintf(err, errlen, "no running pinhole session (nothing in "
+		    "%s)", dir);
+		return (0);
+	}
+	while (n < max && (de = readdir(d)) != NULL) {
+		if (!ctl_session_name(de->d_name, name, sizeof name) ||
+		    (want != NULL && strcmp(want, name) != 0))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if ((fd = ctl_connect(path)) == -1)
+			continue;
+		memset(&conns[n], 0, sizeof conns[n]);
+		conns[n].fd = fd;
+		conns[n].next_id = 1;
+		snprintf(conns[n].session, sizeof conns[n].session, "%s", name);
+		n++;
+	}
+	closedir(d);
+	if (n == 0 && want != NULL)
+		snprintf(err, errlen, "no running session %s", want);
+	else if (n == 0)
+		snprintf(err, errlen, "no running pinhole session (is "
+		    "`pinhole run` or `pinhole proxy` running as this user?)");
+	return (n);
+}
+
+/* Close a connection. */
+void
+ctl_close(struct ctl_conn *c)
+{
+	if (c->fd != -1)
+		close(c->fd);
+	c->fd = -1;
+}
+
+/* Write all bytes. */
+static int
+ctl_write_all(int fd, const char *p, size_t len)
+{
+	ssize_t	n;
+
+	while (len > 0) {
+		if ((n = write(fd, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return (-1);
+		}
+		p += n;
+		len -= n;
+	}
+	return (0);
+}
+
+/* Send a request, adding its id. */
+int
+ctl_send(struct ctl_conn *c, struct json_writer *w, int64_t *id)
+{
+	*id = c->next_id++;
+	json_put_int(w, "id", *id);
+	json_close(w);
+	json_put_raw(w, "\n", 1);
+	if (w->failed)
+		return (-1);
+	return (ctl_write_all(c->fd, w->buf, w->len));
+}
+
+/* Take one line out of the buffer, if a whole one is there. */
+int
+ctl_take_line(struct ctl_conn *c, struct json_obj *o)
+{
+	char		*nl;
+	size_t		 n;
+	const char	*err;
+	int		 rv;
+
+	if ((nl = memchr(c->buf, '\n', c->len)) == NULL)
+		return (0);
+	n = nl - c->buf;
+	rv = json_parse(c->buf, n, o, &err) == 0 ? 1 : -1;
+	memmove(c->buf, nl + 1, c->len - n - 1);
+	c->len -= n + 1;
+	return (rv);
+}
+
+/* Read what is there once; -1 at EOF, on error or a full buffer. */
+int
+ctl_fill(struct ctl_conn *c)
+{
+	ssize_t	n;
+
+	if (c->len == sizeof c->buf)
+		return (-1);
+	do {
+		n = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
+	} while (n == -1 && errno == EINTR);
+	if (n <= 0)
+		return (-1);
+	c->len += n;
+	return (0);
+}
+
+/* Read one line as an object. */
+int
+ctl_read(struct ctl_conn *c, struct json_obj *o, int timeout)
+{
+	struct pollfd	pfd = { c->fd, POLLIN, 0 };
+	ssize_t		n;
+	int		rv;
+
+	for (;;) {
+		if ((rv = ctl_take_line(c, o)) != 0)
+			return (rv == 1 ? 0 : -1);
+		if (c->len == sizeof c->buf)
+			return (-1);
+		if ((rv = poll(&pfd, 1, timeout)) == -1 && errno == EINTR)
+			continue;
+		if (rv <= 0)
+			return (-1);
+		n = read(c->fd, c->buf + c->len, sizeof c->buf - c->len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (-1);
+		c->len += n;
+	}
+}
+
+/* Send a request and collect its reply. */
+int
+ctl_call(struct ctl_conn *c, struct json_writer *w, ctl_item_cb *cb,
+    void *arg, struct json_obj *reply, char *err, size_t errlen)
+{
+	const struct json_member	*ok;
+	const char			*e;
+	int64_t				 id, rid;
+
+	if (ctl_send(c, w, &id) == -1) {
+		snprintf(err, errlen, "session %s: %s", c->session,
+		    strerror(errno));
+		return (-1);
+	}
+	for (;;) {
+		if (ctl_read(c, reply, CTL_TIMEOUT_MS) == -1) {
+			snprintf(err, errlen, "session %s: no answer",
+			    c->session);
+			return (-1);
+		}
+		if (json_get_int(reply, "id", &rid) == -1 || rid != id)
+			continue;	/* an event */
+		if ((ok = json_get(reply, "ok")) == NULL) {
+			if (cb != NULL)
+				cb(c, reply, arg);
+			continue;
+		}
+		if (ok->type == JSON_BOOL && ok->num)
+			return (0);
+		e = json_get_str(reply, "error");
+		snprintf(err, errlen, "%s", e != NULL ? e : "failed");
+		return (-1);
+	}
+}
+
+/* Write untrusted text to a terminal, escaped. */
+void
+ctl_print_safe(FILE *f, const char *s)
+{
+	char	buf[ESCALATE_TEXT_LEN * 4];
+	size_t	len = strlen(s);
+
+	if (len > ESCALATE_TEXT_LEN)
+		len = ESCALATE_TEXT_LEN;
+	escalate_clean(s, len, len, buf, sizeof buf);
+	fputs(buf, f);
+}
+
+/* Look for a pending request's id among a session's items. */
+static void
+ctl_find_cb(struct ctl_conn *c, const struct json_obj *o, void *arg)
+{
+	const char	*id = json_get_str(o, "request");
+	const char	*want = arg;
+
+	if (id != NULL && strcmp(id, want) == 0)
+		c->found = 1;
+}
+
+/* Find the session holding a pending request. */
+struct ctl_conn *
+ctl_find_request(struct ctl_conn *conns, size_t n, const char *id, char *err,
+    size_t errlen)
+{
+	struct json_writer	 w;
+	struct json_obj		 reply;
+	struct ctl_conn		*found = NULL;
+	size_t			 i, nfound = 0;
+
+	for (i = 0; i < n; i++) {
+		conns[i].found = 0;
+		json_writer_init(&w, 0);
+		json_open(&w);
+		json_put_str(&w, "op", "pending");
+		if (ctl_call(&conns[i], &w, ctl_find_cb, (void *)id, &reply,
+		    err, errlen) == 0 && conns[i].found) {
+			found = &conns[i];
+			nfound++;
+		}
+		json_writer_free(&w);
+	}
+	if (nfound > 1) {
+		snprintf(err, errlen, "request %s is pending in %zu sessions: "
+		    "name one with --session-id", id, nfound);
+		return (NULL);
+	}
+	if (found == NULL)
+		snprintf(err, errlen, "no pending request %s (see pinhole "
+		    "pending)", id);
+	return (found);
+}
+
+/*
+ * Send a decision (w: an open object with op and its members) to the
+ * session holding request id ("SESSION/ID" names the session too).
+ * Prints the outcome; returns the exit status.
+ */
+int
+ctl_decide(const char *cmd, const char *session, const char *id,
+    struct json_writer *w)
+{
+	struct ctl_conn		 conns[CTL_SESSIONS_MAX], *c;
+	struct json_obj		 reply;
+	char			 err[512], sbuf[CTL_SESSION_LEN];
+	const char		*slash, *state, *host;
+	size_t			 n, i;
+	int64_t			 port = 0;
+	int			 rv = 1;
+
+	if ((slash = strchr(id, '/')) != NULL &&
+	    (size_t)(slash - id) < sizeof sbuf) {
+		memcpy(sbuf, id, slash - id);
+		sbuf[slash - id] = '\0';
+		session = sbuf;
+		id = slash + 1;
+	}
+	json_put_str(w, "request", id);
+	json_put_str(w, "via", "cli");
+	if ((n = ctl_open_all(conns, CTL_SESSIONS_MAX, session, err,
+	    sizeof err)) == 0) {
+		fprintf(stderr, "pinhole %s: %s\n", cmd, err);
+		return (1);
+	}
+	if ((c = ctl_find_request(conns, n, id, err, sizeof err)) == NULL ||
+	    ctl_call(c, w, NULL, NULL, &reply, err, sizeof err) == -1) {
+		fprintf(stderr, "pinhole %s: ", cmd);
+		ctl_print_safe(stderr, err);
+		fputc('\n', stderr);
+		goto out;
+	}
+	state = json_get_str(&reply, "state");
+	host = json_get_str(&reply, "host");
+	json_get_int(&reply, "port", &port);
+	printf("%s %s: ", state != NULL ? state : "decided", id);
+	ctl_print_safe(stdout, host != NULL ? host : "?");
+	printf(":%lld (session %s)\n", (long long)port, c->session);
+	rv = 0;
+out:
+	for (i = 0; i < n; i++)
+		ctl_close(&conns[i]);
+	return (rv);
+}

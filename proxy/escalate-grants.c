@@ -1,0 +1,130 @@
+/*
+ * Escalation hooks over runtime grants: approvals become grants (the
+ * grant's id is the request's id, its "who" the decider), `always` is
+ * written to the policy file too.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "proxy/escalate-grants.h"
+#include "proxy/escalate.h"
+#include "rules/grants.h"
+#include "rules/rules.h"
+
+#define EG_FILES_MAX	32
+
+/* A monotonic clock in milliseconds. */
+uint64_t
+escalate_grants_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* Write "allow HOST:PORT" into the policy file for an `always` grant. */
+static int
+eg_append(const struct escalate_grants *eg, const struct escalate_request *r,
+    char *err, size_t errlen)
+{
+	char	rule[HOST_TEXT_LEN + 16];
+
+	if (eg->policy_path == NULL) {
+		snprintf(err, errlen, "no policy file to write an always grant "
+		    "to: approve --session instead");
+		return (-1);
+	}
+	snprintf(rule, sizeof rule, r->host.kind == HOST_IPV6 ? "[%s]:%u" :
+	    "%s:%u", r->host.text, r->port);
+	return (rules_file_append(eg->policy_path, rule, err, errlen) == -1 ?
+	    -1 : 0);
+}
+
+/* Approval: add the grant. */
+static int
+eg_grant(const struct escalate_request *r, char *err, size_t errlen,
+    void *arg)
+{
+	struct escalate_grants	*eg = arg;
+	enum grant_scope	 scope;
+
+	scope = r->scope == ESCALATE_SCOPE_ALWAYS ? GRANT_ALWAYS :
+	    r->scope == ESCALATE_SCOPE_SESSION ? GRANT_SESSION : GRANT_ONCE;
+	if (scope == GRANT_ALWAYS && eg_append(eg, r, err, errlen) == -1)
+		return (-1);
+	if (grants_add(eg->grants, &r->host, r->port, scope,
+	    (uint64_t)r->ttl * 1000, r->id, r->by, eg->now_ms(), NULL) == -1) {
+		snprintf(err, errlen, "cannot add the grant (out of memory)");
+		return (-1);
+	}
+	return (0);
+}
+
+/* Is host:port allowed now (policy, then grants)? */
+static int
+eg_allowed(const struct host *h, uint16_t port, void *arg)
+{
+	struct escalate_grants	*eg = arg;
+	struct policy_decision	 d;
+
+	if (*eg->rules == NULL)
+		return (0);
+	return (policy_decide(*eg->rules, eg->grants, h, port, eg->now_ms(),
+	    &d));
+}
+
+/* Append a file's allow and deny lines, one rule a line. */
+static size_t
+eg_file_rules(const char *path, char *buf, size_t len, size_t o)
+{
+	FILE	*f;
+	char	 line[1100], *p;
+
+	if ((f = fopen(path, "r")) == NULL)
+		return (o);
+	while (o < len && fgets(line, sizeof line, f) != NULL) {
+		p = line + strspn(line, " \t");
+		if (strncmp(p, "allow", 5) != 0 && strncmp(p, "deny", 4) != 0)
+			continue;
+		p[strcspn(p, "#\r\n")] = '\0';
+		o += snprintf(buf + o, len - o, "%s\n", p);
+	}
+	fclose(f);
+	return (o < len ? o : len - 1);
+}
+
+/* The policy in force, one rule a line. */
+static size_t
+eg_policy_text(char *buf, size_t len, void *arg)
+{
+	struct escalate_grants	*eg = arg;
+	const char		*files[EG_FILES_MAX];
+	size_t			 n, i, o = 0;
+
+	if (len == 0)
+		return (0);
+	buf[0] = '\0';
+	if (*eg->rules == NULL)
+		return (0);
+	n = rules_files(*eg->rules, files, EG_FILES_MAX);
+	for (i = 0; i < n && i < EG_FILES_MAX; i++)
+		o = eg_file_rules(files[i], buf, len, o);
+	return (o);
+}
+
+/* Fill the hooks. */
+void
+escalate_grants_hooks(struct escalate_grants *eg, struct escalate_hooks *h)
+{
+	memset(h, 0, sizeof *h);
+	h->grant = eg_grant;
+	h->allowed = eg_allowed;
+	h->policy_text = eg_policy_text;
+	h->arg = eg;
+	if (eg->now_ms == NULL)
+		eg->now_ms = escalate_grants_now_ms;
+}

@@ -1,0 +1,84 @@
+/*
+ * A small, strict JSON reader for flat objects (string, integer, boolean
+ * and null members; no nesting) and a writer for the same: what the
+ * control protocol and the agent endpoint speak.  Pure: no I/O, no
+ * allocation in the reader.
+ */
+#ifndef JSON_H
+#define JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define JSON_MEMBERS_MAX	16
+#define JSON_TEXT_MAX		8192	/* longest object read */
+
+enum json_type {
+	JSON_STRING,
+	JSON_INT,
+	JSON_BOOL,
+	JSON_NULL
+};
+
+struct json_member {
+	const char	*key;		/* NUL-terminated, in the store */
+	enum json_type	 type;
+	const char	*str;		/* JSON_STRING: decoded, NUL-ended */
+	size_t		 len;		/* its length */
+	int64_t		 num;		/* JSON_INT, or JSON_BOOL 0/1 */
+};
+
+/*
+ * A parsed object.  Keys and strings are decoded into store; a string
+ * holding U+0000 is refused, so each is a C string too.
+ */
+struct json_obj {
+	size_t			n;
+	struct json_member	m[JSON_MEMBERS_MAX];
+	char			store[JSON_TEXT_MAX + JSON_MEMBERS_MAX * 2];
+	size_t			used;
+};
+
+/*
+ * Parse one object of len bytes (surrounding whitespace allowed).  Keys
+ * must be unique, strings valid UTF-8 without raw control characters,
+ * numbers integers in 15 digits.  Returns 0, or -1 with *errstr set.
+ */
+int			 json_parse(const char *, size_t, struct json_obj *,
+			    const char **);
+
+const struct json_member *json_get(const struct json_obj *, const char *);
+/* A member's value of the type asked for, or NULL / -1 when absent. */
+const char		*json_get_str(const struct json_obj *, const char *);
+int			 json_get_int(const struct json_obj *, const char *,
+			    int64_t *);
+
+/*
+ * An object being written: {"k":v,...}.  On overflow or out of memory
+ * the writer marks itself failed and ignores the rest.
+ */
+struct json_writer {
+	char	*buf;
+	size_t	 len;
+	size_t	 cap;
+	size_t	 max;		/* 0: unbounded */
+	int	 failed;
+	int	 members;
+};
+
+void	json_writer_init(struct json_writer *, size_t);
+void	json_writer_free(struct json_writer *);
+void	json_open(struct json_writer *);
+void	json_close(struct json_writer *);
+void	json_put_str(struct json_writer *, const char *, const char *);
+void	json_put_int(struct json_writer *, const char *, int64_t);
+void	json_put_bool(struct json_writer *, const char *, int);
+void	json_put_null(struct json_writer *, const char *);
+/* Append a JSON string literal for bytes (escaped, invalid UTF-8 as U+FFFD). */
+void	json_put_quoted(struct json_writer *, const char *, size_t);
+void	json_put_raw(struct json_writer *, const char *, size_t);
+
+/* Measure a UTF-8 sequence: its length and code point, 0 when invalid. */
+size_t	json_utf8(const uint8_t *, size_t, uint32_t *);
+
+#endif

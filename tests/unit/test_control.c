@@ -1,0 +1,357 @@
+/*
+ * Unit tests for the flat JSON reader and writer, the control protocol
+ * (a table of request lines and the replies they get) and the agent
+ * endpoint's request handling.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proxy/agent.h"
+#include "proxy/control.h"
+#include "proxy/escalate.h"
+#include "proxy/json.h"
+
+/* JSON texts the reader accepts or refuses. */
+static void
+test_json_table(void **state)
+{
+	static const struct {
+		const char	*in;
+		int		 ok;
+	} t[] = {
+		{ "{}", 1 },
+		{ " {\"a\":1} \n", 1 },
+		{ "{\"a\":\"x\",\"b\":-12,\"c\":true,\"d\":false,\"e\":null}", 1 },
+		{ "{\"a\":\"\\u00e9\\ud83d\\ude00\\n\\\"\\\\\\/\"}", 1 },
+		{ "{\"a\":0}", 1 },
+		{ "", 0 },
+		{ "[]", 0 },
+		{ "{", 0 },
+		{ "{\"a\"}", 0 },
+		{ "{\"a\":}", 0 },
+		{ "{\"a\":1,}", 0 },
+		{ "{\"a\":1}{}", 0 },
+		{ "{\"a\":1,\"a\":2}", 0 },
+		{ "{\"a\":{}}", 0 },
+		{ "{\"a\":[1]}", 0 },
+		{ "{\"a\":1.5}", 0 },
+		{ "{\"a\":1e3}", 0 },
+		{ "{\"a\":01}", 0 },
+		{ "{\"a\":-}", 0 },
+		{ "{\"a\":1234567890123456}", 0 },
+		{ "{\"a\":tru}", 0 },
+		{ "{\"a\":\"\\u0000\"}", 0 },
+		{ "{\"a\":\"\\ud800\"}", 0 },
+		{ "{\"a\":\"\\udc00\"}", 0 },
+		{ "{\"a\":\"\\ud800\\u0041\"}", 0 },
+		{ "{\"a\":\"\\x41\"}", 0 },
+		{ "{\"a\":\"tab\there\"}", 0 },
+		{ "{\"a\":\"\xff\"}", 0 },
+		{ "{\"a\":\"\xc0\xaf\"}", 0 },
+		{ "{'a':1}", 0 },
+	};
+	struct json_obj	 o;
+	const char	*err;
+	size_t		 i;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		if ((json_parse(t[i].in, strlen(t[i].in), &o, &err) == 0) !=
+		    t[i].ok)
+			fail_msg("json_parse(%s): expected %s", t[i].in,
+			    t[i].ok ? "ok" : "error");
+	}
+}
+
+/* Values come out decoded and typed. */
+static void
+test_json_values(void **state)
+{
+	static const char	 in[] = "{\"s\":\"caf\\u00e9 \\ud83d\\ude00\","
+	    "\"n\":-42,\"b\":true,\"z\":null}";
+	struct json_obj		 o;
+	const char		*err;
+	int64_t			 n;
+
+	assert_int_equal(json_parse(in, strlen(in), &o, &err), 0);
+	assert_string_equal(json_get_str(&o, "s"), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+	assert_int_equal(json_get_int(&o, "n", &n), 0);
+	assert_int_equal(n, -42);
+	assert_int_equal(json_get(&o, "b")->type, JSON_BOOL);
+	assert_int_equal(json_get(&o, "z")->type, JSON_NULL);
+	assert_null(json_get_str(&o, "n"));
+	assert_int_equal(json_get_int(&o, "s", &n), -1);
+}
+
+/* The writer escapes, and its output reads back the same. */
+static void
+test_json_writer(void **state)
+{
+	struct json_writer	 w;
+	struct json_obj		 o;
+	const char		*err;
+	static const char	 nasty[] = "q\" b\\ \x1b[2J \xe2\x80\xae \xff";
+
+	json_writer_init(&w, 0);
+	json_open(&w);
+	json_put_str(&w, "s", nasty);
+	json_put_int(&w, "n", 7);
+	json_put_bool(&w, "b", 0);
+	json_close(&w);
+	assert_false(w.failed);
+	assert_string_equal(w.buf, "{\"s\":\"q\\\" b\\\\ \\u001b[2J \\u202e "
+	    "\\ufffd\",\"n\":7,\"b\":false}");
+	assert_int_equal(json_parse(w.buf, w.len, &o, &err), 0);
+	assert_string_equal(json_get_str(&o, "s"),
+	    "q\" b\\ \x1b[2J \xe2\x80\xae \xef\xbf\xbd");
+	json_writer_free(&w);
+	json_writer_init(&w, 8);
+	json_put_raw(&w, "123456789", 9);
+	assert_true(w.failed);
+	json_writer_free(&w);
+}
+
+/* Run one control line and return the reply text (static buffer). */
+static const char *
+control_run(struct escalate *e, struct control_peer *peer, const char *line,
+    int *want)
+{
+	static char		buf[65536];
+	struct json_writer	w;
+
+	json_writer_init(&w, 0);
+	*want = control_handle(e, peer, "http://10.0.0.1:3128", line,
+	    strlen(line), &w);
+	snprintf(buf, sizeof buf, "%s", w.buf != NULL ? w.buf : "");
+	json_writer_free(&w);
+	return (buf);
+}
+
+/* Copy a line, writing the ids for the placeholders ID0 and ID1. */
+static void
+subst(char *out, size_t len, const char *in, const char *id0,
+    const char *id1)
+{
+	size_t	o = 0;
+
+	for (; *in != '\0' && o + 8 < len; in++) {
+		if (strncmp(in, "ID0", 3) == 0 || strncmp(in, "ID1", 3) == 0) {
+			o += snprintf(out + o, len - o, "%s",
+			    in[2] == '0' ? id0 : id1);
+			in += 2;
+		} else
+			out[o++] = *in;
+	}
+	out[o] = '\0';
+}
+
+/* A table of control lines and what their replies must contain. */
+static void
+test_control_table(void **state)
+{
+	struct escalate		*e;
+	struct escalate_request	*r;
+	struct control_peer	 peer = { 1000, 0 };
+	struct host		 h;
+	uint16_t		 port;
+	const char		*err, *out;
+	char			 line[512];
+	int			 want = 0;
+	size_t			 i;
+	static const struct {
+		const char	*line;
+		const char	*reply;
+	} t[] = {
+		{ "{\"op\":\"hello\",\"id\":1}",
+		    "{\"id\":1,\"ok\":true,\"session\":\"s0000001\",\"version\":1" },
+		{ "{\"op\":\"status\",\"id\":2}", "\"pending\":2" },
+		{ "{\"op\":\"status\",\"id\":2}", "\"agent\":\"http://10.0.0.1:3128\"" },
+		{ "not json", "{\"ok\":false,\"error\":\"bad JSON: object expected\"}" },
+		{ "{\"id\":3}", "{\"id\":3,\"ok\":false,\"error\":\"\\\"op\\\" missing\"}" },
+		{ "{\"op\":\"fly\",\"id\":4}", "\"error\":\"unknown op\"" },
+		{ "{\"op\":\"hello\",\"id\":\"x\"}", "\"id\\\" must be an integer" },
+		{ "{\"op\":\"pending\",\"id\":5}", "\"item\":\"request\"" },
+		{ "{\"op\":\"pending\",\"id\":5}", "\"requests\":2,\"blocked\":1}" },
+		{ "{\"op\":\"pending\",\"id\":5,\"all\":1}", "\"all\\\" must be" },
+		{ "{\"op\":\"approve\",\"id\":6}", "must name a request id" },
+		{ "{\"op\":\"approve\",\"id\":6,\"request\":\"rzzzz\"}",
+		    "no request rzzzz in session s0000001" },
+		{ "{\"op\":\"approve\",\"id\":6,\"request\":\"ID0\",\"scope\":\"forever\"}",
+		    "\"scope\\\" must be" },
+		{ "{\"op\":\"approve\",\"id\":6,\"request\":\"ID0\",\"ttl\":\"soon\"}",
+		    "\"ttl\\\" must be" },
+		{ "{\"op\":\"approve\",\"id\":7,\"request\":\"ID0\",\"scope\":\"session\",\"ttl\":\"15m\"}",
+		    "\"state\":\"approved\",\"decided\":" },
+		{ "{\"op\":\"approve\",\"id\":8,\"request\":\"ID0\"}",
+		    "already approved" },
+		{ "{\"op\":\"deny\",\"id\":9,\"request\":\"ID1\",\"reason\":5}",
+		    "\"reason\\\" must be a string" },
+		{ "{\"op\":\"deny\",\"id\":9,\"request\":\"ID1\",\"reason\":\"no\\u001b[1m\",\"via\":\"watch\"}",
+		    "\"answer\":\"no\\\\x1b[1m\"" },
+		{ "{\"op\":\"pending\",\"id\":10,\"all\":true}",
+		    "\"by\":\"uid 1000 via watch\"" },
+		{ "{\"op\":\"subscribe\",\"id\":11}", "{\"id\":11,\"ok\":true" },
+	};
+
+	assert_non_null(e = escalate_create(NULL, "s0000001", NULL));
+	host_port_parse("a.test", &h, &port, 443, &err);
+	escalate_file(e, &h, port, "r a", 3, "agent", &r);
+	host_port_parse("b.test", &h, &port, 443, &err);
+	escalate_file(e, &h, port, "r b", 3, "agent", &r);
+	escalate_blocked(e, &h, 443, "connect");
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		/* ID0 and ID1 stand for the two requests' ids. */
+		const struct escalate_request	*r0 = escalate_next(e, NULL);
+		const struct escalate_request	*r1 = escalate_next(e, r0);
+
+		subst(line, sizeof line, t[i].line, r0->id, r1->id);
+		out = control_run(e, &peer, line, &want);
+		if (strstr(out, t[i].reply) == NULL)
+			fail_msg("%s\n  got: %s\n  want: %s", line, out,
+			    t[i].reply);
+	}
+	assert_true(want & CONTROL_WANT_SUBSCRIBE);
+	assert_true(peer.subscribed);
+	escalate_free(e);
+}
+
+/* Handle one agent request; the reply body is returned (static). */
+static const char *
+agent_run(struct escalate *e, const char *method, const char *target,
+    const char *ctype, const char *body, int *status, int *wait)
+{
+	static char		buf[16384];
+	struct agent_request	req;
+	struct agent_response	resp;
+
+	memset(&req, 0, sizeof req);
+	req.method.p = method;
+	req.method.len = strlen(method);
+	req.target.p = target;
+	req.target.len = strlen(target);
+	req.content_type.p = ctype;
+	req.content_type.len = strlen(ctype);
+	req.body.p = body;
+	req.body.len = strlen(body);
+	agent_handle(e, &req, &resp);
+	*status = resp.status;
+	*wait = resp.wait;
+	snprintf(buf, sizeof buf, "%s", resp.body.buf != NULL ?
+	    resp.body.buf : "");
+	agent_response_free(&resp);
+	return (buf);
+}
+
+/* The agent endpoint: filing, status, long poll, listings, errors. */
+static void
+test_agent(void **state)
+{
+	static const char	 form[] = "application/x-www-form-urlencoded";
+	struct escalate		*e;
+	const char		*out;
+	char			 target[128], id[8], err[64];
+	int			 status, wait;
+
+	assert_non_null(e = escalate_create(NULL, "s0000002", NULL));
+	out = agent_run(e, "POST", "/pinhole/request?format=json", form,
+	    "host=PyPI.org&reason=pip+install+%1b%5b2J", &status, &wait);
+	assert_int_equal(status, 201);
+	assert_non_null(strstr(out, "\"host\":\"pypi.org\",\"port\":443,"
+	    "\"state\":\"pending\""));
+	assert_non_null(strstr(out, "\"reason\":\"pip install \\\\x1b[2J\""));
+	memcpy(id, strstr(out, "\"request\":\"") + 11, 5);
+	id[5] = '\0';
+	out = agent_run(e, "POST", "/pinhole/request", "application/json",
+	    "{\"host\":\"pypi.org\",\"port\":443}", &status, &wait);
+	assert_int_equal(status, 200);
+	assert_non_null(strstr(out, id));
+	out = agent_run(e, "POST", "/pinhole/request?host=x.test&port=99999",
+	    "", "", &status, &wait);
+	assert_int_equal(status, 400);
+	out = agent_run(e, "POST", "/pinhole/request", form, "reason=x",
+	    &status, &wait);
+	assert_int_equal(status, 400);
+	assert_non_null(strstr(out, "no host given"));
+	out = agent_run(e, "POST", "/pinhole/request", "application/json",
+	    "{\"host\":", &status, &wait);
+	assert_int_equal(status, 400);
+	snprintf(target, sizeof target, "/pinhole/request/%s?wait=30", id);
+	out = agent_run(e, "GET", target, "", "", &status, &wait);
+	assert_int_equal(status, 200);
+	assert_int_equal(wait, 30);
+	snprintf(target, sizeof target, "/pinhole/request/%s?wait=9999", id);
+	agent_run(e, "GET", target, "", "", &status, &wait);
+	assert_int_equal(wait, ESCALATE_WAIT_MAX);
+	assert_int_equal(escalate_deny(e, id, "no", "t", err, sizeof err), 0);
+	out = agent_run(e, "GET", target, "", "", &status, &wait);
+	assert_int_equal(wait, 0);
+	assert_non_null(strstr(out, "denied: no"));
+	agent_run(e, "GET", "/pinhole/request/rnone", "", "", &status, &wait);
+	assert_int_equal(status, 404);
+	agent_run(e, "GET", "/pinhole/request", "", "", &status, &wait);
+	assert_int_equal(status, 405);
+	agent_run(e, "POST", "/pinhole/allowed", "", "", &status, &wait);
+	assert_int_equal(status, 405);
+	out = agent_run(e, "GET", "/pinhole/allowed?format=json", "", "",
+	    &status, &wait);
+	assert_int_equal(status, 200);
+	assert_non_null(strstr(out, "\"policy\":[],\"approved\":[]"));
+	out = agent_run(e, "GET", "/pinhole/blocked", "", "", &status, &wait);
+	assert_non_null(strstr(out, "nothing blocked"));
+	agent_run(e, "GET", "/pinhole/nope", "", "", &status, &wait);
+	assert_int_equal(status, 404);
+	agent_run(e, "GET", "/pinholes", "", "", &status, &wait);
+	assert_int_equal(status, 404);
+	/* There is no way to approve from the agent's side. */
+	agent_run(e, "POST", "/pinhole/approve", form, "request=x", &status,
+	    &wait);
+	assert_int_equal(status, 405);
+	assert_true(agent_match("/pinhole", 8));
+	assert_true(agent_match("/pinhole/x", 10));
+	assert_false(agent_match("/pinholex", 9));
+	escalate_free(e);
+}
+
+/* Form decoding. */
+static void
+test_form(void **state)
+{
+	static const char	q[] = "a=1&host=py%50i.org&empty&r=a+b%21&bad=%zz";
+	char			out[64];
+
+	assert_int_equal(agent_form_get(q, strlen(q), "host", out, sizeof out),
+	    8);
+	assert_string_equal(out, "pyPi.org");
+	assert_int_equal(agent_form_get(q, strlen(q), "r", out, sizeof out), 4);
+	assert_string_equal(out, "a b!");
+	assert_int_equal(agent_form_get(q, strlen(q), "empty", out,
+	    sizeof out), 0);
+	assert_int_equal(agent_form_get(q, strlen(q), "bad", out, sizeof out),
+	    -1);
+	assert_int_equal(agent_form_get(q, strlen(q), "none", out, sizeof out),
+	    -1);
+	assert_int_equal(agent_form_get("n=%00", 5, "n", out, sizeof out), -1);
+	assert_int_equal(agent_form_get("n=abcdef", 8, "n", out, 4), -1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_table),
+		cmocka_unit_test(test_json_values),
+		cmocka_unit_test(test_json_writer),
+		cmocka_unit_test(test_control_table),
+		cmocka_unit_test(test_agent),
+		cmocka_unit_test(test_form),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}

@@ -1,0 +1,460 @@
+/*
+ * Unit tests for the escalation queue: coalescing, the bound on open
+ * requests, the rate limit, states and their audit lines, waiters,
+ * subscribers, the blocked ring, and the cleaning of untrusted text.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <event2/event.h>
+
+#include "proxy/audit.h"
+#include "proxy/escalate-grants.h"
+#include "proxy/escalate.h"
+#include "rules/grants.h"
+
+static time_t	fake_now = 1000000;
+
+/* The test clock. */
+static time_t
+fake_clock(void)
+{
+	return (fake_now);
+}
+
+/* A queue on the test clock, without timers. */
+static struct escalate *
+new_queue(void)
+{
+	struct escalate	*e;
+
+	fake_now = 1000000;
+	assert_non_null(e = escalate_create(NULL, "abcd1234", NULL));
+	escalate_set_clock(e, fake_clock);
+	return (e);
+}
+
+/* File host:port with a reason. */
+static enum escalate_filed
+file(struct escalate *e, const char *target, const char *reason,
+    struct escalate_request **r)
+{
+	struct host	 h;
+	uint16_t	 port;
+	const char	*err;
+
+	assert_int_equal(host_port_parse(target, &h, &port, 443, &err), 0);
+	return (escalate_file(e, &h, port, reason, strlen(reason), "agent", r));
+}
+
+/* Requests for the same (host, port) coalesce; others do not. */
+static void
+test_coalesce(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*a, *b, *c, *d;
+
+	assert_int_equal(file(e, "PyPI.org.", "first", &a), ESCALATE_FILED_NEW);
+	assert_int_equal(file(e, "pypi.org:443", "second", &b),
+	    ESCALATE_FILED_SAME);
+	assert_ptr_equal(a, b);
+	assert_int_equal(a->count, 2);
+	assert_string_equal(a->reason, "first");
+	assert_int_equal(file(e, "pypi.org:80", "", &c), ESCALATE_FILED_NEW);
+	assert_ptr_not_equal(a, c);
+	assert_int_equal(file(e, "0x7f.1:443", "", &d), ESCALATE_FILED_NEW);
+	assert_string_equal(d->host.text, "127.0.0.1");
+	assert_int_equal(escalate_npending(e), 3);
+	assert_ptr_equal(escalate_find(e, a->id), a);
+	assert_int_equal(a->id[0], 'r');
+	assert_int_equal(strlen(a->id), 5);
+	escalate_free(e);
+}
+
+/* At most ESCALATE_PENDING_MAX requests are open; the rate limit holds. */
+static void
+test_bound_and_rate(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*r;
+	char			 name[64];
+	int			 i, n_new = 0;
+
+	for (i = 0; i < ESCALATE_BURST; i++) {
+		snprintf(name, sizeof name, "h%d.test", i);
+		assert_int_equal(file(e, name, "", &r), ESCALATE_FILED_NEW);
+	}
+	assert_int_equal(file(e, "more.test", "", &r), ESCALATE_FILED_RATE);
+	assert_null(r);
+	/* Asking again for an open request is never limited. */
+	assert_int_equal(file(e, "h0.test", "", &r), ESCALATE_FILED_SAME);
+	fake_now += 60 / ESCALATE_RATE;
+	assert_int_equal(file(e, "more.test", "", &r), ESCALATE_FILED_NEW);
+	assert_int_equal(file(e, "more2.test", "", &r), ESCALATE_FILED_RATE);
+	/* Fill up to the bound, a minute at a time. */
+	for (i = 0; i < 100 && escalate_npending(e) < ESCALATE_PENDING_MAX;
+	    i++) {
+		fake_now += 60;
+		snprintf(name, sizeof name, "fill%d.test", i);
+		if (file(e, name, "", &r) == ESCALATE_FILED_NEW)
+			n_new++;
+	}
+	assert_int_equal(escalate_npending(e), ESCALATE_PENDING_MAX);
+	fake_now += 60;
+	assert_int_equal(file(e, "full.test", "", &r), ESCALATE_FILED_FULL);
+	escalate_free(e);
+}
+
+static int	grants, grant_fail;
+
+/* A grant hook that counts, and fails when told to. */
+static int
+count_grant(const struct escalate_request *r, char *err, size_t len,
+    void *arg)
+{
+	if (grant_fail) {
+		snprintf(err, len, "no");
+		return (-1);
+	}
+	grants++;
+	return (0);
+}
+
+/* Approve, deny, expire: states, audit lines, errors. */
+static void
+test_states(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*a, *b, *c;
+	struct escalate_hooks	 hooks = { count_grant, NULL, NULL, NULL };
+	struct audit		*au;
+	char			 err[256], path[] = "/tmp/test_escalate.XXXXXX";
+	char			 line[4096];
+	FILE			*f;
+	int			 fd, n = 0;
+
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	assert_non_null(au = audit_open(path, err, sizeof err));
+	escalate_set_audit(e, au);
+	escalate_set_hooks(e, &hooks);
+	grants = grant_fail = 0;
+	file(e, "a.test", "why a", &a);
+	file(e, "b.test", "why b", &b);
+	file(e, "c.test", "", &c);
+	grant_fail = 1;
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION,
+	    60, "uid 1 via cli", err, sizeof err), -1);
+	assert_int_equal(a->state, ESCALATE_PENDING);
+	grant_fail = 0;
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION,
+	    60, "uid 1 via cli", err, sizeof err), 0);
+	assert_int_equal(grants, 1);
+	assert_int_equal(a->state, ESCALATE_APPROVED);
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ONCE, 0,
+	    "x", err, sizeof err), -1);
+	assert_non_null(strstr(err, "already approved"));
+	assert_int_equal(escalate_deny(e, b->id, "not \x1b[1mnow", "uid 1 "
+	    "via watch", err, sizeof err), 0);
+	assert_string_equal(b->answer, "not \\x1b[1mnow");
+	assert_int_equal(escalate_deny(e, "rzzzz", NULL, "x", err, sizeof err),
+	    -1);
+	fake_now += ESCALATE_EXPIRE;
+	escalate_sweep(e);
+	assert_int_equal(c->state, ESCALATE_EXPIRED);
+	assert_int_equal(a->state, ESCALATE_EXPIRED);	/* ttl 60 ran out */
+	assert_int_equal(escalate_npending(e), 0);
+	audit_close(au);
+	assert_non_null(f = fopen(path, "r"));
+	while (fgets(line, sizeof line, f) != NULL) {
+		n++;
+		if (strstr(line, "\"event\":\"grant\"") != NULL) {
+			assert_non_null(strstr(line, "\"scope\":\"session\""));
+			assert_non_null(strstr(line, "\"ttl\":60"));
+			assert_non_null(strstr(line, "\"by\":\"uid 1 via cli\""));
+		}
+		if (strstr(line, "\"event\":\"deny\"") != NULL)
+			assert_non_null(strstr(line, "not \\\\x1b[1mnow"));
+	}
+	fclose(f);
+	unlink(path);
+	/* 3 requests, 1 grant, 1 deny, 2 expires. */
+	assert_int_equal(n, 7);
+	escalate_free(e);
+}
+
+static int	woken, woken_timeout;
+
+/* Note a wake-up. */
+static void
+wake_cb(const struct escalate_request *r, int timed_out, void *arg)
+{
+	woken++;
+	woken_timeout += timed_out;
+}
+
+static int	notes[3];
+
+/* Count notes by kind. */
+static void
+note_cb(enum escalate_note n, const struct escalate_request *r,
+    const struct escalate_blocked *b, void *arg)
+{
+	notes[n]++;
+}
+
+/* Waiters wake on a decision or a timeout; subscribers hear it all. */
+static void
+test_waiters(void **state)
+{
+	struct event_base	*base = event_base_new();
+	struct escalate		*e;
+	struct escalate_request	*a, *b;
+	struct escalate_sub	*sub;
+	struct escalate_waiter	*w;
+	struct host		 h;
+	uint16_t		 port;
+	const char		*errstr;
+	char			 err[128];
+
+	assert_non_null(e = escalate_create(base, NULL, NULL));
+	assert_int_equal(strlen(escalate_session(e)), 8);
+	memset(notes, 0, sizeof notes);
+	assert_non_null(sub = escalate_subscribe(e, note_cb, NULL));
+	woken = woken_timeout = 0;
+	host_port_parse("a.test", &h, &port, 443, &errstr);
+	escalate_file(e, &h, port, "", 0, "agent", &a);
+	host_port_parse("b.test", &h, &port, 443, &errstr);
+	escalate_file(e, &h, port, "", 0, "connect", &b);
+	assert_non_null(escalate_wait(e, a, 60, wake_cb, NULL));
+	assert_non_null(escalate_wait(e, a, 60, wake_cb, NULL));
+	assert_non_null(escalate_wait(e, b, 0, wake_cb, NULL));
+	assert_non_null(w = escalate_wait(e, b, 60, wake_cb, NULL));
+	escalate_wait_cancel(w);
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ONCE, 0,
+	    "t", err, sizeof err), 0);
+	assert_int_equal(woken, 2);
+	assert_int_equal(woken_timeout, 0);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	assert_int_equal(woken, 3);
+	assert_int_equal(woken_timeout, 1);
+	escalate_blocked(e, &h, 443, "dns");
+	assert_int_equal(notes[ESCALATE_NOTE_REQUEST], 2);
+	assert_int_equal(notes[ESCALATE_NOTE_DECIDED], 1);
+	assert_int_equal(notes[ESCALATE_NOTE_BLOCKED], 1);
+	escalate_unsubscribe(sub);
+	/* Ask mode: a held connection joins the open request. */
+	{
+		enum escalate_filed	f;
+
+		assert_non_null(escalate_ask(e, &b->host, b->port, "connect",
+		    60, wake_cb, NULL, &f));
+		assert_int_equal(f, ESCALATE_FILED_SAME);
+		assert_int_equal(b->count, 2);
+		assert_int_equal(escalate_deny(e, b->id, NULL, "t", err,
+		    sizeof err), 0);
+		assert_int_equal(woken, 4);
+		woken = 3;
+	}
+	/* A waiter left at free is freed without a call. */
+	escalate_file(e, &h, 8443, "", 0, "agent", &b);
+	assert_non_null(escalate_wait(e, b, 60, wake_cb, NULL));
+	escalate_free(e);
+	assert_int_equal(woken, 3);
+	event_base_free(base);
+}
+
+/* The blocked ring counts repeats and keeps the newest. */
+static void
+test_blocked(void **state)
+{
+	struct escalate			*e = new_queue();
+	const struct escalate_blocked	*b;
+	struct host			 h;
+	uint16_t			 port;
+	const char			*err;
+	char				 name[32];
+	int				 i;
+
+	host_port_parse("x.test", &h, &port, 443, &err);
+	escalate_blocked(e, &h, 443, "connect");
+	fake_now++;
+	escalate_blocked(e, &h, 443, "connect");
+	assert_non_null(b = escalate_blocked_at(e, 0));
+	assert_int_equal(b->count, 2);
+	assert_null(escalate_blocked_at(e, 1));
+	for (i = 0; i < ESCALATE_BLOCKED_MAX + 5; i++) {
+		fake_now++;
+		snprintf(name, sizeof name, "n%d.test", i);
+		host_port_parse(name, &h, &port, 443, &err);
+		escalate_blocked(e, &h, 443, "dns");
+	}
+	assert_non_null(b = escalate_blocked_at(e, 0));
+	snprintf(name, sizeof name, "n%d.test", ESCALATE_BLOCKED_MAX + 4);
+	assert_string_equal(b->host.text, name);
+	assert_non_null(escalate_blocked_at(e, ESCALATE_BLOCKED_MAX - 1));
+	assert_null(escalate_blocked_at(e, ESCALATE_BLOCKED_MAX));
+	escalate_free(e);
+}
+
+/* Untrusted text: controls escaped, UTF-8 kept, cut at a boundary. */
+static void
+test_clean(void **state)
+{
+	static const struct {
+		const char	*in;
+		size_t		 max;
+		const char	*out;
+	} t[] = {
+		{ "plain text", 200, "plain text" },
+		{ "\x1b[31mred", 200, "\\x1b[31mred" },
+		{ "bell\a, tab\t, nl\n, del\x7f", 200,
+		    "bell\\x07, tab\\x09, nl\\x0a, del\\x7f" },
+		{ "c1 \xc2\x9b" "31m", 200, "c1 \\u009b31m" },
+		{ "bidi \xe2\x80\xae" "evil", 200, "bidi \\u202eevil" },
+		{ "caf\xc3\xa9", 200, "caf\xc3\xa9" },
+		{ "bad \xff\xfe utf", 200, "bad \\xff\\xfe utf" },
+		{ "overlong \xc0\xaf", 200, "overlong \\xc0\\xaf" },
+		{ "caf\xc3\xa9", 4, "caf" },
+		{ "abcdef", 3, "abc" },
+	};
+	char	out[ESCALATE_TEXT_LEN];
+	size_t	i;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		escalate_clean(t[i].in, strlen(t[i].in), t[i].max, out,
+		    sizeof out);
+		assert_string_equal(out, t[i].out);
+	}
+	/* The worst case fits 4 * max + 1. */
+	memset(out, 0, sizeof out);
+	{
+		char	in[ESCALATE_REASON_MAX];
+
+		memset(in, 0x1b, sizeof in);
+		assert_int_equal(escalate_clean(in, sizeof in,
+		    ESCALATE_REASON_MAX, out, sizeof out),
+		    4 * ESCALATE_REASON_MAX);
+	}
+}
+
+/* Durations and scopes. */
+static void
+test_parse(void **state)
+{
+	enum escalate_scope	sc;
+
+	assert_int_equal(escalate_duration_parse("90"), 90);
+	assert_int_equal(escalate_duration_parse("90s"), 90);
+	assert_int_equal(escalate_duration_parse("15m"), 900);
+	assert_int_equal(escalate_duration_parse("2h"), 7200);
+	assert_int_equal(escalate_duration_parse("7d"), 7 * 86400);
+	assert_int_equal(escalate_duration_parse(""), -1);
+	assert_int_equal(escalate_duration_parse("m"), -1);
+	assert_int_equal(escalate_duration_parse("5x"), -1);
+	assert_int_equal(escalate_duration_parse("5mm"), -1);
+	assert_int_equal(escalate_duration_parse("-5"), -1);
+	assert_int_equal(escalate_duration_parse("9999999999"), -1);
+	assert_int_equal(escalate_duration_parse("400d"), -1);
+	assert_int_equal(escalate_scope_parse("session", &sc), 0);
+	assert_int_equal(sc, ESCALATE_SCOPE_SESSION);
+	assert_int_equal(escalate_scope_parse("forever", &sc), -1);
+}
+
+/* The hint names the exact command. */
+static void
+test_hint(void **state)
+{
+	struct host	 h;
+	uint16_t	 port;
+	const char	*err;
+	char		 buf[300];
+
+	host_port_parse("[2001:db8::1]:8443", &h, &port, 443, &err);
+	escalate_hint(&h, port, buf, sizeof buf);
+	assert_string_equal(buf, "pinhole request [2001:db8::1]:8443");
+	host_port_parse("PyPI.org", &h, &port, 443, &err);
+	escalate_hint(&h, port, buf, sizeof buf);
+	assert_string_equal(buf, "pinhole request pypi.org:443");
+}
+
+static uint64_t	fake_ms = 5000;
+
+/* The grants' test clock. */
+static uint64_t
+fake_clock_ms(void)
+{
+	return (fake_ms);
+}
+
+/* Approvals become grants; "allowed" asks policy and grants. */
+static void
+test_grants_hooks(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*a, *b;
+	struct escalate_grants	 eg;
+	struct escalate_hooks	 hooks;
+	struct rules		*rules;
+	struct grant		 g;
+	char			 err[256];
+
+	assert_non_null(rules = rules_create());
+	assert_int_equal(rules_load_text(rules, "--allow", "allow ok.test",
+	    13, err, sizeof err), 0);
+	memset(&eg, 0, sizeof eg);
+	assert_non_null(eg.grants = grants_create());
+	eg.rules = &rules;
+	eg.now_ms = fake_clock_ms;
+	escalate_grants_hooks(&eg, &hooks);
+	escalate_set_hooks(e, &hooks);
+	file(e, "new.test:8443", "", &a);
+	file(e, "other.test", "", &b);
+	assert_int_equal(hooks.allowed(&a->host, 8443, hooks.arg), 0);
+	assert_int_equal(hooks.allowed(&b->host, 443, hooks.arg), 0);
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 60,
+	    "uid 1 via cli", err, sizeof err), 0);
+	assert_int_equal(hooks.allowed(&a->host, 8443, hooks.arg), 1);
+	assert_int_equal(grants_match(eg.grants, &a->host, 8443, fake_ms, &g),
+	    1);
+	assert_string_equal(g.id, a->id);
+	assert_string_equal(g.who, "uid 1 via cli");
+	fake_ms += 61000;
+	assert_int_equal(hooks.allowed(&a->host, 8443, hooks.arg), 0);
+	/* always without a policy file is refused, and stays pending. */
+	assert_int_equal(escalate_approve(e, b->id, ESCALATE_SCOPE_ALWAYS, 0,
+	    "x", err, sizeof err), -1);
+	assert_non_null(strstr(err, "no policy file"));
+	assert_int_equal(b->state, ESCALATE_PENDING);
+	escalate_free(e);
+	grants_free(eg.grants);
+	rules_free(rules);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_coalesce),
+		cmocka_unit_test(test_bound_and_rate),
+		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_waiters),
+		cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_hint),
+		cmocka_unit_test(test_grants_hooks),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
