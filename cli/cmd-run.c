@@ -27,11 +27,13 @@
 #include "proxy/control.h"
 #include "proxy/dns.h"
 #include "proxy/gateway.h"
+#include "proxy/udpcatch.h"
 #include "rules/rules.h"
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
 #define RUN_FAILED	125	/* pinhole failed; the command did not run */
 #define RUN_MAX_RO	32	/* policy files kept read-only */
+#define RUN_MAX_PORTS	NETNS_MAX_PORTS	/* captured ports with a listener */
 
 /* What the command line asked for. */
 struct run_opts {
@@ -52,6 +54,9 @@ struct run {
 						   must not see */
 	const char		*ro[RUN_MAX_RO + 3];	/* nor change */
 	char			 userdir[PATH_MAX];
+	uint16_t		 ports[RUN_MAX_PORTS];	/* captured */
+	size_t			 nports;
+	struct udpcatch		*udp;		/* UDP but DNS, logged */
 	char			 ctldir[PATH_MAX];	/* control sockets */
 };
 
@@ -113,6 +118,30 @@ run_session(struct run *r)
 	r->o->g.cfg.session = r->session;
 }
 
+/*
+ * The ports captured with a listener of their own: 80, 443 and those the
+ * policy names (the catch-all, when there is one, takes the others).
+ */
+static void
+run_capture_ports(struct run *r)
+{
+	uint16_t	named[RUN_MAX_PORTS];
+	size_t		n, i;
+
+	r->nports = 0;
+	r->ports[r->nports++] = 80;
+	r->ports[r->nports++] = 443;
+	n = rules_ports(r->c.rules, named, RUN_MAX_PORTS);
+	for (i = 0; i < n && r->nports < RUN_MAX_PORTS; i++) {
+		if (named[i] != 80 && named[i] != 443 &&
+		    named[i] != NETNS_PROXY_PORT && named[i] != NETNS_DNS_PORT)
+			r->ports[r->nports++] = named[i];
+	}
+	if (i < n)
+		log_info("the policy names more than %d ports: the others "
+		    "are captured only through nftables", RUN_MAX_PORTS);
+}
+
 /* The namespaces' configuration from the options. */
 static void
 run_netns_config(struct run *r, struct netns_config *cfg)
@@ -123,6 +152,10 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	cfg->net = r->o->net;
 	cfg->proxy_port = NETNS_PROXY_PORT;
 	cfg->dns_port = NETNS_DNS_PORT;
+	run_capture_ports(r);
+	cfg->tcp_ports = r->ports;
+	cfg->ntcp_ports = r->nports;
+	cfg->capture_port = NETNS_CAPTURE_PORT;
 	/*
 	 * Hide the control socket directory: made now, before the command
 	 * starts, so that the command cannot make it first.
@@ -152,7 +185,66 @@ run_listen_dns(struct run *r, int type)
 	return (0);
 }
 
-/* Serve the sandbox's listeners: the HTTP proxy and DNS. */
+/* Hand one capture listener of the sandbox to the gateway. */
+static int
+run_listen_capture(struct run *r, uint16_t port)
+{
+	char	err[512];
+	int	fd;
+
+	fd = netns_sandbox_take(r->sb, SOCK_STREAM, port);
+	if (fd == -1 || gateway_listen_transparent_fd(r->c.gw, fd, err,
+	    sizeof err) == -1) {
+		log_warnx("cannot capture port %u: %s", port,
+		    fd == -1 ? "no listener" : err);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Log and refuse UDP caught by the capture rule. */
+static int
+run_listen_udp(struct run *r)
+{
+	int	fd, raw;
+
+	fd = netns_sandbox_take(r->sb, SOCK_DGRAM, NETNS_CAPTURE_PORT);
+	raw = netns_sandbox_take(r->sb, SOCK_RAW, NETNS_CAPTURE_PORT);
+	if (fd == -1 || raw == -1 || (r->udp = udpcatch_create(r->c.base,
+	    fd, raw, r->c.audit, r->session, r->c.fakeip)) == NULL) {
+		log_warnx("cannot catch UDP in the sandbox");
+		return (-1);
+	}
+	return (0);
+}
+
+/* Serve the capture listeners: their own ports, then the catch-all. */
+static int
+run_listen_captures(struct run *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nports; i++) {
+		if (run_listen_capture(r, r->ports[i]) == -1)
+			return (-1);
+	}
+	if (!r->sb->capture) {
+		log_info("other TCP ports are refused unlogged: %s",
+		    r->sb->capture_err);
+		return (0);
+	}
+	if (r->sb->capture_udp && run_listen_udp(r) == -1)
+		return (-1);
+	else if (!r->sb->capture_udp)
+		log_info("UDP is refused unlogged: %s", r->sb->capture_err);
+	for (i = 0; i < r->nports; i++) {
+		if (r->ports[i] == NETNS_CAPTURE_PORT)
+			return (0);
+	}
+	return (run_listen_capture(r, NETNS_CAPTURE_PORT));
+}
+
+/* Serve the sandbox's listeners: the HTTP proxy, DNS and captures. */
 static int
 run_listen(struct run *r)
 {
@@ -171,7 +263,8 @@ run_listen(struct run *r)
 		return (-1);
 	}
 	if (run_listen_dns(r, SOCK_DGRAM) == -1 ||
-	    run_listen_dns(r, SOCK_STREAM) == -1)
+	    run_listen_dns(r, SOCK_STREAM) == -1 ||
+	    run_listen_captures(r) == -1)
 		return (-1);
 	return (0);
 }
@@ -282,9 +375,9 @@ run_start(struct run *r)
 	char			err[512];
 
 	run_session(r);
-	run_netns_config(r, &cfg);
 	if (gwctx_setup(&r->c, &r->o->g) == -1)
 		return (-1);
+	run_netns_config(r, &cfg);
 	run_protect_policy(r);
 	cfg.ro_paths = r->ro;
 	gwctx_watch_policy(&r->c);
@@ -330,16 +423,31 @@ cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	/* Its last summary lines go before the "stop" line. */
 	dns_server_free(r.c.dns);
 	r.c.dns = NULL;
+	udpcatch_free(r.udp);
+	r.udp = NULL;
 	snprintf(line, sizeof line, "exit %d", r.status);
 	gwctx_audit(&r.c, "stop", NULL, NULL, line);
 	rv = r.status;
 out:
+	udpcatch_free(r.udp);
 	netns_child_free(r.child);
 	netns_sandbox_close(r.sb);
 	gwctx_teardown(&r.c);
 	free(o);
 	return (rv);
 }
+
+#ifdef HAVE_NFTABLES
+#define RUN_CAPTURE_HELP						\
+	"connection to any other port is brought to the gateway by one\n" \
+	"nftables rule, and decided and logged the same way.  UDP other\n" \
+	"than DNS is logged and refused at once (ICMP port unreachable).\n"
+#else
+#define RUN_CAPTURE_HELP						\
+	"connection to any other port is refused at once by the kernel,\n" \
+	"without a log line (this pinhole was built without libnftables);\n" \
+	"so is UDP other than DNS (ICMP port unreachable).\n"
+#endif
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
@@ -374,6 +482,13 @@ const struct cmd_entry cmd_run_entry = {
 	    "      --connect-timeout S   time to connect to one address (10)\n"
 	    "      --grace S             time open tunnels get once CMD ends (1)\n"
 	    "  -v, --verbose             say more on stderr (twice: debug)\n"
+	    "\n"
+	    "Programs that ignore HTTP_PROXY are captured: a TCP connection\n"
+	    "to ports 80, 443 or a port the policy names is decided by the\n"
+	    "name behind the address the gateway's DNS gave (checked against\n"
+	    "the TLS SNI or HTTP Host it sends, 'fronting' when they differ;\n"
+	    "an address that is not one of those needs an IP rule).  A TCP\n"
+	    RUN_CAPTURE_HELP
 	    "\n"
 	    "Signals sent to pinhole are passed on to CMD.  pinhole exits with\n"
 	    "CMD's status (128+N if signal N killed it), or 125 when the sandbox\n"

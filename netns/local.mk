@@ -6,7 +6,8 @@ libpinhole_a_SOURCES += \
 	netns/sandbox.c \
 	netns/exec.c \
 	netns/child.c \
-	netns/init.c
+	netns/init.c \
+	netns/nft.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_netns

@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct nl_sock;
 struct netns_net;
@@ -22,6 +24,16 @@ void		 netns_init_signals(sigset_t *);
 /* The sandbox init's loop: pass signals on, reap, exit with pid's status. */
 void		 netns_init_loop(pid_t, const sigset_t *)
 		    __attribute__((noreturn));
+
+/*
+ * The capture rule (nft.c): TCP from the sandbox to any port but the
+ * ones given (they have listeners) goes to the catch-all port; so does
+ * UDP to any port but DNS's, if asked.
+ */
+size_t		 netns_nft_ruleset(const uint16_t *, size_t, uint16_t, int,
+		    char *, size_t);
+int		 netns_nft_capture(const uint16_t *, size_t, uint16_t, int,
+		    char *, size_t);
 
 /* Write a short string to a file (a /proc knob). */
 int		 netns_write_file(const char *, const char *);

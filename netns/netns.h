@@ -19,6 +19,7 @@ struct event_base;
 #define NETNS_PROXY_PORT	3128
 #define NETNS_DNS_PORT		53
 #define NETNS_MAX_PORTS		64	/* extra TCP listeners */
+#define NETNS_CAPTURE_PORT	3129	/* the catch-all TCP listener */
 #define NETNS_GATEWAY_IF	"gw0"
 #define NETNS_SANDBOX_IF	"ph0"
 
@@ -42,6 +43,14 @@ struct netns_config {
 	uint16_t		 dns_port;	/* UDP and TCP, IP_PKTINFO set */
 	const uint16_t		*tcp_ports;	/* more TCP listeners (80, ...) */
 	size_t			 ntcp_ports;
+	/*
+	 * The catch-all TCP listener, or 0 for none: with libnftables, one
+	 * rule brings every TCP connection from the sandbox to a port with
+	 * no listener to it, its original destination kept as the accepted
+	 * socket's local address.  Without it (or when the rule cannot be
+	 * set), those connections are refused by the kernel (RST).
+	 */
+	uint16_t		 capture_port;
 	/*
 	 * Directories the command must not see (pinhole's control sockets),
 	 * NULL-terminated, or NULL: each one that exists is covered with an
@@ -72,6 +81,11 @@ struct netns_sandbox {
 	int			 sandbox_fd;	/* the sandbox netns */
 	struct netns_listener	*listeners;
 	size_t			 nlisteners;
+	int			 capture;	/* the catch-all is in place */
+	int			 capture_udp;	/* for UDP too: a SOCK_DGRAM
+						   and a SOCK_RAW (ICMP)
+						   listener on capture_port */
+	char			 capture_err[256];	/* or why not */
 	const char *const	*hide_dirs;
 	const char *const	*ro_paths;
 };

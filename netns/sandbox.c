@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
+#include <linux/icmp.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,13 +28,16 @@
 #include "netns/netns.h"
 #include "netns/netns-int.h"
 
-#define SETUP_MAX_LISTENERS	(3 + NETNS_MAX_PORTS)
+#define SETUP_MAX_LISTENERS	(4 + NETNS_MAX_PORTS)
 #define SETUP_MAX_FDS		(3 + SETUP_MAX_LISTENERS)
 
 /* What the setup child sends back, with the descriptors alongside. */
 struct setup_msg {
 	int		ok;
 	int		has_userns;
+	int		capture;	/* the catch-all is in place */
+	int		capture_udp;	/* for UDP too */
+	char		capture_err[256];
 	unsigned int	nlisteners;
 	struct {
 		int		type;
@@ -202,6 +206,8 @@ setup_listener(struct setup *s, int type, uint16_t port)
 	sin.sin_port = htons(port);
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one)) ||
+	    (s->cfg->capture_port != 0 &&
+	    setsockopt(fd, IPPROTO_IP, IP_TRANSPARENT, &one, sizeof(one))) ||
 	    (type == SOCK_DGRAM &&
 	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one))) ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
@@ -235,6 +241,83 @@ setup_listeners(struct setup *s)
 	return (0);
 }
 
+/* Close the descriptors kept since the marks (a step that failed). */
+static void
+setup_unkeep(struct setup *s, unsigned int nfds, unsigned int nlisteners)
+{
+	while (s->nfds > nfds)
+		close(s->fds[--s->nfds]);
+	s->msg.nlisteners = nlisteners;
+}
+
+/*
+ * The UDP side of the catch-all: a socket that takes the datagrams with
+ * their original destination, and a raw ICMP socket (that reads
+ * nothing) to answer port unreachable from that destination.
+ */
+static int
+setup_capture_udp(struct setup *s)
+{
+	struct icmp_filter	f = { ~0U };
+	uint16_t		port = s->cfg->capture_port;
+	int			fd, one = 1;
+
+	if (setup_listener(s, SOCK_DGRAM, port) != 0)
+		return (-1);
+	if (setsockopt(s->fds[s->nfds - 1], IPPROTO_IP, IP_RECVORIGDSTADDR,
+	    &one, sizeof(one)) == -1)
+		return (-1);
+	fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    IPPROTO_ICMP);
+	if (fd == -1)
+		return (-1);
+	if (setsockopt(fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f)) == -1) {
+		close(fd);
+		return (-1);
+	}
+	s->msg.listeners[s->msg.nlisteners].type = SOCK_RAW;
+	s->msg.listeners[s->msg.nlisteners].port = port;
+	s->msg.nlisteners++;
+	setup_keep(s, fd);
+	return (0);
+}
+
+/*
+ * Bring every other TCP port, and UDP but DNS, to the catch-all, if one
+ * is asked for and nftables can: failing that is not fatal (those ports
+ * are then refused by the kernel), and the reason is passed back.
+ */
+static int
+setup_capture(struct setup *s)
+{
+	uint16_t	ports[SETUP_MAX_LISTENERS];
+	size_t		n = 0;
+	unsigned int	i, nfds = s->nfds, nl = s->msg.nlisteners;
+	int		udp;
+
+	if (s->cfg->capture_port == 0)
+		return (0);
+	for (i = 0; i < s->msg.nlisteners; i++) {
+		if (s->msg.listeners[i].type == SOCK_STREAM)
+			ports[n++] = s->msg.listeners[i].port;
+	}
+	if (!(udp = setup_capture_udp(s) == 0)) {
+		snprintf(s->msg.capture_err, sizeof(s->msg.capture_err),
+		    "UDP: %s", strerror(errno));
+		setup_unkeep(s, nfds, nl);
+	}
+	if (netns_nft_capture(ports, n, s->cfg->capture_port, udp,
+	    s->msg.capture_err, sizeof(s->msg.capture_err)) != 0) {
+		setup_unkeep(s, nfds, nl);
+		return (0);
+	}
+	if (setup_listener(s, SOCK_STREAM, s->cfg->capture_port) != 0)
+		return (-1);
+	s->msg.capture = 1;
+	s->msg.capture_udp = udp;
+	return (0);
+}
+
 /* Turn IPv6 off on one link of the current netns (if IPv6 exists). */
 static int
 setup_no_ipv6(struct setup *s, const char *ifname)
@@ -261,7 +344,7 @@ setup_run(struct setup *s)
 		goto out;
 	if ((gwfd = setup_ns_fd(s, "/proc/self/ns/net")) == -1)
 		goto out;
-	if (setup_listeners(s) != 0)
+	if (setup_listeners(s) != 0 || setup_capture(s) != 0)
 		goto out;
 	if ((gwsk = netns_link_socket(s->msg.err, sizeof(s->msg.err))) == NULL)
 		goto out;
@@ -400,6 +483,10 @@ sandbox_fill(struct netns_sandbox *sb, const struct setup_msg *msg,
 	}
 	sb->nlisteners = msg->nlisteners;
 	sb->sandbox_fd = fds[k];
+	sb->capture = msg->capture;
+	sb->capture_udp = msg->capture_udp;
+	snprintf(sb->capture_err, sizeof(sb->capture_err), "%s",
+	    msg->capture_err);
 	return (0);
 }
 

@@ -98,6 +98,7 @@ static const struct audit_field {
 	{ "port", offsetof(struct audit_event, port), AUDIT_INT },
 	{ "addr", offsetof(struct audit_event, addr), AUDIT_STR },
 	{ "via", offsetof(struct audit_event, via), AUDIT_STR },
+	{ "name_from", offsetof(struct audit_event, name_from), AUDIT_STR },
 	{ "rule", offsetof(struct audit_event, rule), AUDIT_STR },
 	{ "status", offsetof(struct audit_event, status), AUDIT_INT },
 	{ "bytes_up", offsetof(struct audit_event, bytes_up), AUDIT_I64 },

@@ -26,6 +26,7 @@ struct audit_event {
 	int		 port;
 	const char	*addr;		/* address dialed */
 	const char	*via;		/* connect forward transparent dns */
+	const char	*name_from;	/* transparent: fake-ip sni host */
 	const char	*rule;		/* "file:line" */
 	int		 status;	/* HTTP status */
 	int64_t		 bytes_up;

@@ -72,14 +72,15 @@ static void
 gateway_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
-	struct gateway	*gw = arg;
+	struct gateway_listener	*gl = arg;
+	struct gateway		*gw = gl->gw;
 
 	if (gw->stopping) {
 		evutil_closesocket(fd);
 		return;
 	}
 	gw->fd_warned = 0;
-	session_open(gw, fd, sa, salen);
+	session_open(gw, fd, sa, salen, gl->transparent);
 	if (gw->nsessions >= gw->cfg.max_clients && !gw->paused_full) {
 		log_info("%s: %zu connections: not accepting for now",
 		    __func__, gw->nsessions);
@@ -103,7 +104,8 @@ gateway_resume_cb(evutil_socket_t fd, short what, void *arg)
 static void
 gateway_accept_error_cb(struct evconnlistener *l, void *arg)
 {
-	struct gateway	*gw = arg;
+	struct gateway_listener	*gl = arg;
+	struct gateway	*gw = gl->gw;
 	struct timeval	 tv = { 0, GATEWAY_RESUME_MS * 1000 };
 	int		 err = EVUTIL_SOCKET_ERROR();
 
@@ -245,9 +247,10 @@ gateway_free(struct gateway *gw)
 	free(gw);
 }
 
-/* Listen on a socket that is already bound (and maybe listening). */
-int
-gateway_listen_fd(struct gateway *gw, int fd, char *err, size_t errlen)
+/* Listen on a bound socket, for proxy or for captured connections. */
+static int
+gateway_listen_kind(struct gateway *gw, int fd, int transparent, char *err,
+    size_t errlen)
 {
 	struct gateway_listener	*gl;
 
@@ -257,7 +260,8 @@ gateway_listen_fd(struct gateway *gw, int fd, char *err, size_t errlen)
 	}
 	evutil_make_socket_nonblocking(fd);
 	gl->gw = gw;
-	gl->l = evconnlistener_new(gw->base, gateway_accept_cb, gw,
+	gl->transparent = transparent;
+	gl->l = evconnlistener_new(gw->base, gateway_accept_cb, gl,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
 	    -1, fd);
 	if (gl->l == NULL) {
@@ -270,6 +274,21 @@ gateway_listen_fd(struct gateway *gw, int fd, char *err, size_t errlen)
 	if (gw->paused_fd || gw->paused_full || gw->stopping)
 		evconnlistener_disable(gl->l);
 	return (0);
+}
+
+/* Listen on a socket that is already bound (and maybe listening). */
+int
+gateway_listen_fd(struct gateway *gw, int fd, char *err, size_t errlen)
+{
+	return (gateway_listen_kind(gw, fd, 0, err, errlen));
+}
+
+/* Listen on a bound socket for captured (transparent) connections. */
+int
+gateway_listen_transparent_fd(struct gateway *gw, int fd, char *err,
+    size_t errlen)
+{
+	return (gateway_listen_kind(gw, fd, 1, err, errlen));
 }
 
 /* Split "ADDR:PORT" or "[V6]:PORT" into its parts. */

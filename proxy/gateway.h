@@ -47,6 +47,14 @@ int		 gateway_listen(struct gateway *, const char *, char *, size_t);
 int		 gateway_listen_fd(struct gateway *, int, char *, size_t);
 
 /*
+ * Listen on a bound socket for captured connections (transparent): the
+ * destination each connection was made to is its local address, a fake
+ * address standing for a name, or a real one.
+ */
+int		 gateway_listen_transparent_fd(struct gateway *, int, char *,
+		    size_t);
+
+/*
  * Escalation (proxy/escalate.h): report blocked attempts to esc, serve
  * the agent endpoint (origin-form /pinhole/...), and let grants (rules/
  * grants.h) allow on top of the policy; approvals in esc become grants,

@@ -85,6 +85,21 @@ tests_fuzz_fuzz_sni_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_sni_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/sni
 
+# Transparent capture: which ports wait for the first bytes, and whether
+# SNI or Host names the host of the fake address.
+libpinhole_a_SOURCES += proxy/transparent.c proxy/transparent.h \
+	proxy/udpcatch.c proxy/udpcatch.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_transparent
+TESTS += tests/unit/test_transparent
+tests_unit_test_transparent_LDADD = $(UNIT_LIBS)
+tests_unit_test_transparent_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+endif
+TESTS += tests/integration/transparent.sh
+EXTRA_DIST += tests/integration/transparent.sh
+# Transparent beside CONNECT with the benchmark's programs; by hand.
+EXTRA_DIST += tests/bench/transparent.sh
+
 # Live policy reload: inotify on the policy files, in the event loop.
 libpinhole_a_SOURCES += proxy/policywatch.c proxy/policywatch.h
 if HAVE_CMOCKA

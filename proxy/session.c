@@ -36,6 +36,7 @@
 #include "proxy/escalate.h"
 #include "proxy/resolver.h"
 #include "proxy/session.h"
+#include "proxy/transparent.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 
@@ -49,6 +50,7 @@
 
 enum session_state {
 	S_HEAD,			/* reading a request head */
+	S_SNIFF,		/* captured: waiting for the first bytes */
 	S_RESOLVE,		/* waiting for the resolver */
 	S_DIAL,			/* connecting to one vetted address */
 	S_FORWARD,		/* relaying one request and its response */
@@ -131,6 +133,17 @@ struct session {
 	int			 server_eof;
 	int			 client_shut;
 	int			 server_shut;
+
+	/* Transparent capture. */
+	int			 transparent;	/* from a capture listener */
+	int			 sniffed;	/* first bytes judged, or moot */
+	int			 sniff_armed;	/* their deadline is set */
+	size_t			 sniff_need;
+	enum sni_proto		 sniff_proto;
+	const char		*name_from;	/* fake-ip, sni or host */
+	char			 dst[INET6_ADDRSTRLEN];	/* connected to */
+	char			 note[SNI_NAME_MAX + 64];	/* detail */
+	int			 reset;		/* close with a RST */
 	int			 splice_tried;
 	int			 spliced;	/* bytes move by splice(2) */
 	struct pipebuf		 up_pipe;	/* client to server */
@@ -153,6 +166,11 @@ static void	session_server_read_cb(struct bufferevent *, void *);
 static void	session_server_write_cb(struct bufferevent *, void *);
 static void	session_server_event_cb(struct bufferevent *, short, void *);
 static void	session_timer_cb(evutil_socket_t, short, void *);
+static void	session_transparent_start(struct session *, int);
+static void	session_transparent_go(struct session *);
+static void	session_transparent_refuse(struct session *, int,
+		    const char *, const char *);
+static int	session_sniff(struct session *);
 static void	session_splice_cb(evutil_socket_t, short, void *);
 
 /* Seconds on the event loop's clock. */
@@ -207,13 +225,17 @@ session_audit(struct session *s, const char *event, const char *verdict,
 	e.port = s->have_host ? s->port : -1;
 	e.addr = s->addr[0] != '\0' ? s->addr : NULL;
 	e.via = s->via;
+	e.name_from = s->name_from;
 	e.rule = s->rule[0] != '\0' ? s->rule : NULL;
 	e.status = s->status > 0 ? s->status : -1;
 	e.bytes_up = bytes ? s->up : -1;
 	e.bytes_down = bytes ? s->down : -1;
 	e.ms = bytes ? session_ms(s) : -1;
 	/* The method only: targets may carry secrets. */
-	e.detail = s->method[0] != '\0' ? s->method : NULL;
+	if (s->note[0] != '\0')
+		e.detail = s->note;
+	else if (s->method[0] != '\0')
+		e.detail = s->method;
 	audit_write(s->gw->audit, &e);
 }
 
@@ -278,6 +300,12 @@ session_close(struct session *s, const char *reason)
 		s->refs--;
 	}
 	session_server_free(s);
+	if (s->client != NULL && s->reset) {
+		struct linger	l = { 1, 0 };
+
+		setsockopt(bufferevent_getfd(s->client), SOL_SOCKET,
+		    SO_LINGER, &l, sizeof l);
+	}
 	if (s->client != NULL)
 		bufferevent_free(s->client);
 	s->client = NULL;
@@ -324,7 +352,7 @@ session_sockaddr_text(const struct sockaddr *sa, char *buf, size_t len)
 /* Take over an accepted client connection. */
 int
 session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
-    socklen_t salen)
+    socklen_t salen, int transparent)
 {
 	struct session	*s;
 	int		 one = 1;
@@ -349,8 +377,14 @@ session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
 	bufferevent_setwatermark(s->client, EV_WRITE, SESSION_LOW, 0);
 	TAILQ_INSERT_TAIL(&gw->sessions, s, entry);
 	gw->nsessions++;
-	session_head_start(s);
-	session_pump(s);
+	s->sniffed = !transparent;
+	s->transparent = transparent;
+	if (transparent)
+		session_transparent_start(s, fd);
+	else
+		session_head_start(s);
+	if (!s->dead)
+		session_pump(s);
 	return (0);
 fail:
 	log_warnx("%s: out of memory", __func__);
@@ -418,6 +452,9 @@ session_update_io(struct session *s)
 	case S_HEAD:
 		cr = 1;
 		sr = s->srv_idle;
+		break;
+	case S_SNIFF:
+		cr = 1;
 		break;
 	case S_FORWARD:
 		cr = !s->req_done && session_outlen(s->server) < SESSION_HIGH;
@@ -537,6 +574,10 @@ session_refuse(struct session *s, int status, const char *perr,
 	    strcmp(s->via, "connect") == 0 ? "connect" : "request";
 	char		 hint[HOST_TEXT_LEN + 32];
 
+	if (s->transparent) {
+		session_transparent_refuse(s, status, perr, why);
+		return;
+	}
 	if (s->state == S_FORWARD)
 		session_server_free(s);	/* it holds half an exchange */
 	s->pending = P_NONE;
@@ -1071,16 +1112,19 @@ session_dialed(struct session *s)
 	s->srv_host = s->host;
 	s->srv_port = s->port;
 	s->reused = 0;
-	if (!s->req->is_connect) {
+	if (!s->req->is_connect && !s->transparent) {
 		session_send_request(s);
 		return;
 	}
-	s->status = 200;
+	if (!s->transparent)
+		s->status = 200;
 	session_audit(s, "connect", "allow", NULL, 0);
 	s->pending = P_TUNNEL;
-	evbuffer_add_printf(bufferevent_get_output(s->client),
-	    "HTTP/1.1 200 Connection established\r\n\r\n");
-	bufferevent_setwatermark(s->client, EV_READ, 0, 0);
+	if (!s->transparent)
+		evbuffer_add_printf(bufferevent_get_output(s->client),
+		    "HTTP/1.1 200 Connection established\r\n\r\n");
+	if (s->sniffed)
+		bufferevent_setwatermark(s->client, EV_READ, 0, 0);
 	session_tunnel_io(s);
 	s->state = S_TUNNEL;
 	event_base_gettimeofday_cached(s->gw->base, &s->start);
@@ -1590,7 +1634,8 @@ session_splice_cb(evutil_socket_t fd, short what, void *arg)
 static int
 session_splice_ready(struct session *s)
 {
-	return (!s->splice_tried && !s->client_eof && !s->server_eof &&
+	return (!s->splice_tried && s->sniffed && !s->client_eof &&
+	    !s->server_eof &&
 	    s->up + s->down >= SESSION_SPLICE_AFTER &&
 	    (event_base_get_features(s->gw->base) & EV_FEATURE_ET));
 }
@@ -1648,7 +1693,8 @@ session_tunnel(struct session *s)
 		session_splice_shut(s);
 		return;
 	}
-	if (session_outlen(s->server) < SESSION_HIGH)
+	/* A capture's first bytes go up only once judged. */
+	if (s->sniffed && session_outlen(s->server) < SESSION_HIGH)
 		session_move(cin, bufferevent_get_output(s->server),
 		    evbuffer_get_length(cin), &s->up);
 	if (session_outlen(s->client) < SESSION_HIGH)
@@ -1674,8 +1720,13 @@ session_pump(struct session *s)
 		if (!s->dead && s->state == S_TUNNEL)
 			session_tunnel(s);
 		break;
+	case S_SNIFF:
+		if (session_sniff(s) == 1)
+			session_transparent_go(s);
+		break;
 	case S_TUNNEL:
-		session_tunnel(s);
+		if (session_sniff(s) != -1)
+			session_tunnel(s);
 		break;
 	case S_AGENT:
 		if (s->await == NULL)
@@ -1827,6 +1878,187 @@ session_server_event_cb(struct bufferevent *bev, short what, void *arg)
 	session_update_io(s);
 }
 
+/*
+ * Refuse a captured connection: audit it, then answer 403 when it spoke
+ * HTTP and nothing was dialed yet, else close at once with a RST (the
+ * protocol is not ours to speak).
+ */
+static void
+session_transparent_refuse(struct session *s, int status, const char *perr,
+    const char *why)
+{
+	char	hint[HOST_TEXT_LEN + 32];
+
+	session_audit(s, "connect", status < 500 ? "deny" : "allow",
+	    perr != NULL ? perr : why, 0);
+	if (s->sniff_proto == SNI_PROTO_HTTP && s->server == NULL &&
+	    s->state != S_TUNNEL && status == 403) {
+		s->pending = P_NONE;
+		escalate_hint(&s->host, s->port, hint, sizeof hint);
+		session_reply(s, status, perr, 1,	/* hint + 16: HOST:PORT */
+		    "pinhole: %s is not allowed: %s.\n\n"
+		    "To ask for access, run:\n"
+		    "    %s --reason \"why it is needed\"\n",
+		    hint + sizeof "pinhole request", why, hint);
+		return;
+	}
+	s->reset = 1;
+	session_close(s, perr != NULL ? perr : why);
+}
+
+/*
+ * Where a captured connection was going: a fake address stands for its
+ * name; any other address is itself the host (only an IP rule allows
+ * it).  Returns -1 when the connection was refused.
+ */
+static int
+session_transparent_dest(struct session *s, const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in	*in = (const struct sockaddr_in *)ss;
+	const uint8_t			*a = (const uint8_t *)&in->sin_addr;
+	const char			*name, *errstr;
+
+	if (ss->ss_family != AF_INET) {
+		session_close(s, "captured connection is not IPv4");
+		return (-1);
+	}
+	s->port = ntohs(in->sin_port);
+	inet_ntop(AF_INET, &in->sin_addr, s->dst, sizeof s->dst);
+	if (host_parse(s->dst, strlen(s->dst), &s->host, &errstr) == -1) {
+		session_close(s, "bad destination address");
+		return (-1);
+	}
+	s->have_host = 1;
+	if (s->gw->fakeip == NULL || !fakeip_contains(s->gw->fakeip, a, 4))
+		return (0);
+	name = fakeip_lookup_name(s->gw->fakeip, a, 4);
+	if (name == NULL ||
+	    host_parse(name, strlen(name), &s->host, &errstr) == -1) {
+		session_transparent_refuse(s, 403, "unknown-fake-address",
+		    "no name has this address now (an old DNS answer?)");
+		return (-1);
+	}
+	s->name_from = "fake-ip";
+	return (0);
+}
+
+/*
+ * A connection captured on its way to any address and port: find the
+ * name it is for, then wait for its first bytes on ports where TLS or
+ * HTTP is expected, or decide at once.
+ */
+static void
+session_transparent_start(struct session *s, int fd)
+{
+	struct sockaddr_storage	ss;
+	socklen_t		len = sizeof ss;
+
+	s->state = S_SNIFF;
+	s->via = "transparent";
+	event_base_gettimeofday_cached(s->gw->base, &s->start);
+	s->last_active = session_now(s);
+	bufferevent_setwatermark(s->client, EV_READ, 0, SNI_PEEK_MAX);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1) {
+		session_close(s, "getsockname failed");
+		return;
+	}
+	if (session_transparent_dest(s, &ss) == -1)
+		return;
+	if (s->name_from == NULL)
+		s->sniffed = 1;		/* an address: no name to check */
+	if (!s->sniffed && transparent_wait_port(s->port)) {
+		session_timer(s, TRANSPARENT_PEEK_SECONDS);
+		return;
+	}
+	session_transparent_go(s);
+}
+
+/* Decide a captured connection by its name and port; dial if allowed. */
+static void
+session_transparent_go(struct session *s)
+{
+	if (session_decide(s) != 0)
+		return;		/* refused, or held for a person (ask mode) */
+	session_resolve(s);
+}
+
+/* The first bytes name another host: refuse as fronting. */
+static void
+session_fronting(struct session *s, const struct transparent_sniff *t)
+{
+	const char	*what = t->proto == SNI_PROTO_TLS ? "TLS SNI" : "Host";
+	char		 why[SNI_NAME_MAX + HOST_TEXT_LEN + 64];
+
+	snprintf(s->note, sizeof s->note, "%s %s", what, t->name);
+	snprintf(why, sizeof why, "%s names %s, not %s", what, t->name,
+	    s->host.text);
+	session_transparent_refuse(s, 403, "fronting", why);
+}
+
+/* The first bytes have been judged: let them go up. */
+static void
+session_sniffed(struct session *s)
+{
+	s->sniffed = 1;
+	if (s->state == S_TUNNEL) {
+		bufferevent_setwatermark(s->client, EV_READ, 0, 0);
+		session_timer(s, s->gw->cfg.idle_timeout);
+	}
+}
+
+/*
+ * Judge a captured connection's first bytes, kept in its input to go
+ * upstream later.  Returns 1 once judged, 0 to wait for more, -1 when
+ * the connection was refused.
+ */
+static int
+session_sniff(struct session *s)
+{
+	struct evbuffer			*in = bufferevent_get_input(s->client);
+	struct transparent_sniff	 t;
+	enum transparent_verdict	 v;
+	unsigned char			*p;
+	size_t				 len;
+
+	if (s->sniffed)
+		return (1);
+	len = evbuffer_get_length(in);
+	if (len == 0 || len < s->sniff_need)
+		return (0);
+	if (len > SNI_PEEK_MAX)
+		len = SNI_PEEK_MAX;
+	if ((p = evbuffer_pullup(in, len)) == NULL) {
+		session_close(s, "out of memory");
+		return (-1);
+	}
+	v = transparent_check(p, len, &s->host, s->dst, &t);
+	s->sniff_proto = t.proto;
+	switch (v) {
+	case TRANSPARENT_NEED_MORE:
+		s->sniff_need = t.need;
+		if (s->state == S_TUNNEL && !s->sniff_armed)
+			session_timer(s, TRANSPARENT_PEEK_SECONDS);
+		s->sniff_armed = 1;
+		return (0);
+	case TRANSPARENT_FRONTING:
+		session_fronting(s, &t);
+		return (-1);
+	case TRANSPARENT_MALFORMED:
+		snprintf(s->note, sizeof s->note, "%s", t.error);
+		session_transparent_refuse(s, 403, "malformed",
+		    t.proto == SNI_PROTO_TLS ? "a malformed TLS ClientHello" :
+		    "a malformed HTTP request head");
+		return (-1);
+	case TRANSPARENT_MATCH:
+		s->name_from = transparent_name_from(&t);
+		break;
+	default:
+		break;
+	}
+	session_sniffed(s);
+	return (1);
+}
+
 /* Nothing came in time. */
 static void
 session_timer_cb(evutil_socket_t fd, short what, void *arg)
@@ -1835,6 +2067,21 @@ session_timer_cb(evutil_socket_t fd, short what, void *arg)
 	time_t		 idle;
 
 	switch (s->state) {
+	case S_SNIFF:
+	case S_TUNNEL:
+		if (!s->sniffed && evbuffer_get_length(
+		    bufferevent_get_input(s->client)) > 0) {
+			session_transparent_refuse(s, 403, "first-bytes",
+			    "the first bytes did not come in time");
+			return;
+		}
+		if (s->state == S_TUNNEL)
+			break;
+		/* Nothing came: the name of the fake address decides. */
+		session_transparent_go(s);
+		if (!s->dead)
+			session_update_io(s);
+		return;
 	case S_HEAD:
 		if (evbuffer_get_length(bufferevent_get_input(s->client)) > 0) {
 			s->req->is_head = 0;

@@ -22,6 +22,7 @@ struct gateway_listener {
 	TAILQ_ENTRY(gateway_listener)	 entry;
 	struct gateway			*gw;
 	struct evconnlistener		*l;
+	int				 transparent;
 };
 
 struct gateway {
@@ -54,7 +55,7 @@ struct gateway {
 };
 
 int	session_open(struct gateway *, int, const struct sockaddr *,
-	    socklen_t);
+	    socklen_t, int);
 void	session_stop_all(struct gateway *);
 void	session_close_all(struct gateway *, const char *);
 size_t	session_reap(struct gateway *, int);

@@ -1,7 +1,9 @@
 /*
  * loadgen: the client side of the benchmark.  One process, one epoll loop.
  * It talks to tests/bench/origin either directly (no -x) or through an
- * HTTP proxy (-x IP:PORT), and prints one line of key=value results:
+ * HTTP proxy (-x IP:PORT), and prints one line of key=value results.
+ * Direct connections go to 127.0.0.1, or to -d IP (an address that
+ * pinhole run's transparent capture takes to the origin):
  *
  *   tunnel-bulk	-c tunnels move -b bytes in all (download; -u upload)
  *   connect-rate	-c clients do CONNECT + one echo, -n setups in all
@@ -17,6 +19,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <arpa/inet.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -30,7 +33,8 @@
 #include "tests/bench/bench.h"
 
 #define LG_USAGE "loadgen tunnel-bulk|connect-rate|forward-rps|idle-tunnels\n" \
-	"\t-o ORIGINPORT [-x PROXYIP:PORT] [-H HOST] [-c CONC] [-n COUNT]\n" \
+	"\t-o ORIGINPORT [-x PROXYIP:PORT | -d IP] [-H HOST] [-c CONC]\n" \
+	"\t[-n COUNT]\n" \
 	"\t[-b BYTES] [-t SECONDS] [-w HOLDSECONDS] [-u]"
 #define LG_CHUNK	(256 * 1024)
 #define LG_MAXCOUNT	10000000L
@@ -72,6 +76,7 @@ struct lg {
 	const char		*name;
 	struct sockaddr_in	 dst;
 	int			 proxied;
+	struct in_addr		 direct;	/* -d, or 127.0.0.1 */
 	const char		*host;
 	int			 oport;
 	int			 conc;
@@ -744,8 +749,13 @@ lg_options(struct lg *lg, int argc, char **argv)
 {
 	int	ch;
 
-	while ((ch = getopt(argc, argv, "b:c:H:n:o:t:uw:x:")) != -1) {
+	lg->direct.s_addr = htonl(INADDR_LOOPBACK);
+	while ((ch = getopt(argc, argv, "b:c:d:H:n:o:t:uw:x:")) != -1) {
 		switch (ch) {
+		case 'd':
+			if (inet_pton(AF_INET, optarg, &lg->direct) != 1)
+				bench_usage(LG_USAGE);
+			break;
 		case 'b':
 			lg->bytes = strtoull(optarg, NULL, 10);
 			break;
@@ -794,7 +804,7 @@ lg_setup(struct lg *lg)
 	if (!lg->proxied) {
 		lg->dst.sin_family = AF_INET;
 		lg->dst.sin_port = htons(lg->oport);
-		lg->dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		lg->dst.sin_addr = lg->direct;
 	}
 	if (lg->mode == M_BULK)
 		lg->count = lg->conc;

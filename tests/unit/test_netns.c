@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "netns/netns.h"
+#include "netns/netns-int.h"
 
 /* Check one network's gateway and sandbox addresses. */
 static void
@@ -74,6 +75,28 @@ test_exit_status(void **state)
 	assert_int_equal(netns_exit_status(SIGKILL | 0x80), 128 + SIGKILL);
 }
 
+/* The capture rule: every port with a listener left out, UDP if asked. */
+static void
+test_nft_ruleset(void **state)
+{
+	const uint16_t	ports[] = { 3128, 53, 80, 443, 3129, 2222 };
+	char		buf[1024], small[64];
+	size_t		n;
+
+	n = netns_nft_ruleset(ports, 6, 3129, 0, buf, sizeof buf);
+	assert_int_equal(n, strlen(buf));
+	assert_non_null(strstr(buf, "iifname \"gw0\" tcp dport != "
+	    "{ 3129, 3128, 53, 80, 443, 2222 } tproxy to :3129 accept\n"));
+	assert_non_null(strstr(buf, "priority mangle"));
+	assert_null(strstr(buf, "udp"));
+	n = netns_nft_ruleset(ports, 6, 3129, 1, buf, sizeof buf);
+	assert_non_null(strstr(buf, "iifname \"gw0\" udp dport != 53 "
+	    "tproxy to :3129 accept\n"));
+	assert_int_equal(buf[n - 1], '\n');
+	assert_int_equal(netns_nft_ruleset(ports, 6, 3129, 1, small,
+	    sizeof small), 0);
+}
+
 int
 main(void)
 {
@@ -81,6 +104,7 @@ main(void)
 		cmocka_unit_test(test_net_good),
 		cmocka_unit_test(test_net_bad),
 		cmocka_unit_test(test_exit_status),
+		cmocka_unit_test(test_nft_ruleset),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
