@@ -24,6 +24,7 @@
 #include "cli/pinhole.h"
 #include "proxy/audit.h"
 #include "proxy/auditverify.h"
+#include "proxy/json.h"
 
 #define LOG_TOP		10
 
@@ -79,8 +80,8 @@ cmd_log_term(FILE *fp, const char *s)
 	int			 width = 0;
 
 	while (*p != '\0') {
-		n = audit_utf8(p, strlen((const char *)p), &cp);
-		if (n == 0 || audit_must_escape(cp) || cp == '\\') {
+		n = json_utf8(p, strlen((const char *)p), &cp);
+		if (n == 0 || json_must_escape(cp) || cp == '\\') {
 			fprintf(fp, "\\u%04x", n == 0 ? 0xfffd : cp);
 			p += n == 0 ? 1 : n;
 			width += 6;

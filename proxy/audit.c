@@ -32,6 +32,7 @@
 
 #include "cli/log.h"
 #include "proxy/audit.h"
+#include "proxy/json.h"
 
 #define AUDIT_FIELD_MAX	1024	/* bytes of a string value kept */
 #define AUDIT_NFIELDS	24
@@ -173,7 +174,7 @@ audit_put_string(struct audit_line *l, const char *str)
 			l->truncated = 1;
 			break;
 		}
-		if ((len = audit_utf8(s + i, n - i, &cp)) == 0) {
+		if ((len = json_utf8(s + i, n - i, &cp)) == 0) {
 			audit_put_u(l, 0xfffd);
 			i++;
 			continue;
@@ -181,7 +182,7 @@ audit_put_string(struct audit_line *l, const char *str)
 		if (cp == '"' || cp == '\\') {
 			audit_put(l, "\\", 1);
 			audit_put(l, (const char *)s + i, 1);
-		} else if (audit_must_escape(cp))
+		} else if (json_must_escape(cp))
 			audit_put_u(l, cp);
 		else
 			audit_put(l, (const char *)s + i, len);

@@ -161,7 +161,4 @@ size_t		 audit_journal_format(char *, size_t, const char *, size_t,
 		    const struct audit_rec *);
 int		 audit_dgram_open(const char *, char *, size_t);
 
-size_t		 audit_utf8(const unsigned char *, size_t, unsigned int *);
-int		 audit_must_escape(unsigned int);
-
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "proxy/audit.h"
+#include "proxy/json.h"
 
 struct rd {
 	const unsigned char	*p;
@@ -19,55 +20,6 @@ struct rd {
 	char			*out;	/* next free byte of the store */
 	char			*oend;
 };
-
-/*
- * Measure the UTF-8 sequence at s: its length and code point, or 0 when
- * it is not valid (overlong, surrogate, beyond U+10FFFF, cut short).
- */
-size_t
-audit_utf8(const unsigned char *s, size_t n, unsigned int *cp)
-{
-	size_t		len, i;
-	unsigned char	lo = 0x80, hi = 0xbf;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return (1);
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return (0);
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return (0);
-	*cp = s[0] & (0xff >> (len + 1));
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return (0);
-		*cp = (*cp << 6) | (s[i] & 0x3f);
-	}
-	return (len);
-}
-
-/* Tell whether a code point must be written as an escape. */
-int
-audit_must_escape(unsigned int cp)
-{
-	return (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
-	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069));
-}
 
 /* Skip white space (not line ends: a record is one line). */
 static void
@@ -202,7 +154,7 @@ rd_string(struct rd *r, const char **str, const char **raw, size_t *rawlen)
 				return (-1);
 			continue;
 		}
-		if ((n = audit_utf8(r->p, r->end - r->p, &cp)) == 0 ||
+		if ((n = json_utf8(r->p, r->end - r->p, &cp)) == 0 ||
 		    cp < 0x20 || rd_put_cp(r, cp) == -1)
 			return (-1);
 		r->p += n;

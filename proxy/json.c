@@ -467,7 +467,7 @@ json_put_raw(struct json_writer *w, const char *p, size_t n)
 }
 
 /* Tell whether a code point is written as an escape. */
-static int
+int
 json_must_escape(uint32_t cp)
 {
 	return (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
