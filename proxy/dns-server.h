@@ -20,6 +20,8 @@ struct dns_log;
 struct resolver_query;
 
 /* One query being answered; on the stack, or kept while upstream works. */
+#define DNS_UDP_MMSG		16	/* datagrams a recvmmsg */
+
 struct dns_req {
 	struct dns_server	*srv;
 	struct dns_conn		*conn;		/* TCP; NULL for UDP */
@@ -54,6 +56,8 @@ struct dns_server {
 	size_t				 npending;
 	uint8_t				 in[DNS_MSG_MAX];
 	uint8_t				 out[DNS_MSG_MAX];
+	/* Datagrams taken with one recvmmsg (pages touched only as used). */
+	uint8_t				 udp_in[DNS_UDP_MMSG][DNS_MSG_MAX];
 };
 
 /* dns.c */

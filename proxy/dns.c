@@ -223,41 +223,64 @@ dns_udp_pktinfo(struct dns_req *r, struct msghdr *mh)
 	}
 }
 
-/* Receive and answer one datagram.  Returns -1 when none is left. */
+/* Control data room for one datagram's destination address. */
+union dns_udp_cbuf {
+	char		c[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+			    CMSG_SPACE(sizeof(struct in_pktinfo))];
+	struct cmsghdr	align;
+};
+
+/* Answer datagram i of a batch. */
+static void
+dns_udp_take(struct dns_listener *l, struct mmsghdr *mm,
+    struct sockaddr_storage *peer, int i)
+{
+	struct dns_server	*srv = l->srv;
+	struct dns_req		 r;
+
+	memset(&r, 0, sizeof r);
+	memcpy(&r.peer, &peer[i], sizeof r.peer);
+	r.srv = srv;
+	r.udp = l;
+	r.peerlen = mm[i].msg_hdr.msg_namelen;
+	dns_udp_pktinfo(&r, &mm[i].msg_hdr);
+	dns_sa_text((struct sockaddr *)&r.peer, r.client, sizeof r.client);
+	dns_answer(&r, srv->udp_in[i], mm[i].msg_len);
+}
+
+/*
+ * Receive up to DNS_UDP_MMSG datagrams with one call and answer each.
+ * Returns how many came, -1 when none was left.
+ */
 static int
 dns_udp_recv(struct dns_listener *l)
 {
 	struct dns_server	*srv = l->srv;
-	struct dns_req		 r;
-	union {
-		char		c[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
-				    CMSG_SPACE(sizeof(struct in_pktinfo))];
-		struct cmsghdr	align;
-	}			 cbuf;
-	struct iovec		 iov = { srv->in, sizeof srv->in };
-	struct msghdr		 mh;
-	ssize_t			 n;
+	struct mmsghdr		 mm[DNS_UDP_MMSG];
+	struct iovec		 iov[DNS_UDP_MMSG];
+	struct sockaddr_storage	 peer[DNS_UDP_MMSG];
+	union dns_udp_cbuf	 cbuf[DNS_UDP_MMSG];
+	int			 i, n;
 
-	memset(&r, 0, sizeof r);
-	memset(&mh, 0, sizeof mh);
-	mh.msg_name = &r.peer;
-	mh.msg_namelen = sizeof r.peer;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cbuf.c;
-	mh.msg_controllen = sizeof cbuf.c;
-	if ((n = recvmsg(l->fd, &mh, 0)) == -1) {
+	memset(mm, 0, sizeof mm);
+	for (i = 0; i < DNS_UDP_MMSG; i++) {
+		iov[i].iov_base = srv->udp_in[i];
+		iov[i].iov_len = sizeof srv->udp_in[i];
+		mm[i].msg_hdr.msg_name = &peer[i];
+		mm[i].msg_hdr.msg_namelen = sizeof peer[i];
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_control = cbuf[i].c;
+		mm[i].msg_hdr.msg_controllen = sizeof cbuf[i].c;
+	}
+	if ((n = recvmmsg(l->fd, mm, DNS_UDP_MMSG, 0, NULL)) == -1) {
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			log_warn("%s: recvmsg", __func__);
+			log_warn("%s: recvmmsg", __func__);
 		return (-1);
 	}
-	r.srv = srv;
-	r.udp = l;
-	r.peerlen = mh.msg_namelen;
-	dns_udp_pktinfo(&r, &mh);
-	dns_sa_text((struct sockaddr *)&r.peer, r.client, sizeof r.client);
-	dns_answer(&r, srv->in, (size_t)n);
-	return (0);
+	for (i = 0; i < n; i++)
+		dns_udp_take(l, mm, peer, i);
+	return (n);
 }
 
 /* A UDP socket is readable: answer what is there, a batch at most. */
@@ -265,10 +288,10 @@ static void
 dns_udp_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct dns_listener	*l = arg;
-	int			 i;
+	int			 i, n;
 
-	for (i = 0; i < DNS_UDP_BATCH; i++) {
-		if (dns_udp_recv(l) == -1)
+	for (i = 0; i < DNS_UDP_BATCH; i += n) {
+		if ((n = dns_udp_recv(l)) < DNS_UDP_MMSG)
 			break;
 	}
 }
