@@ -43,28 +43,9 @@ rd_byte(struct rd *r, unsigned char c)
 static int
 rd_put_cp(struct rd *r, unsigned int cp)
 {
-	unsigned char	b[4];
-	size_t		n;
+	uint8_t	b[4];
+	size_t	n = json_utf8_encode(cp, b);
 
-	if (cp < 0x80) {
-		b[0] = cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = 0xc0 | (cp >> 6);
-		b[1] = 0x80 | (cp & 0x3f);
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = 0xe0 | (cp >> 12);
-		b[1] = 0x80 | ((cp >> 6) & 0x3f);
-		b[2] = 0x80 | (cp & 0x3f);
-		n = 3;
-	} else {
-		b[0] = 0xf0 | (cp >> 18);
-		b[1] = 0x80 | ((cp >> 12) & 0x3f);
-		b[2] = 0x80 | ((cp >> 6) & 0x3f);
-		b[3] = 0x80 | (cp & 0x3f);
-		n = 4;
-	}
 	if ((size_t)(r->oend - r->out) < n)
 		return (-1);
 	memcpy(r->out, b, n);

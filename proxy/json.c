@@ -65,15 +65,12 @@ json_store(struct json_in *in, const void *p, size_t n)
 	return (0);
 }
 
-/* Store a code point as UTF-8. */
-static int
-json_store_cp(struct json_in *in, uint32_t cp)
+/* Encode a code point (at most U+10FFFF) as UTF-8; return its length. */
+size_t
+json_utf8_encode(uint32_t cp, uint8_t b[4])
 {
-	uint8_t	b[4];
 	size_t	n;
 
-	if (cp == 0)
-		return (json_fail(in, "\\u0000 in a string"));
 	if (cp < 0x80) {
 		b[0] = cp;
 		n = 1;
@@ -93,7 +90,18 @@ json_store_cp(struct json_in *in, uint32_t cp)
 		b[3] = 0x80 | (cp & 0x3f);
 		n = 4;
 	}
-	return (json_store(in, b, n));
+	return (n);
+}
+
+/* Store a code point as UTF-8. */
+static int
+json_store_cp(struct json_in *in, uint32_t cp)
+{
+	uint8_t	b[4];
+
+	if (cp == 0)
+		return (json_fail(in, "\\u0000 in a string"));
+	return (json_store(in, b, json_utf8_encode(cp, b)));
 }
 
 /* Read four hex digits. */

@@ -81,5 +81,6 @@ void	json_put_raw(struct json_writer *, const char *, size_t);
 /* Measure a UTF-8 sequence: its length and code point, 0 when invalid. */
 size_t	json_utf8(const uint8_t *, size_t, uint32_t *);
 int	json_must_escape(uint32_t);
+size_t	json_utf8_encode(uint32_t, uint8_t [4]);
 
 #endif
