@@ -73,12 +73,7 @@ pending_print_hostport(const struct json_obj *o)
 	int64_t		 port = 0;
 
 	json_get_int(o, "port", &port);
-	if (h == NULL)
-		h = "?";
-	if (strchr(h, ':') != NULL)
-		putchar('[');
-	ctl_print_safe(stdout, h);
-	printf(strchr(h, ':') != NULL ? "]:%lld" : ":%lld", (long long)port);
+	ctl_print_target(stdout, h != NULL ? h : "?", port);
 }
 
 /* Print a string member, escaped, or a dash. */

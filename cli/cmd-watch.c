@@ -109,17 +109,6 @@ watch_find(struct watch *w, const char *session, const char *id)
 	return (NULL);
 }
 
-/* Print host:port, escaped. */
-static void
-watch_print_target(const char *host, int64_t port)
-{
-	int	v6 = strchr(host, ':') != NULL;
-
-	printf(v6 ? "[" : "");
-	ctl_print_safe(stdout, host);
-	printf(v6 ? "]:%lld" : ":%lld", (long long)port);
-}
-
 /* Clear the prompt line before printing above it. */
 static void
 watch_unprompt(struct watch *w)
@@ -140,7 +129,7 @@ watch_prompt(struct watch *w)
 		printf("(no open request; q quits) ");
 	} else {
 		printf("%s ", it->id);
-		watch_print_target(it->host, it->port);
+		ctl_print_target(stdout, it->host, it->port);
 		printf(" [%zu open]: o=once s=session a=always d=deny n=next "
 		    "q=quit ", w->nitems);
 	}
@@ -173,7 +162,7 @@ watch_on_request(struct watch *w, const char *session, const struct json_obj *o)
 		json_get_int(o, "port", &it->port);
 	}
 	printf("request %s  ", it->id);
-	watch_print_target(it->host, it->port);
+	ctl_print_target(stdout, it->host, it->port);
 	printf("  session %s", session);
 	if (count > 1)
 		printf(" (asked %lld times)", (long long)count);
@@ -227,7 +216,7 @@ watch_on_blocked(struct watch *w, const struct json_obj *o)
 	json_get_int(o, "count", &count);
 	via = json_get_str(o, "via");
 	printf("blocked ");
-	watch_print_target(host != NULL ? host : "?", port);
+	ctl_print_target(stdout, host != NULL ? host : "?", port);
 	printf(" via ");
 	ctl_print_safe(stdout, via != NULL ? via : "?");
 	printf(" (%lld time%s)\n", (long long)count, count == 1 ? "" : "s");

@@ -246,6 +246,19 @@ ctl_print_safe(FILE *f, const char *s)
 	fputs(buf, f);
 }
 
+/* Write HOST:PORT escaped ([HOST]:PORT for IPv6; port 0, a lookup: HOST). */
+void
+ctl_print_target(FILE *f, const char *host, int64_t port)
+{
+	int	v6 = strchr(host, ':') != NULL;
+
+	if (v6 && port != 0)
+		fputc('[', f);
+	ctl_print_safe(f, host);
+	if (port != 0)
+		fprintf(f, v6 ? "]:%lld" : ":%lld", (long long)port);
+}
+
 /* Look for a pending request's id among a session's items. */
 static void
 ctl_find_cb(struct ctl_conn *c, const struct json_obj *o, void *arg)

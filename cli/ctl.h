@@ -68,5 +68,7 @@ int		 ctl_decide(const char *, const char *, const char *,
 
 /* Write untrusted text to a terminal, escaped (escalate_clean()). */
 void	ctl_print_safe(FILE *, const char *);
+/* Write HOST:PORT so (escaped; port 0, a DNS lookup, prints HOST alone). */
+void	ctl_print_target(FILE *, const char *, int64_t);
 
 #endif

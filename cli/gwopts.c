@@ -361,6 +361,8 @@ gwctx_reload(struct gwctx *c)
 		return;
 	}
 	gwctx_set_rules(c, r);
+	if (c->grants != NULL)
+		grants_drop_always(c->grants, r);
 	gwctx_watch_files(c);
 	log_info("policy reloaded");
 	gwctx_audit(c, "reload", "allow", NULL, NULL);
@@ -467,6 +469,7 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 	if (c->grants != NULL) {
 		p.grants = gwctx_grants;
 		p.grants_arg = c;
+		p.esc = c->esc;
 		p.ask = c->ask > 0;
 	}
 	if ((c->dns = dns_server_create(&p, err, errlen)) == NULL)

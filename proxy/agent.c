@@ -520,16 +520,18 @@ agent_get_blocked(struct agent_ctx *c)
 	const struct escalate_blocked	*b;
 	struct json_writer		*w = &c->resp->body;
 	char				 last[32], hint[HOST_TEXT_LEN + 32];
+	char				 target[HOST_TEXT_LEN + 16];
 	size_t				 i;
 
 	if (c->resp->json)
 		agent_puts(c->resp, "{\"ok\":true,\"blocked\":[");
 	for (i = 0; (b = escalate_blocked_at(c->e, i)) != NULL; i++) {
 		escalate_hint(&b->host, b->port, hint, sizeof hint);
+		escalate_target(&b->host, b->port, target, sizeof target);
 		control_time(b->last, last, sizeof last);
 		if (!c->resp->json) {
-			agent_printf(c->resp, "%s:%u via %s, %u time%s, last "
-			    "%s; ask with: %s\n", b->host.text, b->port,
+			agent_printf(c->resp, "%s via %s, %u time%s, last "
+			    "%s; ask with: %s\n", target,
 			    b->via, b->count, b->count == 1 ? "" : "s", last,
 			    hint);
 			continue;

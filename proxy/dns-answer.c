@@ -18,6 +18,7 @@
 #include "cli/log.h"
 #include "proxy/audit.h"
 #include "proxy/dns-server.h"
+#include "proxy/escalate.h"
 #include "proxy/resolver.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
@@ -185,12 +186,16 @@ static void
 dns_answer_blocked(struct dns_req *r)
 {
 	struct dns_reply	rep;
+	char			hint[HOST_TEXT_LEN + 32];
 	char			text[HOST_TEXT_LEN + 64];
 
-	if (r->named)
+	if (r->named) {
+		escalate_hint(&r->host, 0, hint, sizeof hint);
 		snprintf(text, sizeof text, "blocked by pinhole policy; "
-		    "ask: pinhole request %s", r->host.text);
-	else
+		    "ask: %s", hint);
+		if (r->srv->p.esc != NULL)
+			escalate_blocked(r->srv->p.esc, &r->host, 0, "dns");
+	} else
 		snprintf(text, sizeof text, "blocked by pinhole policy: %s",
 		    r->why);
 	memset(&rep, 0, sizeof rep);

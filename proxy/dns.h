@@ -274,6 +274,7 @@ size_t		 fakeip_count(const struct fakeip *);
 #define DNS_MAX_PENDING		1024	/* queries waiting for upstream */
 
 struct event_base;
+struct escalate;
 struct grants;
 struct rules;
 struct resolver;
@@ -291,6 +292,8 @@ struct dns_server_params {
 	void			 *grants_arg;
 	struct resolver		 *resolver;
 	struct audit		 *audit;	/* NULL: no audit */
+	struct escalate		 *esc;		/* told of blocked names, or
+						   NULL */
 	struct fakeip		 *fakeip;
 	const char		 *session;	/* NULL or the session id */
 	uint32_t		  ttl;		/* fake answers; 0: default */

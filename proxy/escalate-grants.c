@@ -56,6 +56,7 @@ eg_grant(const struct escalate_request *r, char *err, size_t errlen,
 	    r->scope == ESCALATE_SCOPE_SESSION ? GRANT_SESSION : GRANT_ONCE;
 	if (scope == GRANT_ALWAYS && eg_append(eg, r, err, errlen) == -1)
 		return (-1);
+	grants_expire(eg->grants, eg->now_ms());
 	if (grants_add(eg->grants, &r->host, r->port, scope,
 	    (uint64_t)r->ttl * 1000, r->id, r->by, eg->now_ms(), NULL) == -1) {
 		snprintf(err, errlen, "cannot add the grant (out of memory)");

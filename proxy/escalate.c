@@ -810,6 +810,19 @@ escalate_clean(const char *in, size_t len, size_t max, char *out,
 void
 escalate_hint(const struct host *h, uint16_t port, char *buf, size_t len)
 {
-	snprintf(buf, len, h->kind == HOST_IPV6 ? "pinhole request [%s]:%u" :
-	    "pinhole request %s:%u", h->text, port);
+	char	target[HOST_TEXT_LEN + 16];
+
+	escalate_target(h, port, target, sizeof target);
+	snprintf(buf, len, "pinhole request %s", target);
+}
+
+/* HOST:PORT, [IPV6]:PORT, or HOST alone for port 0 (a DNS lookup). */
+void
+escalate_target(const struct host *h, uint16_t port, char *buf, size_t len)
+{
+	if (port == 0)
+		snprintf(buf, len, "%s", h->text);
+	else
+		snprintf(buf, len, h->kind == HOST_IPV6 ? "[%s]:%u" : "%s:%u",
+		    h->text, port);
 }

@@ -208,6 +208,8 @@ size_t		 escalate_clean(const char *, size_t, size_t, char *, size_t);
 
 /* The block-message hint: "pinhole request HOST:PORT" (IPv6 bracketed). */
 void		 escalate_hint(const struct host *, uint16_t, char *, size_t);
+/* "HOST:PORT" ("[IPV6]:PORT"); port 0, a DNS lookup, is "HOST" alone. */
+void		 escalate_target(const struct host *, uint16_t, char *, size_t);
 
 /* Fill buf with n random bytes as 2n hex digits. */
 int		 escalate_random_hex(char *, size_t);

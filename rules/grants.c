@@ -192,35 +192,21 @@ grants_remove(struct grants *g, const char *id)
 	return (0);
 }
 
-/* Remove up to max expired grants, copying them out. */
+/* Remove the grants expired at now; returns how many. */
 size_t
-grants_expire(struct grants *g, uint64_t now, struct grant *out, size_t max)
+grants_expire(struct grants *g, uint64_t now)
 {
 	size_t	i = 0, n = 0;
 
-	while (i < g->n && n < max) {
-		if (grant_live(&g->tab[i], now)) {
+	while (i < g->n) {
+		if (grant_live(&g->tab[i], now))
 			i++;
-			continue;
+		else {
+			grants_delete(g, i);
+			n++;
 		}
-		out[n++] = g->tab[i];
-		grants_delete(g, i);
 	}
 	return (n);
-}
-
-/* The earliest expiry of any grant, 0 when none expires. */
-uint64_t
-grants_next_expiry(const struct grants *g)
-{
-	uint64_t	t = 0;
-	size_t		i;
-
-	for (i = 0; i < g->n; i++) {
-		if (g->tab[i].expires != 0 && (t == 0 || g->tab[i].expires < t))
-			t = g->tab[i].expires;
-	}
-	return (t);
 }
 
 /* Copy up to max grants out, oldest first. */
@@ -234,14 +220,16 @@ grants_list(const struct grants *g, struct grant *out, size_t max)
 	return (g->n);
 }
 
-/* Forget always grants: the policy file holds them now. */
+/* Forget the always grants whose host and port a rule now allows. */
 void
-grants_drop_always(struct grants *g)
+grants_drop_always(struct grants *g, const struct rules *r)
 {
-	size_t	i = 0;
+	struct rules_verdict	v;
+	size_t			i = 0;
 
 	while (i < g->n) {
-		if (g->tab[i].scope == GRANT_ALWAYS)
+		if (g->tab[i].scope == GRANT_ALWAYS &&
+		    rules_match(r, &g->tab[i].host, g->tab[i].port, &v))
 			grants_delete(g, i);
 		else
 			i++;

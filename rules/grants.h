@@ -80,20 +80,20 @@ int	grants_consume(struct grants *, const char *);
 int	grants_remove(struct grants *, const char *);
 
 /*
- * Remove grants expired at now (expires <= now), copying up to max of
- * them to out for audit `expire` events; returns how many were removed
- * (never more than max: call again while it returns max).
+ * Remove the grants expired at now (expires <= now); returns how many.
+ * They decide nothing once expired; this only frees their slots.  (The
+ * escalation queue writes the audit `expire` event of a grant's TTL.)
  */
-size_t	grants_expire(struct grants *, uint64_t, struct grant *, size_t);
-
-/* The earliest expiry of any grant (for a timer), 0 when none expires. */
-uint64_t grants_next_expiry(const struct grants *);
+size_t	grants_expire(struct grants *, uint64_t);
 
 /* Copy up to max grants to out, oldest first; returns how many there are. */
 size_t	grants_list(const struct grants *, struct grant *, size_t);
 
-/* Forget always grants (a reload has read them from the policy file). */
-void	grants_drop_always(struct grants *);
+/*
+ * Forget the always grants that a rule of r now allows (a reload has
+ * read the rule their approval appended to the policy file).
+ */
+void	grants_drop_always(struct grants *, const struct rules *);
 
 /* A decision on one host and port: policy file first, then grants. */
 struct policy_decision {

@@ -27,6 +27,8 @@ print("abstract:", sum("@" in l and "pinhole" in l for l in open("/proc/net/unix
 EOP
 "$PINHOLE_BIN" request sandbox.test --reason inside && echo filed
 curl -s "$PINHOLE_AGENT/pinhole/blocked"
+getent hosts looked-up.test || echo "no such name"
+curl -s "$PINHOLE_AGENT/pinhole/blocked"
 EOS
 if ! PINHOLE_BIN="$T/pinhole" "$PINHOLE" run -- sh "$T/inside.sh" \
     >"$T/out" 2>"$T/err"; then
@@ -43,4 +45,7 @@ grep -q "^filed" "$T/out" && ok "pinhole request works inside" ||
 grep -q "nothing blocked lately" "$T/out" &&
     ok "curl with HTTP_PROXY reaches the agent endpoint" ||
     fail "agent endpoint via the proxy: $(tail -2 "$T/out")"
+grep -q "^looked-up.test via dns, [0-9]* times*, .*ask with: pinhole request looked-up.test$" "$T/out" &&
+    ok "a name refused by the DNS is listed as blocked" ||
+    fail "DNS blocked: $(tail -3 "$T/out")"
 finish

@@ -96,6 +96,7 @@ test_session_always(void **state)
 	struct grants	*g = grants_create();
 	struct grant	 list[4];
 	struct host	 h = H("github.com");
+	struct rules	*r;
 
 	(void)state;
 	add(g, "github.com", 22, GRANT_SESSION, 0, 0);
@@ -105,7 +106,6 @@ test_session_always(void **state)
 	assert_true(granted(g, "github.com", 22, 1));
 	assert_true(granted(g, "3405803783", 443, 1));	/* same address */
 	assert_true(granted(g, "github.com", 22, UINT64_MAX - 1));
-	assert_int_equal(grants_next_expiry(g), 0);
 	assert_int_equal(grants_add(g, &h, 22, GRANT_SESSION, 0, "r7", "me",
 	    5, NULL), 0);				/* replaces g1 */
 	assert_int_equal(grants_add(g, &h, 23, GRANT_SESSION, 0, "r7", "me",
@@ -116,8 +116,14 @@ test_session_always(void **state)
 	assert_string_equal(list[0].id, "g2");
 	assert_string_equal(list[1].id, "r7");
 	assert_string_equal(list[1].who, "me");
-	grants_drop_always(g);
+	r = policy("allow 203.0.113.0/24:8443\n");
+	grants_drop_always(g, r);		/* a rule, but not for 443 */
+	assert_true(granted(g, "203.0.113.7", 443, 1));
+	rules_free(r);
+	r = policy("allow 203.0.113.7\n");
+	grants_drop_always(g, r);
 	assert_false(granted(g, "203.0.113.7", 443, 1));
+	rules_free(r);
 	assert_int_equal(grants_remove(g, "r7"), 0);
 	assert_int_equal(grants_remove(g, "r7"), -1);
 	assert_false(granted(g, "github.com", 22, 1));
@@ -141,32 +147,29 @@ test_prefer_lasting(void **state)
 	grants_free(g);
 }
 
-/* TTLs: dead at expiry, removed and reported by grants_expire. */
+/* TTLs: dead at expiry, then removed by grants_expire. */
 static void
 test_ttl(void **state)
 {
 	struct grants	*g = grants_create();
-	struct grant	 out[2];
+	struct grant	 list[4];
 
 	(void)state;
 	add(g, "a.example", 443, GRANT_SESSION, 500, 1000);	/* g1: 1500 */
 	add(g, "b.example", 443, GRANT_ONCE, 200, 1000);	/* g2: 1200 */
 	add(g, "c.example", 443, GRANT_SESSION, 0, 1000);	/* g3: never */
 	add(g, "d.example", 443, GRANT_ALWAYS, 300, 1000);	/* g4: 1300 */
-	assert_int_equal(grants_next_expiry(g), 1200);
 	assert_true(granted(g, "b.example", 443, 1199));
 	assert_false(granted(g, "b.example", 443, 1200));
-	assert_int_equal(grants_expire(g, 1199, out, 2), 0);
-	assert_int_equal(grants_expire(g, 1400, out, 1), 1);	/* max 1 */
-	assert_string_equal(out[0].id, "g2");
-	assert_int_equal(grants_expire(g, 1400, out, 2), 1);
-	assert_string_equal(out[0].id, "g4");
-	assert_int_equal(grants_next_expiry(g), 1500);
+	assert_int_equal(grants_expire(g, 1199), 0);
+	assert_int_equal(grants_expire(g, 1400), 2);		/* g2, g4 */
+	assert_int_equal(grants_list(g, list, 4), 2);
+	assert_string_equal(list[0].id, "g1");
+	assert_string_equal(list[1].id, "g3");
 	assert_true(granted(g, "a.example", 443, 1499));
-	assert_int_equal(grants_expire(g, 1500, out, 2), 1);
-	assert_string_equal(out[0].id, "g1");
-	assert_string_equal(out[0].host.text, "a.example");
-	assert_int_equal(grants_next_expiry(g), 0);
+	assert_int_equal(grants_expire(g, 1500), 1);
+	assert_int_equal(grants_list(g, list, 4), 1);
+	assert_string_equal(list[0].id, "g3");
 	assert_true(granted(g, "c.example", 443, UINT64_MAX - 1));
 	grants_free(g);
 }
