@@ -187,3 +187,5 @@ TESTS += tests/integration/escalate-proxy.sh
 EXTRA_DIST += tests/integration/escalate-proxy.sh
 TESTS += tests/integration/escalate-run.sh
 EXTRA_DIST += tests/integration/escalate-run.sh
+TESTS += tests/integration/escalate-ask.sh
+EXTRA_DIST += tests/integration/escalate-ask.sh

@@ -812,6 +812,7 @@ session_asked_cb(const struct escalate_request *r, int timed_out, void *arg)
 {
 	struct session		*s = arg;
 	struct rules_verdict	 v;
+	char			 why[ESCALATE_BY_LEN + ESCALATE_TEXT_LEN + 16];
 
 	s->ask = NULL;
 	if (s->dead)
@@ -824,12 +825,17 @@ session_asked_cb(const struct escalate_request *r, int timed_out, void *arg)
 		session_go(s);
 		return;
 	}
-	memset(&v, 0, sizeof v);
-	v.why = timed_out ? "no answer in time" : r->state ==
-	    ESCALATE_DENIED ? "denied by the person" : r->state ==
-	    ESCALATE_APPROVED ? "approved once, and used by another "
-	    "connection" : "not approved";
-	session_refuse(s, 403, "denied-by-policy", v.why);
+	if (timed_out)
+		snprintf(why, sizeof why, "no answer in time");
+	else if (r->state == ESCALATE_DENIED)
+		snprintf(why, sizeof why, "denied by %s%s%s", r->by,
+		    r->answer[0] != '\0' ? ": " : "", r->answer);
+	else if (r->state == ESCALATE_APPROVED)
+		snprintf(why, sizeof why, "approved once, and used by another "
+		    "connection");
+	else
+		snprintf(why, sizeof why, "not approved");
+	session_refuse(s, 403, "denied-by-policy", why);
 }
 
 /* Ask mode: hold the connection while the person decides. */

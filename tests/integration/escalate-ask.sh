@@ -1,0 +1,216 @@
+#!/bin/sh
+# Escalation end to end in `pinhole run --ask`, as root and as nobody:
+# the agent inside the sandbox meets a blocked host, the person outside
+# answers with pinhole pending / approve / deny, and the agent's work
+# goes on without a restart.  Two sandboxes a user, so that the rate
+# limit of one does not fall on the steps of the other:
+#   A: a held curl approved once; the next one held again and denied
+#      with a reason; --session; --always (written into the policy file);
+#      a held name answered by the gateway's DNS at once, never upstream.
+#   B: a TTL that runs out; a held connection without the proxy
+#      (transparent capture); approving from inside fails every way;
+#      a reason with terminal escapes is shown escaped; a flood of
+#      requests meets the rate limit.
+. "$top_srcdir/tests/integration/lib.sh"
+
+[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
+for t in dnsmasq curl getent setpriv; do
+	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
+done
+export ASAN_OPTIONS=detect_leaks=0
+PY=/usr/bin/python3
+[ -x $PY ] || skip "needs /usr/bin/python3"
+cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
+mkdir -m 1777 "$T/w"
+
+DNSP=$(free_port)
+bg dnsmasq -k -u root -p "$DNSP" --listen-address=127.0.0.1 \
+    --bind-interfaces --no-resolv --no-hosts --pid-file= \
+    --address=/test/127.0.0.1 --log-queries --log-facility="$T/dnsmasq.log"
+mkdir "$T/www" && echo hello from origin >"$T/www/hello.txt"
+chmod -R a+rX "$T/www"
+HP=$(free_port)
+bg $PY -m http.server "$HP" --bind 127.0.0.1 --directory "$T/www"
+wait_port "$DNSP" && wait_port "$HP" || { finish; exit 1; }
+
+# Run a command as the mode's user, with its own runtime directory.
+as_mode() {
+	if [ "$MODE" = nobody ]; then
+		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	fi
+	env HOME="$W" XDG_RUNTIME_DIR="$W/xdg" "$@"
+}
+
+# The person: pinhole as the mode's user, outside the sandbox.
+P() {
+	as_mode "$T/pinhole" "$@"
+}
+
+# Wait (at most 30 s) for a pending request for host; print its id.
+pending_id() {
+	i=0
+	while [ $i -lt 300 ]; do
+		id=$(P pending --json 2>/dev/null | sed -n \
+		    "s/.*\"id\":\"\(r[0-9a-f]*\)\",\"host\":\"$1\".*/\1/p" |
+		    head -1)
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "person: no pending request for $1" >&2
+	return 1
+}
+
+# Start a sandbox running script $1 in ask mode; its output goes to $1.out.
+sandbox() {
+	as_mode "$T/pinhole" run --ask 30 --policy "$W/policy" \
+	    --resolver "127.0.0.1:$DNSP" --log "$W/audit.log" -- \
+	    env T="$T" W="$W" HP="$HP" PINHOLE_BIN="$T/pinhole" sh "$T/$1.sh" >"$W/$1.out" 2>&1 &
+	box=$!
+}
+
+# Count the sandbox's "ok:"/"FAIL:" lines into the totals.
+tally() {
+	sed 's/^/  /' "$W/$1.out"
+	NPASS=$((NPASS + $(grep -c '^ok: ' "$W/$1.out")))
+	NFAIL=$((NFAIL + $(grep -c '^FAIL: ' "$W/$1.out")))
+	n=$(grep -c '^ok: \|^FAIL: ' "$W/$1.out")
+	[ "$n" -ge "$2" ] || fail "$MODE: sandbox $1 ran $n of $2 checks"
+}
+
+cat >"$T/lib-in.sh" <<'EOF'
+check() {
+	if [ "$2" = "$3" ]; then echo "ok: $1"; else echo "FAIL: $1: got '$2', want '$3'"; fi
+}
+get() {
+	curl -s -o "$W/body" -w '%{http_code}' -m "${2:-40}" "$1"
+}
+EOF
+
+cat >"$T/A.sh" <<'EOF'
+. "$T/lib-in.sh"
+URL=http://blocked.test:$HP/hello.txt
+t0=$(date +%s%N)
+addr=$(getent hosts never.test | cut -d' ' -f1)
+t1=$(date +%s%N)
+case $addr in 198.1[89].*) echo "ok: a blocked name has a fake address at once ($(( (t1 - t0) / 1000000 )) ms)" ;;
+*) echo "FAIL: getent never.test: '$addr'" ;; esac
+check "held, then approved once: the connection goes through" "$(get "$URL")" 200
+check "... and the page arrives" "$(cat "$W/body")" "hello from origin"
+check "the next connection is held again, and denied" "$(get "$URL")" 403
+grep -q "denied by uid [0-9]* via cli: not today" "$W/body" &&
+    echo "ok: the denial reason reaches the agent" ||
+    echo "FAIL: denial reason: $(cat "$W/body")"
+"$PINHOLE_BIN" request "session.test:$HP" --reason "for the session" \
+    --wait=40 >/dev/null
+check "request --wait: approved for the session" $? 0
+check "session: a first connection" "$(get "http://session.test:$HP/hello.txt" 5)" 200
+check "session: and a second" "$(get "http://session.test:$HP/hello.txt" 5)" 200
+"$PINHOLE_BIN" request "always.test:$HP" --reason "for good" --wait=40 >/dev/null
+check "request --wait: approved always" $? 0
+check "always: a connection" "$(get "http://always.test:$HP/hello.txt" 5)" 200
+EOF
+
+cat >"$T/B.sh" <<'EOF'
+. "$T/lib-in.sh"
+"$PINHOLE_BIN" request "ttl.test:$HP" --reason short --wait=40 >/dev/null
+check "request --wait: approved for 2 s" $? 0
+check "within the TTL" "$(get "http://ttl.test:$HP/hello.txt" 5)" 200
+sleep 2.5
+check "after the TTL the host is held again" "$(get "http://ttl.test:$HP/hello.txt" 2)" 000
+check "without the proxy: held, approved once, through" \
+    "$(curl -s -o "$W/body" -w '%{http_code}' -m 40 --noproxy '*' "http://tp.test:$HP/hello.txt")" 200
+id=$("$PINHOLE_BIN" request "self.test:$HP" --reason mine | grep -o 'r[0-9a-f]*' | head -1)
+[ -n "$id" ] && echo "ok: filed $id" || echo "FAIL: no id for self.test"
+"$PINHOLE_BIN" approve --session "$id" >/dev/null 2>&1 &&
+    echo "FAIL: pinhole approve worked inside" ||
+    echo "ok: pinhole approve fails inside"
+"$PINHOLE_BIN" pending >/dev/null 2>&1 &&
+    echo "FAIL: pinhole pending worked inside" ||
+    echo "ok: pinhole pending fails inside"
+for path in approve "approve?id=$id" "decide" "control"; do
+	code=$(curl -s -o /dev/null -w '%{http_code}' -m 5 \
+	    -d "id=$id&scope=session" "$PINHOLE_AGENT/pinhole/$path")
+	case $code in 2*) echo "FAIL: POST /pinhole/$path: $code" ;;
+	*) echo "ok: POST /pinhole/$path: $code" ;; esac
+done
+"$PINHOLE_BIN" request --status "$id" | grep -q pending &&
+    echo "ok: the request is still pending" ||
+    echo "FAIL: status: $("$PINHOLE_BIN" request --status "$id")"
+"$PINHOLE_BIN" request "esc.test:$HP" \
+    --reason "$(printf 'look \033[2J\033]0;pwned\007 here')" >/dev/null
+limited=0
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	case $("$PINHOLE_BIN" request "flood$i.test" 2>&1) in
+	*"429: too many requests"*) limited=$((limited + 1)) ;; esac
+done
+[ $limited -ge 8 ] && echo "ok: a flood is rate-limited ($limited of 10 refused)" ||
+    echo "FAIL: flood: only $limited of 10 refused"
+touch "$W/B.filed"
+i=0
+while [ ! -e "$W/B.seen" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 4		# the TTL's expire event is written by a 5 s sweep
+EOF
+chmod 644 "$T"/*.sh
+
+for MODE in root nobody; do
+	W=$T/w/$MODE
+	mkdir -p "$W/xdg"
+	printf 'allow-private 127.0.0.0/8\n' >"$W/policy"
+	[ "$MODE" = nobody ] && chown -R nobody:nogroup "$W"
+	chmod 700 "$W/xdg"
+
+	sandbox A
+	id=$(pending_id blocked.test) && P approve --once "$id" >/dev/null
+	id2=$(pending_id blocked.test)
+	[ -n "$id2" ] && [ "$id2" != "$id" ] &&
+	    ok "$MODE: the once grant is used up: a new request $id2" ||
+	    fail "$MODE: once: '$id' then '$id2'"
+	P deny --reason "not today" "$id2" >/dev/null
+	id=$(pending_id session.test) && P approve --session "$id" >/dev/null
+	id=$(pending_id always.test) && P approve --always "$id" >/dev/null ||
+	    fail "$MODE: approve --always"
+	wait $box
+	tally A 10
+	grep -qx "allow always.test:$HP" "$W/policy" &&
+	    ok "$MODE: always is written into the policy file" ||
+	    fail "$MODE: policy: $(cat "$W/policy")"
+	grep -q "never.test" "$T/dnsmasq.log" &&
+	    fail "$MODE: a held name was asked upstream" ||
+	    ok "$MODE: a held name is not asked upstream"
+
+	sandbox B
+	id=$(pending_id ttl.test) &&
+	    P approve --session --ttl 2 "$id" >/dev/null
+	id=$(pending_id tp.test) && P approve --once "$id" >/dev/null ||
+	    fail "$MODE: approve tp.test"
+	i=0
+	while [ ! -e "$W/B.filed" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	P pending >"$W/pending.txt" 2>&1
+	touch "$W/B.seen"
+	wait $box
+	tally B 12
+	grep -q 'look \\x1b\[2J\\x1b\]0;pwned\\x07 here' "$W/pending.txt" &&
+	    ok "$MODE: the person sees the reason escaped" ||
+	    fail "$MODE: pending: $(cat -v "$W/pending.txt")"
+	grep -q "$(printf '\033')" "$W/pending.txt" &&
+	    fail "$MODE: a raw ESC reached the person's terminal" ||
+	    ok "$MODE: no raw ESC in pending"
+	grep -q "self.test:$HP" "$W/pending.txt" &&
+	    ok "$MODE: the sandbox's own request is still pending" ||
+	    fail "$MODE: self.test not pending"
+	L=$W/audit.log
+	loggrep "$L" '"event":"grant".*"host":"blocked.test".*"scope":"once","by":"uid [0-9]+ via cli"' &&
+	    ok "$MODE: audit: once grant" || fail "$MODE: audit once"
+	loggrep "$L" '"event":"deny","verdict":"deny","reason":"not today".*"host":"blocked.test"' &&
+	    ok "$MODE: audit: deny with reason" || fail "$MODE: audit deny"
+	loggrep "$L" '"event":"grant".*"host":"always.test".*"scope":"always"' &&
+	    ok "$MODE: audit: always grant" || fail "$MODE: audit always"
+	loggrep "$L" '"event":"expire".*"reason":"ttl".*"host":"ttl.test"' &&
+	    ok "$MODE: audit: the TTL expired" || fail "$MODE: audit expire"
+	loggrep "$L" '"event":"connect".*"host":"tp.test".*"rule":"grant r' ||
+	    loggrep "$L" '"host":"tp.test".*"rule":"grant r' &&
+	    ok "$MODE: audit: the captured connection went through on its grant" ||
+	    fail "$MODE: audit tp.test"
+done
+finish
