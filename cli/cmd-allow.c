@@ -7,18 +7,59 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/pinhole.h"
+#include "proxy/escalate.h"
 #include "rules/rules.h"
 
 #define ALLOW_MAX_RULES	256
+
+extern const struct cmd_entry cmd_allow_entry;
 
 /* What the command line asked for. */
 struct allow_args {
 	char		 path[4096];
 	const char	*rules[ALLOW_MAX_RULES];
 	size_t		 nrules;
+	char		*ending[ALLOW_MAX_RULES];	/* "RULE until TIME" */
 };
+
+/* Give each rule an end, secs from now: "RULE until TIME". */
+static int
+allow_set_end(const struct cmd_entry *self, struct allow_args *a, long secs)
+{
+	char	when[32];
+	size_t	i;
+
+	rules_time_format(time(NULL) + secs, when, sizeof when);
+	for (i = 0; i < a->nrules; i++) {
+		if (strchr(a->rules[i], ' ') != NULL) {
+			cmd_usage_error(self, "--for: '%s' has an end already",
+			    a->rules[i]);
+			return (-1);
+		}
+		if (asprintf(&a->ending[i], "%s until %s", a->rules[i],
+		    when) == -1) {
+			a->ending[i] = NULL;
+			fprintf(stderr, "pinhole %s: out of memory\n",
+			    self->name);
+			return (-1);
+		}
+		a->rules[i] = a->ending[i];
+	}
+	return (0);
+}
+
+/* Free what allow_set_end() made. */
+static void
+allow_args_free(struct allow_args *a)
+{
+	size_t	i;
+
+	for (i = 0; i < a->nrules; i++)
+		free(a->ending[i]);
+}
 
 /* Collect --policy and the rules; find the default policy file. */
 static int
@@ -27,15 +68,27 @@ allow_parse_args(const struct cmd_entry *self, int argc, char **argv,
 {
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, 'p' },
+		{ "for", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char	*policy = NULL;
+	long		 secs = 0;
 	int		 ch;
 
-	while ((ch = cmd_getopt(self, argc, argv, "p:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv, "p:f:", longopts)) != -1) {
 		if (ch == '?')
 			return (-1);
-		policy = optarg;
+		if (ch == 'p')
+			policy = optarg;
+		else if (self->exec != cmd_allow_entry.exec) {
+			cmd_usage_error(self, "--for: only pinhole allow "
+			    "gives a rule an end");
+			return (-1);
+		} else if ((secs = escalate_duration_parse(optarg)) <= 0) {
+			cmd_usage_error(self, "--for: bad duration '%s' (90s, "
+			    "15m, 2h, 7d)", optarg);
+			return (-1);
+		}
 	}
 	if (optind == argc) {
 		cmd_usage_error(self, "no RULE given");
@@ -47,6 +100,8 @@ allow_parse_args(const struct cmd_entry *self, int argc, char **argv,
 	}
 	for (; optind < argc; optind++)
 		a->rules[a->nrules++] = argv[optind];
+	if (secs > 0 && allow_set_end(self, a, secs) == -1)
+		return (-1);
 	if (policy != NULL &&
 	    (size_t)snprintf(a->path, sizeof a->path, "%s", policy) <
 	    sizeof a->path)
@@ -92,13 +147,16 @@ cmd_allow_exec(const struct cmd_entry *self, int argc, char **argv)
 	struct rules_edit	*res;
 	size_t			 i;
 
-	if ((res = allow_edit(self, argc, argv, &a, 0)) == NULL)
+	if ((res = allow_edit(self, argc, argv, &a, 0)) == NULL) {
+		allow_args_free(&a);
 		return (EXIT_USAGE);
+	}
 	for (i = 0; i < a.nrules; i++) {
 		printf("%s %s:%u: allow %s\n", res[i].count ? "added to" :
 		    "already in", a.path, res[i].line, res[i].rule);
 	}
 	free(res);
+	allow_args_free(&a);
 	return (0);
 }
 
@@ -129,7 +187,7 @@ cmd_disallow_exec(const struct cmd_entry *self, int argc, char **argv)
 
 const struct cmd_entry cmd_allow_entry = {
 	.name = "allow",
-	.usage = "[--policy FILE] RULE...",
+	.usage = "[--policy FILE] [--for DURATION] RULE...",
 	.summary = "Add hosts to the policy file",
 	.help =
 	    "Options:\n"
@@ -137,6 +195,8 @@ const struct cmd_entry cmd_allow_entry = {
 	    "                     file, $XDG_CONFIG_HOME/pinhole/policy, or\n"
 	    "                     ~/.config/pinhole/policy when\n"
 	    "                     XDG_CONFIG_HOME is unset\n"
+	    "  -f, --for DURATION the rules end after DURATION (90s, 15m,\n"
+	    "                     2h, 7d): written `allow RULE until TIME`\n"
 	    "\n"
 	    "Each RULE is written as in the policy: pypi.org, *.example.org,\n"
 	    "github.com:22,443, 203.0.113.0/24:443.  An `allow RULE` line is\n"

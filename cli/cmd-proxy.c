@@ -155,6 +155,7 @@ proxy_setup(struct proxy *p)
 	if (gwctx_setup(&p->c, &o->g) == -1)
 		return (-1);
 	gwctx_catch_sighup(&p->c);
+	gwctx_watch_policy(&p->c);
 	if (proxy_dns(p) == -1)
 		return (-1);
 	for (i = 0; i < o->nlisten; i++) {

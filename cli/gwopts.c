@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -298,12 +299,34 @@ gwctx_audit(struct gwctx *c, const char *event, const char *verdict,
 	audit_write(c->audit, &e);
 }
 
-/* Put a policy in force (the gateway owns it). */
+static void	gwctx_reload(struct gwctx *);
+
+/* A rule's "until" has come: reload, which leaves it out. */
+static void
+gwctx_ending_cb(evutil_socket_t fd, short what, void *arg)
+{
+	log_info("a rule of the policy has ended");
+	gwctx_reload(arg);
+}
+
+/* Put a policy in force (the gateway owns it); reload when a rule ends. */
 static void
 gwctx_set_rules(struct gwctx *c, struct rules *r)
 {
+	struct timeval	tv = { 0, 100000 };
+	time_t		end = rules_next_end(r), now = time(NULL);
+
 	gateway_set_rules(c->gw, r);
 	c->rules = r;
+	if (c->ending == NULL && (c->ending = evtimer_new(c->base,
+	    gwctx_ending_cb, c)) == NULL)
+		fatalx("cannot create a timer");
+	evtimer_del(c->ending);
+	if (end == 0)
+		return;
+	if (end > now)
+		tv.tv_sec = end - now;
+	evtimer_add(c->ending, &tv);
 }
 
 /* The policy in force. */
@@ -485,6 +508,8 @@ gwctx_teardown(struct gwctx *c)
 {
 	if (c->sighup != NULL)
 		event_free(c->sighup);
+	if (c->ending != NULL)
+		event_free(c->ending);
 	if (c->watch != NULL)
 		policywatch_stop(c->watch);
 	dns_server_free(c->dns);

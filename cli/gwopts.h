@@ -120,6 +120,7 @@ struct gwctx {
 	struct dns_server	*dns;
 	struct event		*sighup;
 	struct policywatch	*watch;
+	struct event		*ending;	/* reload when a rule ends */
 	struct escalate		*esc;		/* requests for hosts */
 	struct control		*ctl;		/* where they are answered */
 	struct grants		*grants;	/* what approvals gave */

@@ -26,20 +26,28 @@ escalate_grants_now_ms(void)
 	return ((uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
-/* Write "allow HOST:PORT" into the policy file for an `always` grant. */
+/*
+ * Write "allow HOST:PORT" into the policy file for an `always` grant;
+ * with a TTL, "allow HOST:PORT until TIME", so that the rule ends with
+ * the grant even when no gateway is left to take it out.
+ */
 static int
 eg_append(const struct escalate_grants *eg, const struct escalate_request *r,
     char *err, size_t errlen)
 {
-	char	rule[HOST_TEXT_LEN + 16];
+	char	rule[HOST_TEXT_LEN + 64], end[32];
 
 	if (eg->policy_path == NULL) {
 		snprintf(err, errlen, "no policy file to write an always grant "
 		    "to: approve --session instead");
 		return (-1);
 	}
-	snprintf(rule, sizeof rule, r->host.kind == HOST_IPV6 ? "[%s]:%u" :
-	    "%s:%u", r->host.text, r->port);
+	escalate_target(&r->host, r->port, rule, sizeof rule);
+	if (r->ttl > 0) {		/* the rule ends with the grant */
+		rules_time_format(time(NULL) + r->ttl, end, sizeof end);
+		snprintf(rule + strlen(rule), sizeof rule - strlen(rule),
+		    " until %s", end);
+	}
 	return (rules_file_append(eg->policy_path, rule, err, errlen) == -1 ?
 	    -1 : 0);
 }

@@ -122,9 +122,25 @@ edit_target_format(const struct rule_spec *s, char *buf, size_t size)
 	return (n < 0 || (size_t)n >= size ? -1 : 0);
 }
 
+/* Parse "until TIME" (and nothing more). */
+static int
+edit_until(const char *s, time_t *until)
+{
+	size_t	n;
+
+	if (strncmp(s, "until", 5) != 0 || (s[5] != ' ' && s[5] != '\t'))
+		return (-1);
+	s += 5 + strspn(s + 5, " \t");
+	n = strcspn(s, " \t");
+	if (s[n + strspn(s + n, " \t")] != '\0')
+		return (-1);
+	return (rules_time_parse(s, n, until));
+}
+
 /*
- * Write the canonical text of an allow rule's argument.  With check, the
- * rule must pass every check of the parser (errors as ORIGIN:LINE).
+ * Write the canonical text of an allow rule's argument, HOST[:PORTS] with
+ * an optional " until TIME".  With check, the rule must pass every check
+ * of the parser (errors as ORIGIN:LINE).
  */
 static int
 edit_canon(struct rules *r, const char *origin, unsigned int line,
@@ -132,19 +148,39 @@ edit_canon(struct rules *r, const char *origin, unsigned int line,
     size_t errlen)
 {
 	struct rule_spec	spec;
-	char			ports[RULES_LINE_MAX + 1];
-	size_t			n;
+	char			target[RULES_LINE_MAX + 1], ports[RULES_LINE_MAX + 1];
+	char			when[32] = "";
+	const char		*rest;
+	size_t			n = strcspn(arg, " \t");
+	time_t			until;
 
-	if (rules_parse_allow(r, origin, line, arg, check, &spec, err,
+	if (n > RULES_LINE_MAX)
+		goto toolong;
+	memcpy(target, arg, n);
+	target[n] = '\0';
+	rest = arg + n + strspn(arg + n, " \t");
+	if (*rest != '\0') {
+		if (edit_until(rest, &until) == -1) {
+			if (err != NULL && errlen > 0)
+				snprintf(err, errlen, "%s: bad rule '%.200s': "
+				    "HOST[:PORTS] [until TIME], without other "
+				    "spaces (TIME: %s)", origin, arg,
+				    RULES_TIME_USAGE);
+			return (-1);
+		}
+		memcpy(when, " until ", 7);
+		rules_time_format(until, when + 7, sizeof when - 7);
+	}
+	if (rules_parse_allow(r, origin, line, target, check, &spec, err,
 	    errlen) == -1)
 		return (-1);
 	if (edit_target_format(&spec, buf, size) == -1 ||
 	    edit_ports_format(spec.rule, ports, sizeof ports) == -1)
 		goto toolong;
 	n = strlen(buf);
-	if (strlen(ports) >= size - n)
+	if (strlen(ports) + strlen(when) >= size - n)
 		goto toolong;
-	memcpy(buf + n, ports, strlen(ports) + 1);
+	snprintf(buf + n, size - n, "%s%s", ports, when);
 	return (0);
 toolong:
 	if (err != NULL && errlen > 0)
@@ -152,12 +188,29 @@ toolong:
 	return (-1);
 }
 
-/* Is this line "allow RULE" for the rule whose canonical text is canon? */
+/* Compare two canonical rules, or with target_only their HOST[:PORTS]. */
 static int
-edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon)
+edit_same(const char *a, const char *b, int target_only)
+{
+	size_t	n = strcspn(a, " ");
+
+	if (!target_only)
+		return (strcmp(a, b) == 0);
+	return (n == strcspn(b, " ") && strncmp(a, b, n) == 0);
+}
+
+/*
+ * Is this line "allow RULE [until TIME]" for the rule whose canonical
+ * text is canon (with target_only, whatever its end)?
+ */
+static int
+edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon,
+    int target_only)
 {
 	char	buf[RULES_LINE_MAX + 1], text[RULES_LINE_MAX + 1];
-	char	*s, *word, *arg, *save = NULL;
+	char	arg[RULES_LINE_MAX + 1];
+	char	*s, *word, *w[3], *save = NULL;
+	int	n = 0;
 
 	if (l->len > RULES_LINE_MAX || memchr(l->s, '\0', l->len) != NULL)
 		return (0);
@@ -168,13 +221,16 @@ edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon)
 	if ((word = strtok_r(buf, " \t\r\f\v", &save)) == NULL ||
 	    strcmp(word, "allow") != 0)
 		return (0);
-	if ((arg = strtok_r(NULL, " \t\r\f\v", &save)) == NULL ||
-	    strtok_r(NULL, " \t\r\f\v", &save) != NULL)
+	while (n < 3 && (w[n] = strtok_r(NULL, " \t\r\f\v", &save)) != NULL)
+		n++;
+	if ((n != 1 && n != 3) || strtok_r(NULL, " \t\r\f\v", &save) != NULL)
 		return (0);
+	snprintf(arg, sizeof arg, n == 1 ? "%s" : "%s %s %s", w[0],
+	    n == 3 ? w[1] : "", n == 3 ? w[2] : "");
 	if (edit_canon(r, "policy", 0, arg, 0, text, sizeof text, NULL,
 	    0) == -1)
 		return (0);
-	return (strcmp(text, canon) == 0);
+	return (edit_same(text, canon, target_only));
 }
 
 /* The line ending a text uses: that of its first line, "\n" by default. */
@@ -229,7 +285,7 @@ rules_edit_add(const char *text, size_t len, const char *rule,
 		goto out;
 	for (off = 0, n = 0; edit_next_line(text, len, &off, &l);) {
 		n++;
-		if (edit_line_matches(r, &l, e->rule)) {
+		if (edit_line_matches(r, &l, e->rule, 0)) {
 			e->line = n;
 			rv = 0;
 			goto out;
@@ -269,7 +325,7 @@ rules_edit_remove(const char *text, size_t len, const char *rule,
 		goto out;
 	while (edit_next_line(text, len, &off, &l)) {
 		n++;
-		if (!edit_line_matches(r, &l, e->rule)) {
+		if (!edit_line_matches(r, &l, e->rule, 1)) {
 			memcpy(e->text + e->len, l.s, l.full);
 			e->len += l.full;
 		} else if (e->count++ == 0)

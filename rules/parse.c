@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rules/rules-int.h"
@@ -30,6 +31,8 @@ struct load {
 	char			*err;
 	size_t			 errlen;
 	struct rules_file	*files;		/* read by this load */
+	time_t			 now;		/* rules that ended are left out */
+	time_t			 next_end;	/* the first end still to come */
 };
 
 /* One file (or text) being parsed; parent is the file that included it. */
@@ -43,12 +46,14 @@ struct parse {
 	dev_t			 dev;
 	ino_t			 ino;
 	int			 depth;
+	time_t			 until;		/* the line's "until", or 0 */
 };
 
 struct keyword {
 	const char	*name;
 	const char	*usage;
 	int		(*handler)(struct parse *, const char *, const char *);
+	int		 can_end;	/* takes "until TIME" */
 };
 
 static int	kw_allow(struct parse *, const char *, const char *);
@@ -58,10 +63,11 @@ static int	kw_include(struct parse *, const char *, const char *);
 static int	load_file(struct load *, const struct parse *, const char *);
 
 static const struct keyword keywords[] = {
-	{ "allow", "allow HOST[:PORTS]", kw_allow },
-	{ "deny", "deny HOST[:PORTS]", kw_deny },
-	{ "allow-private", "allow-private ADDRESS[/LEN]", kw_allow_private },
-	{ "include", "include FILE | include preset:NAME", kw_include },
+	{ "allow", "allow HOST[:PORTS] [until TIME]", kw_allow, 1 },
+	{ "deny", "deny HOST[:PORTS]", kw_deny, 0 },
+	{ "allow-private", "allow-private ADDRESS[/LEN]", kw_allow_private,
+	    0 },
+	{ "include", "include FILE | include preset:NAME", kw_include, 0 },
 };
 
 static const struct port_range ports_default[] = { { 80, 80 }, { 443, 443 } };
@@ -409,11 +415,19 @@ parse_rule(struct parse *p, const char *arg, const char *text,
 	return (0);
 }
 
-/* allow HOST[:PORTS] */
+/* allow HOST[:PORTS] [until TIME]: a rule that has ended is left out. */
 static int
 kw_allow(struct parse *p, const char *arg, const char *text)
 {
-	return (parse_rule(p, arg, text, RULE_ALLOW));
+	struct load	*l = p->load;
+
+	if (parse_rule(p, arg, text, RULE_ALLOW) == -1)
+		return (-1);
+	if (p->until != 0 && p->until <= l->now)
+		l->nspecs--;		/* checked, then left out */
+	else if (p->until != 0 && (l->next_end == 0 || p->until < l->next_end))
+		l->next_end = p->until;
+	return (0);
 }
 
 /* deny HOST[:PORTS] (every port when none is given) */
@@ -528,10 +542,67 @@ parse_words(struct parse *p, const char *line)
 	s += n;
 	if (*s != '\0')
 		*s++ = '\0';
-	if ((n = next_word(&s)) != 0)
+	p->until = 0;
+	if ((n = next_word(&s)) == 5 && strncmp(s, "until", 5) == 0 &&
+	    kw->can_end) {
+		s += n;
+		if ((n = next_word(&s)) == 0)
+			return (parse_error(p, "until: missing time (%s)",
+			    RULES_TIME_USAGE));
+		if (rules_time_parse(s, n, &p->until) == -1)
+			return (parse_error(p, "until: bad time '%s' (%s)",
+			    quote(q, sizeof q, s, n), RULES_TIME_USAGE));
+		s += n;
+		n = next_word(&s);
+	}
+	if (n != 0)
 		return (parse_error(p, "%s: unexpected '%s' (%s)", kw->name,
 		    quote(q, sizeof q, s, n), kw->usage));
 	return (kw->handler(p, arg, line));
+}
+
+/*
+ * Parse a time in UTC, "YYYY-MM-DDTHH:MM:SSZ" (RFC 3339, nothing else),
+ * of len bytes.  Returns 0, or -1 when malformed or not a real date.
+ */
+int
+rules_time_parse(const char *s, size_t len, time_t *t)
+{
+	static const char	 shape[] = "dddd-dd-ddTdd:dd:ddZ";
+	struct tm		 tm, back;
+	size_t			 i;
+
+	if (len != sizeof shape - 1)
+		return (-1);
+	for (i = 0; i < len; i++) {
+		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') :
+		    s[i] != shape[i])
+			return (-1);
+	}
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = atoi(s) - 1900;
+	tm.tm_mon = atoi(s + 5) - 1;
+	tm.tm_mday = atoi(s + 8);
+	tm.tm_hour = atoi(s + 11);
+	tm.tm_min = atoi(s + 14);
+	tm.tm_sec = atoi(s + 17);
+	back = tm;
+	if ((*t = timegm(&tm)) == (time_t)-1 || tm.tm_mday != back.tm_mday ||
+	    tm.tm_mon != back.tm_mon || tm.tm_hour != back.tm_hour ||
+	    tm.tm_min != back.tm_min || tm.tm_sec != back.tm_sec)
+		return (-1);
+	return (*t > 0 ? 0 : -1);
+}
+
+/* Write a time as rules_time_parse() reads it. */
+void
+rules_time_format(time_t t, char *buf, size_t len)
+{
+	struct tm	tm;
+
+	if (gmtime_r(&t, &tm) == NULL || strftime(buf, len,
+	    "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "?");
 }
 
 /* Parse one line of len bytes. */
@@ -718,6 +789,9 @@ load_finish(struct load *l, int rv)
 		for (tail = &l->r->files; *tail != NULL; tail = &(*tail)->next)
 			;
 		*tail = l->files;
+		if (l->next_end != 0 && (l->r->next_end == 0 ||
+		    l->next_end < l->r->next_end))
+			l->r->next_end = l->next_end;
 	}
 	free(l->specs);
 	return (rv);
@@ -729,6 +803,7 @@ rules_load_file(struct rules *r, const char *path, char *err, size_t errlen)
 {
 	struct load	l = { .r = r, .err = err, .errlen = errlen };
 
+	l.now = time(NULL);
 	return (load_finish(&l, load_file(&l, NULL, path)));
 }
 
@@ -743,6 +818,7 @@ rules_load_text(struct rules *r, const char *origin, const char *text,
 	struct load	 l = { .r = r, .err = err, .errlen = errlen };
 	struct parse	 p = { .load = &l, .file = origin };
 
+	l.now = time(NULL);
 	p.numbered = memchr(text, '\n', len) != NULL;
 	if ((p.file = arena_strndup(&r->arena, origin, strlen(origin))) == NULL) {
 		p.file = origin;
@@ -763,6 +839,7 @@ rules_load_buffer(struct rules *r, const char *path, const char *text,
 	struct load	l = { .r = r, .err = err, .errlen = errlen };
 	struct stat	st;
 
+	l.now = time(NULL);
 	if (stat(path, &st) == -1)
 		memset(&st, 0, sizeof st);
 	return (load_finish(&l, parse_file(&l, NULL, path, &st, text, len)));
@@ -803,6 +880,13 @@ rules_parse_allow(struct rules *r, const char *origin, unsigned int line,
 out:
 	free(l.specs);
 	return (rv);
+}
+
+/* When the first rule with an "until" still to come ends; 0: none. */
+time_t
+rules_next_end(const struct rules *r)
+{
+	return (r->next_end);
 }
 
 /* List the files a policy was read from, in order; returns how many. */

@@ -113,6 +113,7 @@ struct rules {
 	struct psl_ctx_st	*psl_owned;
 	uint8_t			 ports[65536 / 8];
 	struct rules_file	*files;
+	time_t			 next_end;	/* rules_next_end() */
 };
 
 /* rules/host.c */

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define HOST_NAME_LEN	253		/* longest canonical name */
 #define HOST_TEXT_LEN	(HOST_NAME_LEN + 1)
@@ -124,14 +125,25 @@ size_t	rules_files(const struct rules *, const char **, size_t);
 /* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
 int	rules_default_path(char *, size_t);
 
+/*
+ * "allow RULE until TIME" ends at TIME: a load after it leaves the rule
+ * out.  rules_next_end() says when the first rule of a policy that is
+ * still in force ends (0: none does), so that its owner reloads then.
+ */
+#define RULES_TIME_USAGE "a UTC time such as 2026-12-31T18:00:00Z"
+time_t	rules_next_end(const struct rules *);
+int	rules_time_parse(const char *, size_t, time_t *);
+void	rules_time_format(time_t, char *, size_t);
+
 #define RULES_RULE_LEN	1025		/* canonical rule text, with NUL */
 
 /*
  * Editing policy text (pure: text in, text out; rules/edit.c).  A rule
- * is what follows "allow": HOST[:PORTS].  Rules are compared in their
- * canonical form (e.g. "PyPI.org.:443,80" is "pypi.org"), written to
- * rule; only `allow` lines of this text are looked at (not includes),
- * and every other byte is kept.  text is the new text (NUL-terminated,
+ * is what follows "allow": HOST[:PORTS] [until TIME].  Rules are compared
+ * in their canonical form (e.g. "PyPI.org.:443,80" is "pypi.org"),
+ * written to rule; adding compares the end too, removing takes out the
+ * rule whatever its end.  Only `allow` lines of this text are looked at
+ * (not includes), and every other byte is kept.  text is the new text (NUL-terminated,
  * the caller's to free()), NULL when nothing changed.
  */
 struct rules_edit {

@@ -107,4 +107,31 @@ run 0 "added to $T/link:4: allow c.example" \
 [ -L "$T/link" ] && grep -q '^allow c.example' "$T/crlf" &&
     ok "symlink target edited" || fail "symlink replaced"
 
+# --for: the rule is written with its end, and a running proxy drops it
+# then, without being told.
+command -v curl >/dev/null || skip "curl is not installed"
+run 2 "pinhole allow: --for: bad duration 'soon' (90s, 15m, 2h, 7d) (try 'pinhole allow --help')" \
+    "$PINHOLE" allow --policy "$T/ending" --for soon a.example
+oport=$(free_port)
+bg python3 -m http.server "$oport" --bind 127.0.0.1 --directory "$T" \
+    >/dev/null 2>&1
+pport=$(free_port)
+printf 'allow-private 127.0.0.0/8\n' >"$T/ending"
+bg "$PINHOLE" proxy --listen "127.0.0.1:$pport" --policy "$T/ending" \
+    --log "$T/ending.log" 2>/dev/null
+wait_port "$oport" && wait_port "$pport" || { finish; exit 1; }
+"$PINHOLE" allow --policy "$T/ending" --for 2s "127.0.0.1:$oport" >"$T/out"
+grep -q "^added to $T/ending:2: allow 127.0.0.1:$oport until 20[0-9-]*T[0-9:]*Z$" "$T/out" &&
+    ok "--for writes the rule with its end" || fail "--for: $(cat "$T/out")"
+get() {
+	curl -s -o /dev/null -w '%{http_code}' -m 5 -x "http://127.0.0.1:$pport" \
+	    "http://127.0.0.1:$oport/"
+}
+i=0
+until [ "$(get)" = 200 ] || [ $i -ge 20 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(get)" = 200 ] && ok "the rule is in force" || fail "not allowed after allow --for"
+sleep 2.5
+[ "$(get)" = 403 ] && ok "and gone after its end" || fail "still allowed after its end"
+[ "$(grep -c '"event":"reload","verdict":"allow"' "$T/ending.log")" -ge 2 ] &&
+    ok "the proxy reloaded at the rule's end" || fail "no reload at the end"
 finish

@@ -5,7 +5,8 @@
 # goes on without a restart.  Two sandboxes a user, so that the rate
 # limit of one does not fall on the steps of the other:
 #   A: a held curl approved once; the next one held again and denied
-#      with a reason; --session; --always (written into the policy file);
+#      with a reason; --session; --always (written into the policy file),
+#      and --always --ttl (written with its end, gone after it);
 #      a held name answered by the gateway's DNS at once, never upstream.
 #   B: a TTL that runs out; a held connection without the proxy
 #      (transparent capture); approving from inside fails every way;
@@ -109,6 +110,13 @@ check "session: and a second" "$(get "http://session.test:$HP/hello.txt" 5)" 200
 "$PINHOLE_BIN" request "always.test:$HP" --reason "for good" --wait=40 >/dev/null
 check "request --wait: approved always" $? 0
 check "always: a connection" "$(get "http://always.test:$HP/hello.txt" 5)" 200
+"$PINHOLE_BIN" request "ending.test:$HP" --wait=40 >/dev/null
+check "request --wait: approved always, for 2 s" $? 0
+check "always with a TTL: a connection" "$(get "http://ending.test:$HP/hello.txt" 5)" 200
+sleep 2.5
+code=$(get "http://ending.test:$HP/hello.txt" 2)
+[ "$code" != 200 ] && echo "ok: after its TTL the always rule is gone ($code)" ||
+    echo "FAIL: always with a TTL: still allowed after the TTL"
 EOF
 
 cat >"$T/B.sh" <<'EOF'
@@ -170,11 +178,20 @@ for MODE in root nobody; do
 	id=$(pending_id session.test) && P approve --session "$id" >/dev/null
 	id=$(pending_id always.test) && P approve --always "$id" >/dev/null ||
 	    fail "$MODE: approve --always"
+	id=$(pending_id ending.test) &&
+	    P approve --always --ttl 2 "$id" >/dev/null ||
+	    fail "$MODE: approve --always --ttl 2"
 	wait $box
-	tally A 10
+	tally A 13
 	grep -qx "allow always.test:$HP" "$W/policy" &&
 	    ok "$MODE: always is written into the policy file" ||
 	    fail "$MODE: policy: $(cat "$W/policy")"
+	grep -qx "allow ending.test:$HP until 20[0-9-]*T[0-9:]*Z" "$W/policy" &&
+	    ok "$MODE: always with a TTL is written with its end" ||
+	    fail "$MODE: policy: $(cat "$W/policy")"
+	loggrep "$W/audit.log" '"event":"reload","verdict":"allow"' &&
+	    ok "$MODE: the gateway reloaded the policy" ||
+	    fail "$MODE: no reload in the audit log"
 	grep -q "never.test" "$T/dnsmasq.log" &&
 	    fail "$MODE: a held name was asked upstream" ||
 	    ok "$MODE: a held name is not asked upstream"

@@ -133,6 +133,30 @@ test_add_duplicate(void **state)
 	    "allow pypi.org extra\nallow\n#allow pypi.org\nallow pypi.org\n", 4);
 }
 
+/* An end is part of the rule when adding, not when removing. */
+static void
+test_until(void **state)
+{
+	const char	*text = "allow a.example until 2030-01-02T03:04:05Z\n";
+
+	(void)state;
+	assert_string_equal(canon("A.example.:443,80  until\t"
+	    "2030-01-02T03:04:05Z"), "a.example until 2030-01-02T03:04:05Z");
+	add(text, "a.example until 2030-01-02T03:04:05Z", 0, NULL, 1);
+	add(text, "a.example", 1, "allow a.example until "
+	    "2030-01-02T03:04:05Z\nallow a.example\n", 2);
+	add(text, "a.example until 2031-01-01T00:00:00Z", 1, "allow a.example "
+	    "until 2030-01-02T03:04:05Z\nallow a.example until "
+	    "2031-01-01T00:00:00Z\n", 2);
+	add("", "a.example until tomorrow", -1, NULL, 0);
+	add("", "a.example until 2030-02-30T00:00:00Z", -1, NULL, 0);
+	add("", "a.example soon", -1, NULL, 0);
+	add("", "a.example until 2030-01-02T03:04:05Z x", -1, NULL, 0);
+	rm("allow a.example until 2030-01-02T03:04:05Z\nallow a.example:22\n"
+	    "allow a.example\n", "a.example", 2, "allow a.example:22\n");
+	rm(text, "a.example until 2040-01-01T00:00:00Z", 1, "");
+}
+
 /* An include is not looked into: the rule is added to this text. */
 static void
 test_add_include(void **state)
@@ -181,7 +205,7 @@ test_add_refused(void **state)
 	add("", "x.example:0", -1, NULL, 0);
 	assert_non_null(strstr(errbuf, "bad port '0'"));
 	add("", "a.example b.example", -1, NULL, 0);
-	assert_non_null(strstr(errbuf, "without spaces"));
+	assert_non_null(strstr(errbuf, "without other spaces"));
 	add("", "a.example#x", -1, NULL, 0);
 	add("", "", -1, NULL, 0);
 	add("", "0.0.0.0/0", -1, NULL, 0);
@@ -333,6 +357,7 @@ main(void)
 		cmocka_unit_test(test_add_keeps_text),
 		cmocka_unit_test(test_add_line_endings),
 		cmocka_unit_test(test_add_duplicate),
+		cmocka_unit_test(test_until),
 		cmocka_unit_test(test_add_include),
 		cmocka_unit_test(test_canonical),
 		cmocka_unit_test(test_add_refused),

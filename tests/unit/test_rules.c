@@ -217,6 +217,15 @@ static const struct {
 	{ "frobnicate x\n", "unknown directive 'frobnicate'\0" },
 	{ "allow\n", "missing argument" },
 	{ "allow a.example b.example\n", "unexpected 'b.example'" },
+	{ "allow a.example until\n", "until: missing time" },
+	{ "allow a.example until 2030-01-01\n", "until: bad time "
+	    "'2030-01-01'" },
+	{ "allow a.example until 2030-13-01T00:00:00Z\n", "until: bad time" },
+	{ "allow a.example until 2030-02-29T00:00:00Z\n", "until: bad time" },
+	{ "allow a.example until 2030-01-01T00:00:00+01:00\n", "bad time" },
+	{ "allow a.example until 2030-01-01T00:00:00Z x\n", "unexpected 'x'" },
+	{ "allow *.com until 2020-01-01T00:00:00Z\n", "public suffix" },
+	{ "deny a.example until 2030-01-01T00:00:00Z\n", "unexpected 'until'" },
 	{ "allow a.example:0\n", "bad port '0'" },
 	{ "allow a.example:65536\n", "bad port" },
 	{ "allow a.example:\n", "bad port" },
@@ -440,6 +449,34 @@ test_rules_ports(void **state)
 	rules_free(r);
 }
 
+/* A rule with an end: in force until then, left out after. */
+static void
+test_until(void **state)
+{
+	struct rules	*r;
+	time_t		 t;
+
+	(void)state;
+	r = policy("allow a.example until 2999-01-01T00:00:00Z\n"
+	    "allow b.example until 2000-01-01T00:00:00Z\n"
+	    "allow c.example until 2998-06-30T12:00:00Z\n"
+	    "allow d.example\n");
+	expect(r, 1, "a.example c.example d.example");
+	expect(r, 0, "b.example");
+	assert_int_equal(rules_time_parse("2998-06-30T12:00:00Z", 20, &t), 0);
+	assert_int_equal(rules_next_end(r), t);
+	rules_free(r);
+	r = policy("allow b.example until 1970-01-02T00:00:00Z\n");
+	assert_int_equal(rules_next_end(r), 0);
+	expect(r, 0, "b.example");
+	rules_free(r);
+	assert_int_equal(rules_time_parse("2024-02-29T23:59:59Z", 20, &t), 0);
+	assert_int_equal(t, 1709251199);
+	assert_int_equal(rules_time_parse("2023-02-29T00:00:00Z", 20, &t), -1);
+	assert_int_equal(rules_time_parse("2024-02-29T24:00:00Z", 20, &t), -1);
+	assert_int_equal(rules_time_parse("2024-02-29t00:00:00Z", 20, &t), -1);
+}
+
 /* The user's policy path follows XDG_CONFIG_HOME, then HOME. */
 static void
 test_default_path(void **state)
@@ -491,6 +528,7 @@ main(void)
 		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_rules_ports),
 		cmocka_unit_test(test_default_path),
+		cmocka_unit_test(test_until),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
