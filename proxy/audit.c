@@ -113,6 +113,7 @@ static const struct audit_field {
 	{ "scope", offsetof(struct audit_event, scope), AUDIT_STR },
 	{ "ttl", offsetof(struct audit_event, ttl), AUDIT_I64 },
 	{ "by", offsetof(struct audit_event, by), AUDIT_STR },
+	{ "ask", offsetof(struct audit_event, ask), AUDIT_STR },
 };
 
 /* Clear an event: strings NULL, numbers -1. */

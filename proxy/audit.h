@@ -40,6 +40,7 @@ struct audit_event {
 	const char	*scope;		/* once session always */
 	int64_t		 ttl;		/* s a grant lasts */
 	const char	*by;		/* who decided: "uid 1000 via cli" */
+	const char	*ask;		/* refusals: "pinhole request HOST:PORT" */
 };
 
 /* Clear an event: strings NULL, numbers -1. */

@@ -30,7 +30,7 @@ static void
 dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 {
 	struct audit_event	e;
-	char			tbuf[12];
+	char			tbuf[12], hint[HOST_TEXT_LEN + 32];
 
 	audit_event_init(&e);
 	e.event = "dns";
@@ -43,6 +43,10 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 	e.answer = answer;
 	e.rule = r->rule[0] != '\0' ? r->rule : NULL;
 	e.reason = r->why[0] != '\0' ? r->why : NULL;
+	if (!allow && r->named && r->blocked) {
+		escalate_hint(&r->host, 0, hint, sizeof hint);
+		e.ask = hint;
+	}
 	dns_log_write(r->srv->log, &e);
 }
 
@@ -190,6 +194,7 @@ dns_answer_blocked(struct dns_req *r)
 	char			text[HOST_TEXT_LEN + 64];
 
 	if (r->named) {
+		r->blocked = 1;
 		escalate_hint(&r->host, 0, hint, sizeof hint);
 		snprintf(text, sizeof text, "blocked by pinhole policy; "
 		    "ask: %s", hint);

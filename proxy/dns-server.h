@@ -38,6 +38,7 @@ struct dns_req {
 	struct dns_msg		 q;
 	struct host		 host;		/* valid when named */
 	int			 named;		/* q.qname is a host name */
+	int			 blocked;	/* refused by the policy */
 	char			 rule[1024];	/* "file:line" that decided */
 	char			 why[128];
 	struct resolver_query	*rq;

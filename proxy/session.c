@@ -212,6 +212,7 @@ session_audit(struct session *s, const char *event, const char *verdict,
     const char *reason, int bytes)
 {
 	struct audit_event	e;
+	char			hint[HOST_TEXT_LEN + 32];
 
 	if (s->gw->audit == NULL)
 		return;
@@ -236,6 +237,13 @@ session_audit(struct session *s, const char *event, const char *verdict,
 		e.detail = s->note;
 	else if (s->method[0] != '\0')
 		e.detail = s->method;
+	/* A refusal a grant could lift names the command to ask for one. */
+	if (verdict != NULL && strcmp(verdict, "deny") == 0 && s->have_host &&
+	    reason != NULL && (strcmp(reason, "denied-by-policy") == 0 ||
+	    strcmp(reason, "ip-literal") == 0 || strcmp(reason, "port") == 0)) {
+		escalate_hint(&s->host, s->port, hint, sizeof hint);
+		e.ask = hint;
+	}
 	audit_write(s->gw->audit, &e);
 }
 
