@@ -137,7 +137,7 @@ grep -qx 'allowed.test' "$T/upstream.log" && ok "allowed names reach upstream (M
     fail "upstream log: $(head -5 "$T/upstream.log")"
 
 # The audit log.
-loggrep "$T/audit.log" '"event":"dns".*"verdict":"deny".*"qname":"evil\.attacker\.test","qtype":"A","answer":"NXDOMAIN"' &&
+loggrep "$T/audit.log" '"event":"dns".*"verdict":"deny".*"qname":"evil\.attacker\.test","qtype":"A","answer":"NXDOMAIN".*"ask":"pinhole request evil\.attacker\.test"' &&
     ok "audit: denied query" || fail "audit: no deny line"
 loggrep "$T/audit.log" '"event":"dns".*"verdict":"allow".*"qname":"allowed\.test","qtype":"A","answer":"198\.1[89]\.' &&
     ok "audit: allowed query with its answer" || fail "audit: no allow line"

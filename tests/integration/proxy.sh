@@ -125,6 +125,11 @@ case $body in
 *"nowhere.test:80"*"pinhole request nowhere.test:80"*) ok "403 body names host, port and the command" ;;
 *) fail "403 body: $body" ;;
 esac
+loggrep "$LOG" '"host":"nowhere.test","port":80,.*"ask":"pinhole request nowhere.test:80"' &&
+    ok "the log line names the command too" || fail "no ask in the log"
+loggrep "$LOG" '"reason":"private-address".*"ask"' &&
+    fail "a private-address refusal suggests asking" ||
+    ok "a refusal no grant lifts names no command"
 
 # Reload with allow-private for loopback: the local origins open up.
 write_policy "allow-private 127.0.0.0/8"
