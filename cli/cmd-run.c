@@ -96,6 +96,10 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 		return (rv);
 	if (optind >= argc)
 		return (cmd_usage_error(cmd, "no command to run"));
+	if (o->g.ask_bare && argv[optind][0] != '\0' &&
+	    strspn(argv[optind], "0123456789") == strlen(argv[optind]))
+		return (cmd_usage_error(cmd, "--ask takes its time with '=': "
+		    "--ask=%s", argv[optind]));
 	o->argv = argv + optind;
 	return (0);
 }
@@ -469,8 +473,9 @@ const struct cmd_entry cmd_run_entry = {
 	    "      --log-key FILE        HMAC key for the log's chain\n"
 	    "      --log-max-size SIZE   rotate past SIZE (100M; 0: never)\n"
 	    "      --log-keep N          rotated files kept (5)\n"
-	    "      --ask S               hold a blocked connection up to S\n"
+	    "      --ask[=S]             hold a blocked connection up to S\n"
 	    "                            seconds while the person decides\n"
+	    "                            (default 60)\n"
 	    "  -r, --resolver ADDR[:PORT] DNS server instead of /etc/resolv.conf\n"
 	    "      --net CIDR            the sandbox link's network (default\n"
 	    "                            " NETNS_NET_DEFAULT ")\n"

@@ -81,9 +81,13 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		o->audit.keyfile = arg;
 		break;
 	case GWOPTS_ASK:
-		if (gwopts_number(cmd, "--ask", arg, 1, ESCALATE_WAIT_MAX, &v))
+		if (arg == NULL)
+			v = ESCALATE_ASK_DEFAULT;
+		else if (gwopts_number(cmd, "--ask", arg, 1, ESCALATE_WAIT_MAX,
+		    &v))
 			return (EXIT_USAGE);
 		o->ask = v;
+		o->ask_bare = arg == NULL;
 		break;
 	case GWOPTS_LOG_MAX_SIZE:
 		if (audit_parse_size(arg, &o->audit.max_size) == -1)

@@ -59,7 +59,7 @@ enum {
 	{ "dns-real", no_argument, NULL, GWOPTS_DNS_REAL },		\
 	{ "dns-refuse", no_argument, NULL, GWOPTS_DNS_REFUSE },		\
 	{ "fake-range", required_argument, NULL, GWOPTS_FAKE_RANGE },	\
-	{ "ask", required_argument, NULL, GWOPTS_ASK },			\
+	{ "ask", optional_argument, NULL, GWOPTS_ASK },			\
 	{ "verbose", no_argument, NULL, 'v' }
 
 /* Where the policy comes from when no --policy is given. */
@@ -86,7 +86,8 @@ struct gwopts {
 	enum gwopts_userpolicy	 userpolicy;
 	struct gateway_config	 cfg;
 	char			 about[1024];
-	int			 ask;		/* --ask SECONDS */
+	int			 ask;		/* --ask[=SECONDS] */
+	int			 ask_bare;	/* --ask without =SECONDS */
 	char			 session[32];	/* a random one */
 };
 

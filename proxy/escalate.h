@@ -35,6 +35,7 @@
 #define ESCALATE_RATE		5	/* new requests a minute, */
 #define ESCALATE_BURST		5	/* and at once */
 #define ESCALATE_WAIT_MAX	300	/* longest wait, s */
+#define ESCALATE_ASK_DEFAULT	60	/* a held connection waits, s */
 #define ESCALATE_EXPIRE		900	/* an unanswered request expires, s */
 #define ESCALATE_TTL_MAX	(366 * 86400)
 

@@ -64,7 +64,7 @@ pending_id() {
 
 # Start a sandbox running script $1 in ask mode; its output goes to $1.out.
 sandbox() {
-	as_mode "$T/pinhole" run --ask 30 --policy "$W/policy" \
+	as_mode "$T/pinhole" run --ask=30 --policy "$W/policy" \
 	    --resolver "127.0.0.1:$DNSP" --log "$W/audit.log" -- \
 	    env T="$T" W="$W" HP="$HP" PINHOLE_BIN="$T/pinhole" sh "$T/$1.sh" >"$W/$1.out" 2>&1 &
 	box=$!

@@ -15,7 +15,7 @@ bg python3 -m http.server "$oport" --bind 127.0.0.1 --directory "$T" \
     >/dev/null 2>&1
 pport=$(free_port)
 AUDIT="$T/audit.log"
-bg "$PINHOLE" proxy --listen "127.0.0.1:$pport" --log "$AUDIT" --ask 20 \
+bg "$PINHOLE" proxy --listen "127.0.0.1:$pport" --log "$AUDIT" --ask \
     --allow 'allow-private 127.0.0.0/8' 2>"$T/proxy.err"
 wait_port "$oport" && wait_port "$pport" || { finish; exit 1; }
 PINHOLE_AGENT="http://127.0.0.1:$pport"

@@ -248,6 +248,7 @@ st 7 run -- sh -c 'exit 7'
 st 127 run -- /nonexistent/command
 st 2 run --net 127.0.0.0/8 -- true
 st 2 run --allow origin.test
+st 2 run --ask 30 -- true
 st 125 run --policy "$T/nonexistent" -- true
 "$T/pinhole" run --net 10.99.0.0/30 -- sh -c 'echo $HTTP_PROXY' >"$T/out" 2>&1
 grep -qx 'http://10.99.0.1:3128' "$T/out" && ok "--net moves the gateway" ||
