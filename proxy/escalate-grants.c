@@ -86,12 +86,27 @@ eg_allowed(const struct host *h, uint16_t port, void *arg)
 	    &d));
 }
 
-/* Append a file's allow and deny lines, one rule a line. */
+/* Has this rule's "until" passed? */
+static int
+eg_rule_ended(const char *rule, time_t now)
+{
+	const char	*u = strstr(rule, " until ");
+	time_t		 t;
+
+	if (u == NULL)
+		return (0);
+	u += strlen(" until ");
+	u += strspn(u, " \t");
+	return (rules_time_parse(u, strcspn(u, " \t"), &t) == 0 && t <= now);
+}
+
+/* Append a file's allow and deny lines in force, one rule a line. */
 static size_t
 eg_file_rules(const char *path, char *buf, size_t len, size_t o)
 {
 	FILE	*f;
 	char	 line[1100], *p;
+	time_t	 now = time(NULL);
 
 	if ((f = fopen(path, "r")) == NULL)
 		return (o);
@@ -100,6 +115,8 @@ eg_file_rules(const char *path, char *buf, size_t len, size_t o)
 		if (strncmp(p, "allow", 5) != 0 && strncmp(p, "deny", 4) != 0)
 			continue;
 		p[strcspn(p, "#\r\n")] = '\0';
+		if (eg_rule_ended(p, now))
+			continue;
 		o += snprintf(buf + o, len - o, "%s\n", p);
 	}
 	fclose(f);

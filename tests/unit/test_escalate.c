@@ -441,6 +441,50 @@ test_grants_hooks(void **state)
 	rules_free(rules);
 }
 
+/* always with a TTL writes the rule with its end; ended rules are not
+ * listed as allowed. */
+static void
+test_grants_always(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*a;
+	struct escalate_grants	 eg;
+	struct escalate_hooks	 hooks;
+	struct rules		*rules;
+	char			 path[] = "/tmp/test_escalate.XXXXXX";
+	char			 err[256], text[1024];
+	FILE			*f;
+	int			 fd;
+
+	(void)state;
+	assert_true((fd = mkstemp(path)) != -1);
+	assert_non_null(f = fdopen(fd, "w"));
+	fputs("allow old.test until 2001-01-01T00:00:00Z\n"
+	    "allow kept.test until 2999-01-01T00:00:00Z\n", f);
+	fclose(f);
+	assert_non_null(rules = rules_create());
+	assert_int_equal(rules_load_file(rules, path, err, sizeof err), 0);
+	memset(&eg, 0, sizeof eg);
+	assert_non_null(eg.grants = grants_create());
+	eg.rules = &rules;
+	eg.policy_path = path;
+	escalate_grants_hooks(&eg, &hooks);
+	escalate_set_hooks(e, &hooks);
+	hooks.policy_text(text, sizeof text, hooks.arg);
+	assert_string_equal(text, "allow kept.test until 2999-01-01T00:00:00Z\n");
+	file(e, "new.test:8443", "", &a);
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ALWAYS, 3600,
+	    "uid 1 via cli", err, sizeof err), 0);
+	assert_non_null(f = fopen(path, "r"));
+	text[fread(text, 1, sizeof text - 1, f)] = '\0';
+	fclose(f);
+	assert_non_null(strstr(text, "\nallow new.test:8443 until 2"));
+	unlink(path);
+	escalate_free(e);
+	grants_free(eg.grants);
+	rules_free(rules);
+}
+
 int
 main(void)
 {
@@ -454,6 +498,7 @@ main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_hint),
 		cmocka_unit_test(test_grants_hooks),
+		cmocka_unit_test(test_grants_always),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
