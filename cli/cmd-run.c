@@ -445,7 +445,7 @@ out:
 #else
 #define RUN_CAPTURE_HELP						\
 	"connection to any other port is refused at once by the kernel,\n" \
-	"without a log line (this pinhole was built without libnftables);\n" \
+	"without a log line (this pinhole was built without nftables);\n" \
 	"so is UDP other than DNS (ICMP port unreachable).\n"
 #endif
 

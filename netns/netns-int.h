@@ -28,10 +28,12 @@ void		 netns_init_loop(pid_t, const sigset_t *)
 /*
  * The capture rule (nft.c): TCP from the sandbox to any port but the
  * ones given (they have listeners) goes to the catch-all port; so does
- * UDP to any port but DNS's, if asked.
+ * UDP to any port but DNS's, if asked.  netns_nft_batch() writes the
+ * nf_tables netlink batch (pure; its messages numbered from the given
+ * sequence number), netns_nft_capture() sends it.
  */
-size_t		 netns_nft_ruleset(const uint16_t *, size_t, uint16_t, int,
-		    char *, size_t);
+size_t		 netns_nft_batch(const uint16_t *, size_t, uint16_t, int,
+		    uint32_t, char *, size_t);
 int		 netns_nft_capture(const uint16_t *, size_t, uint16_t, int,
 		    char *, size_t);
 

@@ -44,7 +44,7 @@ struct netns_config {
 	const uint16_t		*tcp_ports;	/* more TCP listeners (80, ...) */
 	size_t			 ntcp_ports;
 	/*
-	 * The catch-all TCP listener, or 0 for none: with libnftables, one
+	 * The catch-all TCP listener, or 0 for none: with nftables, one
 	 * rule brings every TCP connection from the sandbox to a port with
 	 * no listener to it, its original destination kept as the accepted
 	 * socket's local address.  Without it (or when the rule cannot be
