@@ -1,5 +1,6 @@
 /*
- * Inside netns/: what the setup child and the sandboxed child share.
+ * Inside netns/: what the sandbox child's setup (sandbox.c) and its
+ * command side (exec.c) share.
  */
 #ifndef NETNS_INT_H
 #define NETNS_INT_H
@@ -20,6 +21,18 @@ int		 netns_link_sandbox(struct nl_sock *, const struct netns_net *,
 
 /* The signals pinhole and the sandbox init pass on to the command. */
 void		 netns_init_signals(sigset_t *);
+
+/* Those of them pinhole was started with ignored. */
+void		 netns_init_ignored(sigset_t *);
+
+/*
+ * The sandbox child once the namespaces are made (exec.c): prepare the
+ * command's mount namespace and environment, wait for pinhole's word on
+ * sock, then run the command as the sandbox's init.  Never returns.
+ */
+struct netns_config;
+void		 netns_exec_child(const struct netns_config *, int,
+		    const sigset_t *) __attribute__((noreturn));
 
 /* The sandbox init's loop: pass signals on, reap, exit with pid's status. */
 void		 netns_init_loop(pid_t, const sigset_t *)

@@ -12,7 +12,7 @@
  *		}
  *	}
  *
- * The setup child sends it as one nf_tables netlink batch written here
+ * The sandbox child sends it as one nf_tables netlink batch written here
  * (the same messages nft(8) sends for that text).  libnftables would
  * parse the text, fill its caches and bring six more shared libraries
  * into pinhole: some 15 ms of every start, against well under one.
