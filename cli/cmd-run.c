@@ -160,6 +160,7 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	cfg->tcp_ports = r->ports;
 	cfg->ntcp_ports = r->nports;
 	cfg->capture_port = NETNS_CAPTURE_PORT;
+	cfg->argv = r->o->argv;
 	/*
 	 * Hide the control socket directory: made now, before the command
 	 * starts, so that the command cannot make it first.
@@ -392,8 +393,8 @@ run_start(struct run *r)
 	if (run_listen(r) == -1)
 		return (-1);
 	run_agent_url(r);
-	r->child = netns_child_start(r->c.base, r->sb, r->o->argv, run_done,
-	    r, err, sizeof err);
+	r->child = netns_child_start(r->c.base, r->sb, run_done, r, err,
+	    sizeof err);
 	if (r->child == NULL) {
 		log_warnx("cannot start the command: %s", err);
 		return (-1);
@@ -449,7 +450,7 @@ out:
 #else
 #define RUN_CAPTURE_HELP						\
 	"connection to any other port is refused at once by the kernel,\n" \
-	"without a log line (this pinhole was built without libnftables);\n" \
+	"without a log line (this pinhole was built without nftables);\n" \
 	"so is UDP other than DNS (ICMP port unreachable).\n"
 #endif
 

@@ -71,25 +71,13 @@ child_signal_cb(evutil_socket_t fd, short events, void *arg)
 	}
 }
 
-/*
- * Block the signals we watch and open a signalfd for them.  Those we
- * were started with ignored stay ignored, for the command too.
- */
+/* Block the signals we watch and open a signalfd for them. */
 static int
-child_signalfd(sigset_t *ignored)
+child_signalfd(void)
 {
-	struct sigaction	sa;
-	sigset_t		set;
-	int			sig;
+	sigset_t	set;
 
 	netns_init_signals(&set);
-	sigemptyset(ignored);
-	for (sig = 1; sig < NSIG; sig++) {
-		if (sig == SIGCHLD || sigismember(&set, sig) != 1)
-			continue;
-		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
-			sigaddset(ignored, sig);
-	}
 	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
 		return (-1);
 	return (signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC));
@@ -98,11 +86,9 @@ child_signalfd(sigset_t *ignored)
 /* Start the command in the sandbox and watch it. */
 struct netns_child *
 netns_child_start(struct event_base *base, struct netns_sandbox *sb,
-    char *const argv[], void (*done)(int, void *), void *arg, char *err,
-    size_t errlen)
+    void (*done)(int, void *), void *arg, char *err, size_t errlen)
 {
 	struct netns_child	*c;
-	sigset_t		 ignored;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -114,7 +100,7 @@ netns_child_start(struct event_base *base, struct netns_sandbox *sb,
 	c->arg = arg;
 	/* The command shares our uid: keep it from ptrace and /proc/PID/fd. */
 	prctl(PR_SET_DUMPABLE, 0);
-	if ((c->sfd = child_signalfd(&ignored)) == -1) {
+	if ((c->sfd = child_signalfd()) == -1) {
 		snprintf(err, errlen, "signalfd: %s", strerror(errno));
 		goto fail;
 	}
@@ -124,8 +110,7 @@ netns_child_start(struct event_base *base, struct netns_sandbox *sb,
 		snprintf(err, errlen, "cannot watch signals");
 		goto fail;
 	}
-	if ((c->pid = netns_sandbox_exec(sb, argv, &ignored, err,
-	    errlen)) == -1)
+	if ((c->pid = netns_sandbox_exec(sb, err, errlen)) == -1)
 		goto fail;
 	return (c);
 fail:

@@ -1,9 +1,9 @@
 /*
- * The sandboxed child: join the sandbox (user namespace when rootless,
- * then the sandbox netns), take a private mount namespace where
- * /etc/resolv.conf names the gateway, set the proxy variables, drop every
- * capability, and exec the command.  Any failure before exec is sent
- * back over a pipe and the command never runs.
+ * The command's side of the sandbox child, once it sits in the sandbox
+ * netns: take a private mount namespace where /etc/resolv.conf names the
+ * gateway, set the proxy variables, wait for pinhole's word, drop every
+ * capability, and start the command as the sandbox's init.  Any failure
+ * before exec is sent back over the socket and the command never runs.
  */
 #include "config.h"
 
@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,10 +41,9 @@ static const char *exec_hidden[] = {
 	NULL
 };
 
-/* One report from the child to pinhole: written whole (< PIPE_BUF). */
+/* The child's report to pinhole: sent whole (SEQPACKET). */
 struct exec_report {
-	pid_t	pid;			/* the sandbox init, or 0 */
-	char	err[240];		/* what failed, or "" */
+	char	err[240];		/* what failed, or "": started */
 };
 
 /* Report a failed step to the parent and die: the command never runs. */
@@ -61,14 +59,10 @@ exec_fail(int errfd, const char *step)
 	_exit(1);
 }
 
-/* Join the user namespace (rootless), then the sandbox netns. */
+/* Take a private mount namespace. */
 static void
-exec_join(const struct netns_sandbox *sb, int errfd)
+exec_mount_ns(int errfd)
 {
-	if (sb->userns_fd != -1 && setns(sb->userns_fd, CLONE_NEWUSER) == -1)
-		exec_fail(errfd, "join the sandbox user namespace");
-	if (setns(sb->sandbox_fd, CLONE_NEWNET) == -1)
-		exec_fail(errfd, "join the sandbox netns");
 	if (unshare(CLONE_NEWNS) == -1)
 		exec_fail(errfd, "create a mount namespace");
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
@@ -82,7 +76,7 @@ exec_join(const struct netns_sandbox *sb, int errfd)
  * path.
  */
 static int
-exec_resolv_file(const struct netns_sandbox *sb, char *path, size_t len,
+exec_resolv_file(const struct netns_config *cfg, char *path, size_t len,
     const char **dirp)
 {
 	static const char	*dirs[] = { "/tmp", "/run", "/mnt", "/dev",
@@ -100,7 +94,7 @@ exec_resolv_file(const struct netns_sandbox *sb, char *path, size_t len,
 		return (-1);
 	*dirp = *dir;
 	snprintf(path, len, "%s/resolv.conf", *dir);
-	inet_ntop(AF_INET, &sb->net.gateway, gw, sizeof(gw));
+	inet_ntop(AF_INET, &cfg->net.gateway, gw, sizeof(gw));
 	n = snprintf(text, sizeof(text), "# pinhole: names are resolved "
 	    "by the gateway\nnameserver %s\n", gw);
 	if ((fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0444)) == -1)
@@ -137,13 +131,13 @@ exec_cover(const char *source, const char *target)
 
 /* Make /etc/resolv.conf name the gateway; hide host resolver sockets. */
 static void
-exec_resolv(const struct netns_sandbox *sb, int errfd)
+exec_resolv(const struct netns_config *cfg, int errfd)
 {
 	const char	**hidden, *dir;
 	char		  path[64];
 	struct stat	  st;
 
-	if (exec_resolv_file(sb, path, sizeof(path), &dir) == -1)
+	if (exec_resolv_file(cfg, path, sizeof(path), &dir) == -1)
 		exec_fail(errfd, "write the sandbox resolv.conf");
 	if (lstat("/etc/resolv.conf", &st) == -1 && errno == ENOENT)
 		fprintf(stderr, "pinhole: no /etc/resolv.conf to cover: "
@@ -165,14 +159,14 @@ exec_resolv(const struct netns_sandbox *sb, int errfd)
  * with an empty, read-only tmpfs.
  */
 static void
-exec_hide_dirs(const struct netns_sandbox *sb, int errfd)
+exec_hide_dirs(const struct netns_config *cfg, int errfd)
 {
 	const char *const	*dir;
 	struct stat		 st;
 
-	if (sb->hide_dirs == NULL)
+	if (cfg->hide_dirs == NULL)
 		return;
-	for (dir = sb->hide_dirs; *dir != NULL; dir++) {
+	for (dir = cfg->hide_dirs; *dir != NULL; dir++) {
 		if (stat(*dir, &st) == -1 || !S_ISDIR(st.st_mode))
 			continue;
 		if (mount("pinhole", *dir, "tmpfs", MS_NOSUID | MS_NODEV |
@@ -183,14 +177,14 @@ exec_hide_dirs(const struct netns_sandbox *sb, int errfd)
 
 /* Make the paths the command must not change read-only. */
 static void
-exec_readonly(const struct netns_sandbox *sb, int errfd)
+exec_readonly(const struct netns_config *cfg, int errfd)
 {
 	const char *const	*path;
 	struct stat		 st;
 
-	if (sb->ro_paths == NULL)
+	if (cfg->ro_paths == NULL)
 		return;
-	for (path = sb->ro_paths; *path != NULL; path++) {
+	for (path = cfg->ro_paths; *path != NULL; path++) {
 		if (stat(*path, &st) == -1)
 			continue;
 		if (mount(*path, *path, NULL, MS_BIND | MS_REC, NULL) == -1 ||
@@ -202,15 +196,15 @@ exec_readonly(const struct netns_sandbox *sb, int errfd)
 
 /* Set the proxy variables to the gateway. */
 static void
-exec_env(const struct netns_sandbox *sb, int errfd)
+exec_env(const struct netns_config *cfg, int errfd)
 {
 	static const char	*names[] = { "HTTP_PROXY", "HTTPS_PROXY",
 	    "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", NULL };
 	char			 url[64], gw[INET_ADDRSTRLEN];
 	const char		**name;
 
-	inet_ntop(AF_INET, &sb->net.gateway, gw, sizeof(gw));
-	snprintf(url, sizeof(url), "http://%s:%u", gw, sb->proxy_port);
+	inet_ntop(AF_INET, &cfg->net.gateway, gw, sizeof(gw));
+	snprintf(url, sizeof(url), "http://%s:%u", gw, cfg->proxy_port);
 	for (name = names; *name != NULL; name++) {
 		if (setenv(*name, url, 1) == -1)
 			exec_fail(errfd, "setenv");
@@ -298,27 +292,43 @@ exec_command(char *const argv[], const sigset_t *ignored)
 	_exit(saved == ENOENT ? 127 : 126);
 }
 
+/* Tell pinhole the command is started (exec'd, or failed to). */
+static void
+exec_started(int errfd)
+{
+	struct exec_report	r;
+
+	memset(&r, 0, sizeof(r));
+	if (send(errfd, &r, sizeof(r), MSG_NOSIGNAL) == -1)
+		_exit(1);
+	close(errfd);
+}
+
+/* Wait for pinhole's word to start; pinhole gone is no word. */
+static void
+exec_wait_word(int sock)
+{
+	char	c;
+	ssize_t	n;
+
+	while ((n = recv(sock, &c, 1, 0)) == -1 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(1);
+}
+
 /*
- * pid 1 of the sandbox's PID namespace: dies with pinhole (and with it
- * everything in the namespace), mounts its /proc, drops capabilities,
- * starts the command and passes signals on to it.  Never returns.
+ * pid 1 of the sandbox's PID namespace: mounts its /proc, drops
+ * capabilities, starts the command and passes signals on to it.  Never
+ * returns.
  */
 static void __attribute__((noreturn))
-exec_init(char *const argv[], const sigset_t *ignored, int errfd, int watch)
+exec_init(char *const argv[], const sigset_t *ignored, int errfd)
 {
-	struct pollfd	pfd;
 	sigset_t	set;
 	pid_t		pid;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
-		exec_fail(errfd, "set the parent-death signal");
-	pfd.fd = watch;
-	pfd.events = POLLIN;
-	if (watch != -1 && poll(&pfd, 1, 0) != 0)
-		_exit(1);			/* pinhole is gone already */
 	netns_init_signals(&set);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1)
-		exec_fail(errfd, "block signals");
 	/* Best effort: without it /proc shows the host's processes. */
 	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	exec_drop_caps(errfd);
@@ -332,108 +342,61 @@ exec_init(char *const argv[], const sigset_t *ignored, int errfd, int watch)
 		exec_fail(errfd, "fork the command");
 	if (pid == 0)
 		exec_command(argv, ignored);
-	close(errfd);
+	exec_started(errfd);
 	netns_init_loop(pid, &set);
 }
 
-/* Tell pinhole the pid of the sandbox's init. */
-static void __attribute__((noreturn))
-exec_report_pid(int errfd, pid_t pid)
+/* The sandbox child in the sandbox netns: see netns-int.h. */
+void
+netns_exec_child(const struct netns_config *cfg, int sock,
+    const sigset_t *ignored)
 {
-	struct exec_report	r;
-
-	memset(&r, 0, sizeof(r));
-	r.pid = pid;
-	_exit(write(errfd, &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
-}
-
-/*
- * The child: join the sandbox, then start its init as a sibling (a child
- * of pinhole, in a new PID namespace) and exit.  Never returns.
- */
-static void __attribute__((noreturn))
-exec_child(const struct netns_sandbox *sb, char *const argv[],
-    const sigset_t *ignored, int errfd, pid_t parent)
-{
-	long	pid;
-	int	watch;
-
-	exec_join(sb, errfd);
-	exec_resolv(sb, errfd);
-	exec_readonly(sb, errfd);
-	exec_hide_dirs(sb, errfd);
-	exec_env(sb, errfd);
+	exec_mount_ns(sock);
+	exec_resolv(cfg, sock);
+	exec_readonly(cfg, sock);
+	exec_hide_dirs(cfg, sock);
+	exec_env(cfg, sock);
 	exec_close_fds();
-	if (unshare(CLONE_NEWPID) == -1)
-		exec_fail(errfd, "create a PID namespace");
-	watch = (int)syscall(SYS_pidfd_open, parent, 0);
-	pid = syscall(SYS_clone, CLONE_PARENT, NULL, NULL, NULL, NULL);
-	if (pid == -1)
-		exec_fail(errfd, "start the sandbox init");
-	if (pid == 0)
-		exec_init(argv, ignored, errfd, watch);
-	exec_report_pid(errfd, (pid_t)pid);
+	exec_wait_word(sock);
+	exec_init(cfg->argv, ignored, sock);
 }
 
-/* Read the child's reports: the init's pid, or what failed. */
-static pid_t
-exec_read_reports(int fd, char *err, size_t errlen)
+/* Read the child's report: 0 once the command started, or what failed. */
+static int
+exec_read_report(int fd, char *err, size_t errlen)
 {
 	struct exec_report	r;
-	pid_t			pid = -1;
 	ssize_t			n;
 
 	err[0] = '\0';
-	for (;;) {
-		n = read(fd, &r, sizeof(r));
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n != (ssize_t)sizeof(r))
-			break;
-		if (r.pid > 0)
-			pid = r.pid;
-		else if (err[0] == '\0') {
-			r.err[sizeof(r.err) - 1] = '\0';
-			snprintf(err, errlen, "%s", r.err);
-		}
-	}
-	return (pid);
+	while ((n = recv(fd, &r, sizeof(r), 0)) == -1 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(r))
+		return (-1);
+	r.err[sizeof(r.err) - 1] = '\0';
+	snprintf(err, errlen, "%s", r.err);
+	return (r.err[0] == '\0' ? 0 : -1);
 }
 
-/* Fork the command into the sandbox. */
+/* Let the sandbox child start the command. */
 pid_t
-netns_sandbox_exec(struct netns_sandbox *sb, char *const argv[],
-    const sigset_t *ignored, char *err, size_t errlen)
+netns_sandbox_exec(struct netns_sandbox *sb, char *err, size_t errlen)
 {
-	int	p[2], status;
-	pid_t	pid, init, parent = getpid();
+	pid_t	pid = sb->pid;
 
-	if (pipe2(p, O_CLOEXEC) == -1) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (pid == -1 || sb->sock == -1) {
+		snprintf(err, errlen, "the sandbox child is gone");
 		return (-1);
 	}
-	if ((pid = fork()) == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		return (-1);
+	/* If the child failed already, the report is waiting: read it. */
+	send(sb->sock, "g", 1, MSG_NOSIGNAL);
+	if (exec_read_report(sb->sock, err, errlen) == 0) {
+		close(sb->sock);
+		sb->sock = -1;
+		sb->pid = -1;
+		return (pid);
 	}
-	if (pid == 0) {
-		close(p[0]);
-		exec_child(sb, argv, ignored, p[1], parent);
-	}
-	close(p[1]);
-	init = exec_read_reports(p[0], err, errlen);
-	close(p[0]);
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
-	if (init != -1 && err[0] == '\0')
-		return (init);
-	if (init != -1) {
-		kill(init, SIGKILL);
-		while (waitpid(init, &status, 0) == -1 && errno == EINTR)
-			;
-	} else if (err[0] == '\0')
+	if (err[0] == '\0')
 		snprintf(err, errlen, "the sandbox child died");
 	return (-1);
 }

@@ -33,6 +33,24 @@ netns_init_signals(sigset_t *set)
 		sigaddset(set, init_forwarded[i]);
 }
 
+/* Fill a set with the passed-on signals that are ignored now. */
+void
+netns_init_ignored(sigset_t *ignored)
+{
+	struct sigaction	sa;
+	sigset_t		set;
+	int			sig;
+
+	netns_init_signals(&set);
+	sigemptyset(ignored);
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGCHLD || sigismember(&set, sig) != 1)
+			continue;
+		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			sigaddset(ignored, sig);
+	}
+}
+
 /* Reap every child; exit with the command's status once it has ended. */
 static void
 init_reap(pid_t command)

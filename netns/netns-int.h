@@ -1,5 +1,6 @@
 /*
- * Inside netns/: what the setup child and the sandboxed child share.
+ * Inside netns/: what the sandbox child's setup (sandbox.c) and its
+ * command side (exec.c) share.
  */
 #ifndef NETNS_INT_H
 #define NETNS_INT_H
@@ -21,6 +22,18 @@ int		 netns_link_sandbox(struct nl_sock *, const struct netns_net *,
 /* The signals pinhole and the sandbox init pass on to the command. */
 void		 netns_init_signals(sigset_t *);
 
+/* Those of them pinhole was started with ignored. */
+void		 netns_init_ignored(sigset_t *);
+
+/*
+ * The sandbox child once the namespaces are made (exec.c): prepare the
+ * command's mount namespace and environment, wait for pinhole's word on
+ * sock, then run the command as the sandbox's init.  Never returns.
+ */
+struct netns_config;
+void		 netns_exec_child(const struct netns_config *, int,
+		    const sigset_t *) __attribute__((noreturn));
+
 /* The sandbox init's loop: pass signals on, reap, exit with pid's status. */
 void		 netns_init_loop(pid_t, const sigset_t *)
 		    __attribute__((noreturn));
@@ -28,10 +41,12 @@ void		 netns_init_loop(pid_t, const sigset_t *)
 /*
  * The capture rule (nft.c): TCP from the sandbox to any port but the
  * ones given (they have listeners) goes to the catch-all port; so does
- * UDP to any port but DNS's, if asked.
+ * UDP to any port but DNS's, if asked.  netns_nft_batch() writes the
+ * nf_tables netlink batch (pure; its messages numbered from the given
+ * sequence number), netns_nft_capture() sends it.
  */
-size_t		 netns_nft_ruleset(const uint16_t *, size_t, uint16_t, int,
-		    char *, size_t);
+size_t		 netns_nft_batch(const uint16_t *, size_t, uint16_t, int,
+		    uint32_t, char *, size_t);
 int		 netns_nft_capture(const uint16_t *, size_t, uint16_t, int,
 		    char *, size_t);
 

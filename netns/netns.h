@@ -44,7 +44,7 @@ struct netns_config {
 	const uint16_t		*tcp_ports;	/* more TCP listeners (80, ...) */
 	size_t			 ntcp_ports;
 	/*
-	 * The catch-all TCP listener, or 0 for none: with libnftables, one
+	 * The catch-all TCP listener, or 0 for none: with nftables, one
 	 * rule brings every TCP connection from the sandbox to a port with
 	 * no listener to it, its original destination kept as the accepted
 	 * socket's local address.  Without it (or when the rule cannot be
@@ -64,6 +64,7 @@ struct netns_config {
 	 * or NULL: each one that exists is bound read-only onto itself.
 	 */
 	const char *const	*ro_paths;
+	char *const		*argv;		/* the command */
 };
 
 /* A listening socket in the gateway namespace, bound to 0.0.0.0:port. */
@@ -86,14 +87,19 @@ struct netns_sandbox {
 						   and a SOCK_RAW (ICMP)
 						   listener on capture_port */
 	char			 capture_err[256];	/* or why not */
-	const char *const	*hide_dirs;
-	const char *const	*ro_paths;
+	pid_t			 pid;		/* the sandbox child, until
+						   the command starts */
+	int			 sock;		/* to the sandbox child */
 };
 
 /*
- * Create the namespaces, the link and the listeners.  On error returns
- * NULL with a message naming the failed step (and the fix, when one is
- * known) in err.
+ * Start the sandbox child: pid 1 of a new PID namespace, in the gateway
+ * netns (and a new user namespace when not root).  It creates the
+ * listeners, the sandbox netns and the link, sends the descriptors back,
+ * prepares the command's mount namespace and then waits: the command
+ * starts only with netns_sandbox_exec().  On error returns NULL with a
+ * message naming the failed step (and the fix, when one is known) in
+ * err; the command never runs.
  */
 struct netns_sandbox	*netns_sandbox_open(const struct netns_config *,
 			    char *, size_t);
@@ -106,13 +112,14 @@ void			 netns_sandbox_close(struct netns_sandbox *);
 int	netns_sandbox_take(struct netns_sandbox *, int, uint16_t);
 
 /*
- * Fork the command into the sandbox; it starts only once it runs with
- * the filtered network and no capabilities.  Signals in the set (if not
- * NULL) stay ignored, the others get their default action.  Returns its
- * pid, or -1 with err set (the command did not run).
+ * Let the sandbox child start the command (cfg->argv); it does so only
+ * once it runs with the filtered network and no capabilities.  Signals
+ * pinhole was started with ignored stay ignored, the others get their
+ * default action.  Returns the sandbox child's pid (the sandbox's init)
+ * once the command is started, or -1 with err set (the command did not
+ * run).
  */
-pid_t	netns_sandbox_exec(struct netns_sandbox *, char *const [],
-	    const sigset_t *, char *, size_t);
+pid_t	netns_sandbox_exec(struct netns_sandbox *, char *, size_t);
 
 /* Say why unprivileged user namespaces are unavailable, if one knows. */
 void	netns_userns_hint(char *, size_t);
@@ -124,8 +131,8 @@ void	netns_userns_hint(char *, size_t);
 struct netns_child;
 
 struct netns_child	*netns_child_start(struct event_base *,
-			    struct netns_sandbox *, char *const [],
-			    void (*)(int, void *), void *, char *, size_t);
+			    struct netns_sandbox *, void (*)(int, void *), void *,
+			    char *, size_t);
 void			 netns_child_free(struct netns_child *);
 
 /* A wait status as a shell exit status: 128+N for signal N.  Pure. */

@@ -1,14 +1,18 @@
 /*
- * Opening the sandbox: a short-lived setup child creates the namespaces
- * (a user namespace first when not root), the veth link and the listening
- * sockets, and hands the namespace and socket descriptors back over a
- * unix socketpair.  pinhole itself never leaves the host netns.
+ * Opening the sandbox: the sandbox child, cloned into a new PID namespace
+ * and the gateway netns (in a new user namespace when not root), creates
+ * the listening sockets, the sandbox netns and the veth link, and hands
+ * the namespace and socket descriptors back over a unix socketpair.  It
+ * then stays in the sandbox netns and becomes the sandbox's init: one
+ * process creation for all of it, and its mount namespace is made while
+ * pinhole starts its gateway.  pinhole itself never leaves the host netns.
  */
 #include "config.h"
 
 #include <sys/types.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -31,7 +35,7 @@
 #define SETUP_MAX_LISTENERS	(4 + NETNS_MAX_PORTS)
 #define SETUP_MAX_FDS		(3 + SETUP_MAX_LISTENERS)
 
-/* What the setup child sends back, with the descriptors alongside. */
+/* What the sandbox child sends back, with the descriptors alongside. */
 struct setup_msg {
 	int		ok;
 	int		has_userns;
@@ -46,13 +50,15 @@ struct setup_msg {
 	char		err[512];
 };
 
-/* The setup child's state. */
+/* The sandbox child's state while it sets up. */
 struct setup {
 	const struct netns_config	*cfg;
 	struct setup_msg		 msg;
 	int				 fds[SETUP_MAX_FDS];
 	unsigned int			 nfds;
 	int				 userns;
+	uid_t				 uid;	/* the invoking user's */
+	gid_t				 gid;
 };
 
 /* Write a short string to a file (a /proc knob). */
@@ -134,23 +140,23 @@ setup_maps(struct setup *s, uid_t uid, gid_t gid)
 	return (0);
 }
 
-/* Enter the gateway netns: a new one, in a new user namespace if needed. */
+/*
+ * In a new user namespace, map the invoking user to itself.  Writing
+ * the maps needs the process dumpable; once done it is not, so that the
+ * command (same uid) cannot ptrace this copy of pinhole.
+ */
 static int
-setup_gateway_ns(struct setup *s)
+setup_userns(struct setup *s)
 {
-	uid_t	uid = geteuid();
-	gid_t	gid = getegid();
+	int	r;
 
-	if (uid == 0) {
-		if (unshare(CLONE_NEWNET) == 0)
-			return (0);
-		if (errno != EPERM)
-			return (setup_fail(s, "create the gateway netns"));
-	}
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == -1)
-		return (setup_fail(s, "create a user namespace"));
-	s->userns = 1;
-	return (setup_maps(s, uid, gid));
+	if (!s->userns)
+		return (prctl(PR_SET_DUMPABLE, 0) == -1 ?
+		    setup_fail(s, "prctl") : 0);
+	prctl(PR_SET_DUMPABLE, 1);
+	r = setup_maps(s, s->uid, s->gid);
+	prctl(PR_SET_DUMPABLE, 0);
+	return (r);
 }
 
 /* Keep a descriptor to send back. */
@@ -338,7 +344,7 @@ setup_run(struct setup *s)
 	struct nl_sock	*gwsk = NULL, *sbsk = NULL;
 	int		 gwfd, sbfd, ret = -1;
 
-	if (setup_gateway_ns(s) != 0)
+	if (setup_userns(s) != 0)
 		goto out;
 	if (s->userns && setup_ns_fd(s, "/proc/self/ns/user") == -1)
 		goto out;
@@ -369,6 +375,10 @@ setup_run(struct setup *s)
 	}
 	if (setup_no_ipv6(s, NETNS_GATEWAY_IF) != 0)
 		goto out;
+	if (setns(sbfd, CLONE_NEWNET) == -1) {
+		setup_fail(s, "enter the sandbox netns");
+		goto out;
+	}
 	ret = 0;
 out:
 	if (sbsk != NULL)
@@ -408,23 +418,67 @@ setup_send(struct setup *s, int sock)
 	return (sendmsg(sock, &mh, MSG_NOSIGNAL) == -1 ? -1 : 0);
 }
 
-/* The setup child: never returns. */
+/*
+ * The sandbox child: make the namespaces and listeners, send them, then
+ * go on as the sandbox's init.  It dies with pinhole (and if pinhole died
+ * before the death signal was set, its end of sock is closed: the send or
+ * the wait for the word to start fails).  Never returns.
+ */
 static void __attribute__((noreturn))
-setup_child(const struct netns_config *cfg, int sock, pid_t parent)
+setup_child(const struct netns_config *cfg, int sock, int userns,
+    uid_t uid, gid_t gid, const sigset_t *ignored)
 {
 	struct setup	s;
+	sigset_t	set;
+	unsigned int	i;
 
+	netns_init_signals(&set);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) == -1 ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		_exit(1);
 	memset(&s, 0, sizeof(s));
 	s.cfg = cfg;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 || getppid() != parent)
-		_exit(1);
-	prctl(PR_SET_DUMPABLE, 1);
+	s.userns = userns;
+	s.uid = uid;
+	s.gid = gid;
 	s.msg.ok = setup_run(&s) == 0;
 	s.msg.has_userns = s.userns;
-	_exit(setup_send(&s, sock) == 0 ? 0 : 1);
+	if (setup_send(&s, sock) != 0 || !s.msg.ok)
+		_exit(1);
+	for (i = 0; i < s.nfds; i++)
+		close(s.fds[i]);
+	netns_exec_child(cfg, sock, ignored);
 }
 
-/* Receive the setup child's message and descriptors. */
+/*
+ * Clone the sandbox child into a new PID namespace and a new netns (the
+ * gateway's), in a new user namespace unless root may do without (not in
+ * a container lacking CAP_SYS_ADMIN).  Like fork(), it returns twice.
+ */
+static pid_t
+sandbox_clone(int *userns, char *err, size_t errlen)
+{
+	unsigned long	flags = CLONE_NEWPID | CLONE_NEWNET | SIGCHLD;
+	long		pid = -1;
+
+	*userns = geteuid() != 0;
+	if (!*userns) {
+		pid = syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+		if (pid == -1 && errno != EPERM) {
+			snprintf(err, errlen, "create the gateway netns: %s",
+			    strerror(errno));
+			return (-1);
+		}
+		*userns = pid == -1;
+	}
+	if (*userns && (pid = syscall(SYS_clone, flags | CLONE_NEWUSER, NULL,
+	    NULL, NULL, NULL)) == -1)
+		snprintf(err, errlen, "create a user namespace: %s",
+		    strerror(errno));
+	return ((pid_t)pid);
+}
+
+/* Receive the sandbox child's message and descriptors. */
 static int
 sandbox_receive(int sock, struct setup_msg *msg, int *fds, unsigned int *nfds)
 {
@@ -490,7 +544,7 @@ sandbox_fill(struct netns_sandbox *sb, const struct setup_msg *msg,
 	return (0);
 }
 
-/* Run the setup child and collect what it made. */
+/* Start the sandbox child and collect what it made. */
 static int
 sandbox_setup(struct netns_sandbox *sb, const struct netns_config *cfg,
     char *err, size_t errlen)
@@ -498,8 +552,11 @@ sandbox_setup(struct netns_sandbox *sb, const struct netns_config *cfg,
 	struct setup_msg	*msg = NULL;
 	int			 sp[2] = { -1, -1 }, fds[SETUP_MAX_FDS];
 	unsigned int		 i, nfds = 0;
-	pid_t			 pid, parent = getpid();
-	int			 status, ret = -1;
+	sigset_t		 ignored;
+	uid_t			 uid = geteuid();
+	gid_t			 gid = getegid();
+	pid_t			 pid;
+	int			 status, userns, ret = -1;
 
 	if ((msg = calloc(1, sizeof(*msg))) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -509,26 +566,32 @@ sandbox_setup(struct netns_sandbox *sb, const struct netns_config *cfg,
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		goto out;
 	}
-	if ((pid = fork()) == -1) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+	netns_init_ignored(&ignored);
+	if ((pid = sandbox_clone(&userns, err, errlen)) == -1)
 		goto out;
-	}
 	if (pid == 0) {
 		close(sp[0]);
-		setup_child(cfg, sp[1], parent);
+		setup_child(cfg, sp[1], userns, uid, gid, &ignored);
 	}
 	close(sp[1]);
 	sp[1] = -1;
 	if (sandbox_receive(sp[0], msg, fds, &nfds) != 0)
-		snprintf(err, errlen, "the setup child died");
+		snprintf(err, errlen, "the sandbox child died");
 	else if (!msg->ok)
 		snprintf(err, errlen, "%s", msg->err);
 	else if (sandbox_fill(sb, msg, fds, nfds) != 0)
-		snprintf(err, errlen, "the setup child sent a bad message");
-	else
+		snprintf(err, errlen, "the sandbox child sent a bad message");
+	else {
+		sb->pid = pid;
+		sb->sock = sp[0];
+		sp[0] = -1;
 		ret = 0;
-	while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
-		;
+	}
+	if (ret != 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) == -1 && errno == EINTR)
+			;
+	}
 out:
 	if (ret != 0) {
 		for (i = 0; i < nfds; i++)
@@ -561,9 +624,8 @@ netns_sandbox_open(const struct netns_config *cfg, char *err, size_t errlen)
 	}
 	sb->net = cfg->net;
 	sb->proxy_port = cfg->proxy_port;
-	sb->hide_dirs = cfg->hide_dirs;
-	sb->ro_paths = cfg->ro_paths;
-	sb->userns_fd = sb->gateway_fd = sb->sandbox_fd = -1;
+	sb->userns_fd = sb->gateway_fd = sb->sandbox_fd = sb->sock = -1;
+	sb->pid = -1;
 	if (sandbox_setup(sb, cfg, err, errlen) != 0) {
 		netns_userns_hint(hint, sizeof(hint));
 		len = strlen(err);
@@ -594,14 +656,25 @@ netns_sandbox_take(struct netns_sandbox *sb, int type, uint16_t port)
 	return (-1);
 }
 
-/* Close what is left of the sandbox; the namespaces die with it. */
+/*
+ * Close what is left of the sandbox; the namespaces die with it.  A
+ * sandbox child whose command never started is killed.
+ */
 void
 netns_sandbox_close(struct netns_sandbox *sb)
 {
 	size_t	i;
+	int	status;
 
 	if (sb == NULL)
 		return;
+	if (sb->sock != -1)
+		close(sb->sock);
+	if (sb->pid != -1) {
+		kill(sb->pid, SIGKILL);
+		while (waitpid(sb->pid, &status, 0) == -1 && errno == EINTR)
+			;
+	}
 	for (i = 0; i < sb->nlisteners; i++) {
 		if (sb->listeners[i].fd != -1)
 			close(sb->listeners[i].fd);

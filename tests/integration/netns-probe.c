@@ -194,6 +194,7 @@ main(int argc, char **argv)
 	hide[nhide] = NULL;
 	if (optind >= argc)
 		return (2);
+	cfg.argv = argv + optind;
 
 	if ((sb = netns_sandbox_open(&cfg, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "netns-probe: cannot open the sandbox: %s\n",
@@ -204,8 +205,8 @@ main(int argc, char **argv)
 	if ((p.base = event_base_new()) == NULL)
 		return (1);
 	probe_serve(&p, sb);
-	child = netns_child_start(p.base, sb, argv + optind, probe_done, &p,
-	    err, sizeof(err));
+	child = netns_child_start(p.base, sb, probe_done, &p, err,
+	    sizeof(err));
 	if (child == NULL) {
 		fprintf(stderr, "netns-probe: cannot start the command: %s\n",
 		    err);

@@ -18,7 +18,7 @@ PY=/usr/bin/python3
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -m 1777 "$T/w" "$T/w/root" "$T/w/nobody"
-# With libnftables (and a kernel with nft_tproxy), ports with no listener
+# With nftables in the kernel (nf_tables and nft_tproxy), ports with no listener
 # and UDP are captured and logged; pinhole -v says when they are not.
 NFT=yes
 "$T/pinhole" run -v -- true 2>&1 | grep -q "refused unlogged" && NFT=no
@@ -311,7 +311,7 @@ for MODE in root nobody; do
 		check_log "UDP to port 443 (nftables)" \
 		    '"verdict":"deny","reason":"udp".*"host":"origin.test","port":443,"via":"transparent","name_from":"fake-ip"'
 	else
-		echo "note: no capture rule (no libnftables or nft_tproxy): other ports are refused unlogged"
+		echo "note: no capture rule (no nf_tables or nft_tproxy): other ports are refused unlogged"
 	fi
 	"$T/pinhole" log verify "$A" >/dev/null 2>&1 && ok "$MODE: log verifies" ||
 	    fail "$MODE: the audit log does not verify"

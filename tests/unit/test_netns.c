@@ -1,11 +1,14 @@
 /*
- * Unit tests for the pure parts of netns/: the address plan and exit
- * statuses.
+ * Unit tests for the pure parts of netns/: the address plan, exit
+ * statuses and the capture rule's netlink batch.
  */
 #include "config.h"
 
 #include <sys/wait.h>
 #include <arpa/inet.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,25 +78,98 @@ test_exit_status(void **state)
 	assert_int_equal(netns_exit_status(SIGKILL | 0x80), 128 + SIGKILL);
 }
 
+/* Count the elements of a nested attribute's list. */
+static int
+count_nested(const struct nlattr *list)
+{
+	const struct nlattr	*a;
+	int			 left, n = 0;
+
+	left = list->nla_len - NLA_HDRLEN;
+	for (a = (const struct nlattr *)((const char *)list + NLA_HDRLEN);
+	    left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	    a->nla_len <= left; left -= NLA_ALIGN(a->nla_len),
+	    a = (const struct nlattr *)((const char *)a +
+	    NLA_ALIGN(a->nla_len)))
+		n++;
+	return (n);
+}
+
+/* The set elements in a NEWSETELEM message. */
+static int
+count_elements(const struct nlmsghdr *nh)
+{
+	const struct nlattr	*a;
+	int			 left;
+
+	left = nh->nlmsg_len - NLMSG_LENGTH(sizeof(struct nfgenmsg));
+	a = (const struct nlattr *)((const char *)NLMSG_DATA(nh) +
+	    NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+	for (; left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	    a->nla_len <= left; left -= NLA_ALIGN(a->nla_len),
+	    a = (const struct nlattr *)((const char *)a +
+	    NLA_ALIGN(a->nla_len))) {
+		if ((a->nla_type & NLA_TYPE_MASK) ==
+		    NFTA_SET_ELEM_LIST_ELEMENTS)
+			return (count_nested(a));
+	}
+	return (-1);
+}
+
+/* Walk a batch: its message types in order, elements of its set. */
+static int
+walk_batch(const char *buf, size_t len, int *types, int max, int *elems)
+{
+	const struct nlmsghdr	*nh;
+	int			 left = (int)len, n = 0;
+
+	for (nh = (const struct nlmsghdr *)buf; NLMSG_OK(nh, left);
+	    nh = NLMSG_NEXT(nh, left)) {
+		if (n < max)
+			types[n] = nh->nlmsg_type;
+		if (nh->nlmsg_type == ((NFNL_SUBSYS_NFTABLES << 8) |
+		    NFT_MSG_NEWSETELEM))
+			*elems = count_elements(nh);
+		assert_int_equal(nh->nlmsg_seq, 7 + n);
+		n++;
+	}
+	assert_int_equal(left, 0);
+	return (n);
+}
+
 /* The capture rule: every port with a listener left out, UDP if asked. */
 static void
-test_nft_ruleset(void **state)
+test_nft_batch(void **state)
 {
-	const uint16_t	ports[] = { 3128, 53, 80, 443, 3129, 2222 };
-	char		buf[1024], small[64];
-	size_t		n;
+	const uint16_t	ports[] = { 3128, 53, 80, 443, 3129, 2222, 80 };
+	const int	want[] = { NFNL_MSG_BATCH_BEGIN,
+	    (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWTABLE,
+	    (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWCHAIN,
+	    (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWSET,
+	    (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWSETELEM,
+	    (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWRULE,
+	    (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWRULE,
+	    NFNL_MSG_BATCH_END };
+	char		buf[4096], small[256];
+	int		types[16], elems = 0, i, n;
+	size_t		len;
 
-	n = netns_nft_ruleset(ports, 6, 3129, 0, buf, sizeof buf);
-	assert_int_equal(n, strlen(buf));
-	assert_non_null(strstr(buf, "iifname \"gw0\" tcp dport != "
-	    "{ 3129, 3128, 53, 80, 443, 2222 } tproxy to :3129 accept\n"));
-	assert_non_null(strstr(buf, "priority mangle"));
-	assert_null(strstr(buf, "udp"));
-	n = netns_nft_ruleset(ports, 6, 3129, 1, buf, sizeof buf);
-	assert_non_null(strstr(buf, "iifname \"gw0\" udp dport != 53 "
-	    "tproxy to :3129 accept\n"));
-	assert_int_equal(buf[n - 1], '\n');
-	assert_int_equal(netns_nft_ruleset(ports, 6, 3129, 1, small,
+	len = netns_nft_batch(ports, 7, 3129, 0, 7, buf, sizeof buf);
+	assert_true(len > 0);
+	n = walk_batch(buf, len, types, 16, &elems);
+	assert_int_equal(n, 7);
+	assert_int_equal(elems, 6);	/* 3129 first, 80 once */
+	for (i = 0; i < 6; i++)
+		assert_int_equal(types[i], want[i]);
+	assert_int_equal(types[6], NFNL_MSG_BATCH_END);
+	assert_non_null(memmem(buf, len, "tproxy", 7));
+	assert_non_null(memmem(buf, len, "gw0\0\0", 5));
+
+	len = netns_nft_batch(ports, 7, 3129, 1, 7, buf, sizeof buf);
+	assert_int_equal(walk_batch(buf, len, types, 16, &elems), 8);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(types[i], want[i]);
+	assert_int_equal(netns_nft_batch(ports, 7, 3129, 1, 7, small,
 	    sizeof small), 0);
 }
 
@@ -104,7 +180,7 @@ main(void)
 		cmocka_unit_test(test_net_good),
 		cmocka_unit_test(test_net_bad),
 		cmocka_unit_test(test_exit_status),
-		cmocka_unit_test(test_nft_ruleset),
+		cmocka_unit_test(test_nft_batch),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
