@@ -317,14 +317,28 @@ session_close(struct session *s, const char *reason)
 	event_active(gw->reaper, EV_TIMEOUT, 0);
 }
 
-/* Free a dead session's memory. */
+/*
+ * Drop the parsed request and response and the heads they point into:
+ * about 20 KiB that an open tunnel no longer needs.
+ */
 static void
-session_free(struct session *s)
+session_http_free(struct session *s)
 {
 	free(s->head);
 	free(s->rhead);
 	free(s->req);
 	free(s->resp);
+	s->head = s->rhead = NULL;
+	s->req = NULL;
+	s->resp = NULL;
+	s->have_req = 0;
+}
+
+/* Free a dead session's memory. */
+static void
+session_free(struct session *s)
+{
+	session_http_free(s);
 	free(s);
 }
 
@@ -364,12 +378,9 @@ session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
 	s->up_pipe.fd[0] = s->up_pipe.fd[1] = -1;
 	s->down_pipe.fd[0] = s->down_pipe.fd[1] = -1;
 	session_sockaddr_text(sa, s->client_addr, sizeof s->client_addr);
-	s->req = calloc(1, sizeof *s->req);
-	s->resp = calloc(1, sizeof *s->resp);
 	s->timer = evtimer_new(gw->base, session_timer_cb, s);
 	s->client = bufferevent_socket_new(gw->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (s->req == NULL || s->resp == NULL || s->timer == NULL ||
-	    s->client == NULL)
+	if (s->timer == NULL || s->client == NULL)
 		goto fail;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	bufferevent_setcb(s->client, session_client_read_cb,
@@ -395,8 +406,6 @@ fail:
 			evutil_closesocket(fd);
 		if (s->timer != NULL)
 			event_free(s->timer);
-		free(s->req);
-		free(s->resp);
 		free(s);
 	} else
 		evutil_closesocket(fd);
@@ -541,9 +550,8 @@ session_reply(struct session *s, int status, const char *perr,
 	if (n < 0 || (size_t)n >= sizeof body)
 		n = strlen(body);
 	if (!s->have_req || s->req->h.body != HTTP_BODY_NONE ||
-	    !s->req->h.keep_alive || status == 400 || status == 431)
-		close_after = 1;
-	if (s->req->is_connect && status != 200)
+	    !s->req->h.keep_alive || (s->req->is_connect && status != 200) ||
+	    status == 400 || status == 431)
 		close_after = 1;
 	s->status = status;
 	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
@@ -560,7 +568,7 @@ session_reply(struct session *s, int status, const char *perr,
 	}
 	evbuffer_add_printf(out, "Connection: %s\r\n\r\n",
 	    close_after ? "close" : "keep-alive");
-	if (!s->req->is_head)
+	if (!s->have_req || !s->req->is_head)
 		evbuffer_add(out, body, n);
 	session_drain(s, close_after);
 }
@@ -1112,7 +1120,7 @@ session_dialed(struct session *s)
 	s->srv_host = s->host;
 	s->srv_port = s->port;
 	s->reused = 0;
-	if (!s->req->is_connect && !s->transparent) {
+	if (!s->transparent && !s->req->is_connect) {
 		session_send_request(s);
 		return;
 	}
@@ -1120,6 +1128,7 @@ session_dialed(struct session *s)
 		s->status = 200;
 	session_audit(s, "connect", "allow", NULL, 0);
 	s->pending = P_TUNNEL;
+	session_http_free(s);
 	if (!s->transparent)
 		evbuffer_add_printf(bufferevent_get_output(s->client),
 		    "HTTP/1.1 200 Connection established\r\n\r\n");
@@ -1253,14 +1262,16 @@ session_read_head(struct session *s)
 	}
 	if (http_scan_feed(&s->scan, p + s->scan.total,
 	    avail - s->scan.total) == 0) {
-		if (avail >= s->gw->lim.max_head) {
-			s->req->is_head = 0;
+		if (avail >= s->gw->lim.max_head)
 			session_refuse(s, 431, NULL, "request head too large");
-		}
 		return;
 	}
 	free(s->head);
-	if ((s->head = malloc(s->scan.total + 1)) == NULL) {
+	s->head = NULL;
+	if (s->req == NULL)
+		s->req = malloc(sizeof *s->req);
+	if (s->req == NULL ||
+	    (s->head = malloc(s->scan.total + 1)) == NULL) {
 		session_close(s, "out of memory");
 		return;
 	}
@@ -1268,7 +1279,6 @@ session_read_head(struct session *s)
 	s->head[s->scan.total] = '\0';
 	if ((st = http_request_parse(s->head, s->scan.total, &s->gw->lim,
 	    s->req)) != 0) {
-		s->req->is_head = 0;
 		session_refuse(s, st, NULL, st == 431 ?
 		    "request head too large" : st == 501 ?
 		    "not supported by this proxy" : "malformed request");
@@ -1403,6 +1413,7 @@ session_upgraded(struct session *s)
 	session_audit(s, "request", "allow", "upgrade", 0);
 	s->pending = P_TUNNEL;
 	s->state = S_TUNNEL;
+	session_http_free(s);
 	bufferevent_setwatermark(s->client, EV_READ, 0, 0);
 	session_tunnel_io(s);
 }
@@ -1432,7 +1443,11 @@ session_read_response_head(struct session *s)
 		return (0);
 	}
 	free(s->rhead);
-	if ((s->rhead = malloc(s->rscan.total)) == NULL) {
+	s->rhead = NULL;
+	if (s->resp == NULL)
+		s->resp = malloc(sizeof *s->resp);
+	if (s->resp == NULL ||
+	    (s->rhead = malloc(s->rscan.total)) == NULL) {
 		session_close(s, "out of memory");
 		return (0);
 	}
@@ -2083,11 +2098,10 @@ session_timer_cb(evutil_socket_t fd, short what, void *arg)
 			session_update_io(s);
 		return;
 	case S_HEAD:
-		if (evbuffer_get_length(bufferevent_get_input(s->client)) > 0) {
-			s->req->is_head = 0;
+		if (evbuffer_get_length(bufferevent_get_input(s->client)) > 0)
 			session_refuse(s, 408, NULL, "request head not received "
 			    "in time");
-		} else
+		else
 			session_close(s, "idle");
 		return;
 	case S_RESOLVE:
