@@ -47,6 +47,7 @@
 #define SESSION_SPLICE_AFTER	(64 * 1024)	/* tunnel bytes before splicing */
 #define SESSION_PIPE		(256 * 1024)	/* kernel buffer per direction */
 #define SESSION_SPLICE_ROUNDS	4		/* per callback, then yield */
+#define SESSION_ESTABLISHED	"HTTP/1.1 200 Connection established\r\n\r\n"
 
 enum session_state {
 	S_HEAD,			/* reading a request head */
@@ -172,6 +173,7 @@ static void	session_transparent_refuse(struct session *, int,
 		    const char *, const char *);
 static int	session_sniff(struct session *);
 static void	session_splice_cb(evutil_socket_t, short, void *);
+static void	session_send(struct bufferevent *, const void *, size_t);
 
 /* Seconds on the event loop's clock. */
 static time_t
@@ -1130,8 +1132,8 @@ session_dialed(struct session *s)
 	s->pending = P_TUNNEL;
 	session_http_free(s);
 	if (!s->transparent)
-		evbuffer_add_printf(bufferevent_get_output(s->client),
-		    "HTTP/1.1 200 Connection established\r\n\r\n");
+		session_send(s->client, SESSION_ESTABLISHED,
+		    sizeof SESSION_ESTABLISHED - 1);
 	if (s->sniffed)
 		bufferevent_setwatermark(s->client, EV_READ, 0, 0);
 	session_tunnel_io(s);
@@ -1304,6 +1306,41 @@ session_move(struct evbuffer *from, struct evbuffer *to, size_t n,
 		return (0);
 	*count += moved;
 	return ((size_t)moved);
+}
+
+/*
+ * Queue bytes for a side, writing them straight to its socket first
+ * when nothing is queued before them: a small message then costs one
+ * system call instead of a round through the event loop (and two
+ * epoll_ctl calls).  What the socket does not take, or an error, is
+ * left to the bufferevent, which reports the error as usual.
+ */
+static void
+session_send(struct bufferevent *to, const void *p, size_t len)
+{
+	ssize_t	n = 0;
+
+	if (session_outlen(to) == 0 &&
+	    (n = send(bufferevent_getfd(to), p, len, MSG_NOSIGNAL)) < 0)
+		n = 0;
+	if ((size_t)n < len)
+		evbuffer_add(bufferevent_get_output(to), (const char *)p + n,
+		    len - (size_t)n);
+}
+
+/* Relay all of one side's input to the other, as session_send() does. */
+static void
+session_relay(struct evbuffer *in, struct bufferevent *to, int64_t *count)
+{
+	int	n;
+
+	if (evbuffer_get_length(in) == 0)
+		return;
+	if (session_outlen(to) == 0 &&
+	    (n = evbuffer_write(in, bufferevent_getfd(to))) > 0)
+		*count += n;
+	session_move(in, bufferevent_get_output(to), evbuffer_get_length(in),
+	    count);
 }
 
 /*
@@ -1710,11 +1747,9 @@ session_tunnel(struct session *s)
 	}
 	/* A capture's first bytes go up only once judged. */
 	if (s->sniffed && session_outlen(s->server) < SESSION_HIGH)
-		session_move(cin, bufferevent_get_output(s->server),
-		    evbuffer_get_length(cin), &s->up);
+		session_relay(cin, s->server, &s->up);
 	if (session_outlen(s->client) < SESSION_HIGH)
-		session_move(sin, bufferevent_get_output(s->client),
-		    evbuffer_get_length(sin), &s->down);
+		session_relay(sin, s->client, &s->down);
 	session_tunnel_shut(s);
 	if (!s->dead && session_splice_ready(s))
 		session_splice_start(s);
