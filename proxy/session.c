@@ -371,7 +371,6 @@ session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
     socklen_t salen, int transparent)
 {
 	struct session	*s;
-	int		 one = 1;
 
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		goto fail;
@@ -384,7 +383,6 @@ session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
 	s->client = bufferevent_socket_new(gw->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (s->timer == NULL || s->client == NULL)
 		goto fail;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	bufferevent_setcb(s->client, session_client_read_cb,
 	    session_client_write_cb, session_client_event_cb, s);
 	bufferevent_setwatermark(s->client, EV_WRITE, SESSION_LOW, 0);
