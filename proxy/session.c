@@ -94,7 +94,7 @@ struct session {
 	int			 have_host;
 	const char		*via;
 	char			 rule[512];
-	struct resolver_addr	 addrs[RESOLVER_MAX_ADDRS];
+	struct resolver_addr	*addrs;		/* vetted, to dial in turn */
 	size_t			 naddrs;
 	size_t			 next_addr;
 	char			 addr[INET6_ADDRSTRLEN];
@@ -125,7 +125,7 @@ struct session {
 	int			 resp_got;
 	uint64_t		 resp_remain;
 	struct http_chunked	 resp_ch;
-	struct host		 srv_host;	/* what an idle server is for */
+	char			*srv_name;	/* what an idle server is for */
 	uint16_t		 srv_port;
 	int			 srv_idle;
 
@@ -261,6 +261,8 @@ session_server_free(struct session *s)
 	if (s->server != NULL)
 		bufferevent_free(s->server);
 	s->server = NULL;
+	free(s->srv_name);
+	s->srv_name = NULL;
 	s->srv_idle = 0;
 	s->server_eof = s->server_shut = 0;
 }
@@ -320,8 +322,9 @@ session_close(struct session *s, const char *reason)
 }
 
 /*
- * Drop the parsed request and response and the heads they point into:
- * about 20 KiB that an open tunnel no longer needs.
+ * Drop the parsed request and response, the heads they point into and
+ * the addresses to dial: about 20 KiB that an open tunnel no longer
+ * needs.
  */
 static void
 session_http_free(struct session *s)
@@ -330,9 +333,12 @@ session_http_free(struct session *s)
 	free(s->rhead);
 	free(s->req);
 	free(s->resp);
+	free(s->addrs);
 	s->head = s->rhead = NULL;
 	s->req = NULL;
 	s->resp = NULL;
+	s->addrs = NULL;
+	s->naddrs = s->next_addr = 0;
 	s->have_req = 0;
 }
 
@@ -913,7 +919,14 @@ session_vet_all(struct session *s, const struct resolver_addr *a, size_t n)
 	size_t		i;
 
 	s->naddrs = s->next_addr = 0;
-	for (i = 0; i < n && i < RESOLVER_MAX_ADDRS; i++) {
+	free(s->addrs);
+	if (n > RESOLVER_MAX_ADDRS)
+		n = RESOLVER_MAX_ADDRS;
+	if ((s->addrs = calloc(n > 0 ? n : 1, sizeof *s->addrs)) == NULL) {
+		session_refuse(s, 502, NULL, "out of memory");
+		return;
+	}
+	for (i = 0; i < n; i++) {
 		if (session_vet(s, &a[i], &w)) {
 			s->addrs[s->naddrs++] = a[i];
 		} else if (text[0] == '\0') {
@@ -1117,10 +1130,10 @@ session_dialed(struct session *s)
 	setsockopt(bufferevent_getfd(s->server), IPPROTO_TCP, TCP_NODELAY,
 	    &one, sizeof one);
 	bufferevent_setwatermark(s->server, EV_WRITE, SESSION_LOW, 0);
-	s->srv_host = s->host;
 	s->srv_port = s->port;
 	s->reused = 0;
 	if (!s->transparent && !s->req->is_connect) {
+		s->srv_name = strdup(s->host.text);	/* NULL: no reuse */
 		session_send_request(s);
 		return;
 	}
@@ -1167,8 +1180,8 @@ session_unfake(struct session *s)
 static void
 session_go(struct session *s)
 {
-	if (s->srv_idle && s->srv_port == s->port &&
-	    strcmp(s->srv_host.text, s->host.text) == 0) {
+	if (s->srv_idle && s->srv_name != NULL && s->srv_port == s->port &&
+	    strcmp(s->srv_name, s->host.text) == 0) {
 		s->reused = 1;
 		session_send_request(s);
 		return;
