@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1256,14 +1257,34 @@ session_request(struct session *s)
 	session_go(s);
 }
 
+/*
+ * Keep a parsed request with room for its own headers only.  The
+ * parser's struct has a slot for each of HTTP_HEADERS_MAX headers (10
+ * KiB); a request has a few, and the copy is never used past
+ * h.headers[h.nheaders].  Its strings still point into s->head.
+ */
+static struct http_request *
+session_req_copy(const struct http_request *r)
+{
+	struct http_request	*c;
+	size_t			 len;
+
+	len = offsetof(struct http_request, h.headers) +
+	    r->h.nheaders * sizeof r->h.headers[0];
+	if ((c = malloc(len)) != NULL)
+		memcpy(c, r, len);
+	return (c);
+}
+
 /* Look for a complete request head in the client's input. */
 static void
 session_read_head(struct session *s)
 {
-	struct evbuffer	*in = bufferevent_get_input(s->client);
-	size_t		 len, avail;
-	unsigned char	*p;
-	int		 st;
+	struct evbuffer		*in = bufferevent_get_input(s->client);
+	struct http_request	 r;
+	size_t			 len, avail;
+	unsigned char		*p;
+	int			 st;
 
 	len = evbuffer_get_length(in);
 	avail = len < s->gw->lim.max_head ? len : s->gw->lim.max_head;
@@ -1280,21 +1301,23 @@ session_read_head(struct session *s)
 		return;
 	}
 	free(s->head);
-	s->head = NULL;
-	if (s->req == NULL)
-		s->req = malloc(sizeof *s->req);
-	if (s->req == NULL ||
-	    (s->head = malloc(s->scan.total + 1)) == NULL) {
+	free(s->req);
+	s->req = NULL;
+	if ((s->head = malloc(s->scan.total + 1)) == NULL) {
 		session_close(s, "out of memory");
 		return;
 	}
 	evbuffer_remove(in, s->head, s->scan.total);
 	s->head[s->scan.total] = '\0';
 	if ((st = http_request_parse(s->head, s->scan.total, &s->gw->lim,
-	    s->req)) != 0) {
+	    &r)) != 0) {
 		session_refuse(s, st, NULL, st == 431 ?
 		    "request head too large" : st == 501 ?
 		    "not supported by this proxy" : "malformed request");
+		return;
+	}
+	if ((s->req = session_req_copy(&r)) == NULL) {
+		session_close(s, "out of memory");
 		return;
 	}
 	s->have_req = 1;
