@@ -316,7 +316,12 @@ audit_succeeded(struct audit *a)
 	a->lost = 0;
 }
 
-/* Write a line with one write(); never leave a fragment mid-file. */
+/*
+ * Write a line with one write(); never leave a fragment mid-file.  The
+ * length to cut back to is asked for only after a short write (what the
+ * file holds less what this write added), so a line costs one system
+ * call.
+ */
 static int
 audit_emit(struct audit *a, char *line, size_t len)
 {
@@ -328,14 +333,14 @@ audit_emit(struct audit *a, char *line, size_t len)
 		*--line = '\n';
 		len++;
 	}
-	if (a->cuttable && fstat(a->fd, &st) == 0)
-		good = st.st_size;
 	n = write(a->fd, line, len);
 	if (n == (ssize_t)len) {
 		audit_succeeded(a);
 		a->size += len;
 		return (0);
 	}
+	if (n > 0 && a->cuttable && fstat(a->fd, &st) == 0 && st.st_size >= n)
+		good = st.st_size - n;
 	if (n > 0 && (good == -1 || ftruncate(a->fd, good) == -1))
 		a->torn = 1;
 	audit_failed(a, n, len);

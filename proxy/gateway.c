@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <errno.h>
 #include <ifaddrs.h>
@@ -74,12 +75,15 @@ gateway_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 {
 	struct gateway_listener	*gl = arg;
 	struct gateway		*gw = gl->gw;
+	int			 one = 1;
 
 	if (gw->stopping) {
 		evutil_closesocket(fd);
 		return;
 	}
 	gw->fd_warned = 0;
+	if (!gl->nodelay)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	session_open(gw, fd, sa, salen, gl->transparent);
 	if (gw->nsessions >= gw->cfg.max_clients && !gw->paused_full) {
 		log_info("%s: %zu connections: not accepting for now",
@@ -253,6 +257,7 @@ gateway_listen_kind(struct gateway *gw, int fd, int transparent, char *err,
     size_t errlen)
 {
 	struct gateway_listener	*gl;
+	int			 one = 1;
 
 	if ((gl = calloc(1, sizeof *gl)) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -261,6 +266,9 @@ gateway_listen_kind(struct gateway *gw, int fd, int transparent, char *err,
 	evutil_make_socket_nonblocking(fd);
 	gl->gw = gw;
 	gl->transparent = transparent;
+	/* Set once here, not per connection: accepted sockets inherit it. */
+	gl->nodelay = setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+	    sizeof one) == 0;
 	gl->l = evconnlistener_new(gw->base, gateway_accept_cb, gl,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
 	    -1, fd);

@@ -571,10 +571,9 @@ resolver_hosts_add(struct resolver *r, const char *name, int family,
 	ares_free_hostent(he);
 }
 
-/* Answer from an address literal or /etc/hosts; return -1 if neither. */
+/* Answer from an address literal; return -1 if the name is not one. */
 static int
-resolver_lookup_local(struct resolver *r, const char *name,
-    struct resolver_result *res)
+resolver_lookup_literal(const char *name, struct resolver_result *res)
 {
 	memset(res, 0, sizeof *res);
 	res->ttl = RESOLVER_TTL_LOCAL;
@@ -588,9 +587,24 @@ resolver_lookup_local(struct resolver *r, const char *name,
 		res->n = 1;
 		return (0);
 	}
-	resolver_hosts_add(r, name, AF_INET, res);
-	resolver_hosts_add(r, name, AF_INET6, res);
-	return (res->n > 0 ? 0 : -1);
+	return (-1);
+}
+
+/*
+ * Answer a new entry from /etc/hosts, cached for RESOLVER_TTL_LOCAL
+ * like an upstream answer (the file is read once per name and TTL, not
+ * once per lookup).  Returns -1 when the file does not have the name.
+ */
+static int
+resolver_entry_hosts(struct resolver_entry *e)
+{
+	resolver_hosts_add(e->r, e->name, AF_INET, &e->res);
+	resolver_hosts_add(e->r, e->name, AF_INET6, &e->res);
+	if (e->res.n == 0)
+		return (-1);
+	e->res.ttl = RESOLVER_TTL_LOCAL;
+	resolver_entry_done(e);
+	return (0);
 }
 
 /* Answer from a fresh cache entry. */
@@ -632,7 +646,7 @@ resolver_lookup(struct resolver *r, const char *name, resolver_cb cb,
 		resolver_query_free(q);
 		return (NULL);
 	}
-	if (resolver_lookup_local(r, name, &res) == 0) {
+	if (resolver_lookup_literal(name, &res) == 0) {
 		resolver_query_ready(q, 0, &res);
 		return (q);
 	}
@@ -649,7 +663,8 @@ resolver_lookup(struct resolver *r, const char *name, resolver_cb cb,
 		resolver_query_ready(q, ARES_ENOMEM, NULL);
 	else {
 		resolver_lookup_wait(e, q);
-		resolver_entry_start(e);
+		if (resolver_entry_hosts(e) == -1)
+			resolver_entry_start(e);
 	}
 	return (q);
 }

@@ -58,8 +58,9 @@ int		 resolver_set_timeouts(struct resolver *, int, int);
 
 /*
  * Look up A and AAAA for a canonical name (no search domains; /etc/hosts
- * first).  Returns NULL only when out of memory; the callback is then
- * never called.
+ * before upstream, its answers cached for a minute like upstream ones).
+ * Returns NULL only when out of memory; the callback is then never
+ * called.
  */
 struct resolver_query *resolver_lookup(struct resolver *, const char *,
 		    resolver_cb, void *);

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@
 #define SESSION_SPLICE_AFTER	(64 * 1024)	/* tunnel bytes before splicing */
 #define SESSION_PIPE		(256 * 1024)	/* kernel buffer per direction */
 #define SESSION_SPLICE_ROUNDS	4		/* per callback, then yield */
+#define SESSION_ESTABLISHED	"HTTP/1.1 200 Connection established\r\n\r\n"
 
 enum session_state {
 	S_HEAD,			/* reading a request head */
@@ -93,7 +95,7 @@ struct session {
 	int			 have_host;
 	const char		*via;
 	char			 rule[512];
-	struct resolver_addr	 addrs[RESOLVER_MAX_ADDRS];
+	struct resolver_addr	*addrs;		/* vetted, to dial in turn */
 	size_t			 naddrs;
 	size_t			 next_addr;
 	char			 addr[INET6_ADDRSTRLEN];
@@ -124,7 +126,7 @@ struct session {
 	int			 resp_got;
 	uint64_t		 resp_remain;
 	struct http_chunked	 resp_ch;
-	struct host		 srv_host;	/* what an idle server is for */
+	char			*srv_name;	/* what an idle server is for */
 	uint16_t		 srv_port;
 	int			 srv_idle;
 
@@ -172,6 +174,7 @@ static void	session_transparent_refuse(struct session *, int,
 		    const char *, const char *);
 static int	session_sniff(struct session *);
 static void	session_splice_cb(evutil_socket_t, short, void *);
+static void	session_send(struct bufferevent *, const void *, size_t);
 
 /* Seconds on the event loop's clock. */
 static time_t
@@ -267,6 +270,8 @@ session_server_free(struct session *s)
 	if (s->server != NULL)
 		bufferevent_free(s->server);
 	s->server = NULL;
+	free(s->srv_name);
+	s->srv_name = NULL;
 	s->srv_idle = 0;
 	s->server_eof = s->server_shut = 0;
 }
@@ -325,14 +330,32 @@ session_close(struct session *s, const char *reason)
 	event_active(gw->reaper, EV_TIMEOUT, 0);
 }
 
-/* Free a dead session's memory. */
+/*
+ * Drop the parsed request and response, the heads they point into and
+ * the addresses to dial: about 20 KiB that an open tunnel no longer
+ * needs.
+ */
 static void
-session_free(struct session *s)
+session_http_free(struct session *s)
 {
 	free(s->head);
 	free(s->rhead);
 	free(s->req);
 	free(s->resp);
+	free(s->addrs);
+	s->head = s->rhead = NULL;
+	s->req = NULL;
+	s->resp = NULL;
+	s->addrs = NULL;
+	s->naddrs = s->next_addr = 0;
+	s->have_req = 0;
+}
+
+/* Free a dead session's memory. */
+static void
+session_free(struct session *s)
+{
+	session_http_free(s);
 	free(s);
 }
 
@@ -363,7 +386,6 @@ session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
     socklen_t salen, int transparent)
 {
 	struct session	*s;
-	int		 one = 1;
 
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		goto fail;
@@ -372,14 +394,10 @@ session_open(struct gateway *gw, int fd, const struct sockaddr *sa,
 	s->up_pipe.fd[0] = s->up_pipe.fd[1] = -1;
 	s->down_pipe.fd[0] = s->down_pipe.fd[1] = -1;
 	session_sockaddr_text(sa, s->client_addr, sizeof s->client_addr);
-	s->req = calloc(1, sizeof *s->req);
-	s->resp = calloc(1, sizeof *s->resp);
 	s->timer = evtimer_new(gw->base, session_timer_cb, s);
 	s->client = bufferevent_socket_new(gw->base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (s->req == NULL || s->resp == NULL || s->timer == NULL ||
-	    s->client == NULL)
+	if (s->timer == NULL || s->client == NULL)
 		goto fail;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	bufferevent_setcb(s->client, session_client_read_cb,
 	    session_client_write_cb, session_client_event_cb, s);
 	bufferevent_setwatermark(s->client, EV_WRITE, SESSION_LOW, 0);
@@ -403,8 +421,6 @@ fail:
 			evutil_closesocket(fd);
 		if (s->timer != NULL)
 			event_free(s->timer);
-		free(s->req);
-		free(s->resp);
 		free(s);
 	} else
 		evutil_closesocket(fd);
@@ -549,9 +565,8 @@ session_reply(struct session *s, int status, const char *perr,
 	if (n < 0 || (size_t)n >= sizeof body)
 		n = strlen(body);
 	if (!s->have_req || s->req->h.body != HTTP_BODY_NONE ||
-	    !s->req->h.keep_alive || status == 400 || status == 431)
-		close_after = 1;
-	if (s->req->is_connect && status != 200)
+	    !s->req->h.keep_alive || (s->req->is_connect && status != 200) ||
+	    status == 400 || status == 431)
 		close_after = 1;
 	s->status = status;
 	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
@@ -568,7 +583,7 @@ session_reply(struct session *s, int status, const char *perr,
 	}
 	evbuffer_add_printf(out, "Connection: %s\r\n\r\n",
 	    close_after ? "close" : "keep-alive");
-	if (!s->req->is_head)
+	if (!s->have_req || !s->req->is_head)
 		evbuffer_add(out, body, n);
 	session_drain(s, close_after);
 }
@@ -919,7 +934,14 @@ session_vet_all(struct session *s, const struct resolver_addr *a, size_t n)
 	size_t		i;
 
 	s->naddrs = s->next_addr = 0;
-	for (i = 0; i < n && i < RESOLVER_MAX_ADDRS; i++) {
+	free(s->addrs);
+	if (n > RESOLVER_MAX_ADDRS)
+		n = RESOLVER_MAX_ADDRS;
+	if ((s->addrs = calloc(n > 0 ? n : 1, sizeof *s->addrs)) == NULL) {
+		session_refuse(s, 502, NULL, "out of memory");
+		return;
+	}
+	for (i = 0; i < n; i++) {
 		if (session_vet(s, &a[i], &w)) {
 			s->addrs[s->naddrs++] = a[i];
 		} else if (text[0] == '\0') {
@@ -1123,10 +1145,10 @@ session_dialed(struct session *s)
 	setsockopt(bufferevent_getfd(s->server), IPPROTO_TCP, TCP_NODELAY,
 	    &one, sizeof one);
 	bufferevent_setwatermark(s->server, EV_WRITE, SESSION_LOW, 0);
-	s->srv_host = s->host;
 	s->srv_port = s->port;
 	s->reused = 0;
-	if (!s->req->is_connect && !s->transparent) {
+	if (!s->transparent && !s->req->is_connect) {
+		s->srv_name = strdup(s->host.text);	/* NULL: no reuse */
 		session_send_request(s);
 		return;
 	}
@@ -1134,9 +1156,10 @@ session_dialed(struct session *s)
 		s->status = 200;
 	session_audit(s, "connect", "allow", NULL, 0);
 	s->pending = P_TUNNEL;
+	session_http_free(s);
 	if (!s->transparent)
-		evbuffer_add_printf(bufferevent_get_output(s->client),
-		    "HTTP/1.1 200 Connection established\r\n\r\n");
+		session_send(s->client, SESSION_ESTABLISHED,
+		    sizeof SESSION_ESTABLISHED - 1);
 	if (s->sniffed)
 		bufferevent_setwatermark(s->client, EV_READ, 0, 0);
 	session_tunnel_io(s);
@@ -1172,8 +1195,8 @@ session_unfake(struct session *s)
 static void
 session_go(struct session *s)
 {
-	if (s->srv_idle && s->srv_port == s->port &&
-	    strcmp(s->srv_host.text, s->host.text) == 0) {
+	if (s->srv_idle && s->srv_name != NULL && s->srv_port == s->port &&
+	    strcmp(s->srv_name, s->host.text) == 0) {
 		s->reused = 1;
 		session_send_request(s);
 		return;
@@ -1248,14 +1271,34 @@ session_request(struct session *s)
 	session_go(s);
 }
 
+/*
+ * Keep a parsed request with room for its own headers only.  The
+ * parser's struct has a slot for each of HTTP_HEADERS_MAX headers (10
+ * KiB); a request has a few, and the copy is never used past
+ * h.headers[h.nheaders].  Its strings still point into s->head.
+ */
+static struct http_request *
+session_req_copy(const struct http_request *r)
+{
+	struct http_request	*c;
+	size_t			 len;
+
+	len = offsetof(struct http_request, h.headers) +
+	    r->h.nheaders * sizeof r->h.headers[0];
+	if ((c = malloc(len)) != NULL)
+		memcpy(c, r, len);
+	return (c);
+}
+
 /* Look for a complete request head in the client's input. */
 static void
 session_read_head(struct session *s)
 {
-	struct evbuffer	*in = bufferevent_get_input(s->client);
-	size_t		 len, avail;
-	unsigned char	*p;
-	int		 st;
+	struct evbuffer		*in = bufferevent_get_input(s->client);
+	struct http_request	 r;
+	size_t			 len, avail;
+	unsigned char		*p;
+	int			 st;
 
 	len = evbuffer_get_length(in);
 	avail = len < s->gw->lim.max_head ? len : s->gw->lim.max_head;
@@ -1267,13 +1310,13 @@ session_read_head(struct session *s)
 	}
 	if (http_scan_feed(&s->scan, p + s->scan.total,
 	    avail - s->scan.total) == 0) {
-		if (avail >= s->gw->lim.max_head) {
-			s->req->is_head = 0;
+		if (avail >= s->gw->lim.max_head)
 			session_refuse(s, 431, NULL, "request head too large");
-		}
 		return;
 	}
 	free(s->head);
+	free(s->req);
+	s->req = NULL;
 	if ((s->head = malloc(s->scan.total + 1)) == NULL) {
 		session_close(s, "out of memory");
 		return;
@@ -1281,11 +1324,14 @@ session_read_head(struct session *s)
 	evbuffer_remove(in, s->head, s->scan.total);
 	s->head[s->scan.total] = '\0';
 	if ((st = http_request_parse(s->head, s->scan.total, &s->gw->lim,
-	    s->req)) != 0) {
-		s->req->is_head = 0;
+	    &r)) != 0) {
 		session_refuse(s, st, NULL, st == 431 ?
 		    "request head too large" : st == 501 ?
 		    "not supported by this proxy" : "malformed request");
+		return;
+	}
+	if ((s->req = session_req_copy(&r)) == NULL) {
+		session_close(s, "out of memory");
 		return;
 	}
 	s->have_req = 1;
@@ -1308,6 +1354,41 @@ session_move(struct evbuffer *from, struct evbuffer *to, size_t n,
 		return (0);
 	*count += moved;
 	return ((size_t)moved);
+}
+
+/*
+ * Queue bytes for a side, writing them straight to its socket first
+ * when nothing is queued before them: a small message then costs one
+ * system call instead of a round through the event loop (and two
+ * epoll_ctl calls).  What the socket does not take, or an error, is
+ * left to the bufferevent, which reports the error as usual.
+ */
+static void
+session_send(struct bufferevent *to, const void *p, size_t len)
+{
+	ssize_t	n = 0;
+
+	if (session_outlen(to) == 0 &&
+	    (n = send(bufferevent_getfd(to), p, len, MSG_NOSIGNAL)) < 0)
+		n = 0;
+	if ((size_t)n < len)
+		evbuffer_add(bufferevent_get_output(to), (const char *)p + n,
+		    len - (size_t)n);
+}
+
+/* Relay all of one side's input to the other, as session_send() does. */
+static void
+session_relay(struct evbuffer *in, struct bufferevent *to, int64_t *count)
+{
+	int	n;
+
+	if (evbuffer_get_length(in) == 0)
+		return;
+	if (session_outlen(to) == 0 &&
+	    (n = evbuffer_write(in, bufferevent_getfd(to))) > 0)
+		*count += n;
+	session_move(in, bufferevent_get_output(to), evbuffer_get_length(in),
+	    count);
 }
 
 /*
@@ -1417,6 +1498,7 @@ session_upgraded(struct session *s)
 	session_audit(s, "request", "allow", "upgrade", 0);
 	s->pending = P_TUNNEL;
 	s->state = S_TUNNEL;
+	session_http_free(s);
 	bufferevent_setwatermark(s->client, EV_READ, 0, 0);
 	session_tunnel_io(s);
 }
@@ -1446,7 +1528,11 @@ session_read_response_head(struct session *s)
 		return (0);
 	}
 	free(s->rhead);
-	if ((s->rhead = malloc(s->rscan.total)) == NULL) {
+	s->rhead = NULL;
+	if (s->resp == NULL)
+		s->resp = malloc(sizeof *s->resp);
+	if (s->resp == NULL ||
+	    (s->rhead = malloc(s->rscan.total)) == NULL) {
 		session_close(s, "out of memory");
 		return (0);
 	}
@@ -1709,11 +1795,9 @@ session_tunnel(struct session *s)
 	}
 	/* A capture's first bytes go up only once judged. */
 	if (s->sniffed && session_outlen(s->server) < SESSION_HIGH)
-		session_move(cin, bufferevent_get_output(s->server),
-		    evbuffer_get_length(cin), &s->up);
+		session_relay(cin, s->server, &s->up);
 	if (session_outlen(s->client) < SESSION_HIGH)
-		session_move(sin, bufferevent_get_output(s->client),
-		    evbuffer_get_length(sin), &s->down);
+		session_relay(sin, s->client, &s->down);
 	session_tunnel_shut(s);
 	if (!s->dead && session_splice_ready(s))
 		session_splice_start(s);
@@ -2097,11 +2181,10 @@ session_timer_cb(evutil_socket_t fd, short what, void *arg)
 			session_update_io(s);
 		return;
 	case S_HEAD:
-		if (evbuffer_get_length(bufferevent_get_input(s->client)) > 0) {
-			s->req->is_head = 0;
+		if (evbuffer_get_length(bufferevent_get_input(s->client)) > 0)
 			session_refuse(s, 408, NULL, "request head not received "
 			    "in time");
-		} else
+		else
 			session_close(s, "idle");
 		return;
 	case S_RESOLVE:

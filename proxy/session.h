@@ -23,6 +23,7 @@ struct gateway_listener {
 	struct gateway			*gw;
 	struct evconnlistener		*l;
 	int				 transparent;
+	int				 nodelay;	/* accepted sockets inherit it */
 };
 
 struct gateway {
