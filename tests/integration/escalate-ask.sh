@@ -111,9 +111,9 @@ check "session: and a second" "$(get "http://session.test:$HP/hello.txt" 5)" 200
 check "request --wait: approved always" $? 0
 check "always: a connection" "$(get "http://always.test:$HP/hello.txt" 5)" 200
 "$PINHOLE_BIN" request "ending.test:$HP" --wait=40 >/dev/null
-check "request --wait: approved always, for 2 s" $? 0
+check "request --wait: approved always, for 3 s" $? 0
 check "always with a TTL: a connection" "$(get "http://ending.test:$HP/hello.txt" 5)" 200
-sleep 2.5
+sleep 3.5
 code=$(get "http://ending.test:$HP/hello.txt" 2)
 [ "$code" != 200 ] && echo "ok: after its TTL the always rule is gone ($code)" ||
     echo "FAIL: always with a TTL: still allowed after the TTL"
@@ -179,8 +179,8 @@ for MODE in root nobody; do
 	id=$(pending_id always.test) && P approve --always "$id" >/dev/null ||
 	    fail "$MODE: approve --always"
 	id=$(pending_id ending.test) &&
-	    P approve --always --ttl 2 "$id" >/dev/null ||
-	    fail "$MODE: approve --always --ttl 2"
+	    P approve --always --ttl 3 "$id" >/dev/null ||
+	    fail "$MODE: approve --always --ttl 3"
 	wait $box
 	tally A 13
 	grep -qx "allow always.test:$HP" "$W/policy" &&
