@@ -424,8 +424,7 @@ nft_answers(int fd, size_t want, uint32_t first, char *err, size_t errlen)
 	struct nlmsghdr		*nh;
 	struct nlmsgerr		*e;
 	ssize_t			 r;
-	size_t			 acks = 0;
-	int			 len;
+	size_t			 acks = 0, off;
 
 	while (acks < want) {
 		if ((r = recv(fd, u.buf, sizeof u.buf, MSG_DONTWAIT)) <= 0) {
@@ -433,9 +432,13 @@ nft_answers(int fd, size_t want, uint32_t first, char *err, size_t errlen)
 			    errno == EAGAIN ? "no answer" : strerror(errno));
 			return (-1);
 		}
-		len = (int)r;
-		for (nh = &u.align; NLMSG_OK(nh, len);
-		    nh = NLMSG_NEXT(nh, len)) {
+		/* Each message whole within what was read, or stop. */
+		for (off = 0; off + sizeof *nh <= (size_t)r;
+		    off += NLMSG_ALIGN(nh->nlmsg_len)) {
+			nh = (struct nlmsghdr *)(u.buf + off);
+			if (nh->nlmsg_len < sizeof *nh ||
+			    nh->nlmsg_len > (size_t)r - off)
+				break;
 			if (nh->nlmsg_type != NLMSG_ERROR ||
 			    nh->nlmsg_len < NLMSG_LENGTH(sizeof *e))
 				continue;
