@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rules/rules-int.h"
 
@@ -170,6 +171,12 @@ edit_canon(struct rules *r, const char *origin, unsigned int line,
 		}
 		memcpy(when, " until ", 7);
 		rules_time_format(until, when + 7, sizeof when - 7);
+		if (check && until <= time(NULL)) {
+			if (err != NULL && errlen > 0)
+				snprintf(err, errlen, "%s: bad rule '%.200s': "
+				    "%s has passed", origin, arg, when + 7);
+			return (-1);
+		}
 	}
 	if (rules_parse_allow(r, origin, line, target, check, &spec, err,
 	    errlen) == -1)

@@ -220,7 +220,11 @@ grants_list(const struct grants *g, struct grant *out, size_t max)
 	return (g->n);
 }
 
-/* Forget the always grants whose host and port a rule now allows. */
+/*
+ * Forget the always grants whose host and port a rule now allows: one
+ * without an end, or any when the grant has a TTL (the rule its approval
+ * wrote ends with it).
+ */
 void
 grants_drop_always(struct grants *g, const struct rules *r)
 {
@@ -229,7 +233,8 @@ grants_drop_always(struct grants *g, const struct rules *r)
 
 	while (i < g->n) {
 		if (g->tab[i].scope == GRANT_ALWAYS &&
-		    rules_match(r, &g->tab[i].host, g->tab[i].port, &v))
+		    rules_match(r, &g->tab[i].host, g->tab[i].port, &v) &&
+		    (v.until == 0 || g->tab[i].expires != 0))
 			grants_delete(g, i);
 		else
 			i++;

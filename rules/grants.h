@@ -91,7 +91,8 @@ size_t	grants_list(const struct grants *, struct grant *, size_t);
 
 /*
  * Forget the always grants that a rule of r now allows (a reload has
- * read the rule their approval appended to the policy file).
+ * read the rule their approval appended to the policy file): a rule
+ * without an end, or, for a grant with a TTL, any rule.
  */
 void	grants_drop_always(struct grants *, const struct rules *);
 

@@ -8,12 +8,14 @@
 #include <libpsl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rules/rules-int.h"
 
 /* The best rules seen so far for one (host, port). */
 struct match {
 	uint16_t		 port;
+	time_t			 now;		/* rules that ended are passed by */
 	const struct rule	*allow;
 	const struct rule	*deny;
 	int			 other_port;	/* a rule named the host only */
@@ -192,6 +194,8 @@ match_list(struct match *m, const struct rule *rule)
 	const struct rule	**best;
 
 	for (; rule != NULL; rule = rule->next) {
+		if (rule->until != 0 && rule->until <= m->now)
+			continue;
 		if (!rule_has_port(rule, m->port)) {
 			m->other_port = 1;
 			continue;
@@ -252,6 +256,7 @@ match_verdict(const struct match *m, struct rules_verdict *v)
 	v->file = rule->file;
 	v->line = rule->line;
 	v->text = rule->text;
+	v->until = rule->until;
 	v->why = v->allow ? "allowed by rule" : "denied by rule";
 	return (v->allow);
 }
@@ -263,6 +268,7 @@ rules_match(const struct rules *r, const struct host *h, uint16_t port,
 {
 	struct match	m = { .port = port };
 
+	m.now = time(NULL);
 	if (h->kind == HOST_NAME) {
 		match_list(&m, hmap_get(&r->names, h->text, strlen(h->text)));
 		match_wild(&m, &r->wild, h->text);

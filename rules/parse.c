@@ -423,6 +423,7 @@ kw_allow(struct parse *p, const char *arg, const char *text)
 
 	if (parse_rule(p, arg, text, RULE_ALLOW) == -1)
 		return (-1);
+	l->specs[l->nspecs - 1].rule->until = p->until;
 	if (p->until != 0 && p->until <= l->now)
 		l->nspecs--;		/* checked, then left out */
 	else if (p->until != 0 && (l->next_end == 0 || p->until < l->next_end))

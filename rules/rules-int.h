@@ -62,6 +62,7 @@ struct rule {
 	const char		*text;
 	const struct port_range	*ports;
 	size_t			 nports;
+	time_t			 until;		/* allow ... until: its end, or 0 */
 };
 
 enum target_kind {

@@ -71,6 +71,7 @@ struct rules_verdict {
 	unsigned int	 line;
 	const char	*text;		/* the rule as written */
 	const char	*why;		/* "no rule matches: default deny", ... */
+	time_t		 until;		/* the deciding rule's end, or 0 */
 };
 
 struct rules	*rules_create(void);
@@ -126,9 +127,10 @@ size_t	rules_files(const struct rules *, const char **, size_t);
 int	rules_default_path(char *, size_t);
 
 /*
- * "allow RULE until TIME" ends at TIME: a load after it leaves the rule
- * out.  rules_next_end() says when the first rule of a policy that is
- * still in force ends (0: none does), so that its owner reloads then.
+ * "allow RULE until TIME" ends at TIME: from then on the matchers pass
+ * it by (they read the wall clock), and a load after it leaves it out.
+ * rules_next_end() says when the first rule of a policy ends (0: none
+ * does), so that its owner can reload then and log it.
  */
 #define RULES_TIME_USAGE "a UTC time such as 2026-12-31T18:00:00Z"
 time_t	rules_next_end(const struct rules *);

@@ -149,6 +149,8 @@ test_until(void **state)
 	    "until 2030-01-02T03:04:05Z\nallow a.example until "
 	    "2031-01-01T00:00:00Z\n", 2);
 	add("", "a.example until tomorrow", -1, NULL, 0);
+	add("", "a.example until 2001-01-01T00:00:00Z", -1, NULL, 0);
+	assert_non_null(strstr(errbuf, "2001-01-01T00:00:00Z has passed"));
 	add("", "a.example until 2030-02-30T00:00:00Z", -1, NULL, 0);
 	add("", "a.example soon", -1, NULL, 0);
 	add("", "a.example until 2030-01-02T03:04:05Z x", -1, NULL, 0);

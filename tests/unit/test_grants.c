@@ -120,6 +120,10 @@ test_session_always(void **state)
 	grants_drop_always(g, r);		/* a rule, but not for 443 */
 	assert_true(granted(g, "203.0.113.7", 443, 1));
 	rules_free(r);
+	r = policy("allow 203.0.113.7 until 2999-01-01T00:00:00Z\n");
+	grants_drop_always(g, r);		/* that rule ends; this grant not */
+	assert_true(granted(g, "203.0.113.7", 443, 1));
+	rules_free(r);
 	r = policy("allow 203.0.113.7\n");
 	grants_drop_always(g, r);
 	assert_false(granted(g, "203.0.113.7", 443, 1));

@@ -455,6 +455,7 @@ test_until(void **state)
 {
 	struct rules	*r;
 	time_t		 t;
+	char		 when[32], text[128];
 
 	(void)state;
 	r = policy("allow a.example until 2999-01-01T00:00:00Z\n"
@@ -469,6 +470,14 @@ test_until(void **state)
 	r = policy("allow b.example until 1970-01-02T00:00:00Z\n");
 	assert_int_equal(rules_next_end(r), 0);
 	expect(r, 0, "b.example");
+	rules_free(r);
+	/* Passed by once it has ended, without a reload. */
+	rules_time_format(time(NULL) + 1, when, sizeof when);
+	snprintf(text, sizeof text, "allow soon.example until %s\n", when);
+	r = policy(text);
+	expect(r, 1, "soon.example");
+	sleep(2);
+	expect(r, 0, "soon.example");
 	rules_free(r);
 	assert_int_equal(rules_time_parse("2024-02-29T23:59:59Z", 20, &t), 0);
 	assert_int_equal(t, 1709251199);
