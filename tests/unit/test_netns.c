@@ -121,10 +121,13 @@ static int
 walk_batch(const char *buf, size_t len, int *types, int max, int *elems)
 {
 	const struct nlmsghdr	*nh;
-	int			 left = (int)len, n = 0;
+	size_t			 off = 0;
+	int			 n = 0;
 
-	for (nh = (const struct nlmsghdr *)buf; NLMSG_OK(nh, left);
-	    nh = NLMSG_NEXT(nh, left)) {
+	for (; off + sizeof *nh <= len; off += NLMSG_ALIGN(nh->nlmsg_len)) {
+		nh = (const struct nlmsghdr *)(buf + off);
+		assert_true(nh->nlmsg_len >= sizeof *nh &&
+		    nh->nlmsg_len <= len - off);
 		if (n < max)
 			types[n] = nh->nlmsg_type;
 		if (nh->nlmsg_type == ((NFNL_SUBSYS_NFTABLES << 8) |
@@ -133,7 +136,7 @@ walk_batch(const char *buf, size_t len, int *types, int max, int *elems)
 		assert_int_equal(nh->nlmsg_seq, 7 + n);
 		n++;
 	}
-	assert_int_equal(left, 0);
+	assert_int_equal(off, len);
 	return (n);
 }
 
