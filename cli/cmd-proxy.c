@@ -95,15 +95,6 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 	return (0);
 }
 
-/* The gateway has let its connections go. */
-static void
-proxy_stopped(void *arg)
-{
-	struct proxy	*p = arg;
-
-	event_base_loopexit(p->c.base, NULL);
-}
-
 /* SIGTERM or SIGINT: stop accepting, let tunnels finish, exit. */
 static void
 proxy_sigterm_cb(evutil_socket_t sig, short what, void *arg)
@@ -116,7 +107,7 @@ proxy_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 	}
 	p->stopping = 1;
 	log_info("stopping: %zu connections open", gateway_sessions(p->c.gw));
-	gateway_stop(p->c.gw, p->o->g.grace, proxy_stopped, p);
+	gwctx_stop(&p->c);
 }
 
 /* Answer DNS where --dns-listen says. */

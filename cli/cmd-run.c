@@ -274,15 +274,6 @@ run_listen(struct run *r)
 	return (0);
 }
 
-/* The gateway has let its connections go: leave the loop. */
-static void
-run_stopped(void *arg)
-{
-	struct run	*r = arg;
-
-	event_base_loopexit(r->c.base, NULL);
-}
-
 /* The command ended: drain the gateway, then stop. */
 static void
 run_done(int status, void *arg)
@@ -291,7 +282,7 @@ run_done(int status, void *arg)
 
 	r->status = status;
 	log_debug("the command ended with status %d", status);
-	gateway_stop(r->c.gw, r->o->g.grace, run_stopped, r);
+	gwctx_stop(&r->c);
 }
 
 /* The command line, for the audit log. */

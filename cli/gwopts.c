@@ -506,6 +506,22 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 	return (0);
 }
 
+/* The gateway has let its connections go: leave the loop. */
+static void
+gwctx_stopped(void *arg)
+{
+	struct gwctx	*c = arg;
+
+	event_base_loopexit(c->base, NULL);
+}
+
+/* Stop accepting; leave the loop once connections end or grace is over. */
+void
+gwctx_stop(struct gwctx *c)
+{
+	gateway_stop(c->gw, c->o->grace, gwctx_stopped, c);
+}
+
 /* Free whatever was set up. */
 void
 gwctx_teardown(struct gwctx *c)

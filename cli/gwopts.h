@@ -138,6 +138,9 @@ int	gwctx_setup(struct gwctx *, struct gwopts *);
 /* Reload the policy and reopen the log on SIGHUP. */
 void	gwctx_catch_sighup(struct gwctx *);
 
+/* Stop accepting; leave the loop once connections end or grace is over. */
+void	gwctx_stop(struct gwctx *);
+
 /*
  * Reload the policy whenever one of its files changes (the user's policy
  * file too, even while it does not exist: `pinhole allow` makes it).
