@@ -83,6 +83,23 @@ loggrep() {
 	grep -Eq -- "$2" "$1"
 }
 
+# A test CA ($T/ca.pem) and a leaf certificate for the names given
+# ($T/leaf.pem, $T/leaf.key; the first name is its CN), readable by all.
+make_certs() {
+	san="DNS:$1"
+	for n in "$@"; do [ "$n" = "$1" ] || san="$san,DNS:$n"; done
+	printf 'subjectAltName=%s\n' "$san" >"$T/san"
+	EC="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+	openssl req -x509 $EC -keyout "$T/ca.key" -out "$T/ca.pem" -days 1 \
+	    -subj /CN=pinhole-test-ca 2>/dev/null &&
+	openssl req $EC -keyout "$T/leaf.key" -out "$T/leaf.csr" \
+	    -subj "/CN=$1" 2>/dev/null &&
+	openssl x509 -req -in "$T/leaf.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+	    -CAcreateserial -out "$T/leaf.pem" -days 1 -extfile "$T/san" \
+	    2>/dev/null || fail "cannot make the test certificates"
+	chmod 644 "$T"/*.pem
+}
+
 # Run a command as an unprivileged user.
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"

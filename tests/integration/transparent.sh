@@ -61,16 +61,7 @@ PIDS="$PIDS $!"
 PIDS="$PIDS $!"
 
 # TLS origins: a test CA, a certificate for origin.test and tls.test.
-printf 'subjectAltName=DNS:origin.test,DNS:tls.test,DNS:other.test\n' >"$T/san"
-EC="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
-openssl req -x509 $EC -keyout "$T/ca.key" -out "$T/ca.pem" -days 1 \
-    -subj /CN=pinhole-test-ca 2>/dev/null &&
-openssl req $EC -keyout "$T/leaf.key" -out "$T/leaf.csr" \
-    -subj /CN=origin.test 2>/dev/null &&
-openssl x509 -req -in "$T/leaf.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
-    -CAcreateserial -out "$T/leaf.pem" -days 1 -extfile "$T/san" 2>/dev/null ||
-    fail "cannot make the test certificates"
-chmod 644 "$T"/*.pem
+make_certs origin.test tls.test other.test
 SP=$(free_port)
 bg openssl s_server -quiet -accept "127.0.0.1:$SP" -cert "$T/leaf.pem" \
     -key "$T/leaf.key" -www
