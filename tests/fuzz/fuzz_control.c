@@ -1,5 +1,6 @@
 /*
- * Fuzz the control protocol: the input is lines, each handled in turn by
+ * Fuzz the control protocol (proxy/control-proto.c, and the JSON reader
+ * of proxy/json.c): the input is lines, each handled in turn by
  * control_handle() against one queue holding two requests and a blocked
  * attempt ("ID0" and "ID1" in a line stand for the requests' ids, so
  * decisions are reached).  Checks what clients rely on:

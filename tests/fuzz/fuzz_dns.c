@@ -1,6 +1,7 @@
 /*
- * Fuzz target: the DNS query parser, and the error reply built for
- * whatever it rejects.
+ * Fuzz target: the DNS query parser (proxy/dns-parse.c), and the error
+ * reply built for whatever it rejects.  fuzz_dnsbuild fuzzes the builder,
+ * fuzz_dnsserver the server whole (dns.c, dns-answer.c, dns-log.c).
  */
 #include "config.h"
 
