@@ -68,6 +68,28 @@ enum gwopts_userpolicy {
 	GWOPTS_USER_ALWAYS	/* the user's file, and --allow on top */
 };
 
+/* The --help lines of the options both commands take. */
+#define GWOPTS_HELP_RULES_LOG \
+	"  -a, --allow RULE          one more rule: HOST[:PORTS], or a whole\n" \
+	"                            line such as 'allow-private 10.0.0.0/8'\n" \
+	"  -L, --log FILE|-          audit log, JSON lines ('-': stdout;\n" \
+	"                            also syslog, journald)\n" \
+	"      --log-key FILE        HMAC key for the log's chain\n" \
+	"      --log-max-size SIZE   rotate past SIZE (100M; 0: never)\n" \
+	"      --log-keep N          rotated files kept (5)\n" \
+	"      --ask[=S]             hold a blocked connection up to S\n" \
+	"                            seconds while the person decides\n" \
+	"                            (default 60)\n" \
+	"  -r, --resolver ADDR[:PORT] DNS server instead of /etc/resolv.conf\n"
+
+#define GWOPTS_HELP_LIMITS \
+	"      --max-clients N       concurrent connections (512)\n" \
+	"      --max-head BYTES      request-head size (16384)\n" \
+	"      --max-headers N       header lines in a request (100)\n" \
+	"      --handshake-timeout S time to send a request head (10)\n" \
+	"      --idle-timeout S      time without traffic (300)\n" \
+	"      --connect-timeout S   time to connect to one address (10)\n"
+
 /* What the command line asked for. */
 struct gwopts {
 	const char		*policy[GWOPTS_MAX_ARGS];
