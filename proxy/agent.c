@@ -15,6 +15,7 @@
 #include "proxy/agent.h"
 #include "proxy/control.h"
 #include "proxy/escalate.h"
+#include "proxy/http.h"
 #include "proxy/json.h"
 
 #define AGENT_VALUE_MAX	1024
@@ -49,19 +50,6 @@ agent_match(const char *t, size_t len)
 	    (len == n || t[n] == '/' || t[n] == '?'));
 }
 
-/* Value of a hex digit, or -1. */
-static int
-agent_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return (c - '0');
-	if (c >= 'a' && c <= 'f')
-		return (c - 'a' + 10);
-	if (c >= 'A' && c <= 'F')
-		return (c - 'A' + 10);
-	return (-1);
-}
-
 /* Percent-decode src into out (NUL-terminated); -1 on a bad escape. */
 static int
 agent_decode(const char *s, size_t len, char *out, size_t outlen)
@@ -75,8 +63,9 @@ agent_decode(const char *s, size_t len, char *out, size_t outlen)
 		if (c == '+')
 			c = ' ';
 		else if (c == '%') {
-			if (len - i < 3 || (hi = agent_hex(s[i + 1])) == -1 ||
-			    (lo = agent_hex(s[i + 2])) == -1)
+			if (len - i < 3 ||
+			    (hi = http_hexval((unsigned char)s[i + 1])) == -1 ||
+			    (lo = http_hexval((unsigned char)s[i + 2])) == -1)
 				return (-1);
 			c = (char)(hi << 4 | lo);
 			i += 2;

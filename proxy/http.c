@@ -608,7 +608,7 @@ http_chunked_init(struct http_chunked *ch)
 }
 
 /* Value of a hex digit, or -1. */
-static int
+int
 http_hexval(unsigned char c)
 {
 	if (c >= '0' && c <= '9')

@@ -112,6 +112,8 @@ ssize_t	http_chunked_feed(struct http_chunked *, const void *, size_t,
 	    int *);
 
 int	http_str_eq(const struct http_str *, const char *);
+/* The value of a hex digit, or -1. */
+int	http_hexval(unsigned char);
 const struct http_header *http_header_find(const struct http_head *,
 	    const char *);
 const char *http_status_text(int);
