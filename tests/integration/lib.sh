@@ -100,6 +100,18 @@ make_certs() {
 	chmod 644 "$T"/*.pem
 }
 
+# pinhole run -- "$@" as $MODE's user (root or nobody), with the test's
+# $T/policy, its DNS server on 127.0.0.1:$DNSP and a log per user; the
+# output goes to $T/out.
+in_run() {
+	set -- env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
+	    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" -- "$@"
+	if [ "$MODE" = nobody ]; then
+		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	fi
+	"$@" >"$T/out" 2>&1
+}
+
 # Run a command as an unprivileged user.
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"

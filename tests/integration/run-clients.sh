@@ -73,20 +73,6 @@ allow-private 127.0.0.0/8
 allow origin.test:*
 EOF
 
-# Run a command in the sandbox as the mode's user.
-in_run() {
-	if [ "$MODE" = nobody ]; then
-		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		    env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
-		    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" \
-		    -- "$@"
-	else
-		set -- env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
-		    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" \
-		    -- "$@"
-	fi
-	"$@" >"$T/out" 2>&1
-}
 
 # The checks run inside the sandbox: each prints one "ok:" or "FAIL:" line.
 cat >"$T/checks.sh" <<'CHECKS'

@@ -148,20 +148,6 @@ allow ssh.test:$SSHP
 allow tls.test
 EOF
 
-# Run a command in the sandbox as the mode's user.
-in_run() {
-	if [ "$MODE" = nobody ]; then
-		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		    env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
-		    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" \
-		    -- "$@"
-	else
-		set -- env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
-		    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" \
-		    -- "$@"
-	fi
-	"$@" >"$T/out" 2>&1
-}
 
 # Expect a command in the sandbox to succeed and print $2.
 works() {
