@@ -9,6 +9,15 @@ T=$(mktemp -d /tmp/pinhole-it.XXXXXX)
 chmod 755 "$T"
 PIDS=
 
+# A runtime directory (control sockets) and a home of the test's own, for
+# root and for nobody: a gateway started here can never answer, or be
+# answered by, another test's or a person's.
+mkdir -m 700 "$T/xdg" "$T/xdg-nobody"
+mkdir -p "$T/home" "$T/home-nobody"
+chown nobody "$T/xdg-nobody" "$T/home-nobody" 2>/dev/null
+export XDG_RUNTIME_DIR="$T/xdg" HOME="$T/home"
+unset XDG_CONFIG_HOME XDG_STATE_HOME
+
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
@@ -107,14 +116,16 @@ in_run() {
 	set -- env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
 	    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" -- "$@"
 	if [ "$MODE" = nobody ]; then
-		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+		set -- env XDG_RUNTIME_DIR="$T/xdg-nobody" setpriv \
+		    --reuid=nobody --regid=nogroup --clear-groups "$@"
 	fi
 	"$@" >"$T/out" 2>&1
 }
 
-# Run a command as an unprivileged user.
+# Run a command as an unprivileged user, with its own runtime directory.
 as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+	env XDG_RUNTIME_DIR="$T/xdg-nobody" HOME="$T/home-nobody" \
+	    setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
 }
 
 # Print the closing line and exit with the verdict.

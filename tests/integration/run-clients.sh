@@ -190,7 +190,7 @@ curl -sS -o /dev/null -w 'then %{http_code}\\n' http://live.test:$HP/hello.txt
 getent hosts live.test | sed 's/^/then /'
 EOF
 	if [ "$MODE" = nobody ]; then
-		run="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+		run="env XDG_RUNTIME_DIR=$T/xdg-nobody setpriv --reuid=nobody --regid=nogroup --clear-groups"
 	else
 		run=
 	fi

@@ -113,7 +113,7 @@ for MODE in root nobody; do
 		ln -s /run/pinhole-test/missing/stub-resolv.conf "$T/etc/resolv.conf"
 		mount --bind "$T/etc" /etc || exit 1
 		exec "$@"' sh "$T" sh -c "$(cat <<EOF2
-if [ $MODE = nobody ]; then run="setpriv --reuid=nobody --regid=nogroup --clear-groups"; else run=; fi
+if [ $MODE = nobody ]; then run="env XDG_RUNTIME_DIR=$T/xdg-nobody setpriv --reuid=nobody --regid=nogroup --clear-groups"; else run=; fi
 \$run $PROBE cat /etc/resolv.conf
 EOF2
 )" >"$T/out" 2>&1

@@ -39,7 +39,8 @@ expect_status() {
 start_bg() {
 	rm -f "$T/w/ready"
 	if [ "$MODE" = nobody ]; then
-		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		set -- env XDG_RUNTIME_DIR="$T/xdg-nobody" setpriv \
+		    --reuid=nobody --regid=nogroup --clear-groups \
 		    env HOME="$T/w" "$PROBE" sh -c "$1"
 	else
 		set -- "$PROBE" sh -c "$1"
