@@ -23,6 +23,7 @@
 #include "cli/gwopts.h"
 #include "cli/log.h"
 #include "cli/pinhole.h"
+#include "cli/runguard.h"
 #include "netns/netns.h"
 #include "proxy/control.h"
 #include "proxy/dns.h"
@@ -32,7 +33,7 @@
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
 #define RUN_FAILED	125	/* pinhole failed; the command did not run */
-#define RUN_MAX_RO	32	/* policy files kept read-only */
+#define RUN_MAX_FILES	64	/* policy files guarded */
 #define RUN_MAX_PORTS	NETNS_MAX_PORTS	/* captured ports with a listener */
 
 /* What the command line asked for. */
@@ -50,10 +51,8 @@ struct run {
 	struct netns_child	*child;
 	int			 status;
 	char			 session[32];
-	const char		*hide[2];	/* directories the sandbox
-						   must not see */
-	const char		*ro[RUN_MAX_RO + 3];	/* nor change */
-	char			 userdir[PATH_MAX];
+	struct runguard		 guard;		/* what the sandbox must not
+						   change or see */
 	uint16_t		 ports[RUN_MAX_PORTS];	/* captured */
 	size_t			 nports;
 	struct udpcatch		*udp;		/* UDP but DNS, logged */
@@ -161,6 +160,7 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	cfg->ntcp_ports = r->nports;
 	cfg->capture_port = NETNS_CAPTURE_PORT;
 	cfg->argv = r->o->argv;
+	cfg->allow_vsock = rules_allow_vsock(r->c.rules);
 	/*
 	 * Hide the control socket directory: made now, before the command
 	 * starts, so that the command cannot make it first.
@@ -168,9 +168,6 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	if (control_dir_make(r->ctldir, sizeof r->ctldir, err,
 	    sizeof err) == -1)
 		fatalx("%s", err);
-	r->hide[0] = r->ctldir;
-	r->hide[1] = NULL;
-	cfg->hide_dirs = r->hide;
 }
 
 /* Hand one listener of the sandbox to the DNS server. */
@@ -297,23 +294,6 @@ run_cmdline(char *const argv[], char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", argv[i]);
 }
 
-/* Make a directory and its parent (0700) unless they exist. */
-static int
-run_mkdir2(char *dir)
-{
-	char	*slash;
-	int	 rv;
-
-	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
-		*slash = '\0';
-		rv = mkdir(dir, 0700);
-		*slash = '/';
-		if (rv == -1 && errno != EEXIST)
-			return (-1);
-	}
-	return (mkdir(dir, 0700) == -1 && errno != EEXIST ? -1 : 0);
-}
-
 /* Is the audit log a file (not stdout, syslog or journald)? */
 static int
 run_log_file(const char *log)
@@ -324,32 +304,98 @@ run_log_file(const char *log)
 	    strncmp(log, "syslog:", 7) != 0 && strncmp(log, "journald:", 9) != 0);
 }
 
-/*
- * Keep the policy read-only in the sandbox, so the command cannot grant
- * itself access: the user's policy directory (made now if missing, so
- * the command cannot make it first) and every file the policy was read
- * from; and the audit log file, so it cannot rewrite or empty it.
- */
-static void
-run_protect_policy(struct run *r)
+/* Guard the user's policy directory: $XDG_CONFIG_HOME/pinhole, made. */
+static int
+run_guard_userdir(struct run *r)
 {
-	char	*slash;
-	size_t	 n = 0, m;
+	char	dir[PATH_MAX], *slash;
 
-	if (rules_default_path(r->userdir, sizeof r->userdir) == 0 &&
-	    (slash = strrchr(r->userdir, '/')) != NULL) {
+	if (rules_default_path(dir, sizeof dir) == -1 ||
+	    (slash = strrchr(dir, '/')) == NULL)
+		return (0);
+	*slash = '\0';
+	/* Its parent too ($XDG_CONFIG_HOME or ~/.config) may be missing. */
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
 		*slash = '\0';
-		if (run_mkdir2(r->userdir) == 0)
-			r->ro[n++] = r->userdir;
-		else
-			log_debug("cannot make %s: %s", r->userdir,
-			    strerror(errno));
+		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+			log_debug("cannot make %s: %s", dir, strerror(errno));
+		*slash = '/';
 	}
-	if (run_log_file(r->o->g.audit.log))
-		r->ro[n++] = r->o->g.audit.log;
-	m = rules_files(r->c.rules, r->ro + n, RUN_MAX_RO);
-	n += m < RUN_MAX_RO ? m : RUN_MAX_RO;
-	r->ro[n] = NULL;
+	if (runguard_dir(&r->guard, dir) == -1)
+		log_debug("cannot make %s: %s", dir, strerror(errno));
+	return (0);
+}
+
+/*
+ * Keep what the gateway reads and writes out of the command's reach,
+ * for this run and the next (see cli/runguard.h): the user's policy
+ * directory (made now if missing, so the command cannot make it first)
+ * and those of every file the policy was read from, the log's and its
+ * key's (the key hidden), the control sockets (hidden).
+ */
+static int
+run_guard(struct run *r, struct netns_config *cfg)
+{
+	const char	*files[RUN_MAX_FILES];
+	const char	*log = r->o->g.audit.log, *key = r->o->g.audit.keyfile;
+	char		 err[1024];
+	size_t		 i, n;
+
+	runguard_init(&r->guard);
+	run_guard_userdir(r);
+	n = rules_files(r->c.rules, files, RUN_MAX_FILES);
+	if (n > RUN_MAX_FILES) {
+		log_warnx("the policy reads more than %d files", RUN_MAX_FILES);
+		return (-1);
+	}
+	for (i = 0; i < n; i++) {
+		if (runguard_file(&r->guard, files[i]) == -1)
+			goto fail;
+	}
+	if (run_log_file(log) && runguard_file(&r->guard, log) == -1)
+		goto fail;
+	if (key != NULL && runguard_hide(&r->guard, key) == -1)
+		goto fail;
+	if (runguard_hide(&r->guard, r->ctldir) == -1)
+		goto fail;
+	if (runguard_check(&r->guard, err, sizeof err) == -1) {
+		log_warnx("%s", err);
+		return (-1);
+	}
+	cfg->guards = r->guard.g;
+	cfg->nguards = r->guard.n;
+	return (0);
+fail:
+	log_warnx("cannot guard the policy and log: %s", strerror(errno));
+	return (-1);
+}
+
+/*
+ * A reload may read only files the sandbox cannot change: a new include
+ * in another directory waits for the next run.
+ */
+static int
+run_vet_rules(void *arg, const struct rules *rules, char *err, size_t len)
+{
+	struct run	*r = arg;
+	const char	*files[RUN_MAX_FILES];
+	size_t		 i, n;
+
+	n = rules_files(rules, files, RUN_MAX_FILES);
+	for (i = 0; i < n && i < RUN_MAX_FILES; i++) {
+		if (!runguard_covers(&r->guard, files[i])) {
+			snprintf(err, len, "%s is in a directory the running "
+			    "sandbox can change: it is read from the next run "
+			    "on", files[i]);
+			return (-1);
+		}
+	}
+	if (n > RUN_MAX_FILES) {
+		snprintf(err, len, "the policy reads more than %d files",
+		    RUN_MAX_FILES);
+		return (-1);
+	}
+	return (0);
 }
 
 /* Tell control clients where the sandbox finds the agent endpoint. */
@@ -374,8 +420,9 @@ run_start(struct run *r)
 	if (gwctx_setup(&r->c, &r->o->g) == -1)
 		return (-1);
 	run_netns_config(r, &cfg);
-	run_protect_policy(r);
-	cfg.ro_paths = r->ro;
+	if (run_guard(r, &cfg) == -1)
+		return (-1);
+	gwctx_vet_rules(&r->c, run_vet_rules, r);
 	gwctx_watch_policy(&r->c);
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
 		log_warnx("cannot open the sandbox: %s", err);
@@ -429,6 +476,7 @@ out:
 	netns_child_free(r.child);
 	netns_sandbox_close(r.sb);
 	gwctx_teardown(&r.c);
+	runguard_free(&r.guard);
 	free(o);
 	return (rv);
 }

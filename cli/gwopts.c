@@ -177,7 +177,8 @@ gwopts_allow_line(const char *arg, char *buf, size_t len)
 	const char		**k;
 
 	for (k = kw; *k != NULL; k++) {
-		if (strncmp(arg, *k, strlen(*k)) == 0) {
+		if (strncmp(arg, *k, strlen(*k)) == 0 ||
+		    strcmp(arg, "allow-vsock") == 0) {
 			snprintf(buf, len, "%s", arg);
 			return;
 		}
@@ -382,9 +383,13 @@ gwctx_reload(struct gwctx *c)
 	struct rules	*r;
 	char		 err[1024];
 
-	if ((r = gwopts_load_rules(c->o, err, sizeof err)) == NULL) {
+	if ((r = gwopts_load_rules(c->o, err, sizeof err)) == NULL ||
+	    (c->vet != NULL && c->vet(c->vet_arg, r, err, sizeof err) == -1)) {
 		log_warnx("policy not reloaded, the old one stays: %s", err);
-		gwctx_audit(c, "reload", "deny", "bad policy", err);
+		gwctx_audit(c, "reload", "deny", r == NULL ? "bad policy" :
+		    "unguarded file", err);
+		if (r != NULL)
+			rules_free(r);
 		return;
 	}
 	gwctx_set_rules(c, r);
@@ -463,6 +468,15 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 	gwctx_set_rules(c, r);
 	signal(SIGPIPE, SIG_IGN);
 	return (gwctx_escalate(c, o->ask));
+}
+
+/* Let vet refuse a reloaded policy. */
+void
+gwctx_vet_rules(struct gwctx *c, int (*vet)(void *, const struct rules *,
+    char *, size_t), void *arg)
+{
+	c->vet = vet;
+	c->vet_arg = arg;
 }
 
 /* Reload the policy and reopen the log on SIGHUP. */

@@ -149,6 +149,10 @@ struct gwctx {
 	struct grants		*grants;	/* what approvals gave */
 	char			 always_path[4096];
 	int			 ask;		/* s to hold a blocked attempt */
+	/* May a reloaded policy be put in force?  0, or -1 with err. */
+	int			(*vet)(void *, const struct rules *, char *,
+				    size_t);
+	void			*vet_arg;
 };
 
 /*
@@ -159,6 +163,10 @@ int	gwctx_setup(struct gwctx *, struct gwopts *);
 
 /* Reload the policy and reopen the log on SIGHUP. */
 void	gwctx_catch_sighup(struct gwctx *);
+
+/* Let vet refuse a reloaded policy (the old one stays in force). */
+void	gwctx_vet_rules(struct gwctx *, int (*)(void *, const struct rules *,
+	    char *, size_t), void *);
 
 /* Stop accepting; leave the loop once connections end or grace is over. */
 void	gwctx_stop(struct gwctx *);

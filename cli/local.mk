@@ -7,7 +7,8 @@ libpinhole_a_SOURCES += \
 	cli/cmd-check.c \
 	cli/gwopts.c cli/gwopts.h \
 	cli/cmd-proxy.c \
-	cli/cmd-run.c
+	cli/cmd-run.c \
+	cli/runguard.c cli/runguard.h
 libpinhole_a_SOURCES += cli/cmd-allow.c
 libpinhole_a_SOURCES += cli/cmd-log.c
 # Escalation: the agent's and the person's commands.

@@ -2,3 +2,4 @@
 dist_man_MANS += docs/pinhole-policy.5
 EXTRA_DIST += docs/audit-log.md
 dist_man_MANS += docs/pinhole.1
+EXTRA_DIST += docs/threat-model.md

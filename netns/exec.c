@@ -33,11 +33,17 @@
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
 #endif
 
-/* Files through which a name could be resolved outside the gateway. */
+/*
+ * Sockets through which a name could be resolved outside the gateway:
+ * systemd-resolved's varlink, nscd, and the system D-Bus (where
+ * systemd-resolved and avahi answer name look-ups).
+ */
 static const char *exec_hidden[] = {
 	"/run/systemd/resolve/io.systemd.Resolve",
 	"/run/nscd/socket",
 	"/var/run/nscd/socket",
+	"/run/dbus/system_bus_socket",
+	"/var/run/dbus/system_bus_socket",
 	NULL
 };
 
@@ -46,27 +52,51 @@ struct exec_report {
 	char	err[240];		/* what failed, or "": started */
 };
 
-/* Report a failed step to the parent and die: the command never runs. */
+/* Report what failed to the parent and die: the command never runs. */
 static void __attribute__((noreturn))
-exec_fail(int errfd, const char *step)
+exec_die(int errfd, const char *why)
 {
 	struct exec_report	r;
 
 	memset(&r, 0, sizeof(r));
-	snprintf(r.err, sizeof(r.err), "%s: %s", step, strerror(errno));
+	snprintf(r.err, sizeof(r.err), "%s", why);
 	if (write(errfd, &r, sizeof(r)) < 0)
 		_exit(1);
 	_exit(1);
 }
 
-/* Take a private mount namespace. */
+/* Report a failed step (errno says why) and die. */
+static void __attribute__((noreturn))
+exec_fail(int errfd, const char *step)
+{
+	char	why[sizeof(((struct exec_report *)0)->err)];
+
+	snprintf(why, sizeof(why), "%s: %s", step, strerror(errno));
+	exec_die(errfd, why);
+}
+
+/*
+ * Take a private mount namespace and IPC namespace (System V IPC and
+ * POSIX message queues are otherwise shared with the host), with a
+ * /dev/shm and /dev/mqueue of the sandbox's own.
+ */
 static void
 exec_mount_ns(int errfd)
 {
-	if (unshare(CLONE_NEWNS) == -1)
-		exec_fail(errfd, "create a mount namespace");
+	struct stat	st;
+
+	if (unshare(CLONE_NEWNS | CLONE_NEWIPC) == -1)
+		exec_fail(errfd, "create a mount and IPC namespace");
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == -1)
 		exec_fail(errfd, "stop mount propagation to the host");
+	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    mount("shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
+	    "mode=1777") == -1)
+		exec_fail(errfd, "mount a /dev/shm of the sandbox's own");
+	if (stat("/dev/mqueue", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, NULL) == -1)
+		exec_fail(errfd, "mount the sandbox's /dev/mqueue");
 }
 
 /*
@@ -154,44 +184,15 @@ exec_resolv(const struct netns_config *cfg, int errfd)
 	}
 }
 
-/*
- * Cover the directories the command must not see (the control sockets)
- * with an empty, read-only tmpfs.
- */
+/* Keep the gateway's files out of the command's reach: netns.h. */
 static void
-exec_hide_dirs(const struct netns_config *cfg, int errfd)
+exec_guard(const struct netns_config *cfg, int errfd)
 {
-	const char *const	*dir;
-	struct stat		 st;
+	char	why[sizeof(((struct exec_report *)0)->err)];
 
-	if (cfg->hide_dirs == NULL)
-		return;
-	for (dir = cfg->hide_dirs; *dir != NULL; dir++) {
-		if (stat(*dir, &st) == -1 || !S_ISDIR(st.st_mode))
-			continue;
-		if (mount("pinhole", *dir, "tmpfs", MS_NOSUID | MS_NODEV |
-		    MS_NOEXEC | MS_RDONLY, "size=4k,mode=0555") == -1)
-			exec_fail(errfd, "hide a directory from the sandbox");
-	}
-}
-
-/* Make the paths the command must not change read-only. */
-static void
-exec_readonly(const struct netns_config *cfg, int errfd)
-{
-	const char *const	*path;
-	struct stat		 st;
-
-	if (cfg->ro_paths == NULL)
-		return;
-	for (path = cfg->ro_paths; *path != NULL; path++) {
-		if (stat(*path, &st) == -1)
-			continue;
-		if (mount(*path, *path, NULL, MS_BIND | MS_REC, NULL) == -1 ||
-		    mount(NULL, *path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY,
-		    NULL) == -1)
-			exec_fail(errfd, "make the policy read-only");
-	}
+	if (netns_guard_paths(cfg->guards, cfg->nguards, why,
+	    sizeof(why)) == -1)
+		exec_die(errfd, why);
 }
 
 /* Set the proxy variables to the gateway. */
@@ -323,7 +324,7 @@ exec_wait_word(int sock)
  * returns.
  */
 static void __attribute__((noreturn))
-exec_init(char *const argv[], const sigset_t *ignored, int errfd)
+exec_init(const struct netns_config *cfg, const sigset_t *ignored, int errfd)
 {
 	sigset_t	set;
 	pid_t		pid;
@@ -332,6 +333,8 @@ exec_init(char *const argv[], const sigset_t *ignored, int errfd)
 	/* Best effort: without it /proc shows the host's processes. */
 	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 	exec_drop_caps(errfd);
+	if (netns_seccomp(cfg->allow_vsock) == -1)
+		exec_fail(errfd, "install the seccomp filter");
 	/*
 	 * vfork: this process is a copy of pinhole, every library mapped;
 	 * copying it again only for an exec costs more than the rest of
@@ -341,7 +344,7 @@ exec_init(char *const argv[], const sigset_t *ignored, int errfd)
 	if ((pid = vfork()) == -1)
 		exec_fail(errfd, "fork the command");
 	if (pid == 0)
-		exec_command(argv, ignored);
+		exec_command(cfg->argv, ignored);
 	exec_started(errfd);
 	netns_init_loop(pid, &set);
 }
@@ -353,12 +356,11 @@ netns_exec_child(const struct netns_config *cfg, int sock,
 {
 	exec_mount_ns(sock);
 	exec_resolv(cfg, sock);
-	exec_readonly(cfg, sock);
-	exec_hide_dirs(cfg, sock);
+	exec_guard(cfg, sock);
 	exec_env(cfg, sock);
 	exec_close_fds();
 	exec_wait_word(sock);
-	exec_init(cfg->argv, ignored, sock);
+	exec_init(cfg, ignored, sock);
 }
 
 /* Read the child's report: 0 once the command started, or what failed. */

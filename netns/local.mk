@@ -5,6 +5,8 @@ libpinhole_a_SOURCES += \
 	netns/link.c \
 	netns/sandbox.c \
 	netns/exec.c \
+	netns/guard.c \
+	netns/seccomp.c \
 	netns/child.c \
 	netns/init.c \
 	netns/nft.c
@@ -23,10 +25,12 @@ tests_integration_netns_probe_LDADD = libpinhole.a $(DEP_LIBS)
 
 TESTS += \
 	tests/integration/run-status.sh \
-	tests/integration/run-escape.sh
+	tests/integration/run-escape.sh \
+	tests/integration/run-guard.sh
 EXTRA_DIST += \
 	tests/integration/run-status.sh \
-	tests/integration/run-escape.sh
+	tests/integration/run-escape.sh \
+	tests/integration/run-guard.sh
 EXTRA_DIST += docs/sandbox.md
 
 # pinhole run with real clients (curl, wget, python, git, pip) and escapes.

@@ -50,6 +50,22 @@ size_t		 netns_nft_batch(const uint16_t *, size_t, uint16_t, int,
 int		 netns_nft_capture(const uint16_t *, size_t, uint16_t, int,
 		    char *, size_t);
 
+/*
+ * Guard the paths in the current mount namespace (guard.c).  Returns 0,
+ * or -1 with err saying which path and why.
+ */
+struct netns_guard;
+int		 netns_guard_paths(const struct netns_guard *, size_t, char *,
+		    size_t);
+
+/*
+ * Refuse, for this process and all it starts, the system calls that
+ * reach around the network namespace (seccomp.c): AF_VSOCK sockets
+ * unless allowed, io_uring (which creates sockets out of seccomp's
+ * sight).  Needs no_new_privs.  Returns 0, or -1 with errno set.
+ */
+int		 netns_seccomp(int);
+
 /* Write a short string to a file (a /proc knob). */
 int		 netns_write_file(const char *, const char *);
 

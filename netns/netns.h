@@ -37,6 +37,24 @@ struct netns_net {
  */
 int	netns_net_parse(const char *, struct netns_net *, const char **);
 
+/*
+ * A path the gateway reads or writes, kept out of the command's reach in
+ * its mount namespace.  Every directory and symlink on the way to it is
+ * pinned (a mount of itself: it cannot be renamed, removed or replaced);
+ * the path itself is bound read-only (RO), or hidden (HIDE: an empty
+ * read-only tmpfs over a directory, /dev/null over a file).  A path that
+ * does not exist is guarded up to where it ends.  Absolute paths.
+ */
+enum netns_guard_how {
+	NETNS_GUARD_RO,
+	NETNS_GUARD_HIDE
+};
+
+struct netns_guard {
+	const char		*path;
+	enum netns_guard_how	 how;
+};
+
 struct netns_config {
 	struct netns_net	 net;
 	uint16_t		 proxy_port;	/* TCP, HTTP proxy */
@@ -52,18 +70,14 @@ struct netns_config {
 	 */
 	uint16_t		 capture_port;
 	/*
-	 * Directories the command must not see (pinhole's control sockets),
-	 * NULL-terminated, or NULL: each one that exists is covered with an
-	 * empty read-only tmpfs in the sandbox's mount namespace.  The
-	 * strings must outlive the sandbox.
+	 * Paths the command may read but not change, or must not see at
+	 * all (the policy, the log, its key, the control sockets): see
+	 * struct netns_guard.  The strings must outlive the sandbox.
 	 */
-	const char *const	*hide_dirs;
-	/*
-	 * Files and directories the command may read but not change (the
-	 * policy, so that it cannot grant itself access), NULL-terminated,
-	 * or NULL: each one that exists is bound read-only onto itself.
-	 */
-	const char *const	*ro_paths;
+	const struct netns_guard *guards;
+	size_t			 nguards;
+	int			 allow_vsock;	/* AF_VSOCK sockets, which no
+						   netns confines */
 	char *const		*argv;		/* the command */
 };
 

@@ -54,20 +54,23 @@ struct keyword {
 	const char	*usage;
 	int		(*handler)(struct parse *, const char *, const char *);
 	int		 can_end;	/* takes "until TIME" */
+	int		 noarg;		/* takes no argument */
 };
 
 static int	kw_allow(struct parse *, const char *, const char *);
 static int	kw_deny(struct parse *, const char *, const char *);
 static int	kw_allow_private(struct parse *, const char *, const char *);
 static int	kw_include(struct parse *, const char *, const char *);
+static int	kw_allow_vsock(struct parse *, const char *, const char *);
 static int	load_file(struct load *, const struct parse *, const char *);
 
 static const struct keyword keywords[] = {
-	{ "allow", "allow HOST[:PORTS] [until TIME]", kw_allow, 1 },
-	{ "deny", "deny HOST[:PORTS]", kw_deny, 0 },
+	{ "allow", "allow HOST[:PORTS] [until TIME]", kw_allow, 1, 0 },
+	{ "deny", "deny HOST[:PORTS]", kw_deny, 0, 0 },
 	{ "allow-private", "allow-private ADDRESS[/LEN]", kw_allow_private,
-	    0 },
-	{ "include", "include FILE | include preset:NAME", kw_include, 0 },
+	    0, 0 },
+	{ "include", "include FILE | include preset:NAME", kw_include, 0, 0 },
+	{ "allow-vsock", "allow-vsock", kw_allow_vsock, 0, 1 },
 };
 
 static const struct port_range ports_default[] = { { 80, 80 }, { 443, 443 } };
@@ -464,6 +467,14 @@ kw_allow_private(struct parse *p, const char *arg, const char *text)
 	return (0);
 }
 
+/* allow-vsock: the sandbox may create AF_VSOCK sockets. */
+static int
+kw_allow_vsock(struct parse *p, const char *arg, const char *text)
+{
+	p->load->r->allow_vsock = 1;
+	return (0);
+}
+
 /* Is this a valid preset name (letters, digits, '-', '_')? */
 static int
 preset_name_ok(const char *s)
@@ -536,9 +547,13 @@ parse_words(struct parse *p, const char *line)
 		return (parse_error(p, "unknown directive '%s'%s%s%s",
 		    quote(q, sizeof q, word, n), near ? " (did you mean '" : "",
 		    near ? near->name : "", near ? "'?)" : ""));
-	if ((n = next_word(&s)) == 0)
+	if ((n = next_word(&s)) == 0 && kw->noarg)
+		return (kw->handler(p, "", line));
+	if (n == 0)
 		return (parse_error(p, "%s: missing argument (%s)", kw->name,
 		    kw->usage));
+	if (kw->noarg)
+		return (parse_error(p, "%s takes no argument", kw->name));
 	arg = s;
 	s += n;
 	if (*s != '\0')
@@ -888,6 +903,13 @@ time_t
 rules_next_end(const struct rules *r)
 {
 	return (r->next_end);
+}
+
+/* Does the policy allow AF_VSOCK sockets in the sandbox? */
+int
+rules_allow_vsock(const struct rules *r)
+{
+	return (r->allow_vsock);
 }
 
 /* List the files a policy was read from, in order; returns how many. */

@@ -115,6 +115,7 @@ struct rules {
 	uint8_t			 ports[65536 / 8];
 	struct rules_file	*files;
 	time_t			 next_end;	/* rules_next_end() */
+	int			 allow_vsock;	/* allow-vsock */
 };
 
 /* rules/host.c */

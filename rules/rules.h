@@ -123,6 +123,12 @@ size_t	rules_ports(const struct rules *, uint16_t *, size_t);
  */
 size_t	rules_files(const struct rules *, const char **, size_t);
 
+/*
+ * Does the policy say allow-vsock (the sandbox may create AF_VSOCK
+ * sockets, which no network namespace confines)?
+ */
+int	rules_allow_vsock(const struct rules *);
+
 /* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
 int	rules_default_path(char *, size_t);
 

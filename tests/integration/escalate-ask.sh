@@ -64,8 +64,8 @@ pending_id() {
 
 # Start a sandbox running script $1 in ask mode; its output goes to $1.out.
 sandbox() {
-	as_mode "$T/pinhole" run --ask=30 --policy "$W/policy" \
-	    --resolver "127.0.0.1:$DNSP" --log "$W/audit.log" -- \
+	as_mode "$T/pinhole" run --ask=30 --policy "$W/cfg/policy" \
+	    --resolver "127.0.0.1:$DNSP" --log "$W/log/audit.log" -- \
 	    env T="$T" W="$W" HP="$HP" PINHOLE_BIN="$T/pinhole" sh "$T/$1.sh" >"$W/$1.out" 2>&1 &
 	box=$!
 }
@@ -163,8 +163,8 @@ chmod 644 "$T"/*.sh
 
 for MODE in root nobody; do
 	W=$T/w/$MODE
-	mkdir -p "$W/xdg"
-	printf 'allow-private 127.0.0.0/8\n' >"$W/policy"
+	mkdir -p "$W/xdg" "$W/cfg" "$W/log"
+	printf 'allow-private 127.0.0.0/8\n' >"$W/cfg/policy"
 	[ "$MODE" = nobody ] && chown -R nobody:nogroup "$W"
 	chmod 700 "$W/xdg"
 
@@ -183,13 +183,13 @@ for MODE in root nobody; do
 	    fail "$MODE: approve --always --ttl 3"
 	wait $box
 	tally A 13
-	grep -qx "allow always.test:$HP" "$W/policy" &&
+	grep -qx "allow always.test:$HP" "$W/cfg/policy" &&
 	    ok "$MODE: always is written into the policy file" ||
-	    fail "$MODE: policy: $(cat "$W/policy")"
-	grep -qx "allow ending.test:$HP until 20[0-9-]*T[0-9:]*Z" "$W/policy" &&
+	    fail "$MODE: policy: $(cat "$W/cfg/policy")"
+	grep -qx "allow ending.test:$HP until 20[0-9-]*T[0-9:]*Z" "$W/cfg/policy" &&
 	    ok "$MODE: always with a TTL is written with its end" ||
-	    fail "$MODE: policy: $(cat "$W/policy")"
-	loggrep "$W/audit.log" '"event":"reload","verdict":"allow"' &&
+	    fail "$MODE: policy: $(cat "$W/cfg/policy")"
+	loggrep "$W/log/audit.log" '"event":"reload","verdict":"allow"' &&
 	    ok "$MODE: the gateway reloaded the policy" ||
 	    fail "$MODE: no reload in the audit log"
 	grep -q "never.test" "$T/dnsmasq.log" &&
@@ -216,7 +216,7 @@ for MODE in root nobody; do
 	grep -q "self.test:$HP" "$W/pending.txt" &&
 	    ok "$MODE: the sandbox's own request is still pending" ||
 	    fail "$MODE: self.test not pending"
-	L=$W/audit.log
+	L=$W/log/audit.log
 	loggrep "$L" '"event":"grant".*"host":"blocked.test".*"scope":"once","by":"uid [0-9]+ via cli"' &&
 	    ok "$MODE: audit: once grant" || fail "$MODE: audit once"
 	loggrep "$L" '"event":"deny","verdict":"deny","reason":"not today".*"host":"blocked.test"' &&

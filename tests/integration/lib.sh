@@ -16,6 +16,8 @@ mkdir -m 700 "$T/xdg" "$T/xdg-nobody"
 mkdir -p "$T/home" "$T/home-nobody"
 chown nobody "$T/xdg-nobody" "$T/home-nobody" 2>/dev/null
 export XDG_RUNTIME_DIR="$T/xdg" HOME="$T/home"
+# Where in_run's policy and logs live.
+mkdir "$T/cfg" && mkdir -m 1777 "$T/log"
 unset XDG_CONFIG_HOME XDG_STATE_HOME
 
 cleanup() {
@@ -110,11 +112,12 @@ make_certs() {
 }
 
 # pinhole run -- "$@" as $MODE's user (root or nobody), with the test's
-# $T/policy, its DNS server on 127.0.0.1:$DNSP and a log per user; the
+# $T/cfg/policy, its DNS server on 127.0.0.1:$DNSP and a log per user in
+# $T/log (directories of their own: the sandbox sees them read-only); the
 # output goes to $T/out.
 in_run() {
-	set -- env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/policy" \
-	    --resolver "127.0.0.1:$DNSP" --log "$T/w/audit-$MODE.log" -- "$@"
+	set -- env HOME="$T/w/$MODE" "$T/pinhole" run --policy "$T/cfg/policy" \
+	    --resolver "127.0.0.1:$DNSP" --log "$T/log/audit-$MODE.log" -- "$@"
 	if [ "$MODE" = nobody ]; then
 		set -- env XDG_RUNTIME_DIR="$T/xdg-nobody" setpriv \
 		    --reuid=nobody --regid=nogroup --clear-groups "$@"

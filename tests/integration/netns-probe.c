@@ -4,7 +4,10 @@
  * destination; UDP: the datagram back, from the address it was sent to),
  * runs a command in the sandbox and exits with its status.
  *
- *	netns-probe [-n CIDR] [-p PORT]... [-H DIR]... CMD [ARG...]
+ *	netns-probe [-n CIDR] [-p PORT]... [-H PATH]... [-R PATH]... [-V]
+ *	    CMD [ARG...]
+ *
+ * -H hides a path, -R makes it read-only (netns_guard), -V allows vsock.
  */
 #include "config.h"
 
@@ -164,8 +167,7 @@ main(int argc, char **argv)
 	struct netns_child	*child;
 	struct probe		 p;
 	uint16_t		 ports[NETNS_MAX_PORTS];
-	const char		*hide[8];
-	size_t			 nhide = 0;
+	struct netns_guard	 guards[8];
 	const char		*errstr;
 	char			 err[512];
 	int			 ch;
@@ -175,10 +177,16 @@ main(int argc, char **argv)
 	cfg.proxy_port = NETNS_PROXY_PORT;
 	cfg.dns_port = NETNS_DNS_PORT;
 	cfg.tcp_ports = ports;
-	cfg.hide_dirs = hide;
-	while ((ch = getopt(argc, argv, "+n:p:H:")) != -1) {
-		if (ch == 'H' && nhide < 7) {
-			hide[nhide++] = optarg;
+	cfg.guards = guards;
+	while ((ch = getopt(argc, argv, "+n:p:H:R:V")) != -1) {
+		if ((ch == 'H' || ch == 'R') && cfg.nguards < 8) {
+			guards[cfg.nguards].path = optarg;
+			guards[cfg.nguards++].how = ch == 'H' ?
+			    NETNS_GUARD_HIDE : NETNS_GUARD_RO;
+			continue;
+		}
+		if (ch == 'V') {
+			cfg.allow_vsock = 1;
 			continue;
 		}
 		if (ch == 'n' && netns_net_parse(optarg, &cfg.net,
@@ -191,7 +199,6 @@ main(int argc, char **argv)
 		else if (ch != 'n' && ch != 'p')
 			return (2);
 	}
-	hide[nhide] = NULL;
 	if (optind >= argc)
 		return (2);
 	cfg.argv = argv + optind;

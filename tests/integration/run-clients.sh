@@ -68,7 +68,7 @@ bg openssl s_server -quiet -accept "127.0.0.1:$SP" -cert "$T/leaf.pem" \
     -key "$T/leaf.key" -www
 wait_port "$DNSP" && wait_port "$HP" && wait_port "$SP" || { finish; exit 1; }
 
-cat >"$T/policy" <<EOF
+cat >"$T/cfg/policy" <<EOF
 allow-private 127.0.0.0/8
 allow origin.test:*
 EOF
@@ -138,8 +138,8 @@ works "TCP DNS: the same" "status: NXDOMAIN" \
     dig +tcp +tries=1 +time=3 @192.0.2.53 denied-tcp.test
 
 # Ways around the gateway.
-blocked "changing the policy file" sh -c "echo 'allow *.test' >>$T/policy"
-blocked "emptying the audit log" sh -c ": >$T/w/audit-$MODE.log"
+blocked "changing the policy file" sh -c "echo 'allow *.test' >>$T/cfg/policy"
+blocked "emptying the audit log" sh -c ": >$T/log/audit-$MODE.log"
 blocked "changing the user's policy" sh -c \
     "echo 'allow *.test' >>$T/w/$MODE/.config/pinhole/policy"
 blocked "an IP literal through the proxy" \
@@ -246,10 +246,10 @@ grep -q "query.*origin.test" "$T/dnsmasq.log" &&
     ok "the upstream DNS saw the allowed name" ||
     fail "the upstream DNS saw nothing: the test is broken"
 for MODE in root nobody; do
-	loggrep "$T/w/audit-$MODE.log" '"event":"start"' &&
-	    loggrep "$T/w/audit-$MODE.log" '"verdict":"deny".*"host":"denied.test"' &&
-	    loggrep "$T/w/audit-$MODE.log" '"qname":"denied-udp.test"' &&
+	loggrep "$T/log/audit-$MODE.log" '"event":"start"' &&
+	    loggrep "$T/log/audit-$MODE.log" '"verdict":"deny".*"host":"denied.test"' &&
+	    loggrep "$T/log/audit-$MODE.log" '"qname":"denied-udp.test"' &&
 	    ok "$MODE: the audit log has the decisions" ||
-	    fail "$MODE: audit log: $(tail -3 "$T/w/audit-$MODE.log")"
+	    fail "$MODE: audit log: $(tail -3 "$T/log/audit-$MODE.log")"
 done
 finish

@@ -23,6 +23,30 @@ wait_port "$PORT"
 bg $PY -c 'import socket,time
 s=socket.socket(socket.AF_UNIX); s.bind("\0pinhole-test-abstract"); s.listen(1); time.sleep(60)'
 
+# Host IPC the sandbox must not see: a System V message queue and a
+# POSIX shared-memory file; and a system D-Bus socket (made for the test
+# where there is none: the system bus is where host resolvers answer).
+command -v ipcmk >/dev/null || skip "needs ipcmk (util-linux)"
+QID=$(ipcmk -Q | awk '{print $NF}')
+[ -n "$QID" ] || skip "cannot make a System V message queue"
+SHM=/dev/shm/pinhole-test-$$
+touch "$SHM" && chmod 644 "$SHM"
+BUS=/run/dbus/system_bus_socket
+if [ ! -e $BUS ] && mkdir -p /run/dbus; then
+	bg $PY -c 'import os, signal, socket, sys, time
+p = sys.argv[1]
+s = socket.socket(socket.AF_UNIX); s.bind(p); os.chmod(p, 0o666); s.listen(8)
+signal.signal(signal.SIGTERM, lambda *a: (os.unlink(p), sys.exit(0)))
+time.sleep(120)' $BUS
+	i=0; while [ ! -S $BUS ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+fi
+ipc_cleanup() {
+	ipcrm -q "$QID" 2>/dev/null
+	rm -f "$SHM"
+	cleanup
+}
+trap ipc_cleanup EXIT
+
 as_mode() {
 	if [ "$MODE" = nobody ]; then
 		as_nobody env HOME="$T/w" "$@"
@@ -62,6 +86,24 @@ for MODE in root nobody; do
 	in_sandbox_fails "a capability" sh -c \
 	    "grep -E '^Cap(Prm|Eff|Bnd|Amb):' /proc/self/status | grep -qv '0000000000000000\$'"
 	in_sandbox_fails "writing resolv.conf" sh -c 'echo nameserver 127.0.0.1 >> /etc/resolv.conf'
+	in_sandbox_fails "an AF_VSOCK socket" $PY -c \
+	    'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)'
+	in_sandbox_fails "io_uring" $PY -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+sys.exit(0 if libc.syscall(425, 4, ctypes.create_string_buffer(120)) >= 0 else 1)'
+	in_sandbox_fails "seeing the host's message queue" sh -c \
+	    "ipcs -q | grep -qw $QID"
+	in_sandbox_fails "seeing the host's /dev/shm" test -e "$SHM"
+	in_sandbox_fails "the system D-Bus" $PY -c \
+	    "import socket; socket.socket(socket.AF_UNIX).connect('$BUS')"
+	if $PY -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)' 2>/dev/null; then
+		as_mode "$PROBE" -V $PY -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)' \
+		    >"$T/out" 2>&1 && ok "$MODE: vsock when allowed" ||
+		    fail "$MODE: vsock allowed: $(tail -2 "$T/out")"
+	fi
+	as_mode "$PROBE" sh -c 'ipcmk -Q >/dev/null && ipcs -q | grep -q 0x' >"$T/out" 2>&1 &&
+	    ok "$MODE: the sandbox has System V IPC of its own" ||
+	    fail "$MODE: no IPC in the sandbox: $(tail -2 "$T/out")"
 
 	# A hidden directory (pinhole's control sockets) shows up empty.
 	mkdir -p "$T/ctl-$MODE" && echo secret >"$T/ctl-$MODE/sock"

@@ -141,7 +141,7 @@ wait_port "$DNSP" && wait_port "$HP" && wait_port "$XP" && wait_port "$SP" &&
     wait_port "$BP" && wait_port "$FP" && wait_port "$SSHP" && wait_addr "$LO" 80 &&
     wait_addr "$LO" 443 || { finish; exit 1; }
 
-cat >"$T/policy" <<EOF
+cat >"$T/cfg/policy" <<EOF
 allow-private 127.0.0.0/8
 allow origin.test:$HP,$SP,$BP,$FP
 allow ssh.test:$SSHP
@@ -260,7 +260,7 @@ fi
 
 # What the audit log says.
 for MODE in root nobody; do
-	A="$T/w/audit-$MODE.log"
+	A="$T/log/audit-$MODE.log"
 	check_log() {
 		if loggrep "$A" "$2"; then ok "$MODE: log: $1"; else fail "$MODE: log: $1"; fi
 	}

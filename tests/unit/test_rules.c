@@ -263,6 +263,8 @@ static const struct {
 	{ "allow-private 10.0.0.0/8:443\n", "takes no port" },
 	{ "allow-private pypi.org\n", "not a name" },
 	{ "allow-private 0.0.0.0/0\n", "/0" },
+	{ "allow-vsock 1\n", "allow-vsock takes no argument" },
+	{ "allow-vsock until 2030-01-01T00:00:00Z\n", "takes no argument" },
 	{ "include\n", "missing argument" },
 	{ "include preset:../etc\n", "bad preset name" },
 	{ "include preset:nonesuch\n", "cannot read" },
@@ -431,6 +433,21 @@ test_private(void **state)
 	rules_free(r);
 }
 
+/* allow-vsock: off unless a file of the policy says it. */
+static void
+test_allow_vsock(void **state)
+{
+	struct rules	*r = policy("allow a.example\n");
+
+	assert_false(rules_allow_vsock(r));
+	rules_free(r);
+	r = policy("allow a.example\nallow-vsock   # the host's agent\n");
+	assert_true(rules_allow_vsock(r));
+	/* It allows no connection by itself. */
+	expect(r, 0, "allow-vsock:443");
+	rules_free(r);
+}
+
 /* The ports allow rules name explicitly, sorted and unique. */
 static void
 test_rules_ports(void **state)
@@ -535,6 +552,7 @@ main(void)
 		cmocka_unit_test(test_include_errors),
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_private),
+		cmocka_unit_test(test_allow_vsock),
 		cmocka_unit_test(test_rules_ports),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_until),

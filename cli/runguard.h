@@ -1,0 +1,49 @@
+/*
+ * What a sandbox must not change or see: the directories of the policy
+ * files, of the log and of its key, the key itself and the control
+ * sockets, as the paths netns/ guards (struct netns_guard).
+ *
+ * A file is guarded through its directory, both as named and as found
+ * through symlinks: a file replaced from outside (an editor, `pinhole
+ * allow`) then shows up read-only too.  So a guarded directory must not
+ * hold what the command needs to write: runguard_check() refuses one
+ * that holds the working directory, HOME or the temporary directory.
+ */
+#ifndef RUNGUARD_H
+#define RUNGUARD_H
+
+#include <stddef.h>
+
+#include "netns/netns.h"
+
+#define RUNGUARD_MAX	160
+
+struct runguard {
+	struct netns_guard	 g[RUNGUARD_MAX];
+	char			*why[RUNGUARD_MAX];	/* the file it is for */
+	size_t			 n;
+};
+
+void	runguard_init(struct runguard *);
+void	runguard_free(struct runguard *);
+
+/* Keep a directory read-only (made first if missing: 0700). */
+int	runguard_dir(struct runguard *, const char *);
+
+/* Keep a file's directories read-only (it stays readable). */
+int	runguard_file(struct runguard *, const char *);
+
+/* Hide a file or directory (its way pinned, its directory read-only). */
+int	runguard_hide(struct runguard *, const char *);
+
+/*
+ * Refuse a guarded directory that holds the working directory, HOME or
+ * the temporary directory.  Returns 0, or -1 with err saying which and
+ * what to do.
+ */
+int	runguard_check(const struct runguard *, char *, size_t);
+
+/* Are a file's directories guarded (may a reload read it)? */
+int	runguard_covers(const struct runguard *, const char *);
+
+#endif
