@@ -331,7 +331,8 @@ run_guard_userdir(struct run *r)
  * for this run and the next (see cli/runguard.h): the user's policy
  * directory (made now if missing, so the command cannot make it first)
  * and those of every file the policy was read from, the log's and its
- * key's (the key hidden), the control sockets (hidden).
+ * key's (the key hidden), the control sockets (hidden); and /etc/hosts,
+ * which the resolver reads (root's to write, when pinhole runs as root).
  */
 static int
 run_guard(struct run *r, struct netns_config *cfg)
@@ -356,7 +357,8 @@ run_guard(struct run *r, struct netns_config *cfg)
 		goto fail;
 	if (key != NULL && runguard_hide(&r->guard, key) == -1)
 		goto fail;
-	if (runguard_hide(&r->guard, r->ctldir) == -1)
+	if (runguard_hide(&r->guard, r->ctldir) == -1 ||
+	    runguard_ro(&r->guard, "/etc/hosts") == -1)
 		goto fail;
 	if (runguard_check(&r->guard, err, sizeof err) == -1) {
 		log_warnx("%s", err);

@@ -128,6 +128,19 @@ runguard_file(struct runguard *rg, const char *file)
 	return (runguard_both(rg, real, abs));
 }
 
+/* Keep one file read-only, if it exists. */
+int
+runguard_ro(struct runguard *rg, const char *file)
+{
+	char	abs[PATH_MAX];
+
+	if (runguard_abs(file, abs, sizeof abs) == -1)
+		return (-1);
+	if (access(abs, F_OK) == -1)
+		return (0);
+	return (runguard_add(rg, abs, NETNS_GUARD_RO, abs));
+}
+
 /* Hide a file (its directories read-only) or a directory. */
 int
 runguard_hide(struct runguard *rg, const char *path)

@@ -33,6 +33,9 @@ int	runguard_dir(struct runguard *, const char *);
 /* Keep a file's directories read-only (it stays readable). */
 int	runguard_file(struct runguard *, const char *);
 
+/* Keep one file read-only (its way pinned), if it exists. */
+int	runguard_ro(struct runguard *, const char *);
+
 /* Hide a file or directory (its way pinned, its directory read-only). */
 int	runguard_hide(struct runguard *, const char *);
 

@@ -189,6 +189,12 @@ EOF
 	"$T/pinhole" log verify --key "$W/key/k" "$W/log/audit.log" \
 	    >"$W/out" 2>&1 || fail "$MODE: the log does not verify: $(cat "$W/out")"
 
+	# /etc/hosts, which the gateway's resolver reads, cannot be changed
+	# (root owns it: as root, the command would otherwise).
+	as_mode "$T/pinhole" run -- sh -c 'echo "192.0.2.1 good.test" >>/etc/hosts' \
+	    >"$W/out" 2>&1 && fail "$MODE: the sandbox wrote /etc/hosts" ||
+	    ok "$MODE: /etc/hosts is read-only"
+
 	# A reload that would read a file the sandbox can change waits.
 	fresh
 	cp "$W/home/evil.policy" "$W/q/x.policy"
