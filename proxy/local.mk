@@ -195,3 +195,5 @@ TESTS += tests/integration/escalate-run.sh
 EXTRA_DIST += tests/integration/escalate-run.sh
 TESTS += tests/integration/escalate-ask.sh
 EXTRA_DIST += tests/integration/escalate-ask.sh
+TESTS += tests/integration/escalate-fixed.sh
+EXTRA_DIST += tests/integration/escalate-fixed.sh

@@ -24,23 +24,8 @@ PY=/usr/bin/python3
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -m 1777 "$T/w"
 
-DNSP=$(free_port)
-bg dnsmasq -k -u root -p "$DNSP" --listen-address=127.0.0.1 \
-    --bind-interfaces --no-resolv --no-hosts --pid-file= \
-    --address=/test/127.0.0.1 --log-queries --log-facility="$T/dnsmasq.log"
-mkdir "$T/www" && echo hello from origin >"$T/www/hello.txt"
-chmod -R a+rX "$T/www"
-HP=$(free_port)
-bg $PY -m http.server "$HP" --bind 127.0.0.1 --directory "$T/www"
-wait_port "$DNSP" && wait_port "$HP" || { finish; exit 1; }
-
-# Run a command as the mode's user, with its own runtime directory.
-as_mode() {
-	if [ "$MODE" = nobody ]; then
-		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
-	fi
-	env HOME="$W" XDG_RUNTIME_DIR="$W/xdg" "$@"
-}
+start_origin --log-queries --log-facility="$T/dnsmasq.log" ||
+    { finish; exit 1; }
 
 # The person: pinhole as the mode's user, outside the sandbox.
 P() {
