@@ -197,3 +197,6 @@ TESTS += tests/integration/escalate-ask.sh
 EXTRA_DIST += tests/integration/escalate-ask.sh
 TESTS += tests/integration/escalate-fixed.sh
 EXTRA_DIST += tests/integration/escalate-fixed.sh
+TESTS += tests/integration/escalate-watch.sh
+EXTRA_DIST += tests/integration/escalate-watch.sh
+EXTRA_DIST += tests/integration/ptydrive.py
