@@ -468,7 +468,8 @@ dns_answer(struct dns_req *r, const uint8_t *msg, size_t len)
 	if (dns_answer_ptr(r))
 		return;
 	if (!dns_answer_policy(r)) {
-		if (r->srv->p.ask && r->named)
+		if (r->srv->p.ask && r->named && policy_grantable(
+		    r->srv->p.rules(r->srv->p.rules_arg), &r->host, 0, NULL, 0))
 			dns_answer_held(r);
 		else
 			dns_answer_blocked(r);
