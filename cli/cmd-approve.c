@@ -76,7 +76,10 @@ const struct cmd_entry cmd_approve_entry = {
 	    "                         sessions run (or write SESSION/ID)\n"
 	    "\n"
 	    "ID is what pinhole pending or pinhole watch shows (r7f3a).  The\n"
-	    "decision is audited with your uid.  Exit status: 0 granted, 1 not\n"
-	    "(no such pending request, no session), 2 bad usage.\n",
+	    "decision is audited with your uid.  A request no grant can\n"
+	    "open (a deny rule, a private, loopback or metadata address) is\n"
+	    "not approved: the error says what the policy would have to\n"
+	    "change.  Exit status: 0 granted, 1 not (no such pending request,\n"
+	    "no session, no grant can open it), 2 bad usage.\n",
 	.exec = cmd_approve_exec,
 };

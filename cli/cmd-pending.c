@@ -44,7 +44,8 @@ static void
 pending_print_json(const struct json_obj *o, int request)
 {
 	static const char	*strs[] = { "reason", "session", "since",
-	    "state", "via", "first", "last", "scope", "answer", "by", "hint" };
+	    "state", "via", "first", "last", "scope", "answer", "by", "hint",
+	    "fix" };
 	struct json_writer	 w;
 	size_t			 i;
 
@@ -127,6 +128,11 @@ pending_print_blocked(const struct json_obj *o)
 	printf(" (session ");
 	pending_print_member(o, "session");
 	printf(")\n");
+	if (json_get_str(o, "fix") != NULL) {
+		printf("    ");
+		pending_print_member(o, "fix");
+		putchar('\n');
+	}
 }
 
 /* Print request items at once; count blocked ones for later. */

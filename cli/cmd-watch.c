@@ -42,6 +42,8 @@ struct watch {
 	int			 tty;
 	struct termios		 saved;
 	int			 prompted;
+	char			 shown_session[CTL_SESSION_LEN];
+	char			 shown_id[ESCALATE_ID_LEN];	/* "": none */
 };
 
 static volatile sig_atomic_t	watch_quit;
@@ -118,19 +120,27 @@ watch_unprompt(struct watch *w)
 	w->prompted = 0;
 }
 
-/* Show the question about the current request. */
+/*
+ * Show the question about the current request, and remember which one
+ * it is (its session and id): a key answers exactly that one.
+ */
 static void
 watch_prompt(struct watch *w)
 {
 	struct watch_item	*it = &w->items[0];
 
 	watch_unprompt(w);
+	w->shown_id[0] = '\0';
 	if (w->nitems == 0) {
 		printf("(no open request; q quits) ");
 	} else {
+		memcpy(w->shown_session, it->session, sizeof it->session);
+		memcpy(w->shown_id, it->id, sizeof it->id);
 		printf("%s ", it->id);
 		ctl_print_target(stdout, it->host, it->port);
-		printf(" [%zu open]: o=once s=session a=always d=deny n=next "
+		printf(" (session ");
+		ctl_print_safe(stdout, it->session);
+		printf(") [%zu open]: o=once s=session a=always d=deny n=next "
 		    "q=quit ", w->nitems);
 	}
 	w->prompted = 1;
@@ -182,7 +192,10 @@ watch_on_decided(struct watch *w, const char *session, const struct json_obj *o)
 
 	if (id == NULL)
 		return;
-	printf("%s  ", id);
+	ctl_print_safe(stdout, id);
+	printf(" (session ");
+	ctl_print_safe(stdout, session);
+	printf(")  ");
 	ctl_print_safe(stdout, json_get_str(o, "state") != NULL ?
 	    json_get_str(o, "state") : "decided");
 	if (json_get_str(o, "scope") != NULL) {
@@ -205,11 +218,12 @@ watch_on_decided(struct watch *w, const char *session, const struct json_obj *o)
 	}
 }
 
-/* A blocked attempt. */
+/* A blocked attempt, and what would open it when no grant can. */
 static void
-watch_on_blocked(struct watch *w, const struct json_obj *o)
+watch_on_blocked(const char *session, const struct json_obj *o)
 {
 	const char	*host = json_get_str(o, "host"), *via;
+	const char	*fix = json_get_str(o, "fix");
 	int64_t		 port = 0, count = 1;
 
 	json_get_int(o, "port", &port);
@@ -219,7 +233,14 @@ watch_on_blocked(struct watch *w, const struct json_obj *o)
 	ctl_print_target(stdout, host != NULL ? host : "?", port);
 	printf(" via ");
 	ctl_print_safe(stdout, via != NULL ? via : "?");
-	printf(" (%lld time%s)\n", (long long)count, count == 1 ? "" : "s");
+	printf(" (%lld time%s)  session ", (long long)count,
+	    count == 1 ? "" : "s");
+	ctl_print_safe(stdout, session);
+	if (fix != NULL) {
+		printf("\n    ");
+		ctl_print_safe(stdout, fix);
+	}
+	printf("\n");
 }
 
 /* Handle a line from a session: an event or a reply. */
@@ -236,9 +257,11 @@ watch_line(struct watch *w, struct ctl_conn *c, const struct json_obj *o)
 	else if (ev != NULL && strcmp(ev, "decided") == 0)
 		watch_on_decided(w, c->session, o);
 	else if (ev != NULL && strcmp(ev, "blocked") == 0)
-		watch_on_blocked(w, o);
+		watch_on_blocked(c->session, o);
 	else if (ok != NULL && ok->type == JSON_BOOL && !ok->num) {
-		printf("error: ");
+		printf("error (session ");
+		ctl_print_safe(stdout, c->session);
+		printf("): ");
 		ctl_print_safe(stdout, err != NULL ? err : "failed");
 		printf("\n");
 	}
@@ -316,21 +339,31 @@ watch_read(struct watch *w, size_t i)
 	}
 }
 
-/* Answer the current request. */
+/* Answer the request the prompt shows, in the session it belongs to. */
 static void
 watch_answer(struct watch *w, int key)
 {
-	struct watch_item	*it = &w->items[0];
+	struct watch_item	*it;
 	struct json_writer	 jw;
 	int64_t			 id;
 	size_t			 i;
 
+	if (w->shown_id[0] == '\0')
+		return;
 	for (i = 0; i < w->nconns; i++) {
-		if (strcmp(w->conns[i].session, it->session) == 0)
+		if (strcmp(w->conns[i].session, w->shown_session) == 0)
 			break;
 	}
-	if (i == w->nconns)
+	if (i == w->nconns ||
+	    (it = watch_find(w, w->shown_session, w->shown_id)) == NULL) {
+		watch_unprompt(w);
+		ctl_print_safe(stdout, w->shown_id);
+		printf(" (session ");
+		ctl_print_safe(stdout, w->shown_session);
+		printf(") is no longer open: nothing done\n");
+		watch_prompt(w);
 		return;
+	}
 	json_writer_init(&jw, 0);
 	json_open(&jw);
 	json_put_str(&jw, "op", key == 'd' ? "deny" : "approve");
@@ -446,7 +479,9 @@ const struct cmd_entry cmd_watch_entry = {
 	.summary = "Watch requests and blocked hosts live, answer with one key",
 	.help =
 	    "Keys: o approve once, s approve for the session, a approve always\n"
-	    "(written into the policy), d deny, n next request, q quit.\n"
+	    "(written into the policy), d deny, n next request, q quit.  The\n"
+	    "prompt shows one open request and the session it belongs to; a\n"
+	    "key answers exactly that request, in that session.\n"
 	    "\n"
 	    "Watches every running session of this user (or only --session ID),\n"
 	    "and sessions that start later.  Text that came from the sandbox is\n"

@@ -372,10 +372,15 @@ agent_post_request(struct agent_ctx *c)
 	char				 host[AGENT_VALUE_MAX];
 	char				 pstr[AGENT_VALUE_MAX];
 	char				 reason[AGENT_VALUE_MAX];
+	char				 fix[ESCALATE_FIX_LEN];
 
 	if ((err = agent_fields(c, host, pstr, reason)) != NULL ||
 	    (err = agent_target(host, pstr, &h, &port)) != NULL) {
 		agent_error(c->resp, 400, err);
+		return;
+	}
+	if (escalate_fixed(c->e, &h, port, fix, sizeof fix)) {
+		agent_error(c->resp, 403, fix);
 		return;
 	}
 	if (hk->allowed != NULL && hk->allowed(&h, port, hk->arg)) {
@@ -386,7 +391,8 @@ agent_post_request(struct agent_ctx *c)
 	if (f == ESCALATE_FILED_NEW || f == ESCALATE_FILED_SAME)
 		agent_filed(c, r, f);
 	else
-		agent_error(c->resp, f == ESCALATE_FILED_NOMEM ? 503 : 429,
+		agent_error(c->resp, f == ESCALATE_FILED_NOMEM ? 503 :
+		    f == ESCALATE_FILED_FIXED ? 403 : 429,
 		    escalate_filed_text(f));
 }
 
@@ -520,9 +526,10 @@ agent_get_blocked(struct agent_ctx *c)
 		control_time(b->last, last, sizeof last);
 		if (!c->resp->json) {
 			agent_printf(c->resp, "%s via %s, %u time%s, last "
-			    "%s; ask with: %s\n", target,
+			    "%s; %s%s\n", target,
 			    b->via, b->count, b->count == 1 ? "" : "s", last,
-			    hint);
+			    b->fix[0] != '\0' ? "" : "ask with: ",
+			    b->fix[0] != '\0' ? b->fix : hint);
 			continue;
 		}
 		if (i > 0)

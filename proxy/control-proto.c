@@ -91,6 +91,10 @@ control_put_blocked(struct json_writer *w, const struct escalate_blocked *b)
 	json_put_int(w, "count", b->count);
 	control_put_time(w, "first", b->first);
 	control_put_time(w, "last", b->last);
+	if (b->fix[0] != '\0') {
+		json_put_str(w, "fix", b->fix);
+		return;
+	}
 	escalate_hint(&b->host, b->port, hint, sizeof hint);
 	json_put_str(w, "hint", hint);
 }

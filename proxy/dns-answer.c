@@ -43,7 +43,7 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 	e.answer = answer;
 	e.rule = r->rule[0] != '\0' ? r->rule : NULL;
 	e.reason = r->why[0] != '\0' ? r->why : NULL;
-	if (!allow && r->named && r->blocked) {
+	if (!allow && r->named && r->blocked && !r->fixed) {
 		escalate_hint(&r->host, 0, hint, sizeof hint);
 		e.ask = hint;
 	}
@@ -185,21 +185,29 @@ dns_answer_policy(struct dns_req *r)
 	return (v.allow);
 }
 
-/* Refuse a name: NXDOMAIN (or REFUSED) with EDE 15 and a hint. */
+/*
+ * Refuse a name: NXDOMAIN (or REFUSED) with EDE 15 and the command that
+ * asks for it, or, when no grant can help, what the policy must change.
+ */
 static void
 dns_answer_blocked(struct dns_req *r)
 {
+	struct dns_server	*srv = r->srv;
 	struct dns_reply	rep;
 	char			hint[HOST_TEXT_LEN + 32];
-	char			text[HOST_TEXT_LEN + 64];
+	char			fix[POLICY_FIX_LEN];
+	char			text[POLICY_FIX_LEN + 64];
 
 	if (r->named) {
 		r->blocked = 1;
+		r->fixed = !policy_grantable(srv->p.rules(srv->p.rules_arg),
+		    &r->host, 0, fix, sizeof fix);
 		escalate_hint(&r->host, 0, hint, sizeof hint);
-		snprintf(text, sizeof text, "blocked by pinhole policy; "
-		    "ask: %s", hint);
-		if (r->srv->p.esc != NULL)
-			escalate_blocked(r->srv->p.esc, &r->host, 0, "dns");
+		snprintf(text, sizeof text, "blocked by pinhole policy%s%s",
+		    r->fixed ? ": " : "; ask: ", r->fixed ? fix : hint);
+		if (srv->p.esc != NULL)
+			escalate_blocked(srv->p.esc, &r->host, 0, "dns",
+			    r->fixed ? fix : NULL);
 	} else
 		snprintf(text, sizeof text, "blocked by pinhole policy: %s",
 		    r->why);
@@ -460,7 +468,8 @@ dns_answer(struct dns_req *r, const uint8_t *msg, size_t len)
 	if (dns_answer_ptr(r))
 		return;
 	if (!dns_answer_policy(r)) {
-		if (r->srv->p.ask && r->named)
+		if (r->srv->p.ask && r->named && policy_grantable(
+		    r->srv->p.rules(r->srv->p.rules_arg), &r->host, 0, NULL, 0))
 			dns_answer_held(r);
 		else
 			dns_answer_blocked(r);

@@ -39,6 +39,7 @@ struct dns_req {
 	struct host		 host;		/* valid when named */
 	int			 named;		/* q.qname is a host name */
 	int			 blocked;	/* refused by the policy */
+	int			 fixed;		/* ... and no grant can help */
 	char			 rule[1024];	/* "file:line" that decided */
 	char			 why[128];
 	struct resolver_query	*rq;

@@ -299,7 +299,8 @@ struct dns_server_params {
 	uint32_t		  ttl;		/* fake answers; 0: default */
 	int			  real;		/* --dns-real */
 	int			  refuse;	/* REFUSED, not NXDOMAIN */
-	int			  ask;		/* denied names get a fake
+	int			  ask;		/* denied names a grant
+						   could open get a fake
 						   address too, so that their
 						   connections can be held
 						   for approval */

@@ -14,8 +14,6 @@
 #include "rules/grants.h"
 #include "rules/rules.h"
 
-#define EG_FILES_MAX	32
-
 /* A monotonic clock in milliseconds. */
 uint64_t
 escalate_grants_now_ms(void)
@@ -86,41 +84,14 @@ eg_allowed(const struct host *h, uint16_t port, void *arg)
 	    &d));
 }
 
-/* Has this rule's "until" passed? */
+/* Could a grant lift a refusal of host:port? */
 static int
-eg_rule_ended(const char *rule, time_t now)
+eg_grantable(const struct host *h, uint16_t port, char *fix, size_t len,
+    void *arg)
 {
-	const char	*u = strstr(rule, " until ");
-	time_t		 t;
+	struct escalate_grants	*eg = arg;
 
-	if (u == NULL)
-		return (0);
-	u += strlen(" until ");
-	u += strspn(u, " \t");
-	return (rules_time_parse(u, strcspn(u, " \t"), &t) == 0 && t <= now);
-}
-
-/* Append a file's allow and deny lines in force, one rule a line. */
-static size_t
-eg_file_rules(const char *path, char *buf, size_t len, size_t o)
-{
-	FILE	*f;
-	char	 line[1100], *p;
-	time_t	 now = time(NULL);
-
-	if ((f = fopen(path, "r")) == NULL)
-		return (o);
-	while (o < len && fgets(line, sizeof line, f) != NULL) {
-		p = line + strspn(line, " \t");
-		if (strncmp(p, "allow", 5) != 0 && strncmp(p, "deny", 4) != 0)
-			continue;
-		p[strcspn(p, "#\r\n")] = '\0';
-		if (eg_rule_ended(p, now))
-			continue;
-		o += snprintf(buf + o, len - o, "%s\n", p);
-	}
-	fclose(f);
-	return (o < len ? o : len - 1);
+	return (policy_grantable(*eg->rules, h, port, fix, len));
 }
 
 /* The policy in force, one rule a line. */
@@ -128,18 +99,12 @@ static size_t
 eg_policy_text(char *buf, size_t len, void *arg)
 {
 	struct escalate_grants	*eg = arg;
-	const char		*files[EG_FILES_MAX];
-	size_t			 n, i, o = 0;
 
-	if (len == 0)
-		return (0);
-	buf[0] = '\0';
+	if (len > 0)
+		buf[0] = '\0';
 	if (*eg->rules == NULL)
 		return (0);
-	n = rules_files(*eg->rules, files, EG_FILES_MAX);
-	for (i = 0; i < n && i < EG_FILES_MAX; i++)
-		o = eg_file_rules(files[i], buf, len, o);
-	return (o);
+	return (rules_text(*eg->rules, buf, len));
 }
 
 /* Fill the hooks. */
@@ -149,6 +114,7 @@ escalate_grants_hooks(struct escalate_grants *eg, struct escalate_hooks *h)
 	memset(h, 0, sizeof *h);
 	h->grant = eg_grant;
 	h->allowed = eg_allowed;
+	h->grantable = eg_grantable;
 	h->policy_text = eg_policy_text;
 	h->arg = eg;
 	if (eg->now_ms == NULL)

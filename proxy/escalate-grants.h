@@ -2,9 +2,11 @@
  * The usual hooks of an escalation queue (proxy/escalate.h) over runtime
  * grants and the policy (rules/grants.h): an approval adds a grant (an
  * `always` one is also appended to the policy file), "allowed?" is
- * policy_decide(), and the agent's "what is allowed" lists the policy
- * files' allow rules.  The owner of the gateway fills this in and
- * passes it to escalate_set_hooks() through escalate_grants_hooks().
+ * policy_decide(), "can a grant help?" is policy_grantable(), and the
+ * agent's "what is allowed" lists the rules in force (rules_text(): the
+ * policy files' and those given on the command line).  The owner of the
+ * gateway fills this in and passes it to escalate_set_hooks() through
+ * escalate_grants_hooks().
  */
 #ifndef ESCALATE_GRANTS_H
 #define ESCALATE_GRANTS_H

@@ -397,6 +397,8 @@ escalate_file(struct escalate *e, const struct host *h, uint16_t port,
 
 	*out = NULL;
 	escalate_sweep(e);
+	if (escalate_fixed(e, h, port, NULL, 0))
+		return (ESCALATE_FILED_FIXED);
 	if ((r = escalate_find_open(e, h, port)) != NULL) {
 		r->count++;
 		if (r->reason[0] == '\0' && len > 0)
@@ -432,9 +434,38 @@ escalate_filed_text(enum escalate_filed f)
 		return ("too many open requests: wait for an answer");
 	case ESCALATE_FILED_RATE:
 		return ("too many requests lately: try again in a minute");
+	case ESCALATE_FILED_FIXED:
+		return ("no approval can open this: the policy must change");
 	default:
 		return ("out of memory");
 	}
+}
+
+/* Is (host, port) beyond any grant? */
+int
+escalate_fixed(struct escalate *e, const struct host *h, uint16_t port,
+    char *fix, size_t len)
+{
+	const struct escalate_blocked	*b;
+	char				 buf[ESCALATE_FIX_LEN];
+	size_t				 i;
+
+	if (fix == NULL || len == 0) {
+		fix = buf;
+		len = sizeof buf;
+	}
+	if (e->hooks.grantable != NULL &&
+	    !e->hooks.grantable(h, port, fix, len, e->hooks.arg))
+		return (1);
+	for (i = 0; i < e->nblocked; i++) {
+		b = &e->blocked[i];
+		if (b->fix[0] != '\0' && b->port == port &&
+		    strcmp(b->host.text, h->text) == 0) {
+			snprintf(fix, len, "%s", b->fix);
+			return (1);
+		}
+	}
+	return (0);
 }
 
 /* Find a kept request by id. */
@@ -493,9 +524,14 @@ escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
     long ttl, const char *by, char *err, size_t errlen)
 {
 	struct escalate_request	*r;
+	char			 fix[ESCALATE_FIX_LEN];
 
 	if ((r = escalate_find_pending(e, id, err, errlen)) == NULL)
 		return (-1);
+	if (escalate_fixed(e, &r->host, r->port, fix, sizeof fix)) {
+		snprintf(err, errlen, "cannot approve %s: %s", id, fix);
+		return (-1);
+	}
 	if (scope == ESCALATE_SCOPE_NONE)
 		scope = ESCALATE_SCOPE_ONCE;
 	if (ttl < 0 || ttl > ESCALATE_TTL_MAX) {
@@ -649,7 +685,7 @@ escalate_blocked_find(struct escalate *e, const struct host *h,
 /* Note a blocked attempt in the ring of recent ones. */
 void
 escalate_blocked(struct escalate *e, const struct host *h, uint16_t port,
-    const char *via)
+    const char *via, const char *fix)
 {
 	struct escalate_blocked	*b;
 	time_t			 now = e->now();
@@ -667,6 +703,7 @@ escalate_blocked(struct escalate *e, const struct host *h, uint16_t port,
 	}
 	b->count++;
 	b->last = now;
+	snprintf(b->fix, sizeof b->fix, "%s", fix != NULL ? fix : "");
 	escalate_notify(e, ESCALATE_NOTE_BLOCKED, NULL, b);
 }
 

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "rules/grants.h"
 #include "rules/rules.h"
 
 #define ESCALATE_ID_LEN		8	/* "r" + 4 hex, NUL, slack */
@@ -38,6 +39,7 @@
 #define ESCALATE_ASK_DEFAULT	60	/* a held connection waits, s */
 #define ESCALATE_EXPIRE		900	/* an unanswered request expires, s */
 #define ESCALATE_TTL_MAX	(366 * 86400)
+#define ESCALATE_FIX_LEN	POLICY_FIX_LEN
 
 enum escalate_state {
 	ESCALATE_PENDING,
@@ -59,6 +61,7 @@ enum escalate_filed {
 	ESCALATE_FILED_SAME,		/* coalesced into an open request */
 	ESCALATE_FILED_FULL,		/* too many open requests */
 	ESCALATE_FILED_RATE,		/* too many requests lately */
+	ESCALATE_FILED_FIXED,		/* no grant can lift the refusal */
 	ESCALATE_FILED_NOMEM
 };
 
@@ -93,6 +96,7 @@ struct escalate_blocked {
 	unsigned int	count;
 	time_t		first;
 	time_t		last;
+	char		fix[ESCALATE_FIX_LEN];	/* "": a grant can lift it */
 };
 
 enum escalate_note {
@@ -111,6 +115,12 @@ struct escalate_hooks {
 		    void *);
 	/* Is (host, port) allowed right now?  1 yes, 0 no. */
 	int	(*allowed)(const struct host *, uint16_t, void *);
+	/*
+	 * Could a grant lift a refusal of (host, port)?  1 yes; 0 no, with
+	 * the fix filled (why, and what the policy would have to change).
+	 */
+	int	(*grantable)(const struct host *, uint16_t, char *, size_t,
+		    void *);
 	/* Describe the policy in force, one rule a line ("allow x:443\n"). */
 	size_t	(*policy_text)(char *, size_t, void *);
 	void	*arg;
@@ -135,12 +145,22 @@ const struct escalate_hooks *escalate_hooks(const struct escalate *);
 /*
  * File a request for (host, port) with a reason of len bytes (cleaned and
  * cut here) coming in some way ("agent", "connect", ...).  *out is the
- * request for NEW and SAME.
+ * request for NEW and SAME.  A target no grant can open (escalate_fixed)
+ * is refused: FIXED.
  */
 enum escalate_filed escalate_file(struct escalate *, const struct host *,
 		    uint16_t, const char *, size_t, const char *,
 		    struct escalate_request **);
 const char	*escalate_filed_text(enum escalate_filed);
+
+/*
+ * Is (host, port) beyond any grant: the grantable hook says so (a deny
+ * rule, a special-purpose address), or the gateway refused it lately for
+ * a reason no grant lifts (a name that resolved to a private address)?
+ * Returns 1 with fix filled, or 0.
+ */
+int		 escalate_fixed(struct escalate *, const struct host *,
+		    uint16_t, char *, size_t);
 
 struct escalate_request *escalate_find(struct escalate *, const char *);
 /* Requests, oldest first: pass NULL for the first. */
@@ -150,7 +170,8 @@ size_t		 escalate_npending(const struct escalate *);
 
 /*
  * Decide a pending request.  by says who ("uid 1000 via cli").  Returns
- * 0, or -1 with err filled (unknown id, already decided, grant failed).
+ * 0, or -1 with err filled (unknown id, already decided, grant failed,
+ * or no grant could open it: escalate_fixed; it stays pending then).
  */
 int		 escalate_approve(struct escalate *, const char *,
 		    enum escalate_scope, long, const char *, char *, size_t);
@@ -182,9 +203,12 @@ struct escalate_sub *escalate_subscribe(struct escalate *,
 		    escalate_note_cb *, void *);
 void		 escalate_unsubscribe(struct escalate_sub *);
 
-/* The gateway reports a blocked attempt. */
+/*
+ * The gateway reports a blocked attempt; fix is NULL when a grant could
+ * lift it, else why none can (policy_grantable, policy_private_fix).
+ */
 void		 escalate_blocked(struct escalate *, const struct host *,
-		    uint16_t, const char *);
+		    uint16_t, const char *, const char *);
 /* Recent blocked attempts, newest first; NULL past the last. */
 const struct escalate_blocked *escalate_blocked_at(const struct escalate *,
 		    size_t);

@@ -112,6 +112,7 @@ struct session {
 	struct agent_wait	*await;		/* a long poll */
 	struct escalate_waiter	*ask;		/* a held connection */
 	char			 grant_id[GRANT_ID_LEN];
+	char			 fix[ESCALATE_FIX_LEN];	/* no grant can help */
 
 	/* Forwarding. */
 	int			 reused;
@@ -242,7 +243,8 @@ session_audit(struct session *s, const char *event, const char *verdict,
 		e.detail = s->method;
 	/* A refusal a grant could lift names the command to ask for one. */
 	if (verdict != NULL && strcmp(verdict, "deny") == 0 && s->have_host &&
-	    reason != NULL && (strcmp(reason, "denied-by-policy") == 0 ||
+	    s->fix[0] == '\0' && reason != NULL &&
+	    (strcmp(reason, "denied-by-policy") == 0 ||
 	    strcmp(reason, "ip-literal") == 0 || strcmp(reason, "port") == 0)) {
 		escalate_hint(&s->host, s->port, hint, sizeof hint);
 		e.ask = hint;
@@ -438,7 +440,7 @@ session_head_start(struct session *s)
 	s->have_host = s->have_req = 0;
 	s->method[0] = '\0';
 	s->via = NULL;
-	s->rule[0] = s->addr[0] = '\0';
+	s->rule[0] = s->addr[0] = s->fix[0] = '\0';
 	s->status = 0;
 	s->up = s->down = 0;
 	s->close_after = 0;
@@ -577,7 +579,7 @@ session_reply(struct session *s, int status, const char *perr,
 		perr = session_perr(status);
 	if (perr != NULL)
 		evbuffer_add_printf(out, "Pinhole-Error: %s\r\n", perr);
-	if (status == 403 && s->have_host) {
+	if (status == 403 && s->have_host && s->fix[0] == '\0') {
 		escalate_hint(&s->host, s->port, hint, sizeof hint);
 		evbuffer_add_printf(out, "Pinhole-Request: %s\r\n", hint);
 	}
@@ -588,6 +590,28 @@ session_reply(struct session *s, int status, const char *perr,
 	session_drain(s, close_after);
 }
 
+/*
+ * Answer 403 for the host: why, then the command that asks for it, or,
+ * when no grant can help, what the policy would have to change.
+ */
+static void
+session_forbid(struct session *s, const char *perr, int close_after,
+    const char *why)
+{
+	char	target[HOST_TEXT_LEN + 16];
+
+	escalate_target(&s->host, s->port, target, sizeof target);
+	if (s->fix[0] != '\0')
+		session_reply(s, 403, perr, close_after,
+		    "pinhole: %s is not allowed: %s.\n", target, s->fix);
+	else
+		session_reply(s, 403, perr, close_after,
+		    "pinhole: %s is not allowed: %s.\n\n"
+		    "To ask for access, run:\n"
+		    "    pinhole request %s --reason \"why it is needed\"\n",
+		    target, why, target);
+}
+
 /* Refuse a request: audit it, then tell the client. */
 static void
 session_refuse(struct session *s, int status, const char *perr,
@@ -595,7 +619,6 @@ session_refuse(struct session *s, int status, const char *perr,
 {
 	const char	*event = s->via != NULL &&
 	    strcmp(s->via, "connect") == 0 ? "connect" : "request";
-	char		 hint[HOST_TEXT_LEN + 32];
 
 	if (s->transparent) {
 		session_transparent_refuse(s, status, perr, why);
@@ -607,14 +630,8 @@ session_refuse(struct session *s, int status, const char *perr,
 	s->status = status;
 	session_audit(s, event, status < 500 ? "deny" : "allow",
 	    perr != NULL ? perr : why, 0);
-	if (s->have_host)
-		escalate_hint(&s->host, s->port, hint, sizeof hint);
-	if (status == 403 && s->have_host)	/* hint + 16: HOST:PORT */
-		session_reply(s, status, perr, 0,
-		    "pinhole: %s is not allowed: %s.\n\n"
-		    "To ask for access, run:\n"
-		    "    %s --reason \"why it is needed\"\n",
-		    hint + sizeof "pinhole request", why, hint);
+	if (status == 403 && s->have_host)
+		session_forbid(s, perr, 0, why);
 	else if (s->have_host)
 		session_reply(s, status, perr, 0, "pinhole: %s:%u: %s.\n",
 		    s->host.text, s->port, why);
@@ -895,9 +912,13 @@ session_decide(struct session *s)
 		return (0);
 	}
 	session_rule(s, &v);
+	policy_grantable(s->gw->rules, &s->host, s->port, s->fix,
+	    sizeof s->fix);
 	if (s->gw->esc != NULL) {
-		escalate_blocked(s->gw->esc, &s->host, s->port, s->via);
-		if (s->gw->ask > 0 && v.file == NULL && session_hold(s) == 0)
+		escalate_blocked(s->gw->esc, &s->host, s->port, s->via,
+		    s->fix[0] != '\0' ? s->fix : NULL);
+		if (s->gw->ask > 0 && v.file == NULL && s->fix[0] == '\0' &&
+		    session_hold(s) == 0)
 			return (1);
 	}
 	session_deny(s, &v);
@@ -955,6 +976,10 @@ session_vet_all(struct session *s, const struct resolver_addr *a, size_t n)
 		snprintf(why, sizeof why, "%s is a %s address and no "
 		    "allow-private rule covers it", text, what);
 		snprintf(s->addr, sizeof s->addr, "%s", text);
+		policy_private_fix(text, what, s->fix, sizeof s->fix);
+		if (s->gw->esc != NULL)
+			escalate_blocked(s->gw->esc, &s->host, s->port, s->via,
+			    s->fix);
 		session_refuse(s, 403, "private-address", why);
 		return;
 	}
@@ -1985,19 +2010,12 @@ static void
 session_transparent_refuse(struct session *s, int status, const char *perr,
     const char *why)
 {
-	char	hint[HOST_TEXT_LEN + 32];
-
 	session_audit(s, "connect", status < 500 ? "deny" : "allow",
 	    perr != NULL ? perr : why, 0);
 	if (s->sniff_proto == SNI_PROTO_HTTP && s->server == NULL &&
 	    s->state != S_TUNNEL && status == 403) {
 		s->pending = P_NONE;
-		escalate_hint(&s->host, s->port, hint, sizeof hint);
-		session_reply(s, status, perr, 1,	/* hint + 16: HOST:PORT */
-		    "pinhole: %s is not allowed: %s.\n\n"
-		    "To ask for access, run:\n"
-		    "    %s --reason \"why it is needed\"\n",
-		    hint + sizeof "pinhole request", why, hint);
+		session_forbid(s, perr, 1, why);
 		return;
 	}
 	s->reset = 1;

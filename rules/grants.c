@@ -255,10 +255,9 @@ decide_rule_ref(struct policy_decision *d)
 		snprintf(d->rule, sizeof d->rule, "%s:%u", v->file, v->line);
 }
 
-/* Deny a special-purpose address that no allow-private rule covers. */
-static int
-decide_guard(const struct rules *r, const struct host *h,
-    struct policy_decision *d)
+/* The class of a special-purpose address no allow-private rule covers. */
+static enum addr_class
+decide_unguarded(const struct rules *r, const struct host *h)
 {
 	struct rules_verdict	v;
 	size_t			alen = h->kind == HOST_IPV4 ? 4 : 16;
@@ -267,6 +266,18 @@ decide_guard(const struct rules *r, const struct host *h,
 	if (h->kind == HOST_NAME ||
 	    (c = addr_classify(h->addr, alen)) == ADDR_PUBLIC ||
 	    rules_private_ok(r, h->addr, alen, &v))
+		return (ADDR_PUBLIC);
+	return (c);
+}
+
+/* Deny a special-purpose address that no allow-private rule covers. */
+static int
+decide_guard(const struct rules *r, const struct host *h,
+    struct policy_decision *d)
+{
+	enum addr_class	c;
+
+	if ((c = decide_unguarded(r, h)) == ADDR_PUBLIC)
 		return (0);
 	snprintf(d->why, sizeof d->why, "%s is a special-purpose address "
 	    "(%s): only an allow-private rule lets pinhole connect to it%s",
@@ -311,4 +322,46 @@ policy_decide(const struct rules *r, const struct grants *g,
 	if (d->allow)
 		decide_guard(r, h, d);
 	return (d->allow);
+}
+
+/* Say what no grant can open, and the policy change that would. */
+void
+policy_private_fix(const char *addr, const char *kind, char *fix,
+    size_t len)
+{
+	snprintf(fix, len, "%s is a special-purpose address (%s), which no "
+	    "approval can open: to allow it, the policy needs the rule "
+	    "'allow-private %s'", addr, kind, addr);
+}
+
+/* Can a grant lift a refusal of host:port? */
+int
+policy_grantable(const struct rules *r, const struct host *h, uint16_t port,
+    char *fix, size_t len)
+{
+	struct rules_verdict	v;
+	enum addr_class		c;
+	char			where[1024];
+
+	if (len > 0)
+		fix[0] = '\0';
+	if (r == NULL)
+		return (1);
+	if (port == 0)
+		port = 443;
+	if (!rules_match(r, h, port, &v) && v.file != NULL) {
+		if (v.line > 0)
+			snprintf(where, sizeof where, "%s:%u", v.file, v.line);
+		else
+			snprintf(where, sizeof where, "%s", v.file);
+		snprintf(fix, len, "denied by the rule '%.200s' (%.256s), "
+		    "which no approval can override: to allow it, that rule "
+		    "must be removed from the policy", v.text != NULL ?
+		    v.text : "deny", where);
+		return (0);
+	}
+	if ((c = decide_unguarded(r, h)) == ADDR_PUBLIC)
+		return (1);
+	policy_private_fix(h->text, addr_class_name(c), fix, len);
+	return (0);
 }

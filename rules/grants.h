@@ -121,4 +121,24 @@ struct policy_decision {
 int	policy_decide(const struct rules *, const struct grants *,
 	    const struct host *, uint16_t, uint64_t, struct policy_decision *);
 
+/*
+ * Can a grant lift a refusal of host:port?  None can when an explicit
+ * deny rule decides it, nor for an address of a special-purpose range
+ * that no allow-private rule covers (whatever a rule or grant allows).
+ * Returns 1 when a grant can; 0 when none can, with fix (one line for
+ * the agent and the person) saying why and what the person would have
+ * to change in the policy.  Port 0 (a DNS answer) is asked as 443, the
+ * port `pinhole request HOST` asks for.
+ */
+#define POLICY_FIX_LEN	640
+int	policy_grantable(const struct rules *, const struct host *, uint16_t,
+	    char *, size_t);
+
+/*
+ * The fix for an address the gateway refused to dial (its text, and
+ * what kind of address it is, as addr_class_name() says): no grant can
+ * open it, an allow-private rule can.
+ */
+void	policy_private_fix(const char *, const char *, char *, size_t);
+
 #endif

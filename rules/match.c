@@ -160,6 +160,10 @@ rules_add(struct rules *r, const struct rule_spec *specs, size_t n)
 	for (i = 0; i < n && rv == 0; i++) {
 		s = &specs[i];
 		s->rule->seq = r->seq++;
+		if (r->last == NULL)
+			r->last = &r->first;
+		*r->last = s->rule;
+		r->last = &s->rule->order;
 		if (s->listed && s->rule->action == RULE_ALLOW)
 			ports_note(r, s->rule);
 		if (s->rule->action == RULE_PRIVATE)
@@ -392,6 +396,31 @@ rules_private_ok(const struct rules *r, const uint8_t *addr, size_t len,
 	if (m.allow == NULL)
 		v->why = "no allow-private rule covers this address";
 	return (v->allow);
+}
+
+/* Write the rules in force, one a line as written, in load order. */
+size_t
+rules_text(const struct rules *r, char *buf, size_t len)
+{
+	const struct rule	*rule;
+	time_t			 now = time(NULL);
+	size_t			 o = 0, n;
+
+	if (len == 0)
+		return (0);
+	buf[0] = '\0';
+	for (rule = r->first; rule != NULL; rule = rule->order) {
+		if (rule->until != 0 && rule->until <= now)
+			continue;
+		n = strlen(rule->text);
+		if (n + 2 > len - o)
+			break;
+		memcpy(buf + o, rule->text, n);
+		o += n;
+		buf[o++] = '\n';
+		buf[o] = '\0';
+	}
+	return (o);
 }
 
 /* List the ports allow rules name explicitly; returns how many are stored. */

@@ -55,6 +55,7 @@ enum rule_action {
 /* One rule as loaded: what it does, on which ports, and where it came from. */
 struct rule {
 	struct rule		*next;		/* same target */
+	struct rule		*order;		/* the next rule loaded */
 	enum rule_action	 action;
 	unsigned int		 seq;		/* load order */
 	const char		*file;
@@ -114,6 +115,8 @@ struct rules {
 	struct psl_ctx_st	*psl_owned;
 	uint8_t			 ports[65536 / 8];
 	struct rules_file	*files;
+	struct rule		*first;		/* rules in load order */
+	struct rule		**last;
 	time_t			 next_end;	/* rules_next_end() */
 	int			 allow_vsock;	/* allow-vsock */
 };

@@ -117,6 +117,14 @@ int	rules_private_ok(const struct rules *, const uint8_t *, size_t,
 size_t	rules_ports(const struct rules *, uint16_t *, size_t);
 
 /*
+ * The rules in force (allow, deny and allow-private, from files and from
+ * the command line), each as written, one a line, in load order; a rule
+ * whose end has passed is left out.  Writes whole lines only, NUL-
+ * terminated, into len bytes; returns the length written.
+ */
+size_t	rules_text(const struct rules *, char *, size_t);
+
+/*
  * The files a policy was read from (top files, includes, presets), in
  * load order, for watching them.  Stores at most max paths, which live
  * as long as the policy; returns how many there are.

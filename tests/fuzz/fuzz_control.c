@@ -131,7 +131,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	escalate_file(e, &h, port, "why \x1b[2J", 8, "agent", &r0);
 	host_port_parse("[2001:db8::1]:22", &h, &port, 443, &err);
 	escalate_file(e, &h, port, "", 0, "connect", &r1);
-	escalate_blocked(e, &h, port, "dns");
+	escalate_blocked(e, &h, port, "dns", NULL);
 	for (; p < (const char *)data + size; p = end + 1) {
 		if ((end = memchr(p, '\n', (const char *)data + size - p)) ==
 		    NULL)

@@ -7,7 +7,8 @@
 #   A: a held curl approved once; the next one held again and denied
 #      with a reason; --session; --always (written into the policy file),
 #      and --always --ttl (written with its end, gone after it);
-#      a held name answered by the gateway's DNS at once, never upstream.
+#      a held name answered by the gateway's DNS at once, never upstream;
+#      a name a deny rule refuses is not held (NXDOMAIN, and why).
 #   B: a TTL that runs out; a held connection without the proxy
 #      (transparent capture); approving from inside fails every way;
 #      a reason with terminal escapes is shown escaped; a flood of
@@ -15,7 +16,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq curl getent setpriv; do
+for t in dnsmasq curl dig getent setpriv; do
 	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
 done
 export ASAN_OPTIONS=detect_leaks=0
@@ -24,23 +25,8 @@ PY=/usr/bin/python3
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -m 1777 "$T/w"
 
-DNSP=$(free_port)
-bg dnsmasq -k -u root -p "$DNSP" --listen-address=127.0.0.1 \
-    --bind-interfaces --no-resolv --no-hosts --pid-file= \
-    --address=/test/127.0.0.1 --log-queries --log-facility="$T/dnsmasq.log"
-mkdir "$T/www" && echo hello from origin >"$T/www/hello.txt"
-chmod -R a+rX "$T/www"
-HP=$(free_port)
-bg $PY -m http.server "$HP" --bind 127.0.0.1 --directory "$T/www"
-wait_port "$DNSP" && wait_port "$HP" || { finish; exit 1; }
-
-# Run a command as the mode's user, with its own runtime directory.
-as_mode() {
-	if [ "$MODE" = nobody ]; then
-		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
-	fi
-	env HOME="$W" XDG_RUNTIME_DIR="$W/xdg" "$@"
-}
+start_origin --log-queries --log-facility="$T/dnsmasq.log" ||
+    { finish; exit 1; }
 
 # The person: pinhole as the mode's user, outside the sandbox.
 P() {
@@ -96,6 +82,12 @@ addr=$(getent hosts never.test | cut -d' ' -f1)
 t1=$(date +%s%N)
 case $addr in 198.1[89].*) echo "ok: a blocked name has a fake address at once ($(( (t1 - t0) / 1000000 )) ms)" ;;
 *) echo "FAIL: getent never.test: '$addr'" ;; esac
+dig +tries=1 +time=3 denied.test >"$W/dig" 2>&1
+grep -q "status: NXDOMAIN" "$W/dig" && grep -q "denied by the rule" "$W/dig" &&
+    echo "ok: a name a deny rule refuses is not held: NXDOMAIN, and why" ||
+    echo "FAIL: dig denied.test: $(cat "$W/dig")"
+check "a host a deny rule refuses is not held" \
+    "$(get "http://denied.test:$HP/hello.txt" 5)" 403
 check "held, then approved once: the connection goes through" "$(get "$URL")" 200
 check "... and the page arrives" "$(cat "$W/body")" "hello from origin"
 check "the next connection is held again, and denied" "$(get "$URL")" 403
@@ -164,7 +156,7 @@ chmod 644 "$T"/*.sh
 for MODE in root nobody; do
 	W=$T/w/$MODE
 	mkdir -p "$W/xdg" "$W/cfg" "$W/log"
-	printf 'allow-private 127.0.0.0/8\n' >"$W/cfg/policy"
+	printf 'allow-private 127.0.0.0/8\ndeny denied.test\n' >"$W/cfg/policy"
 	[ "$MODE" = nobody ] && chown -R nobody:nogroup "$W"
 	chmod 700 "$W/xdg"
 
@@ -182,7 +174,7 @@ for MODE in root nobody; do
 	    P approve --always --ttl 3 "$id" >/dev/null ||
 	    fail "$MODE: approve --always --ttl 3"
 	wait $box
-	tally A 13
+	tally A 15
 	grep -qx "allow always.test:$HP" "$W/cfg/policy" &&
 	    ok "$MODE: always is written into the policy file" ||
 	    fail "$MODE: policy: $(cat "$W/cfg/policy")"

@@ -176,7 +176,7 @@ probe_block(struct probe *p, struct evhttp_request *req)
 		pn = atoi(port);
 	if (agent_form_get(q + 1, strlen(q + 1), "via", via, sizeof via) < 0)
 		snprintf(via, sizeof via, "connect");
-	escalate_blocked(p->e, &h, pn, via);
+	escalate_blocked(p->e, &h, pn, via, NULL);
 	evhttp_send_reply(req, 204, "noted", NULL);
 }
 
@@ -207,8 +207,9 @@ main(int argc, char **argv)
 	struct control		*ctl;
 	struct audit		*audit;
 	struct event		*sig;
-	struct escalate_hooks	 hooks = { probe_grant, probe_allowed,
-				    probe_policy, &p };
+	struct escalate_hooks	 hooks = { .grant = probe_grant,
+				    .allowed = probe_allowed,
+				    .policy_text = probe_policy, .arg = &p };
 	char			 err[512], agent[64];
 
 	if (argc != 4) {

@@ -118,50 +118,29 @@ loggrep "$T/blocked" "blocked.test:443 via connect, 1 time.*ask with: pinhole re
 # The watch UI in a pty: a reason with terminal escapes shows escaped; s
 # approves for the session.
 cat >"$T/watch.py" <<'EOF'
-import os, pty, select, subprocess, sys, time
+import subprocess, sys
+sys.path.insert(0, sys.argv[3])
+from ptydrive import Pty
 pinhole = sys.argv[1]
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(pinhole, [pinhole, "watch"])
-out = b""
-def pump(secs, until=None):
-    global out
-    end = time.time() + secs
-    while time.time() < end:
-        if until is not None and until in out:
-            return
-        r, _, _ = select.select([fd], [], [], 0.1)
-        if r:
-            try:
-                out += os.read(fd, 65536)
-            except OSError:
-                return
-pump(5, b"watching session")
+p = Pty([pinhole, "watch"])
+p.pump(5, b"watching session")
 subprocess.run([pinhole, "request", "watch.test", "--reason",
     "look \x1b[2J\x1b]0;pwned\x07 \u202e here"], stdout=subprocess.DEVNULL)
-pump(5, b"watch.test")
+p.pump(5, b"watch.test")
 # answer the watch.test request: move it to the front with n
 for _ in range(20):
-    pump(0.3)
-    last = out.rsplit(b"\r", 1)[-1]
-    if b"watch.test" in last:
+    p.pump(0.3)
+    if b"watch.test" in p.prompt():
         break
-    os.write(fd, b"n")
-os.write(fd, b"s")
-pump(5, b"approved session by uid")
-os.write(fd, b"q")
-for _ in range(50):
-    done, st = os.waitpid(pid, os.WNOHANG)
-    if done:
-        break
-    pump(0.1)
-else:
-    os.kill(pid, 9)
-    _, st = os.waitpid(pid, 0)
-open(sys.argv[2], "wb").write(out)
-sys.exit(0 if os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0 else 1)
+    p.key(b"n")
+p.key(b"s")
+p.pump(5, b"approved session by uid")
+ok = p.quit()
+open(sys.argv[2], "wb").write(p.out)
+sys.exit(0 if ok else 1)
 EOF
-if timeout 30 python3 "$T/watch.py" "$PINHOLE" "$T/watch.out"; then
+if timeout 30 python3 "$T/watch.py" "$PINHOLE" "$T/watch.out" \
+    "$top_srcdir/tests/integration"; then
 	ok "watch exits 0 on q"
 else
 	fail "watch: $(cat -v "$T/watch.out" | tail -5)"

@@ -131,6 +131,38 @@ as_nobody() {
 	    setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
 }
 
+# Start dnsmasq on 127.0.0.1:$DNSP, answering every name under .test with
+# 127.0.0.1 (more dnsmasq options in "$@"), and an HTTP origin on
+# 127.0.0.1:$HP serving $T/www, which has hello.txt; wait for both.
+start_origin() {
+	DNSP=$(free_port)
+	bg dnsmasq -k -u root -p "$DNSP" --listen-address=127.0.0.1 \
+	    --bind-interfaces --no-resolv --no-hosts --pid-file= \
+	    --address=/test/127.0.0.1 "$@"
+	mkdir "$T/www" && echo hello from origin >"$T/www/hello.txt"
+	chmod -R a+rX "$T/www"
+	HP=$(free_port)
+	bg python3 -m http.server "$HP" --bind 127.0.0.1 --directory "$T/www"
+	wait_port "$DNSP" && wait_port "$HP"
+}
+
+# Run a command as $MODE's user (root or nobody) with HOME $W and the
+# runtime directory $W/xdg (the caller makes both, owned by that user).
+as_mode() {
+	if [ "$MODE" = nobody ]; then
+		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	fi
+	env HOME="$W" XDG_RUNTIME_DIR="$W/xdg" "$@"
+}
+
+# The same in the background, stopped at exit.
+bg_mode() {
+	if [ "$MODE" = nobody ]; then
+		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	fi
+	bg env HOME="$W" XDG_RUNTIME_DIR="$W/xdg" "$@"
+}
+
 # Print the closing line and exit with the verdict.
 finish() {
 	echo "$NPASS passed, $NFAIL failed"

@@ -16,8 +16,10 @@
 
 #include "proxy/agent.h"
 #include "proxy/control.h"
+#include "proxy/escalate-grants.h"
 #include "proxy/escalate.h"
 #include "proxy/json.h"
+#include "rules/grants.h"
 
 /* JSON texts the reader accepts or refuses. */
 static void
@@ -205,7 +207,7 @@ test_control_table(void **state)
 	escalate_file(e, &h, port, "r a", 3, "agent", &r);
 	host_port_parse("b.test", &h, &port, 443, &err);
 	escalate_file(e, &h, port, "r b", 3, "agent", &r);
-	escalate_blocked(e, &h, 443, "connect");
+	escalate_blocked(e, &h, 443, "connect", NULL);
 	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
 		/* ID0 and ID1 stand for the two requests' ids. */
 		const struct escalate_request	*r0 = escalate_next(e, NULL);
@@ -319,6 +321,79 @@ test_agent(void **state)
 	escalate_free(e);
 }
 
+/*
+ * Where no grant can help the agent is told at once why and what must
+ * change, never to run pinhole request: a deny rule, a special-purpose
+ * address, a name refused for the address it resolved to.  The rules
+ * given on the command line are listed as allowed.
+ */
+static void
+test_agent_fixed(void **state)
+{
+	static const char	 form[] = "application/x-www-form-urlencoded";
+	static const char	*rules_given[] = { "allow ok.test",
+	    "deny bad.test" };
+	struct escalate_grants	 eg;
+	struct escalate_hooks	 hooks;
+	struct control_peer	 peer;
+	struct escalate		*e;
+	struct rules		*rules;
+	struct host		 h;
+	const char		*out, *es;
+	char			 err[256];
+	int			 status, wait, want;
+	size_t			 i;
+
+	(void)state;
+	memset(&peer, 0, sizeof peer);
+	assert_non_null(rules = rules_create());
+	for (i = 0; i < 2; i++)
+		assert_int_equal(rules_load_text(rules, "--allow",
+		    rules_given[i], strlen(rules_given[i]), err, sizeof err),
+		    0);
+	memset(&eg, 0, sizeof eg);
+	assert_non_null(eg.grants = grants_create());
+	eg.rules = &rules;
+	escalate_grants_hooks(&eg, &hooks);
+	assert_non_null(e = escalate_create(NULL, "s0000003", NULL));
+	escalate_set_hooks(e, &hooks);
+
+	out = agent_run(e, "POST", "/pinhole/request", form,
+	    "host=bad.test&reason=x", &status, &wait);
+	assert_int_equal(status, 403);
+	assert_non_null(strstr(out, "denied by the rule 'deny bad.test' "
+	    "(--allow), which no approval can override"));
+	assert_null(strstr(out, "pinhole request"));
+	out = agent_run(e, "POST", "/pinhole/request?format=json", form,
+	    "host=169.254.169.254&port=80", &status, &wait);
+	assert_int_equal(status, 403);
+	assert_non_null(strstr(out, "'allow-private 169.254.169.254'"));
+	assert_int_equal(escalate_npending(e), 0);
+
+	/* ok.test resolved to loopback when the gateway dialed it. */
+	assert_int_equal(host_parse("ok.test", 7, &h, &es), 0);
+	escalate_blocked(e, &h, 8080, "connect", "127.0.0.1 is a "
+	    "special-purpose address (loopback), which no approval can open");
+	out = agent_run(e, "POST", "/pinhole/request", form,
+	    "host=ok.test&port=8080", &status, &wait);
+	assert_int_equal(status, 403);
+	assert_non_null(strstr(out, "127.0.0.1 is a special-purpose"));
+	assert_null(strstr(out, "allowed already"));
+	out = agent_run(e, "GET", "/pinhole/blocked", "", "", &status, &wait);
+	assert_non_null(strstr(out, "ok.test:8080 via connect, 1 time, last "));
+	assert_non_null(strstr(out, "; 127.0.0.1 is a special-purpose"));
+	assert_null(strstr(out, "pinhole request"));
+	out = control_run(e, &peer, "{\"op\":\"pending\"}", &want);
+	assert_non_null(strstr(out, "\"fix\":\"127.0.0.1 is a special-"));
+	assert_null(strstr(out, "\"hint\""));
+	out = agent_run(e, "GET", "/pinhole/allowed", "", "", &status, &wait);
+	assert_non_null(strstr(out, "policy:\n  allow ok.test\n"
+	    "  deny bad.test\napproved:\n"));
+	escalate_free(e);
+	grants_free(eg.grants);
+	rules_free(rules);
+}
+
 /* Form decoding. */
 static void
 test_form(void **state)
@@ -350,6 +425,7 @@ main(void)
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_control_table),
 		cmocka_unit_test(test_agent),
+		cmocka_unit_test(test_agent_fixed),
 		cmocka_unit_test(test_form),
 	};
 

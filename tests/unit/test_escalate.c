@@ -135,7 +135,7 @@ test_states(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a, *b, *c;
-	struct escalate_hooks	 hooks = { count_grant, NULL, NULL, NULL };
+	struct escalate_hooks	 hooks = { .grant = count_grant };
 	struct audit		*au;
 	char			 err[256], path[] = "/tmp/test_escalate.XXXXXX";
 	char			 line[4096];
@@ -248,7 +248,7 @@ test_waiters(void **state)
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	assert_int_equal(woken, 3);
 	assert_int_equal(woken_timeout, 1);
-	escalate_blocked(e, &h, 443, "dns");
+	escalate_blocked(e, &h, 443, "dns", NULL);
 	assert_int_equal(notes[ESCALATE_NOTE_REQUEST], 2);
 	assert_int_equal(notes[ESCALATE_NOTE_DECIDED], 1);
 	assert_int_equal(notes[ESCALATE_NOTE_BLOCKED], 1);
@@ -287,9 +287,9 @@ test_blocked(void **state)
 	int				 i;
 
 	host_port_parse("x.test", &h, &port, 443, &err);
-	escalate_blocked(e, &h, 443, "connect");
+	escalate_blocked(e, &h, 443, "connect", NULL);
 	fake_now++;
-	escalate_blocked(e, &h, 443, "connect");
+	escalate_blocked(e, &h, 443, "connect", NULL);
 	assert_non_null(b = escalate_blocked_at(e, 0));
 	assert_int_equal(b->count, 2);
 	assert_null(escalate_blocked_at(e, 1));
@@ -297,7 +297,7 @@ test_blocked(void **state)
 		fake_now++;
 		snprintf(name, sizeof name, "n%d.test", i);
 		host_port_parse(name, &h, &port, 443, &err);
-		escalate_blocked(e, &h, 443, "dns");
+		escalate_blocked(e, &h, 443, "dns", NULL);
 	}
 	assert_non_null(b = escalate_blocked_at(e, 0));
 	snprintf(name, sizeof name, "n%d.test", ESCALATE_BLOCKED_MAX + 4);
@@ -485,6 +485,89 @@ test_grants_always(void **state)
 	rules_free(rules);
 }
 
+/* Load one rule as if given on the command line. */
+static void
+load_rule(struct rules *rules, const char *origin, const char *rule)
+{
+	char	err[256];
+
+	assert_int_equal(rules_load_text(rules, origin, rule, strlen(rule),
+	    err, sizeof err), 0);
+}
+
+/*
+ * A target no grant can open is refused when filed, with the reason;
+ * approving a request the policy has since put beyond any grant fails
+ * and leaves it pending; a name the gateway refused for its private
+ * address is refused too.  The agent sees rules given on the command
+ * line among the policy.
+ */
+static void
+test_grants_fixed(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*a, *r;
+	struct escalate_grants	 eg;
+	struct escalate_hooks	 hooks;
+	struct rules		*rules;
+	struct grant		 g;
+	struct host		 h;
+	const char		*es;
+	char			 err[1024], text[256];
+
+	(void)state;
+	assert_non_null(rules = rules_create());
+	load_rule(rules, "--allow", "allow ok.test");
+	load_rule(rules, "--deny", "deny bad.test");
+	load_rule(rules, "--allow", "allow-private 10.9.0.0/16");
+	memset(&eg, 0, sizeof eg);
+	assert_non_null(eg.grants = grants_create());
+	eg.rules = &rules;
+	eg.now_ms = fake_clock_ms;
+	escalate_grants_hooks(&eg, &hooks);
+	escalate_set_hooks(e, &hooks);
+	hooks.policy_text(text, sizeof text, hooks.arg);
+	assert_string_equal(text, "allow ok.test\ndeny bad.test\n"
+	    "allow-private 10.9.0.0/16\n");
+
+	assert_int_equal(file(e, "bad.test", "", &r), ESCALATE_FILED_FIXED);
+	assert_null(r);
+	assert_int_equal(escalate_npending(e), 0);
+	assert_int_equal(host_parse("bad.test", 8, &h, &es), 0);
+	assert_int_equal(escalate_fixed(e, &h, 443, err, sizeof err), 1);
+	assert_string_equal(err, "denied by the rule 'deny bad.test' (--deny), "
+	    "which no approval can override: to allow it, that rule must be "
+	    "removed from the policy");
+	assert_int_equal(file(e, "10.1.2.3:80", "", &r), ESCALATE_FILED_FIXED);
+	assert_int_equal(file(e, "169.254.169.254:80", "", &r),
+	    ESCALATE_FILED_FIXED);
+	assert_int_equal(file(e, "10.9.1.1:80", "", &r), ESCALATE_FILED_NEW);
+
+	/* A deny rule added after filing: approve fails, still pending. */
+	assert_int_equal(file(e, "late.test", "", &a), ESCALATE_FILED_NEW);
+	load_rule(rules, "--deny", "deny late.test");
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 0,
+	    "uid 1 via cli", err, sizeof err), -1);
+	assert_non_null(strstr(err, "cannot approve "));
+	assert_non_null(strstr(err, ": denied by the rule 'deny late.test'"));
+	assert_int_equal(a->state, ESCALATE_PENDING);
+	assert_int_equal(grants_match(eg.grants, &a->host, 443, fake_ms, &g),
+	    0);
+
+	/* The gateway refused a name for its address: no request for it. */
+	assert_int_equal(host_parse("ok.test", 7, &h, &es), 0);
+	escalate_blocked(e, &h, 8080, "connect", "127.0.0.1 is ...");
+	assert_int_equal(file(e, "ok.test:8080", "", &r), ESCALATE_FILED_FIXED);
+	assert_int_equal(escalate_fixed(e, &h, 8080, err, sizeof err), 1);
+	assert_string_equal(err, "127.0.0.1 is ...");
+	assert_int_equal(escalate_fixed(e, &h, 443, err, sizeof err), 0);
+	escalate_blocked(e, &h, 8080, "connect", NULL);
+	assert_int_equal(escalate_fixed(e, &h, 8080, err, sizeof err), 0);
+	escalate_free(e);
+	grants_free(eg.grants);
+	rules_free(rules);
+}
+
 int
 main(void)
 {
@@ -499,6 +582,7 @@ main(void)
 		cmocka_unit_test(test_hint),
 		cmocka_unit_test(test_grants_hooks),
 		cmocka_unit_test(test_grants_always),
+		cmocka_unit_test(test_grants_fixed),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,7 +1,7 @@
 /*
  * Unit tests for runtime grants and policy_decide: every scope, TTL
  * expiry, once grants used up, deny rules and the special-address guard
- * winning over grants.
+ * winning over grants, and which refusals no grant can lift.
  */
 #include "config.h"
 
@@ -259,6 +259,60 @@ test_decide_guard(void **state)
 	rules_free(r);
 }
 
+/* Ask policy_grantable() about host:port. */
+static int
+grantable(const struct rules *r, const char *host, uint16_t port, char *fix,
+    size_t len)
+{
+	struct host	h = H(host);
+
+	return (policy_grantable(r, &h, port, fix, len));
+}
+
+/*
+ * No grant lifts a deny rule or a special-purpose address: the fix names
+ * the rule to remove, or the allow-private rule to add.  Default deny, a
+ * port no rule allows and an address allow-private covers can be granted.
+ */
+static void
+test_grantable(void **state)
+{
+	struct rules	*r = policy("allow pypi.org\n"
+			    "deny upload.pypi.org\n"
+			    "deny mixed.example:22\n"
+			    "allow-private 10.1.2.0/24\n");
+	char		 fix[POLICY_FIX_LEN];
+
+	(void)state;
+	assert_int_equal(grantable(r, "upload.pypi.org", 443, fix,
+	    sizeof fix), 0);
+	assert_string_equal(fix, "denied by the rule 'deny upload.pypi.org' "
+	    "(policy:2), which no approval can override: to allow it, that "
+	    "rule must be removed from the policy");
+	assert_int_equal(grantable(r, "upload.pypi.org", 0, fix, sizeof fix),
+	    0);					/* DNS: as port 443 */
+	assert_int_equal(grantable(r, "169.254.169.254", 80, fix, sizeof fix),
+	    0);
+	assert_string_equal(fix, "169.254.169.254 is a special-purpose address "
+	    "(cloud metadata), which no approval can open: to allow it, the "
+	    "policy needs the rule 'allow-private 169.254.169.254'");
+	assert_int_equal(grantable(r, "127.0.0.1", 8080, fix, sizeof fix), 0);
+	assert_non_null(strstr(fix, "'allow-private 127.0.0.1'"));
+	assert_int_equal(grantable(r, "10.1.2.3", 22, fix, sizeof fix), 1);
+	assert_string_equal(fix, "");
+	assert_int_equal(grantable(r, "new.example", 443, fix, sizeof fix), 1);
+	assert_int_equal(grantable(r, "pypi.org", 8443, fix, sizeof fix), 1);
+	assert_int_equal(grantable(r, "mixed.example", 22, fix, sizeof fix), 0);
+	assert_int_equal(grantable(r, "mixed.example", 443, fix, sizeof fix),
+	    1);
+	assert_int_equal(grantable(r, "93.184.216.34", 443, fix, sizeof fix),
+	    1);
+	assert_int_equal(grantable(NULL, "127.0.0.1", 80, fix, sizeof fix), 1);
+	policy_private_fix("192.0.2.7", "this host's own", fix, sizeof fix);
+	assert_non_null(strstr(fix, "'allow-private 192.0.2.7'"));
+	rules_free(r);
+}
+
 int
 main(void)
 {
@@ -269,6 +323,7 @@ main(void)
 		cmocka_unit_test(test_ttl),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_guard),
+		cmocka_unit_test(test_grantable),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

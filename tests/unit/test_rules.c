@@ -358,6 +358,36 @@ test_include(void **state)
 	rules_free(r);
 }
 
+/*
+ * rules_text: every rule in force as written, files (with includes) and
+ * one-line rules alike, in load order; ended rules and comments left out;
+ * only whole lines when the buffer is short.
+ */
+static void
+test_text(void **state)
+{
+	struct rules	*r = rules_create();
+	const char	*top;
+	char		 text[256];
+
+	write_file("inc", "deny upload.pypi.org  # no uploads\n");
+	top = write_file("main", "allow pypi.org:443\ninclude inc\n"
+	    "allow old.example until 2001-01-01T00:00:00Z\n");
+	assert_int_equal(rules_load_file(r, top, errbuf, sizeof errbuf), 0);
+	assert_int_equal(rules_load_text(r, "--allow", "allow-private "
+	    "127.0.0.0/8", 25, errbuf, sizeof errbuf), 0);
+	assert_int_equal(rules_load_text(r, "--allow", "allow cli.example",
+	    17, errbuf, sizeof errbuf), 0);
+	assert_int_equal(rules_text(r, text, sizeof text), 84);
+	assert_string_equal(text, "allow pypi.org:443\n"
+	    "deny upload.pypi.org\n"
+	    "allow-private 127.0.0.0/8\n"
+	    "allow cli.example\n");
+	assert_int_equal(rules_text(r, text, 30), 19);
+	assert_string_equal(text, "allow pypi.org:443\n");
+	rules_free(r);
+}
+
 /* Include loops and missing files are refused with the include's place. */
 static void
 test_include_errors(void **state)
@@ -556,6 +586,7 @@ main(void)
 		cmocka_unit_test(test_rules_ports),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_until),
+		cmocka_unit_test(test_text),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
