@@ -62,6 +62,8 @@ TESTS += tests/integration/log.sh
 EXTRA_DIST += tests/integration/log.sh
 TESTS += tests/integration/log-full.sh
 EXTRA_DIST += tests/integration/log-full.sh
+TESTS += tests/integration/log-default.sh
+EXTRA_DIST += tests/integration/log-default.sh
 
 # Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
 libpinhole_a_SOURCES += proxy/sni.c proxy/sni.h
