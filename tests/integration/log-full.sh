@@ -6,17 +6,25 @@
 # resumes, the log holds a "loss" line, `pinhole log verify` reports it
 # (exit 3) and stderr said so.  With --log-fail=open traffic goes on and
 # the loss is still recorded.  Stopping while the disk is still full says
-# on stderr what was lost.  No line is ever left half written.
+# on stderr what was lost.  In pinhole run, a captured connection is
+# closed and a name not answered while full.  No line is ever left half
+# written.
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
-for t in curl dig python3 unshare nsenter setpriv; do
+for t in curl dig dnsmasq getent python3 unshare nsenter setpriv; do
 	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
 done
 [ "$(id -u)" -eq 0 ] || skip "mounting a tmpfs needs root"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 
+export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
+mkdir -m 1777 "$T/w"
+DNSP=$(free_port)
+bg dnsmasq -k -u root -p "$DNSP" --listen-address=127.0.0.1 \
+    --bind-interfaces --no-resolv --no-hosts --pid-file= \
+    --address=/origin.test/127.0.0.1
 O=$(free_port)
 bg python3 "$here/origin.py" "$O"
 wait_port "$O" || { finish; exit 1; }
@@ -182,10 +190,87 @@ full_run() {
 	ns umount "$D"
 }
 
+# The command in the sandbox: through the proxy and captured (by the
+# fake address of origin.test) before, while and after the disk is full;
+# the outside fills it when it finds $W/ready, makes room at $W/seen.
+cat >"$T/inside.sh" <<'EOF'
+W=$1 O=$2
+# Wait (at most 30 s) for a file.
+wait_for() {
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+}
+proxied() {
+	curl -s -o /dev/null -w '%{http_code}' --max-time 10 \
+	    "http://origin.test:$O/"
+}
+captured() {
+	curl -s -o /dev/null -w '%{http_code}' --max-time 10 --noproxy '*' \
+	    "http://$A:$O/"
+}
+A=$(getent ahostsv4 origin.test | sed -n '1s/ .*//p')
+echo "before $(proxied) $(captured)"
+: >"$W/ready"
+wait_for "$W/full"
+k=0
+while [ $k -lt 60 ] && [ "$(proxied)" = 200 ]; do k=$((k + 1)); done
+echo "full $(proxied) $(captured)"
+getent ahostsv4 origin.test >/dev/null && echo "full name: answered"
+: >"$W/seen"
+wait_for "$W/room"
+echo "room $(proxied) $(captured)"
+EOF
+chmod 644 "$T/inside.sh"
+
+# One run of pinhole run as MODE with the log on a small disk.
+full_sandbox() {
+	n=$((n + 1)) what="$MODE, pinhole run"
+	D="$T/disk$n" LOG="$T/disk$n/audit.log" ERR="$T/err$n" W="$T/w/$n"
+	mkdir "$D" "$W" && chmod 1777 "$W"
+	ns mount -t tmpfs -o size=64k,mode=0755 none "$D" ||
+	    { fail "$what: cannot mount a tmpfs"; return; }
+	[ "$MODE" = root ] || ns chown nobody "$D"
+	set -- env HOME="$W" "$T/pinhole" run --allow "origin.test:$O" \
+	    --allow 'allow-private 127.0.0.1/32' \
+	    --resolver "127.0.0.1:$DNSP" --log "$LOG" -- sh "$T/inside.sh" \
+	    "$W" "$O"
+	if [ "$MODE" = nobody ]; then
+		set -- env XDG_RUNTIME_DIR="$T/xdg-nobody" setpriv \
+		    --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+	fi
+	nsenter -t "$NS" -m -- "$@" >"$T/out$n" 2>"$ERR" &
+	RUN=$!
+	PIDS="$PIDS $RUN"
+	i=0
+	while [ ! -e "$W/ready" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	ns dd if=/dev/zero of="$D/fill" bs=4k 2>/dev/null
+	: >"$W/full"
+	i=0
+	while [ ! -e "$W/seen" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	ns rm -f "$D/fill"
+	: >"$W/room"
+	wait "$RUN"
+	grep -qx 'before 200 200' "$T/out$n" &&
+	    ok "$what: proxied and captured before" ||
+	    fail "$what: before: $(cat "$T/out$n" "$ERR")"
+	grep -qx 'full 503 000' "$T/out$n" && ! grep -q 'full name' "$T/out$n" &&
+	    ok "$what: full: 503 through the proxy, captured closed, no name" ||
+	    fail "$what: full: $(cat "$T/out$n")"
+	grep -qx 'room 200 200' "$T/out$n" &&
+	    ok "$what: room again: traffic resumes" ||
+	    fail "$what: room: $(cat "$T/out$n")"
+	ns "$T/pinhole" log verify "$LOG" >"$T/verify$n" 2>&1
+	[ $? -eq 3 ] && grep -q 'writing again' "$ERR" &&
+	    ok "$what: the loss is recorded and verify reports it" ||
+	    fail "$what: verify: $(cat "$T/verify$n" "$ERR")"
+	ns umount "$D"
+}
+
 for MODE in root nobody; do
 	full_run closed free
 	full_run open free
 	full_run closed full
+	full_sandbox
 done
 
 finish
