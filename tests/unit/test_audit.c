@@ -769,6 +769,31 @@ test_loss_at_close(void **state)
 	free(err);
 }
 
+/*
+ * The default log: under XDG_STATE_HOME when it is an absolute path,
+ * else under HOME; neither, or no room for the name: -1.
+ */
+static void
+test_default_path(void **state)
+{
+	char	buf[128];
+
+	(void)state;
+	setenv("HOME", "/home/u", 1);
+	setenv("XDG_STATE_HOME", "/var/state", 1);
+	assert_int_equal(audit_default_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/var/state/pinhole/audit.log");
+	setenv("XDG_STATE_HOME", "relative", 1);
+	assert_int_equal(audit_default_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/home/u/.local/state/pinhole/audit.log");
+	unsetenv("XDG_STATE_HOME");
+	assert_int_equal(audit_default_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/home/u/.local/state/pinhole/audit.log");
+	assert_int_equal(audit_default_path(buf, 20), -1);
+	unsetenv("HOME");
+	assert_int_equal(audit_default_path(buf, sizeof buf), -1);
+}
+
 /* After a rename, reopen writes to a new file under the old name. */
 static void
 test_reopen(void **state)
@@ -874,6 +899,7 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_loss_at_close, setup,
 		    teardown),
+		cmocka_unit_test(test_default_path),
 		cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
