@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <fnmatch.h>
 #include <search.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "proxy/json.h"
 
 #define LOG_TOP		10
+#define EXIT_LOST	3	/* verify: intact, but lines were lost */
 
 struct log_filter {
 	int		 blocked;
@@ -490,26 +492,41 @@ cmd_log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
 	return (0);
 }
 
+/* Name the default log (audit_default_path()) for reading. */
+static const char *
+cmd_log_default(const struct cmd_entry *self, char *path, size_t len)
+{
+	if (audit_default_path(path, len) == -1) {
+		cmd_usage_error(self, "no log file given, and no HOME or "
+		    "XDG_STATE_HOME to find the default one");
+		return (NULL);
+	}
+	return (path);
+}
+
 /* Print, filter or summarise the audit log. */
 static int
 cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
 {
-	struct log_opts	o;
-	int		rv = 0, i;
+	struct log_opts	 o;
+	char		 path[PATH_MAX];
+	const char	*def = NULL;
+	int		 rv = 0, i;
 
 	memset(&o, 0, sizeof o);
 	if ((rv = cmd_log_options(self, &o, argc, argv)) != 0)
 		return (rv);
 	argc -= optind;
 	argv += optind;
-	if (argc == 0 && isatty(STDIN_FILENO))
-		return (cmd_usage_error(self, "no log file given"));
+	if (argc == 0 && (def = cmd_log_default(self, path, sizeof path)) ==
+	    NULL)
+		return (EXIT_USAGE);
 	o.colour = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 	if (!o.json && !o.summary)
 		printf("%-19s %-7s %-5s %-8s %-30s %s\n", "TIME (UTC)", "EVENT",
 		    "VERDICT", "SESSION", "TARGET", "DETAILS");
 	for (i = 0; i < argc || (argc == 0 && i == 0); i++) {
-		if (cmd_log_read(&o, argc == 0 ? "-" : argv[i]) == -1)
+		if (cmd_log_read(&o, argc == 0 ? def : argv[i]) == -1)
 			rv = 1;
 	}
 	if (o.summary)
@@ -554,22 +571,49 @@ cmd_log_verify_path(struct audit_verify *v, const char *path)
 	return (rv);
 }
 
-/* Say that the log is intact, and how far it goes. */
+/* Say which lines the writer recorded as lost. */
 static void
+cmd_log_verify_losses(const struct audit_verify *v)
+{
+	unsigned long long	i;
+
+	printf("LINES LOST: %llu loss record(s) in the log: %llu line(s) "
+	    "could not be written\n", v->losses, v->lost);
+	for (i = 0; i < v->losses && i < AUDIT_VERIFY_LOSSES; i++) {
+		printf("  ");
+		cmd_log_term(stdout, v->loss[i]);
+		putchar('\n');
+	}
+	if (v->losses > AUDIT_VERIFY_LOSSES)
+		printf("  and %llu more\n", v->losses - AUDIT_VERIFY_LOSSES);
+}
+
+/*
+ * Say that the chain is intact, and how far it goes, after the lines
+ * recorded as lost if any.  Returns the exit status: 0, or 3 when lines
+ * were lost.
+ */
+static int
 cmd_log_verify_ok(const struct audit_verify *v, int nfiles)
 {
-	char	hex[AUDIT_HEX_LEN + 1];
+	const char	*what = v->losses > 0 ? "chain intact otherwise" :
+			    "intact";
+	char		 hex[AUDIT_HEX_LEN + 1];
 
 	if (v->lines == 0) {
 		printf("intact: no lines\n");
-		return;
+		return (0);
 	}
+	if (v->losses > 0)
+		cmd_log_verify_losses(v);
 	audit_hex(v->chain, hex);
-	printf("intact: %llu lines in %d file(s), seq %llu to %llu\n"
-	    "last chain: %s\n", v->lines, nfiles, v->first_seq, v->seq, hex);
+	printf("%s: %llu lines in %d file(s), seq %llu to %llu\n"
+	    "last chain: %s\n", what, v->lines, nfiles, v->first_seq, v->seq,
+	    hex);
 	if (v->midchain)
 		printf("note: the first file carries on from seq %llu of an "
 		    "earlier file not given here\n", v->first_seq - 1);
+	return (v->losses > 0 ? EXIT_LOST : 0);
 }
 
 /* Read the key of `pinhole log verify --key FILE`, and start checking. */
@@ -603,6 +647,7 @@ cmd_log_verify(const struct cmd_entry *self, int argc, char **argv)
 	};
 	struct audit_verify	 v;
 	const char		*keyfile = NULL;
+	char			 path[PATH_MAX], *def;
 	int			 ch, i, rv = 0;
 
 	optind = 1;
@@ -613,19 +658,26 @@ cmd_log_verify(const struct cmd_entry *self, int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc == 0)
-		return (cmd_usage_error(self, "verify: give the log files, "
-		    "oldest first (FILE.2 FILE.1 FILE)"));
+	if (argc == 0) {
+		if (cmd_log_default(self, path, sizeof path) == NULL)
+			return (EXIT_USAGE);
+		def = path;
+		argv = &def;
+		argc = 1;
+	}
 	if (cmd_log_verify_start(&v, keyfile) == -1)
 		return (EXIT_USAGE);
 	for (i = 0; i < argc && rv == 0; i++)
 		rv = cmd_log_verify_path(&v, argv[i]);
 	if (rv == 0)
-		cmd_log_verify_ok(&v, argc);
-	else if (rv == -1)
+		rv = cmd_log_verify_ok(&v, argc);
+	else if (rv == -1) {
 		printf("NOT INTACT: %s\n", v.msg);
+		rv = 1;
+	} else
+		rv = EXIT_USAGE;
 	audit_verify_free(&v);
-	return (rv == 0 ? 0 : rv == -1 ? 1 : EXIT_USAGE);
+	return (rv);
 }
 
 /* Run `pinhole log` or `pinhole log verify`. */
@@ -640,10 +692,12 @@ cmd_log_exec(const struct cmd_entry *self, int argc, char **argv)
 const struct cmd_entry cmd_log_entry = {
 	.name = "log",
 	.usage = "[FILE...] [--blocked] [--host GLOB] [--session ID] "
-	    "[--since TIME] [--json | --summary] | verify [--key FILE] FILE...",
+	    "[--since TIME] [--json | --summary] | verify [--key FILE] [FILE...]",
 	.summary = "Show, filter, summarise or verify the audit log",
 	.help =
-	    "Without FILE, the log is read from standard input.\n\n"
+	    "Without FILE, the default log is read: $XDG_STATE_HOME/pinhole/\n"
+	    "audit.log, or ~/.local/state/pinhole/audit.log ('-': standard\n"
+	    "input).\n\n"
 	    "  --blocked       only denied attempts\n"
 	    "  --host GLOB     only hosts (or DNS names) matching GLOB (*.example.org)\n"
 	    "  --session ID    only one session\n"
@@ -652,10 +706,13 @@ const struct cmd_entry cmd_log_entry = {
 	    "  --json          print the matching lines as they are (JSON Lines)\n"
 	    "  --summary       top blocked hosts, top allowed hosts by bytes,\n"
 	    "                  outcomes, and requests per session\n\n"
-	    "pinhole log verify [--key FILE] FILE...\n"
+	    "pinhole log verify [--key FILE] [FILE...]\n"
 	    "  checks the chain of the files given oldest first (audit.log.2\n"
-	    "  audit.log.1 audit.log) and names the first bad line; exit 0 only\n"
-	    "  for an intact log, 1 otherwise.  --key: the --log-key of the gateway.\n\n"
+	    "  audit.log.1 audit.log; default: the default log) and names the\n"
+	    "  first bad line, and the lines recorded as lost.  Exit 0: intact;\n"
+	    "  1: not intact; 2: usage error or unreadable file; 3: the chain is\n"
+	    "  intact but records lines that could not be written.  --key: the\n"
+	    "  --log-key of the gateway.\n\n"
 	    "Schema and chain: docs/audit-log.md.\n",
 	.exec = cmd_log_exec,
 };

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -98,6 +99,12 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		if (gwopts_number(cmd, "--log-keep", arg, 1, 1000, &v))
 			return (EXIT_USAGE);
 		o->audit.keep = v;
+		break;
+	case GWOPTS_LOG_FAIL:
+		if (strcmp(arg, "closed") != 0 && strcmp(arg, "open") != 0)
+			return (cmd_usage_error(cmd, "--log-fail: '%s' is not "
+			    "closed or open", arg));
+		o->audit.fail_open = strcmp(arg, "open") == 0;
 		break;
 	case GWOPTS_MAX_CLIENTS:
 		if (gwopts_number(cmd, "--max-clients", arg, 1, 1000000, &v))
@@ -432,6 +439,46 @@ gwctx_watch_policy(struct gwctx *c)
 	gwctx_watch_files(c);
 }
 
+/* Make the directories above a file (0700) unless they exist. */
+static int
+gwopts_mkdirs(char *path)
+{
+	char	*p;
+	int	 rv = 0;
+
+	for (p = strchr(path + 1, '/'); p != NULL && rv == 0;
+	    p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0700) == -1 && errno != EEXIST)
+			rv = -1;
+		*p = '/';
+	}
+	return (rv);
+}
+
+/*
+ * Without --log, log to the default file (audit_default_path()), making
+ * its directory.
+ */
+static int
+gwopts_default_log(struct gwopts *o)
+{
+	if (o->audit.log != NULL)
+		return (0);
+	if (audit_default_path(o->default_log, sizeof o->default_log) == -1) {
+		log_warnx("audit log: no HOME or XDG_STATE_HOME to put it in: "
+		    "give --log");
+		return (-1);
+	}
+	if (gwopts_mkdirs(o->default_log) == -1) {
+		log_warn("audit log: cannot make the directory of %s (give "
+		    "--log)", o->default_log);
+		return (-1);
+	}
+	o->audit.log = o->default_log;
+	return (0);
+}
+
 /* Set up the event base, policy, log, resolver and gateway. */
 int
 gwctx_setup(struct gwctx *c, struct gwopts *o)
@@ -447,9 +494,10 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		log_warnx("%s", err);
 		return (-1);
 	}
-	if (o->audit.log != NULL && (c->audit = audit_open_config(&o->audit,
-	    err, sizeof err)) == NULL) {
-		log_warnx("%s", err);
+	if (gwopts_default_log(o) == -1 ||
+	    (c->audit = audit_open_config(&o->audit, err, sizeof err)) == NULL) {
+		if (o->audit.log != NULL)
+			log_warnx("%s", err);
 		rules_free(r);
 		return (-1);
 	}

@@ -33,6 +33,7 @@ enum {
 	GWOPTS_MAX_CLIENTS = 256, GWOPTS_MAX_HEAD, GWOPTS_MAX_HEADERS,
 	GWOPTS_HANDSHAKE_TIMEOUT, GWOPTS_IDLE_TIMEOUT, GWOPTS_CONNECT_TIMEOUT,
 	GWOPTS_GRACE, GWOPTS_LOG_KEY, GWOPTS_LOG_MAX_SIZE, GWOPTS_LOG_KEEP,
+	GWOPTS_LOG_FAIL,
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
 	GWOPTS_ASK,
 	GWOPTS_LAST		/* a command's own long-only options follow */
@@ -56,6 +57,7 @@ enum {
 	{ "log-key", required_argument, NULL, GWOPTS_LOG_KEY },		\
 	{ "log-max-size", required_argument, NULL, GWOPTS_LOG_MAX_SIZE }, \
 	{ "log-keep", required_argument, NULL, GWOPTS_LOG_KEEP },	\
+	{ "log-fail", required_argument, NULL, GWOPTS_LOG_FAIL },	\
 	{ "dns-real", no_argument, NULL, GWOPTS_DNS_REAL },		\
 	{ "dns-refuse", no_argument, NULL, GWOPTS_DNS_REFUSE },		\
 	{ "fake-range", required_argument, NULL, GWOPTS_FAKE_RANGE },	\
@@ -73,10 +75,15 @@ enum gwopts_userpolicy {
 	"  -a, --allow RULE          one more rule: HOST[:PORTS], or a whole\n" \
 	"                            line such as 'allow-private 10.0.0.0/8'\n" \
 	"  -L, --log FILE|-          audit log, JSON lines ('-': stdout;\n" \
-	"                            also syslog, journald)\n" \
+	"                            also syslog, journald; default\n" \
+	"                            ~/.local/state/pinhole/audit.log)\n" \
 	"      --log-key FILE        HMAC key for the log's chain\n" \
 	"      --log-max-size SIZE   rotate past SIZE (100M; 0: never)\n" \
 	"      --log-keep N          rotated files kept (5)\n" \
+	"      --log-fail closed|open while the log cannot be written:\n" \
+	"                            refuse new connections (closed, the\n" \
+	"                            default) or let traffic go on unlogged\n" \
+	"                            (open); lost lines are counted either way\n" \
 	"      --ask[=S]             hold a blocked connection up to S\n" \
 	"                            seconds while the person decides\n" \
 	"                            (default 60)\n" \
@@ -99,6 +106,7 @@ struct gwopts {
 	const char		*resolver[GWOPTS_MAX_ARGS + 1];
 	size_t			 nresolver;
 	struct audit_config	 audit;		/* --log and its options */
+	char			 default_log[4096]; /* when no --log */
 	const char		*fake_range;	/* --fake-range, or NULL */
 	int			 dns_real;	/* --dns-real */
 	int			 dns_refuse;	/* --dns-refuse */

@@ -3,8 +3,11 @@
  * (docs/audit-log.md).
  *
  * Each line is built whole in a buffer and handed to one write(), so
- * lines never interleave.  A failed write is reported once, until a
- * write succeeds again.  A short write never leaves half a line behind:
+ * lines never interleave.  A line that cannot be written is counted
+ * (lines, bytes, when, why); the next time a line can be written, a
+ * "loss" line saying so goes first, in the chain.  Failing and writing
+ * again are each said once on stderr.  A short write never leaves half
+ * a line behind:
  * a regular file opened for appending is cut back to its length before
  * the write; anything else (a pipe, a terminal) is marked torn, and the
  * next line starts with a newline so that the fragment stands alone on
@@ -35,7 +38,7 @@
 #include "proxy/json.h"
 
 #define AUDIT_FIELD_MAX	1024	/* bytes of a string value kept */
-#define AUDIT_NFIELDS	24
+#define AUDIT_NFIELDS	28
 #define AUDIT_LINE_MAX	(AUDIT_NFIELDS * (AUDIT_FIELD_MAX * 6 + 32) + 256)
 #define AUDIT_SEAL_MAX	192	/* prev_chain, seq, chain and the end */
 #define AUDIT_MSG_MAX	(AUDIT_LINE_MAX * 3)
@@ -53,9 +56,14 @@ struct audit {
 	int		 fd;
 	int		 owned;		/* ours to close */
 	int		 cuttable;	/* regular file, appending */
-	int		 failing;	/* a failure was reported */
 	int		 torn;		/* the output ends mid-line */
-	uint64_t	 lost;		/* lines lost while failing */
+	int		 go_on;		/* --log-fail=open */
+	uint64_t	 lost;		/* lines not written; 0: not failing */
+	uint64_t	 lost_bytes;
+	char		 lost_first[48];	/* ts of the first lost line */
+	char		 lost_last[48];		/* and of the last */
+	char		 err[128];	/* why the last write failed */
+	char		 why[128];	/* why the first lost line was lost */
 	char		*buf;		/* one byte before the line, for '\n' */
 	char		*msg;		/* a syslog or journald message */
 	char		*store;		/* decoded strings; the resumed tail */
@@ -114,6 +122,10 @@ static const struct audit_field {
 	{ "ttl", offsetof(struct audit_event, ttl), AUDIT_I64 },
 	{ "by", offsetof(struct audit_event, by), AUDIT_STR },
 	{ "ask", offsetof(struct audit_event, ask), AUDIT_STR },
+	{ "lost", offsetof(struct audit_event, lost), AUDIT_I64 },
+	{ "lost_bytes", offsetof(struct audit_event, lost_bytes), AUDIT_I64 },
+	{ "lost_first", offsetof(struct audit_event, lost_first), AUDIT_STR },
+	{ "lost_last", offsetof(struct audit_event, lost_last), AUDIT_STR },
 };
 
 /* Clear an event: strings NULL, numbers -1. */
@@ -127,6 +139,8 @@ audit_event_init(struct audit_event *ev)
 	ev->bytes_down = -1;
 	ev->ms = -1;
 	ev->ttl = -1;
+	ev->lost = -1;
+	ev->lost_bytes = -1;
 }
 
 /* Append bytes (the buffer is sized for the longest line). */
@@ -236,15 +250,14 @@ audit_timestamp(char *buf, size_t len)
 	snprintf(buf, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
 }
 
-/* Build the body of an event's line: every field but the chain's. */
+/* Build the body of an event's line at ts: every field but the chain's. */
 static void
-audit_format(struct audit_line *l, const struct audit_event *ev)
+audit_format(struct audit_line *l, const struct audit_event *ev,
+    const char *ts)
 {
 	char	head[96];
-	char	ts[48];
 	size_t	i;
 
-	audit_timestamp(ts, sizeof ts);
 	snprintf(head, sizeof head, "{\"schema\":%d,\"ts\":\"%s\",\"event\":",
 	    AUDIT_SCHEMA, ts);
 	audit_puts(l, head);
@@ -288,62 +301,59 @@ audit_name(const struct audit *a)
 	return (a->owned || a->kind != AUDIT_FILE ? a->path : "stdout");
 }
 
-/* Note a failed or short write, saying so only the first time. */
+/* Count a line that was not written, saying so the first time. */
 static void
-audit_failed(struct audit *a, ssize_t n, size_t len)
+audit_lost(struct audit *a, size_t len, const char *ts)
 {
-	a->lost++;
-	if (a->failing)
-		return;
-	a->failing = 1;
-	if (n < 0)
-		log_warn("audit log: %s", audit_name(a));
-	else
-		log_warnx("audit log: %s: short write (%zd of %zu bytes)",
-		    audit_name(a), n, len);
-}
-
-/* Note a successful write, saying so if writes had been failing. */
-static void
-audit_succeeded(struct audit *a)
-{
-	a->torn = 0;
-	if (!a->failing)
-		return;
-	log_warnx("audit log: %s: writing again, %llu lines lost",
-	    audit_name(a), (unsigned long long)a->lost);
-	a->failing = 0;
-	a->lost = 0;
+	if (a->lost++ == 0) {
+		snprintf(a->lost_first, sizeof a->lost_first, "%s", ts);
+		snprintf(a->why, sizeof a->why, "%s", a->err);
+		log_warnx("audit log: %s: %s: lines are being lost%s",
+		    audit_name(a), a->why, a->go_on ? "" :
+		    "; new connections are refused until it can be written");
+	}
+	a->lost_bytes += len;
+	snprintf(a->lost_last, sizeof a->lost_last, "%s", ts);
 }
 
 /*
- * Write a line with one write(); never leave a fragment mid-file.  The
- * length to cut back to is asked for only after a short write (what the
- * file holds less what this write added), so a line costs one system
- * call.
+ * Write a line with one write(); never leave a fragment mid-file.  After
+ * a short write, the rest is written once more: it fits (the line is
+ * whole), or errno says why not.  The length to cut back to is asked for
+ * only then (what the file holds less what this line added), so a line
+ * costs one system call.
  */
 static int
 audit_emit(struct audit *a, char *line, size_t len)
 {
 	struct stat	st;
 	off_t		good = -1;
-	ssize_t		n;
+	ssize_t		n, m = 0;
+	int		e = 0;
 
 	if (a->torn) {
 		*--line = '\n';
 		len++;
 	}
-	n = write(a->fd, line, len);
+	if ((n = write(a->fd, line, len)) == -1)
+		e = errno;
+	else if ((size_t)n < len) {
+		if ((m = write(a->fd, line + n, len - n)) == -1)
+			e = errno;
+		else
+			n += m;
+	}
 	if (n == (ssize_t)len) {
-		audit_succeeded(a);
+		a->torn = 0;
 		a->size += len;
 		return (0);
 	}
+	snprintf(a->err, sizeof a->err, "%s%s", e != 0 ? strerror(e) :
+	    "short write", n > 0 ? " (after a short write, cut back)" : "");
 	if (n > 0 && a->cuttable && fstat(a->fd, &st) == 0 && st.st_size >= n)
 		good = st.st_size - n;
 	if (n > 0 && (good == -1 || ftruncate(a->fd, good) == -1))
 		a->torn = 1;
-	audit_failed(a, n, len);
 	return (-1);
 }
 
@@ -357,7 +367,7 @@ audit_send(struct audit *a, const char *line, size_t len)
 	int			fd;
 
 	if (audit_rec_parse(line, len, a->store, AUDIT_LINE_MAX, &rec) == -1) {
-		audit_failed(a, -1, len);
+		snprintf(a->err, sizeof a->err, "cannot read the line back");
 		return (-1);
 	}
 	if (a->kind == AUDIT_JOURNALD)
@@ -370,26 +380,21 @@ audit_send(struct audit *a, const char *line, size_t len)
 		    host, (long)getpid());
 	}
 	if (n == 0) {
-		errno = EMSGSIZE;
-		audit_failed(a, -1, len);
+		snprintf(a->err, sizeof a->err, "%s", strerror(EMSGSIZE));
 		return (-1);
 	}
-	if (send(a->fd, a->msg, n, 0) == (ssize_t)n) {
-		audit_succeeded(a);
+	if (send(a->fd, a->msg, n, 0) == (ssize_t)n)
 		return (0);
-	}
 	if (errno == ECONNREFUSED || errno == ENOTCONN || errno == ENOENT) {
 		/* The daemon restarted: connect again, once. */
 		if ((fd = audit_dgram_open(a->sock, err, sizeof err)) != -1) {
 			close(a->fd);
 			a->fd = fd;
-			if (send(a->fd, a->msg, n, 0) == (ssize_t)n) {
-				audit_succeeded(a);
+			if (send(a->fd, a->msg, n, 0) == (ssize_t)n)
 				return (0);
-			}
 		}
 	}
-	audit_failed(a, -1, n);
+	snprintf(a->err, sizeof a->err, "%s", strerror(errno));
 	return (-1);
 }
 
@@ -424,6 +429,79 @@ audit_full(const struct audit *a, size_t len)
 	    a->max_size);
 }
 
+/*
+ * Build an event's line and, when send, write it; the chain moves on
+ * only when it was written whole.  len is the line's length.
+ */
+static int
+audit_put_event(struct audit *a, const struct audit_event *ev, int send,
+    const char *ts, size_t *len)
+{
+	struct audit_line	l;
+	unsigned char		next[AUDIT_HASH_LEN];
+	int			rv;
+
+	memset(&l, 0, sizeof l);
+	l.p = a->buf + 1;
+	audit_format(&l, ev, ts);
+	if (send && audit_full(a, l.len))
+		audit_rotate(a);
+	if (audit_seal(a, &l, next) == -1) {
+		snprintf(a->err, sizeof a->err, "cannot hash a line");
+		*len = l.len;
+		return (-1);
+	}
+	*len = l.len;
+	if (!send)
+		return (0);
+	if (a->kind == AUDIT_FILE)
+		rv = audit_emit(a, l.p, l.len);
+	else
+		rv = audit_send(a, l.p, l.len - 1);
+	if (rv == 0) {
+		a->seq++;
+		memcpy(a->chain, next, sizeof a->chain);
+		a->link = 0;
+	}
+	return (rv);
+}
+
+/*
+ * After lines were lost, write the "loss" line that records it, and
+ * say on stderr that the log is written again.  Returns 0 when nothing
+ * is owed any more.
+ */
+static int
+audit_catch_up(struct audit *a)
+{
+	struct audit_event	ev;
+	char			ts[48];
+	size_t			len;
+
+	if (a->lost == 0)
+		return (0);
+	audit_event_init(&ev);
+	ev.event = "loss";
+	ev.reason = a->why;
+	ev.lost = a->lost;
+	ev.lost_bytes = a->lost_bytes;
+	ev.lost_first = a->lost_first;
+	ev.lost_last = a->lost_last;
+	ev.detail = a->go_on ? "the log could not be written; traffic went "
+	    "on (--log-fail=open)" : "the log could not be written; new "
+	    "connections were refused meanwhile";
+	audit_timestamp(ts, sizeof ts);
+	if (audit_put_event(a, &ev, 1, ts, &len) == -1)
+		return (-1);
+	log_warnx("audit log: %s: writing again; %llu line(s), %llu bytes, "
+	    "were lost from %s to %s (recorded in the log, seq %llu)",
+	    audit_name(a), (unsigned long long)a->lost,
+	    (unsigned long long)a->lost_bytes, a->lost_first, a->lost_last,
+	    a->seq);
+	a->lost = a->lost_bytes = 0;
+	return (0);
+}
+
 /* Write the pending "resume" line, which says why the chain restarted. */
 static void
 audit_write_note(struct audit *a)
@@ -437,38 +515,42 @@ audit_write_note(struct audit *a)
 	audit_write(a, &ev);
 }
 
-/* Write one line. */
+/*
+ * Write one line, after the "loss" line owed if lines were lost; a line
+ * that cannot be written is counted.
+ */
 void
 audit_write(struct audit *a, const struct audit_event *ev)
 {
-	struct audit_line	l;
-	unsigned char		next[AUDIT_HASH_LEN];
-	int			saved = errno, rv;
+	char	ts[48];
+	size_t	len;
+	int	saved = errno, stuck;
 
 	if (a == NULL || a->fd == -1)
 		return;
 	if (a->note != NULL)
 		audit_write_note(a);
-	memset(&l, 0, sizeof l);
-	l.p = a->buf + 1;
-	audit_format(&l, ev);
-	if (audit_full(a, l.len))
-		audit_rotate(a);
-	if (audit_seal(a, &l, next) == -1) {
-		log_warnx("audit log: %s: cannot hash a line", audit_name(a));
-		errno = saved;
-		return;
-	}
-	if (a->kind == AUDIT_FILE)
-		rv = audit_emit(a, l.p, l.len);
-	else
-		rv = audit_send(a, l.p, l.len - 1);
-	if (rv == 0) {
-		a->seq++;
-		memcpy(a->chain, next, sizeof a->chain);
-		a->link = 0;
-	}
+	stuck = audit_catch_up(a) == -1;
+	audit_timestamp(ts, sizeof ts);
+	if (audit_put_event(a, ev, !stuck, ts, &len) == -1 || stuck)
+		audit_lost(a, len, ts);
 	errno = saved;
+}
+
+/* Tell whether new traffic may go (the log can be written, or go_on). */
+int
+audit_ready(struct audit *a)
+{
+	if (a == NULL || a->fd == -1 || a->go_on)
+		return (1);
+	return (audit_catch_up(a) == 0);
+}
+
+/* Let traffic go on while the log cannot be written (--log-fail=open). */
+void
+audit_set_fail_open(struct audit *a, int on)
+{
+	a->go_on = on;
 }
 
 /*
@@ -759,6 +841,25 @@ audit_parse_size(const char *s, long long *size)
 	return (0);
 }
 
+/* Name the log file used when no --log is given. */
+int
+audit_default_path(char *buf, size_t size)
+{
+	const char	*xdg = getenv("XDG_STATE_HOME"), *home;
+	int		 n;
+
+	if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/pinhole/audit.log", xdg);
+	else if ((home = getenv("HOME")) != NULL && home[0] == '/')
+		n = snprintf(buf, size, "%s/.local/state/pinhole/audit.log",
+		    home);
+	else
+		return (-1);
+	if (n < 0 || (size_t)n >= size)
+		return (-1);
+	return (0);
+}
+
 /* Set the defaults of the gateway's audit options. */
 void
 audit_config_init(struct audit_config *cfg)
@@ -782,6 +883,7 @@ audit_open_config(const struct audit_config *cfg, char *err, size_t errlen)
 		return (NULL);
 	}
 	audit_set_rotation(a, cfg->max_size, cfg->keep);
+	audit_set_fail_open(a, cfg->fail_open);
 	return (a);
 }
 
@@ -813,12 +915,20 @@ audit_reopen(struct audit *a)
 	return (0);
 }
 
-/* Close the audit log. */
+/* Close the audit log, saying on stderr what was lost and not recorded. */
 void
 audit_close(struct audit *a)
 {
 	if (a == NULL)
 		return;
+	if (a->lost > 0)
+		log_warnx("audit log: %s: closed while it cannot be written: "
+		    "%llu line(s), %llu bytes, were lost from %s to %s, the "
+		    "last ones (the stop line) included, and the log has no "
+		    "record of it (%s)", audit_name(a),
+		    (unsigned long long)a->lost,
+		    (unsigned long long)a->lost_bytes, a->lost_first,
+		    a->lost_last, a->why);
 	if ((a->owned || a->kind != AUDIT_FILE) && a->fd != -1)
 		close(a->fd);
 	audit_hash_free(a->hash);

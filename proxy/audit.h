@@ -41,6 +41,10 @@ struct audit_event {
 	int64_t		 ttl;		/* s a grant lasts */
 	const char	*by;		/* who decided: "uid 1000 via cli" */
 	const char	*ask;		/* refusals: "pinhole request HOST:PORT" */
+	int64_t		 lost;		/* loss: lines not written */
+	int64_t		 lost_bytes;	/* loss: their bytes */
+	const char	*lost_first;	/* loss: when the first was lost */
+	const char	*lost_last;	/* loss: when the last was lost */
 };
 
 /* Clear an event: strings NULL, numbers -1. */
@@ -51,7 +55,11 @@ void		 audit_event_init(struct audit_event *);
  * "journald" (native protocol, or syslog when there is no journal),
  * "syslog:PATH" or "journald:PATH" for another unix datagram socket;
  * NULL logs nothing.  An existing file's chain is resumed.
+ * audit_default_path() gives the file used when no --log is given:
+ * $XDG_STATE_HOME/pinhole/audit.log, or ~/.local/state/pinhole/audit.log;
+ * -1 when neither can be named.
  */
+int		 audit_default_path(char *, size_t);
 struct audit	*audit_open(const char *, char *, size_t);
 int		 audit_reopen(struct audit *);
 void		 audit_close(struct audit *);
@@ -70,22 +78,36 @@ int		 audit_parse_size(const char *, long long *);
 
 /*
  * All of it at once, for the gateway commands: --log, --log-key,
- * --log-max-size, --log-keep.  audit_config_init() sets the defaults.
+ * --log-max-size, --log-keep, --log-fail.  audit_config_init() sets the
+ * defaults.
  */
 struct audit_config {
 	const char	*log;		/* --log: see audit_open() */
 	const char	*keyfile;	/* --log-key, or NULL */
 	long long	 max_size;	/* --log-max-size */
 	int		 keep;		/* --log-keep */
+	int		 fail_open;	/* --log-fail=open */
 };
 void		 audit_config_init(struct audit_config *);
 struct audit	*audit_open_config(const struct audit_config *, char *, size_t);
 
 /*
- * Write one line.  A failed write is reported once on stderr and never
- * leaves half a line in the file.
+ * Write one line.  A line that cannot be written is counted and never
+ * leaves half a line in the file; the next line that can be written is
+ * preceded by a "loss" line that records the count.  Failing and
+ * writing again are each said once on stderr, and a loss still owed is
+ * said by audit_close().
  */
 void		 audit_write(struct audit *, const struct audit_event *);
+
+/*
+ * Tell whether new connections and questions may be served: the log can
+ * be written (after lines were lost, the "loss" line is tried now), or
+ * audit_set_fail_open() let traffic go on regardless (--log-fail=open).
+ * With no log (NULL, or audit_open(NULL)) always yes.
+ */
+int		 audit_ready(struct audit *);
+void		 audit_set_fail_open(struct audit *, int);
 
 /*
  * The chain (docs/audit-log.md): chain_N = H(chain_N-1 || line N up to

@@ -188,6 +188,27 @@ verify_boundary(struct audit_verify *v, const struct vline *l,
 	    lk->seq - 1, v->prevfile, v->seq));
 }
 
+/* Count a "loss" line, and describe the first few. */
+static void
+verify_loss(struct audit_verify *v, const struct vline *l,
+    const struct audit_rec *rec)
+{
+	const char	*first = audit_rec_str(rec, "lost_first");
+	const char	*last = audit_rec_str(rec, "lost_last");
+	const char	*why = audit_rec_str(rec, "reason");
+	long long	 n = audit_rec_num(rec, "lost");
+	long long	 bytes = audit_rec_num(rec, "lost_bytes");
+
+	if (v->losses < AUDIT_VERIFY_LOSSES)
+		snprintf(v->loss[v->losses], sizeof v->loss[0], "%s:%llu: "
+		    "%lld line(s), %lld bytes, not written from %s to %s: %s",
+		    v->file, l->no, n, bytes, first != NULL ? first : "?",
+		    last != NULL ? last : "?", why != NULL ? why : "?");
+	v->losses++;
+	if (n > 0)
+		v->lost += n;
+}
+
 /* Check one line against the chain so far. */
 static int
 verify_line(struct audit_verify *v, const char *buf, size_t len, size_t off,
@@ -195,6 +216,7 @@ verify_line(struct audit_verify *v, const char *buf, size_t len, size_t off,
 {
 	struct audit_link	lk;
 	struct audit_rec	rec;
+	const char		*ev;
 
 	if (!l->nl)
 		return (verify_bad(v, l, "cut short: the file ends in the "
@@ -223,6 +245,9 @@ verify_line(struct audit_verify *v, const char *buf, size_t len, size_t off,
 	v->seq = lk.seq;
 	memcpy(v->chain, lk.chain, sizeof v->chain);
 	v->lines++;
+	if ((ev = audit_rec_str(&rec, "event")) != NULL &&
+	    strcmp(ev, "loss") == 0)
+		verify_loss(v, l, &rec);
 	return (0);
 }
 

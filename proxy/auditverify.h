@@ -1,6 +1,8 @@
 /*
  * Checking the audit chain (`pinhole log verify`): files are given oldest
- * first, each as one buffer; the first bad line is named.  Pure: no I/O.
+ * first, each as one buffer; the first bad line is named, and the "loss"
+ * lines (lines the writer could not write) counted, the first few
+ * described as "FILE:LINE: what".  Pure: no I/O.
  */
 #ifndef AUDITVERIFY_H
 #define AUDITVERIFY_H
@@ -8,6 +10,8 @@
 #include <stddef.h>
 
 #include "proxy/audit.h"
+
+#define AUDIT_VERIFY_LOSSES	8	/* loss lines described */
 
 struct audit_verify {
 	struct audit_hash	*hash;
@@ -26,6 +30,11 @@ struct audit_verify {
 	int			 midchain;	/* began after a file not given */
 	unsigned long long	 bad_line;	/* 0: intact so far */
 	char			 msg[512];
+
+	/* "loss" lines found: the writer could not write some lines. */
+	unsigned long long	 losses;
+	unsigned long long	 lost;		/* lines they count */
+	char			 loss[AUDIT_VERIFY_LOSSES][256];
 };
 
 int	audit_verify_init(struct audit_verify *, const unsigned char *, size_t);

@@ -465,6 +465,12 @@ dns_answer(struct dns_req *r, const uint8_t *msg, size_t len)
 		dns_answer_audit(r, 0, "REFUSED");
 		return;
 	}
+	if (!audit_ready(r->srv->p.audit)) {
+		dns_answer_rcode(r, DNS_R_SERVFAIL);
+		dns_answer_audit(r, 0, "SERVFAIL: the audit log cannot be "
+		    "written");
+		return;
+	}
 	if (dns_answer_ptr(r))
 		return;
 	if (!dns_answer_policy(r)) {

@@ -60,6 +60,10 @@ check_PROGRAMS += tests/bench/bench_auditverify
 tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
 TESTS += tests/integration/log.sh
 EXTRA_DIST += tests/integration/log.sh
+TESTS += tests/integration/log-full.sh
+EXTRA_DIST += tests/integration/log-full.sh
+TESTS += tests/integration/log-default.sh
+EXTRA_DIST += tests/integration/log-default.sh
 
 # Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
 libpinhole_a_SOURCES += proxy/sni.c proxy/sni.h

@@ -1262,6 +1262,29 @@ session_to_self(struct session *s)
 	return (port == s->req->port && strcmp(text, h.text) == 0);
 }
 
+/*
+ * Refuse anything new while the audit log cannot be written (unless
+ * --log-fail=open): 503, or a captured connection closed.  The line is
+ * counted as lost.  Returns -1 when refused.
+ */
+static int
+session_audit_ready(struct session *s)
+{
+	if (audit_ready(s->gw->audit))
+		return (0);
+	s->status = 503;
+	session_audit(s, "connect", "deny", "audit-log-unwritable", 0);
+	if (s->transparent) {
+		s->reset = 1;
+		session_close(s, "the audit log cannot be written");
+		return (-1);
+	}
+	session_reply(s, 503, "audit-log-unwritable", 1, "pinhole: the audit "
+	    "log cannot be written, so no new connection is let through "
+	    "(--log-fail=closed).\n");
+	return (-1);
+}
+
 /* A request head has been parsed: decide it and set it going. */
 static void
 session_request(struct session *s)
@@ -1270,6 +1293,8 @@ session_request(struct session *s)
 	const char		*errstr;
 
 	event_base_gettimeofday_cached(s->gw->base, &s->start);
+	if (session_audit_ready(s) == -1)
+		return;
 	if (s->gw->esc != NULL && ((r->form == HTTP_FORM_ORIGIN &&
 	    agent_match(r->target.p, r->target.len)) ||
 	    (r->form == HTTP_FORM_ABSOLUTE && !r->is_connect &&
@@ -2073,6 +2098,8 @@ session_transparent_start(struct session *s, int fd)
 	s->via = "transparent";
 	event_base_gettimeofday_cached(s->gw->base, &s->start);
 	s->last_active = session_now(s);
+	if (session_audit_ready(s) == -1)
+		return;
 	bufferevent_setwatermark(s->client, EV_READ, 0, SNI_PEEK_MAX);
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1) {
 		session_close(s, "getsockname failed");

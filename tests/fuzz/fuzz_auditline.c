@@ -43,6 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	audit_link_parse(line, len, &lk);
 	v.known = 0;
 	v.prevfile = NULL;
+	v.losses = v.lost = 0;
 	audit_verify_file(&v, "fuzz", line, len);
 	free(line);
 	free(store);

@@ -1,15 +1,18 @@
 #!/bin/sh
-# pinhole log: filters, --json, --summary, and verify's exit codes, over a
+# pinhole log: filters, --json, --summary, the default log, and verify's
+# exit codes (3: lines recorded as lost), over a
 # log made by an independent implementation of the documented chain
 # (python3, docs/audit-log.md "The chain").
 . "$top_srcdir/tests/integration/lib.sh"
 command -v python3 >/dev/null || skip "python3 is needed"
 
-# Write a chained log: gen.py OUT [KEYFILE]
+# Write a chained log: gen.py OUT [KEYFILE|-] [loss]
 cat >"$T/gen.py" <<'PY'
 import hashlib, hmac, json, sys
 out = sys.argv[1]
-key = open(sys.argv[2], "rb").read() if len(sys.argv) > 2 else None
+key = None
+if len(sys.argv) > 2 and sys.argv[2] != "-":
+    key = open(sys.argv[2], "rb").read()
 def H(data):
     if key is None:
         return hashlib.sha256(data).digest()
@@ -33,6 +36,12 @@ events = [
     dict(event="connect", verdict="deny", reason="default-deny",
          session="s2", host="esc\u001b[31m.test", port=443, via="connect"),
 ]
+if len(sys.argv) > 3:
+    events.insert(3, dict(event="loss", reason="No space left on device",
+         detail="the log could not be written; new connections were "
+         "refused meanwhile", lost=429, lost_bytes=51234,
+         lost_first="2024-12-02T12:02:10.000Z",
+         lost_last="2024-12-02T12:02:50.000Z"))
 chain = H(b"pinhole-audit-v1")
 with open(out, "w", encoding="utf-8") as f:
     for i, e in enumerate(events):
@@ -54,6 +63,13 @@ grep -q '^intact: 9 lines in 1 file(s), seq 1 to 9' "$T/out" ||
     fail "verify summary: $(cat "$T/out")"
 expect "verify a keyed log with its key" \
     "$PINHOLE" log verify --key "$T/key" "$T/keyed.log"
+python3 "$T/gen.py" "$T/loss.log" - loss
+"$PINHOLE" log verify "$T/loss.log" >"$T/out" 2>&1
+[ $? -eq 3 ] && grep -q '^LINES LOST: 1 loss record(s) in the log: 429 line(s) could not be written' "$T/out" &&
+    grep -q '^  .*loss.log:4: 429 line(s), 51234 bytes, not written from 2024-12-02T12:02:10.000Z to 2024-12-02T12:02:50.000Z: No space left on device$' "$T/out" &&
+    grep -q '^chain intact otherwise: 10 lines' "$T/out" && ! grep -q '^intact' "$T/out" &&
+    ok "verify reports the lines recorded as lost, exit 3" ||
+    fail "verify loss: $(cat "$T/out")"
 expect_fail "verify a keyed log without its key" \
     "$PINHOLE" log verify "$T/keyed.log"
 grep -q 'keyed.log:1: edited, or the wrong key' "$T/out" ||
@@ -71,8 +87,19 @@ head -c -20 "$T/audit.log" >"$T/cut.log"
 [ $? -eq 1 ] && grep -q 'cut.log:9: cut short' "$T/out" &&
     ok "a file cut short is reported" || fail "cut: $(cat "$T/out")"
 "$PINHOLE" log verify >"$T/out" 2>&1
-[ $? -eq 2 ] && ok "verify with no file is a usage error" ||
+[ $? -eq 2 ] && grep -q "$T/home/.local/state/pinhole/audit.log" "$T/out" &&
+    ok "verify with no file and no default log: exit 2" ||
     fail "verify no file: $(cat "$T/out")"
+mkdir -p "$T/state/pinhole"
+cp "$T/audit.log" "$T/state/pinhole/audit.log"
+XDG_STATE_HOME="$T/state" "$PINHOLE" log verify >"$T/out" 2>&1 &&
+    grep -q '^intact: 9 lines' "$T/out" &&
+    ok "verify with no file checks the default log" ||
+    fail "verify default: $(cat "$T/out")"
+XDG_STATE_HOME="$T/state" "$PINHOLE" log --json >"$T/out" </dev/null &&
+    cmp -s "$T/out" "$T/audit.log" &&
+    ok "pinhole log with no file reads the default log" ||
+    fail "log default: $(cat "$T/out")"
 "$PINHOLE" log verify "$T/nonexistent" >"$T/out" 2>&1
 [ $? -eq 2 ] && ok "verify of a missing file: exit 2" ||
     fail "verify missing: $(cat "$T/out")"
@@ -97,7 +124,7 @@ grep -q 'esc\\u001b\[31m.test:443' "$T/out" &&
     fail "--since 1h: $(cat "$T/out")"
 "$PINHOLE" log --since yesterday "$T/audit.log" >"$T/out" 2>&1
 [ $? -eq 2 ] && ok "a bad --since is a usage error" || fail "bad --since"
-"$PINHOLE" log --json <"$T/audit.log" >"$T/out"
+"$PINHOLE" log --json - <"$T/audit.log" >"$T/out"
 cmp -s "$T/out" "$T/audit.log" && ok "standard input, --json as is" ||
     fail "stdin --json"
 "$PINHOLE" log "$T/audit.log" >"$T/out"

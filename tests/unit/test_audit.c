@@ -1,6 +1,7 @@
 /*
  * The audit log writer: fields and their order, escaping, truncation,
- * failures (/dev/full, a short write), reopening after rotation.
+ * failures (/dev/full, a short write) and the loss lines after them,
+ * reopening after rotation.
  */
 #include "config.h"
 
@@ -26,6 +27,7 @@
 #include <cmocka.h>
 
 #include "proxy/audit.h"
+#include "proxy/auditverify.h"
 
 struct fixture {
 	char	dir[64];
@@ -570,15 +572,18 @@ test_short_write(void **state)
 
 	assert_int_equal(short_write_child(f, f->path, 0), 0);
 	out = slurp_log(f->path);
-	assert_int_equal(count_lines(out, "\"schema\""), 2);
+	assert_int_equal(count_lines(out, "\"schema\""), 3);
 	assert_non_null(strstr(out, "\"event\":\"first\"}\n{"));
+	assert_non_null(strstr(out, "\"event\":\"loss\",\"reason\":"
+	    "\"File too large (after a short write, cut back)\","));
+	assert_non_null(strstr(out, ",\"lost\":2,"));
 	assert_non_null(strstr(out, "\"event\":\"fourth\"}\n"));
 	assert_null(strstr(out, "second"));
 	check_json(f->path, 0);
 	free(out);
 	err = slurp(f->errpath);
 	assert_int_equal(count_lines(err, "short write"), 1);
-	assert_int_equal(count_lines(err, "writing again, 2 lines lost"), 1);
+	assert_int_equal(count_lines(err, "writing again; 2 line(s)"), 1);
 	assert_int_equal(count_lines(err, "audit log"), 2);
 	free(err);
 }
@@ -592,13 +597,201 @@ test_short_write_torn(void **state)
 
 	assert_int_equal(short_write_child(f, f->path, 1), 0);
 	out = slurp_log(f->path);
-	assert_int_equal(count_lines(out, "\"schema\""), 3);
+	assert_int_equal(count_lines(out, "\"schema\""), 4);
+	assert_int_equal(count_lines(out, "\"event\":\"loss\""), 1);
 	assert_int_equal(count_lines(out, "\"event\":\"second\""), 1);
 	assert_non_null(strstr(out, "\"event\":\"first\"}\n{"));
 	assert_non_null(strstr(out, "\n{\"schema\":1,"));
 	assert_non_null(strstr(out, "\"event\":\"fourth\"}\n"));
 	check_json(f->path, 1);
 	free(out);
+}
+
+/*
+ * In a child limited in file size: one line, then three that do not fit
+ * (audit_ready() says no, unless fail_open), then (limit lifted) one more.
+ * The child's exit status says what audit_ready() said: bit 0 before,
+ * bit 1 while failing, bit 2 after.
+ */
+static int
+loss_child(struct fixture *f, int fail_open, int lift)
+{
+	struct audit		*a;
+	struct audit_event	 ev;
+	struct rlimit		 rl, small;
+	struct stat		 st;
+	char			 err[256], buf[4096];
+	int			 status, rv = 0, i, p[2], fd;
+	ssize_t			 n;
+	pid_t			 pid;
+
+	assert_int_equal(pipe(p), 0);
+	if ((pid = fork()) != 0) {
+		assert_true(pid > 0);
+		close(p[1]);
+		fd = open(f->errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		while ((n = read(p[0], buf, sizeof buf)) > 0)
+			assert_int_equal(write(fd, buf, n), n);
+		close(fd);
+		close(p[0]);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		return (WEXITSTATUS(status));
+	}
+	/* A pipe: the file size limit would cut a file short. */
+	dup2(p[1], STDERR_FILENO);
+	close(p[0]);
+	close(p[1]);
+	signal(SIGXFSZ, SIG_IGN);
+	if ((a = audit_open(f->path, err, sizeof err)) == NULL)
+		_exit(64);
+	audit_set_fail_open(a, fail_open);
+	audit_event_init(&ev);
+	ev.event = "start";
+	audit_write(a, &ev);
+	rv |= audit_ready(a);
+	if (stat(f->path, &st) == -1)
+		_exit(65);
+	getrlimit(RLIMIT_FSIZE, &rl);
+	small = rl;
+	small.rlim_cur = st.st_size;	/* not one byte more: EFBIG */
+	setrlimit(RLIMIT_FSIZE, &small);
+	ev.event = "connect";
+	ev.host = "lost.example";
+	for (i = 0; i < 3; i++)
+		audit_write(a, &ev);
+	rv |= audit_ready(a) << 1;
+	if (lift) {
+		setrlimit(RLIMIT_FSIZE, &rl);
+		rv |= audit_ready(a) << 2;
+		ev.event = "stop";
+		ev.host = NULL;
+		audit_write(a, &ev);
+	}
+	audit_close(a);
+	_exit(rv);
+}
+
+/* Check the chain of a log, counting its loss lines. */
+static void
+verify_log(const char *path, unsigned long long losses,
+    unsigned long long lost)
+{
+	struct audit_verify	 v;
+	char			*buf = slurp(path);
+
+	assert_int_equal(audit_verify_init(&v, NULL, 0), 0);
+	assert_int_equal(audit_verify_file(&v, path, buf, strlen(buf)), 0);
+	assert_int_equal(v.losses, losses);
+	assert_int_equal(v.lost, lost);
+	if (losses > 0)
+		assert_non_null(strstr(v.loss[0], "audit.log:2: 3 line(s), "));
+	audit_verify_free(&v);
+	free(buf);
+}
+
+/*
+ * Lines that cannot be written are counted, lines and bytes; the first
+ * line written afterwards is a "loss" line in the chain; meanwhile
+ * audit_ready() refuses new traffic unless fail_open.
+ */
+static void
+test_loss(void **state)
+{
+	struct fixture	*f = *state;
+	char		*out, *err, *p;
+	long long	 bytes;
+
+	assert_int_equal(loss_child(f, 0, 1), 1 | 4);
+	out = slurp(f->path);
+	assert_int_equal(count_lines(out, "\"schema\""), 3);
+	assert_int_equal(count_lines(out, "lost.example"), 0);
+	assert_non_null(p = strstr(out, "\n{\"schema\":1,\"ts\":"));
+	assert_non_null(p = strstr(p, "\"event\":\"loss\",\"reason\":"
+	    "\"File too large\",\"detail\":\"the log could not be written; "
+	    "new connections were refused meanwhile\",\"lost\":3,"
+	    "\"lost_bytes\":"));
+	bytes = strtoll(p + strlen("\"event\":\"loss\",\"reason\":"
+	    "\"File too large\",\"detail\":\"the log could not be written; "
+	    "new connections were refused meanwhile\",\"lost\":3,"
+	    "\"lost_bytes\":"), NULL, 10);
+	assert_true(bytes > 3 * 100 && bytes < 3 * 250);
+	assert_non_null(strstr(p, ",\"lost_first\":\"20"));
+	assert_non_null(strstr(p, ",\"lost_last\":\"20"));
+	assert_non_null(strstr(p, "\n{\"schema\":1,\"ts\":"));
+	assert_non_null(strstr(out, "\"event\":\"stop\""));
+	verify_log(f->path, 1, 3);
+	free(out);
+	err = slurp(f->errpath);
+	assert_int_equal(count_lines(err, "File too large: lines are being "
+	    "lost; new connections are refused"), 1);
+	assert_int_equal(count_lines(err, "writing again; 3 line(s)"), 1);
+	assert_int_equal(count_lines(err, "audit log"), 2);
+	free(err);
+}
+
+/* With fail_open, traffic may go on; the loss is recorded all the same. */
+static void
+test_loss_fail_open(void **state)
+{
+	struct fixture	*f = *state;
+	char		*out, *err;
+
+	assert_int_equal(loss_child(f, 1, 1), 1 | 2 | 4);
+	out = slurp(f->path);
+	assert_int_equal(count_lines(out, "traffic went on (--log-fail=open)"
+	    "\",\"lost\":3,"), 1);
+	free(out);
+	verify_log(f->path, 1, 3);
+	err = slurp(f->errpath);
+	assert_int_equal(count_lines(err, "File too large: lines are being "
+	    "lost\n"), 0);
+	assert_int_equal(count_lines(err, "lines are being lost"), 1);
+	assert_null(strstr(err, "refused"));
+	free(err);
+}
+
+/* Closed while still failing: the loss is said on stderr at least. */
+static void
+test_loss_at_close(void **state)
+{
+	struct fixture	*f = *state;
+	char		*err;
+
+	assert_int_equal(loss_child(f, 0, 0), 1);
+	verify_log(f->path, 0, 0);
+	err = slurp(f->errpath);
+	assert_int_equal(count_lines(err, "closed while it cannot be written: "
+	    "3 line(s)"), 1);
+	assert_int_equal(count_lines(err, "the log has no record of it "
+	    "(File too large)"), 1);
+	free(err);
+}
+
+/*
+ * The default log: under XDG_STATE_HOME when it is an absolute path,
+ * else under HOME; neither, or no room for the name: -1.
+ */
+static void
+test_default_path(void **state)
+{
+	char	buf[128];
+
+	(void)state;
+	setenv("HOME", "/home/u", 1);
+	setenv("XDG_STATE_HOME", "/var/state", 1);
+	assert_int_equal(audit_default_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/var/state/pinhole/audit.log");
+	setenv("XDG_STATE_HOME", "relative", 1);
+	assert_int_equal(audit_default_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/home/u/.local/state/pinhole/audit.log");
+	unsetenv("XDG_STATE_HOME");
+	assert_int_equal(audit_default_path(buf, sizeof buf), 0);
+	assert_string_equal(buf, "/home/u/.local/state/pinhole/audit.log");
+	assert_int_equal(audit_default_path(buf, 20), -1);
+	unsetenv("HOME");
+	assert_int_equal(audit_default_path(buf, sizeof buf), -1);
 }
 
 /* After a rename, reopen writes to a new file under the old name. */
@@ -701,6 +894,12 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_short_write_torn, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_loss, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loss_fail_open, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_loss_at_close, setup,
+		    teardown),
+		cmocka_unit_test(test_default_path),
 		cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
