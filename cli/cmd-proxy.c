@@ -21,15 +21,14 @@
 #include "proxy/gateway.h"
 
 #define PROXY_LISTEN_DEFAULT	"127.0.0.1:3128"
-#define PROXY_MAX_ARGS		64
 #define PROXY_GRACE		10
 
 /* What the command line asked for. */
 struct proxy_opts {
 	struct gwopts		 g;		/* first: shared options */
-	const char		*listen[PROXY_MAX_ARGS];
+	const char		*listen[GWOPTS_MAX_ARGS];
 	size_t			 nlisten;
-	const char		*dns_listen[PROXY_MAX_ARGS];
+	const char		*dns_listen[GWOPTS_MAX_ARGS];
 	size_t			 ndns_listen;
 };
 
@@ -53,17 +52,6 @@ static const struct option proxy_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* Add one --listen or --dns-listen address. */
-static int
-proxy_push(const struct cmd_entry *cmd, const char **list, size_t *n,
-    const char *opt, const char *value)
-{
-	if (*n == PROXY_MAX_ARGS)
-		return (cmd_usage_error(cmd, "too many %s options", opt));
-	list[(*n)++] = value;
-	return (0);
-}
-
 /* Read the command line. */
 static int
 proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
@@ -77,11 +65,11 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 		if (ch == '?')
 			return (EXIT_USAGE);
 		if (ch == 'l')
-			rv = proxy_push(cmd, o->listen, &o->nlisten,
-			    "--listen", optarg);
+			rv = gwopts_push_addr(cmd, o->listen, &o->nlisten,
+			    "--listen", optarg, 0);
 		else if (ch == OPT_DNS_LISTEN)
-			rv = proxy_push(cmd, o->dns_listen, &o->ndns_listen,
-			    "--dns-listen", optarg);
+			rv = gwopts_push_addr(cmd, o->dns_listen,
+			    &o->ndns_listen, "--dns-listen", optarg, 0);
 		else
 			rv = gwopts_option(cmd, &o->g, ch, optarg);
 	}

@@ -19,6 +19,7 @@
 #include "cli/pinhole.h"
 #include "proxy/escalate.h"
 #include "proxy/json.h"
+#include "rules/rules.h"
 
 #define REQUEST_EXIT_DENIED	1
 #define REQUEST_EXIT_TIMEOUT	3
@@ -54,6 +55,7 @@ request_agent_find(struct request_agent *a)
 	    "HTTP_PROXY" };
 	const char		*v = NULL, *p, *colon;
 	size_t			 i, n;
+	uint16_t		 port;
 
 	for (i = 0; i < 3 && (v == NULL || v[0] == '\0'); i++)
 		v = getenv(vars[i]);
@@ -73,9 +75,10 @@ request_agent_find(struct request_agent *a)
 			return (-1);
 		snprintf(a->host, sizeof a->host, "%.*s", (int)(colon - v), v);
 	}
-	snprintf(a->port, sizeof a->port, "%.*s", (int)(v + n - colon - 1),
-	    colon + 1);
-	return (a->host[0] != '\0' && a->port[0] != '\0' ? 0 : -1);
+	if (port_parse(colon + 1, v + n - colon - 1, &port) == -1)
+		return (-1);
+	snprintf(a->port, sizeof a->port, "%u", port);
+	return (a->host[0] != '\0' ? 0 : -1);
 }
 
 /* Connect to the endpoint with a receive timeout. */
@@ -251,17 +254,21 @@ request_failed(const struct request_agent *a, int got,
 	return (REQUEST_EXIT_ERROR);
 }
 
-/* Wait for the decision of id, for at most secs in all. */
+/*
+ * Wait for the decision of id, for at most secs in all.  id may point
+ * into r, which each answer overwrites: it is copied first.
+ */
 static int
-request_wait(const struct request_agent *a, const char *id, long secs,
+request_wait(const struct request_agent *a, const char *rid, long secs,
     struct request_reply *r)
 {
-	char		path[128];
+	char		path[128], id[ESCALATE_ID_LEN];
 	const char	*state;
 	time_t		end = time(NULL) + secs;
 	long		left;
 	int		got;
 
+	snprintf(id, sizeof id, "%s", rid);
 	do {
 		left = end - time(NULL);
 		if (left > ESCALATE_WAIT_MAX)
@@ -354,7 +361,10 @@ request_parse_args(const struct cmd_entry *self, int argc, char **argv,
 		{ "status", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int	ch;
+	struct host	 h;
+	const char	*errstr;
+	uint16_t	 port;
+	int		 ch;
 
 	while ((ch = cmd_getopt(self, argc, argv, "r:w::s:", longopts)) != -1) {
 		if (ch == '?')
@@ -376,6 +386,11 @@ request_parse_args(const struct cmd_entry *self, int argc, char **argv,
 	else if (a->status == NULL || optind != argc) {
 		cmd_usage_error(self, a->status != NULL ? "--status takes no "
 		    "HOST" : "one HOST[:PORT] expected");
+		return (-1);
+	}
+	if (a->target != NULL &&
+	    host_port_parse(a->target, &h, &port, 443, &errstr) == -1) {
+		cmd_usage_error(self, "bad host '%s': %s", a->target, errstr);
 		return (-1);
 	}
 	return (0);

@@ -145,12 +145,27 @@ run_capture_ports(struct run *r)
 		    "are captured only through nftables", RUN_MAX_PORTS);
 }
 
+/*
+ * Make the control socket directory, which the sandbox is not to see:
+ * first, so that the command cannot make it, nor pinhole start without.
+ */
+static int
+run_control_dir(struct run *r)
+{
+	char	err[PATH_MAX + 256];
+
+	if (control_dir_make(r->ctldir, sizeof r->ctldir, err,
+	    sizeof err) == -1) {
+		log_warnx("%s", err);
+		return (-1);
+	}
+	return (0);
+}
+
 /* The namespaces' configuration from the options. */
 static void
 run_netns_config(struct run *r, struct netns_config *cfg)
 {
-	char	err[512];
-
 	memset(cfg, 0, sizeof *cfg);
 	cfg->net = r->o->net;
 	cfg->proxy_port = NETNS_PROXY_PORT;
@@ -161,13 +176,6 @@ run_netns_config(struct run *r, struct netns_config *cfg)
 	cfg->capture_port = NETNS_CAPTURE_PORT;
 	cfg->argv = r->o->argv;
 	cfg->allow_vsock = rules_allow_vsock(r->c.rules);
-	/*
-	 * Hide the control socket directory: made now, before the command
-	 * starts, so that the command cannot make it first.
-	 */
-	if (control_dir_make(r->ctldir, sizeof r->ctldir, err,
-	    sizeof err) == -1)
-		fatalx("%s", err);
 }
 
 /* Hand one listener of the sandbox to the DNS server. */
@@ -419,7 +427,7 @@ run_start(struct run *r)
 	char			err[512];
 
 	run_session(r);
-	if (gwctx_setup(&r->c, &r->o->g) == -1)
+	if (run_control_dir(r) == -1 || gwctx_setup(&r->c, &r->o->g) == -1)
 		return (-1);
 	run_netns_config(r, &cfg);
 	if (run_guard(r, &cfg) == -1)

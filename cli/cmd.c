@@ -3,10 +3,12 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/log.h"
 #include "cli/pinhole.h"
 
 extern const struct cmd_entry cmd_check_entry;
@@ -79,27 +81,56 @@ cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
 	return (EXIT_USAGE);
 }
 
+/* Report what getopt_long() found wrong: ch is ':' or '?'. */
+static void
+cmd_getopt_error(const struct cmd_entry *cmd, char **argv,
+    const char *shortopts, int ch)
+{
+	const char	*arg = argv[optind - 1];
+	int		 lng, n = (int)strcspn(arg, "=");	/* as typed */
+
+	/*
+	 * A long option always ends its element; a short one is in the
+	 * element only if it is not itself unknown (optopt is then
+	 * neither 0 nor an option letter).
+	 */
+	if (ch == ':')
+		lng = strncmp(arg, "--", 2) == 0;
+	else
+		lng = optopt == 0 || optopt > UCHAR_MAX || (optopt != ':' &&
+		    strchr(shortopts, optopt) != NULL);
+	if (ch == ':' && lng)
+		cmd_usage_error(cmd, "option '%.*s' needs a value", n, arg);
+	else if (ch == ':')
+		cmd_usage_error(cmd, "option '-%c' needs a value", optopt);
+	else if (lng && optopt != 0)
+		cmd_usage_error(cmd, "option '%.*s' takes no value", n, arg);
+	else if (lng)
+		cmd_usage_error(cmd, "unknown option '%.*s'", n, arg);
+	else
+		cmd_usage_error(cmd, "unknown option '-%c'", optopt);
+}
+
 /*
- * getopt_long() that reports unknown options and missing arguments our
- * way.  Returns the option, -1 at the end, or '?' after reporting.
+ * getopt_long() that reports unknown options and missing values our
+ * way, naming the option as it was typed.  Returns the option, -1 at
+ * the end, or '?' after reporting.
  */
 int
 cmd_getopt(const struct cmd_entry *cmd, int argc, char **argv,
     const char *shortopts, const struct option *longopts)
 {
-	int	ch;
+	char	opts[64];
+	int	ch, plus = shortopts[0] == '+';
 
+	/* ':' first (after '+') tells a missing value from an unknown option. */
+	if (snprintf(opts, sizeof opts, "%s:%s", plus ? "+" : "",
+	    shortopts + plus) >= (int)sizeof opts)
+		fatalx("%s: options too long", __func__);
 	opterr = 0;
-	ch = getopt_long(argc, argv, shortopts, longopts, NULL);
+	ch = getopt_long(argc, argv, opts, longopts, NULL);
 	if (ch == '?' || ch == ':') {
-		if (optopt != 0 && ch == ':')
-			cmd_usage_error(cmd, "option '-%c' needs a value",
-			    optopt);
-		else if (optopt != 0)
-			cmd_usage_error(cmd, "unknown option '-%c'", optopt);
-		else
-			cmd_usage_error(cmd, "unknown option or missing value "
-			    "in '%s'", argv[optind - 1]);
+		cmd_getopt_error(cmd, argv, shortopts, ch);
 		return ('?');
 	}
 	return (ch);

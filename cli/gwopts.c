@@ -44,7 +44,7 @@ gwopts_init(struct gwopts *o, int grace, enum gwopts_userpolicy up)
 }
 
 /* Add one value of a repeatable option. */
-static int
+int
 gwopts_push(const struct cmd_entry *cmd, const char **list, size_t *n,
     const char *opt, const char *value)
 {
@@ -52,6 +52,21 @@ gwopts_push(const struct cmd_entry *cmd, const char **list, size_t *n,
 		return (cmd_usage_error(cmd, "too many %s options", opt));
 	list[(*n)++] = value;
 	return (0);
+}
+
+/* Add one socket address, "ADDR:PORT" (ADDR alone too with defport). */
+int
+gwopts_push_addr(const struct cmd_entry *cmd, const char **list, size_t *n,
+    const char *opt, const char *value, uint16_t defport)
+{
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+
+	if (addr_port_parse(value, &h, &port, defport, &errstr) == -1)
+		return (cmd_usage_error(cmd, "%s '%s': %s", opt, value,
+		    errstr));
+	return (gwopts_push(cmd, list, n, opt, value));
 }
 
 /* Parse a number option within [min, max]. */
@@ -152,8 +167,8 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		return (gwopts_push(cmd, o->allow, &o->nallow, "--allow",
 		    arg));
 	case 'r':
-		return (gwopts_push(cmd, o->resolver, &o->nresolver,
-		    "--resolver", arg));
+		return (gwopts_push_addr(cmd, o->resolver, &o->nresolver,
+		    "--resolver", arg, 53));
 	case 'L':
 		o->audit.log = arg;
 		return (0);

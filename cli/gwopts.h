@@ -7,6 +7,7 @@
 #define GWOPTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proxy/audit.h"
 #include "proxy/gateway.h"
@@ -122,6 +123,17 @@ struct gwopts {
 };
 
 void	gwopts_init(struct gwopts *, int, enum gwopts_userpolicy);
+
+/*
+ * Add one value of a repeatable option to a list of GWOPTS_MAX_ARGS;
+ * gwopts_push_addr() first checks that it is a socket address
+ * (addr_port_parse(); with defport nonzero the port may be left out).
+ * Return 0, or EXIT_USAGE after reporting an error.
+ */
+int	gwopts_push(const struct cmd_entry *, const char **, size_t *,
+	    const char *, const char *);
+int	gwopts_push_addr(const struct cmd_entry *, const char **, size_t *,
+	    const char *, const char *, uint16_t);
 
 /*
  * Handle one of the shared options.  Returns 0 when handled, -1 when

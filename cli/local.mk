@@ -19,3 +19,6 @@ libpinhole_a_SOURCES += \
 	cli/cmd-approve.c \
 	cli/cmd-deny.c \
 	cli/cmd-watch.c
+# Usage errors of every command: ports, missing values, refused rules.
+TESTS += tests/integration/usage.sh
+EXTRA_DIST += tests/integration/usage.sh

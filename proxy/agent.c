@@ -298,19 +298,13 @@ agent_target(const char *host, const char *port, struct host *h,
     uint16_t *pnum)
 {
 	const char	*err;
-	long		 v;
-	char		*end;
 
 	if (host[0] == '\0')
 		return ("no host given");
 	if (host_port_parse(host, h, pnum, 443, &err) == -1)
 		return (err);
-	if (port[0] == '\0')
-		return (NULL);
-	v = strtol(port, &end, 10);
-	if (*end != '\0' || v < 1 || v > 65535)
-		return ("bad port");
-	*pnum = (uint16_t)v;
+	if (port[0] != '\0' && port_parse(port, strlen(port), pnum) == -1)
+		return ("invalid port (1 to 65535)");
 	return (NULL);
 }
 

@@ -52,14 +52,23 @@ struct control {
 	size_t				 nclients;
 };
 
+/* $XDG_RUNTIME_DIR when it is set to an absolute path, else NULL. */
+static const char *
+control_xdg(void)
+{
+	const char	*xdg = getenv("XDG_RUNTIME_DIR");
+
+	return (xdg != NULL && xdg[0] == '/' ? xdg : NULL);
+}
+
 /* The directory of the user's control sockets. */
 int
 control_dir(char *buf, size_t len)
 {
-	const char	*xdg = getenv("XDG_RUNTIME_DIR");
+	const char	*xdg = control_xdg();
 	int		 n;
 
-	if (xdg != NULL && xdg[0] == '/')
+	if (xdg != NULL)
 		n = snprintf(buf, len, "%s/pinhole", xdg);
 	else
 		n = snprintf(buf, len, "/tmp/pinhole-%lu",
@@ -67,29 +76,43 @@ control_dir(char *buf, size_t len)
 	return (n < 0 || (size_t)n >= len ? -1 : 0);
 }
 
+/* Say what is wrong with the directory, and what to do about it. */
+static int
+control_dir_error(const char *problem, int remove, char *err, size_t errlen)
+{
+	const char	*xdg = control_xdg();
+
+	snprintf(err, errlen, "%s%s%s%s: %sset XDG_RUNTIME_DIR to a directory "
+	    "of yours with mode 0700%s", xdg != NULL ? "XDG_RUNTIME_DIR=" : "",
+	    xdg != NULL ? xdg : "", xdg != NULL ? ": " : "", problem,
+	    remove ? "remove it, or " : "", xdg != NULL ? ", or unset it" : "");
+	return (-1);
+}
+
 /* Create the directory, or check that it is safe to use. */
 int
 control_dir_make(char *buf, size_t len, char *err, size_t errlen)
 {
 	struct stat	st;
+	char		problem[PATH_MAX + 64];
 
-	if (control_dir(buf, len) == -1) {
-		snprintf(err, errlen, "control directory: path too long");
-		return (-1);
-	}
+	if (control_dir(buf, len) == -1)
+		return (control_dir_error("path too long", 0, err, errlen));
 	if (mkdir(buf, 0700) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", buf, strerror(errno));
-		return (-1);
+		if (control_xdg() != NULL && (errno == ENOENT ||
+		    errno == ENOTDIR))
+			snprintf(problem, sizeof problem, "%s",
+			    strerror(errno));
+		else
+			snprintf(problem, sizeof problem, "cannot create %s: "
+			    "%s", buf, strerror(errno));
+		return (control_dir_error(problem, 0, err, errlen));
 	}
-	if (lstat(buf, &st) == -1) {
-		snprintf(err, errlen, "%s: %s", buf, strerror(errno));
-		return (-1);
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-	    (st.st_mode & 077) != 0) {
-		snprintf(err, errlen, "%s: not a directory of ours with mode "
-		    "0700 (remove it and try again)", buf);
-		return (-1);
+	if (lstat(buf, &st) == -1 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != getuid() || (st.st_mode & 077) != 0) {
+		snprintf(problem, sizeof problem, "%s is not a directory of "
+		    "ours with mode 0700", buf);
+		return (control_dir_error(problem, 1, err, errlen));
 	}
 	return (0);
 }

@@ -35,11 +35,15 @@ struct control_peer {
 #define CONTROL_WANT_SUBSCRIBE	0x1	/* start sending events */
 
 /*
- * The directory of the user's control sockets: $XDG_RUNTIME_DIR/pinhole,
- * or /tmp/pinhole-UID.  Returns 0, or -1 when it does not fit.
+ * The directory of the user's control sockets: $XDG_RUNTIME_DIR/pinhole
+ * when XDG_RUNTIME_DIR is an absolute path, else (unset, empty or
+ * relative) /tmp/pinhole-UID.  Returns 0, or -1 when it does not fit.
  */
 int	control_dir(char *, size_t);
-/* Create it (0700) or check it is ours, a directory, not a link. */
+/*
+ * Create it (0700) or check it is ours, a directory, not a link; else
+ * -1 with err naming the directory, the problem and the fix.
+ */
 int	control_dir_make(char *, size_t, char *, size_t);
 
 /* Listen on DIR/SESSION.sock for this queue.  NULL with err filled. */

@@ -28,6 +28,7 @@
 
 #include "cli/log.h"
 #include "proxy/dns-server.h"
+#include "proxy/gateway.h"
 #include "proxy/resolver.h"
 
 #define DNS_UDP_BATCH		64	/* datagrams a wake-up */
@@ -557,43 +558,6 @@ dns_server_listen_fd(struct dns_server *srv, int fd, char *err, size_t errlen)
 	return (0);
 }
 
-/* Split "ADDR:PORT" / "[V6]:PORT" and resolve it numerically. */
-static int
-dns_addr_parse(const char *spec, struct addrinfo **res, char *err,
-    size_t errlen)
-{
-	struct addrinfo	 hints;
-	char		 host[INET6_ADDRSTRLEN + 2];
-	const char	*colon, *h = spec;
-	size_t		 hlen;
-	int		 rv;
-
-	if ((colon = strrchr(spec, ':')) == NULL || colon[1] == '\0')
-		goto bad;
-	hlen = colon - spec;
-	if (spec[0] == '[') {
-		if (hlen < 2 || spec[hlen - 1] != ']')
-			goto bad;
-		h = spec + 1;
-		hlen -= 2;
-	}
-	if (hlen == 0 || hlen >= sizeof host)
-		goto bad;
-	memcpy(host, h, hlen);
-	host[hlen] = '\0';
-	memset(&hints, 0, sizeof hints);
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	hints.ai_socktype = SOCK_DGRAM;
-	if ((rv = getaddrinfo(host, colon + 1, &hints, res)) != 0) {
-		snprintf(err, errlen, "%s: %s", spec, gai_strerror(rv));
-		return (-1);
-	}
-	return (0);
-bad:
-	snprintf(err, errlen, "%s: not ADDR:PORT", spec);
-	return (-1);
-}
-
 /* Create, bind (and for TCP listen on) one socket. */
 static int
 dns_socket_open(const struct addrinfo *ai, int type, char *err,
@@ -627,7 +591,7 @@ dns_server_listen(struct dns_server *srv, const char *spec, char *err,
 	struct addrinfo	*ai;
 	int		 fd, rv = -1;
 
-	if (dns_addr_parse(spec, &ai, err, errlen) == -1)
+	if ((ai = gateway_addrinfo(spec, SOCK_DGRAM, err, errlen)) == NULL)
 		return (-1);
 	if ((fd = dns_socket_open(ai, SOCK_DGRAM, err, errlen)) == -1 ||
 	    dns_server_listen_fd(srv, fd, err, errlen) == -1)

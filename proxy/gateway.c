@@ -299,53 +299,41 @@ gateway_listen_transparent_fd(struct gateway *gw, int fd, char *err,
 	return (gateway_listen_kind(gw, fd, 1, err, errlen));
 }
 
-/* Split "ADDR:PORT" or "[V6]:PORT" into its parts. */
-static int
-gateway_split(const char *spec, char *host, size_t hostlen,
-    const char **port)
+/* The address to bind for "ADDR:PORT" (addr_port_parse() says what). */
+struct addrinfo *
+gateway_addrinfo(const char *spec, int type, char *err, size_t errlen)
 {
-	const char	*colon, *start = spec;
-	size_t		 len;
+	struct addrinfo	 hints, *ai;
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+	char		 serv[8];
+	int		 gai;
 
-	if (*spec == '[') {
-		if ((colon = strchr(spec, ']')) == NULL || colon[1] != ':')
-			return (-1);
-		start = spec + 1;
-		len = colon - start;
-		colon++;
-	} else {
-		if ((colon = strrchr(spec, ':')) == NULL)
-			return (-1);
-		len = colon - spec;
+	if (addr_port_parse(spec, &h, &port, 0, &errstr) == -1) {
+		snprintf(err, errlen, "%s: %s", spec, errstr);
+		return (NULL);
 	}
-	if (len == 0 || len >= hostlen || colon[1] == '\0')
-		return (-1);
-	memcpy(host, start, len);
-	host[len] = '\0';
-	*port = colon + 1;
-	return (0);
+	snprintf(serv, sizeof serv, "%u", port);
+	memset(&hints, 0, sizeof hints);
+	hints.ai_socktype = type;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+	if ((gai = getaddrinfo(h.text, serv, &hints, &ai)) != 0) {
+		snprintf(err, errlen, "%s: %s", spec, gai_strerror(gai));
+		return (NULL);
+	}
+	return (ai);
 }
 
 /* Create, bind and listen on a socket for "ADDR:PORT". */
 int
 gateway_listen(struct gateway *gw, const char *spec, char *err, size_t errlen)
 {
-	struct addrinfo	 hints, *ai = NULL;
-	char		 host[256];
-	const char	*port;
-	int		 fd = -1, one = 1, rv = -1, gai;
+	struct addrinfo	*ai = NULL;
+	int		 fd = -1, one = 1, rv = -1;
 
-	if (gateway_split(spec, host, sizeof host, &port) == -1) {
-		snprintf(err, errlen, "%s: expected ADDR:PORT", spec);
+	if ((ai = gateway_addrinfo(spec, SOCK_STREAM, err, errlen)) == NULL)
 		return (-1);
-	}
-	memset(&hints, 0, sizeof hints);
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	if ((gai = getaddrinfo(host, port, &hints, &ai)) != 0) {
-		snprintf(err, errlen, "%s: %s", spec, gai_strerror(gai));
-		return (-1);
-	}
 	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
 	    SOCK_NONBLOCK, 0);
 	if (fd == -1 ||

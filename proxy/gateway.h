@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+struct addrinfo;
 struct audit;
 struct fakeip;
 struct event_base;
@@ -41,6 +42,13 @@ struct gateway	*gateway_create(struct event_base *,
 		    const struct gateway_config *, struct resolver *,
 		    struct audit *);
 void		 gateway_free(struct gateway *);
+
+/*
+ * The address to bind for a listener "ADDR:PORT" ("[V6]:PORT") of type
+ * SOCK_STREAM or SOCK_DGRAM (HTTP or DNS): for freeaddrinfo(), or NULL
+ * with err.
+ */
+struct addrinfo	*gateway_addrinfo(const char *, int, char *, size_t);
 
 /* Listen on "ADDR:PORT" ("[V6]:PORT"), or on a bound socket (taken over). */
 int		 gateway_listen(struct gateway *, const char *, char *, size_t);

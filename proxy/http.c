@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "proxy/http.h"
+#include "rules/rules.h"
 
 struct http_cursor {
 	const char	*p;
@@ -357,26 +358,6 @@ http_framing(struct http_head *h)
 	return (0);
 }
 
-/* Parse a port: 1 to 65535, digits only. */
-static int
-http_port_parse(const char *p, size_t len, uint16_t *port)
-{
-	unsigned long	v = 0;
-	size_t		i;
-
-	if (len == 0 || len > 5)
-		return (-1);
-	for (i = 0; i < len; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return (-1);
-		v = v * 10 + (p[i] - '0');
-	}
-	if (v == 0 || v > 65535)
-		return (-1);
-	*port = (uint16_t)v;
-	return (0);
-}
-
 /*
  * Split an authority into host and port.  Userinfo is refused: it must
  * never be mistaken for the host.
@@ -409,7 +390,7 @@ http_authority_parse(struct http_request *r, int need_port)
 	r->port = 80;
 	if (colon == NULL || colon + 1 == end)
 		return (need_port ? -1 : 0);
-	return (http_port_parse(colon + 1, end - colon - 1, &r->port));
+	return (port_parse(colon + 1, end - colon - 1, &r->port));
 }
 
 /* Take the request target apart according to its form. */

@@ -141,12 +141,12 @@ edit_until(const char *s, time_t *until)
 /*
  * Write the canonical text of an allow rule's argument, HOST[:PORTS] with
  * an optional " until TIME".  With check, the rule must pass every check
- * of the parser (errors as ORIGIN:LINE).
+ * of the parser.  Errors are "ORIGIN: message": the rule is not in any
+ * file yet, so no line is named.
  */
 static int
-edit_canon(struct rules *r, const char *origin, unsigned int line,
-    const char *arg, int check, char *buf, size_t size, char *err,
-    size_t errlen)
+edit_canon(struct rules *r, const char *origin, const char *arg, int check,
+    char *buf, size_t size, char *err, size_t errlen)
 {
 	struct rule_spec	spec;
 	char			target[RULES_LINE_MAX + 1], ports[RULES_LINE_MAX + 1];
@@ -178,7 +178,7 @@ edit_canon(struct rules *r, const char *origin, unsigned int line,
 			return (-1);
 		}
 	}
-	if (rules_parse_allow(r, origin, line, target, check, &spec, err,
+	if (rules_parse_allow(r, origin, 0, target, check, &spec, err,
 	    errlen) == -1)
 		return (-1);
 	if (edit_target_format(&spec, buf, size) == -1 ||
@@ -234,7 +234,7 @@ edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon,
 		return (0);
 	snprintf(arg, sizeof arg, n == 1 ? "%s" : "%s %s %s", w[0],
 	    n == 3 ? w[1] : "", n == 3 ? w[2] : "");
-	if (edit_canon(r, "policy", 0, arg, 0, text, sizeof text, NULL,
+	if (edit_canon(r, "policy", arg, 0, text, sizeof text, NULL,
 	    0) == -1)
 		return (0);
 	return (edit_same(text, canon, target_only));
@@ -285,12 +285,10 @@ rules_edit_add(const char *text, size_t len, const char *rule,
 		snprintf(err, errlen, "%s: out of memory", origin);
 		return (-1);
 	}
-	while (edit_next_line(text, len, &off, &l))
-		n++;
-	if (edit_canon(r, origin, n + 1, rule, 1, e->rule, sizeof e->rule,
-	    err, errlen) == -1)
+	if (edit_canon(r, origin, rule, 1, e->rule, sizeof e->rule, err,
+	    errlen) == -1)
 		goto out;
-	for (off = 0, n = 0; edit_next_line(text, len, &off, &l);) {
+	while (edit_next_line(text, len, &off, &l)) {
 		n++;
 		if (edit_line_matches(r, &l, e->rule, 0)) {
 			e->line = n;
@@ -327,7 +325,7 @@ rules_edit_remove(const char *text, size_t len, const char *rule,
 		snprintf(err, errlen, "%s: out of memory", origin);
 		goto out;
 	}
-	if (edit_canon(r, origin, 0, rule, 0, e->rule, sizeof e->rule, err,
+	if (edit_canon(r, origin, rule, 0, e->rule, sizeof e->rule, err,
 	    errlen) == -1)
 		goto out;
 	while (edit_next_line(text, len, &off, &l)) {

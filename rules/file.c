@@ -155,8 +155,8 @@ file_apply(struct file_edit *f, int remove, const char *const *rules,
 	for (i = 0; i < n; i++) {
 		rv = remove ? rules_edit_remove(f->text, f->len, rules[i],
 		    "pinhole disallow", &res[i], f->err, f->errlen) :
-		    rules_edit_add(f->text, f->len, rules[i], f->path, &res[i],
-		    f->err, f->errlen);
+		    rules_edit_add(f->text, f->len, rules[i], "pinhole allow",
+		    &res[i], f->err, f->errlen);
 		if (rv == -1)
 			return (-1);
 		if (res[i].text == NULL)

@@ -243,7 +243,7 @@ host_parse(const char *s, size_t len, struct host *h, const char **errstr)
 	return (0);
 }
 
-/* Parse a port number, 1 to 65535, decimal digits only. */
+/* Parse a port number, 1 to 65535, decimal digits only (the one parser). */
 int
 port_parse(const char *s, size_t len, uint16_t *port)
 {
@@ -294,4 +294,22 @@ host_port_parse(const char *s, struct host *h, uint16_t *port,
 		return (-1);
 	}
 	return (host_parse(s, hlen, h, errstr));
+}
+
+/* Parse a socket address: an IP address and a port. */
+int
+addr_port_parse(const char *s, struct host *h, uint16_t *port,
+    uint16_t defport, const char **errstr)
+{
+	if (host_port_parse(s, h, port, defport, errstr) == -1)
+		return (-1);
+	if (h->kind == HOST_NAME) {
+		*errstr = "not an IP address";
+		return (-1);
+	}
+	if (*port == 0) {
+		*errstr = "no port (ADDR:PORT, [IPV6]:PORT)";
+		return (-1);
+	}
+	return (0);
 }

@@ -122,7 +122,6 @@ struct rules {
 };
 
 /* rules/host.c */
-int	port_parse(const char *, size_t, uint16_t *);
 int	host_is_v6_text(const char *, size_t);
 
 /* rules/addr.c */

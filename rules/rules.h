@@ -44,6 +44,21 @@ int	host_parse(const char *, size_t, struct host *, const char **);
 int	host_port_parse(const char *, struct host *, uint16_t *, uint16_t,
 	    const char **);
 
+/*
+ * A socket address: "ADDR:PORT" or "[V6]:PORT", ADDR an IP address
+ * (canonicalised into h as host_parse() does).  With defport nonzero
+ * the port may be left out ("ADDR", "[V6]", a bare IPv6 address).
+ * Returns 0 or -1 + *errstr.
+ */
+int	addr_port_parse(const char *, struct host *, uint16_t *, uint16_t,
+	    const char **);
+
+/*
+ * The one port parser: len bytes of decimal digits, 1 to 65535; no
+ * sign, space, "0x" or anything else.  Returns 0 or -1.
+ */
+int	port_parse(const char *, size_t, uint16_t *);
+
 /* Classes of special-purpose addresses the gateway refuses to dial. */
 enum addr_class {
 	ADDR_PUBLIC = 0,
@@ -174,7 +189,8 @@ struct rules_edit {
  * Append "allow RULE" with the text's line ending (ending an unfinished
  * last line first).  Returns 1 when added, 0 when an allow line for the
  * same rule is there already (line says where), -1 when the rule is
- * refused (err: "ORIGIN:LINE: message", as the parser says it).
+ * refused (err: "ORIGIN: message", as the parser says it; no line, for
+ * the rule is in no file yet).
  */
 int	rules_edit_add(const char *, size_t, const char *, const char *,
 	    struct rules_edit *, char *, size_t);
@@ -196,8 +212,9 @@ int	rules_edit_remove(const char *, size_t, const char *, const char *,
  * Adding to a missing file creates it (0600) and its directory (0700).
  * Edits are serialised by a lock on the directory.  results[i] (text
  * unused) says what happened to rule i.  Returns how many rules changed
- * the file (0: untouched), or -1 with err ("FILE:LINE: message" or
- * "FILE: reason") and the file untouched.
+ * the file (0: untouched), or -1 with err and the file untouched: for
+ * a rule refused, "pinhole allow: message" ("pinhole disallow: ..."),
+ * else "FILE:LINE: message" or "FILE: reason".
  */
 int	rules_file_edit(const char *, int, const char *const *, size_t,
 	    struct rules_edit *, char *, size_t);

@@ -106,6 +106,18 @@ if grep -q "$(printf '\033')" "$T/deny.out"; then fail "raw ESC reached the agen
 "$PINHOLE" request slow.test --wait=1 >"$T/slow.out"
 rc=$?
 [ $rc = 3 ] && ok "--wait times out with 3" || fail "timeout: rc $rc"
+id=$(head -1 "$T/slow.out")
+loggrep "$T/slow.out" "^timed out: no answer yet \(pinhole request --status $id\)\$" &&
+    [ -n "$id" ] && ok "the timeout names the request" ||
+    fail "timeout message: $(cat "$T/slow.out")"
+
+# The endpoint's port field is a port: 1 to 65535, digits only.
+for p in 99999 0 +80 '%2080' 0x50 -1; do
+	out=$(curl -s -o /dev/null -w '%{http_code}' -d host=port.test \
+	    -d "port=$p" "$PINHOLE_AGENT/pinhole/request?format=json")
+	[ "$out" = 400 ] && ok "agent port '$p' refused" ||
+	    fail "agent port '$p': HTTP $out"
+done
 
 # Blocked attempts show in pending and in /pinhole/blocked with the hint.
 curl -s "http://127.0.0.1:$port/probe/block?host=blocked.test&port=443" >/dev/null

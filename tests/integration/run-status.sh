@@ -128,4 +128,57 @@ PYEOF
 		fail "$MODE: host links changed"
 	fi
 done
+
+# pinhole run without a control directory of its own: 125, the command
+# not run, one message naming the directory and the fix.
+cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
+mkdir -m 755 "$T/rootdir"
+mkdir -m 755 "$T/open" "$T/open/pinhole"
+touch "$T/file"
+# $1: what; $2: XDG_RUNTIME_DIR (- unset); $3: a regex the message must match.
+xdg_refused() {
+	rm -f "$T/w/ran"
+	if [ "$2" = - ]; then set -- "$1" "$3" env -u XDG_RUNTIME_DIR
+	else set -- "$1" "$3" env XDG_RUNTIME_DIR="$2"; fi
+	desc=$1 want=$2; shift 2
+	if [ "$MODE" = nobody ]; then
+		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	fi
+	"$@" HOME="$T/w" "$T/pinhole" run --allow x.test -- touch "$T/w/ran" \
+	    >"$T/xdg.out" 2>&1
+	rc=$?
+	if [ $rc != 125 ]; then
+		fail "$MODE: $desc: status $rc, want 125: $(cat "$T/xdg.out")"
+	elif [ -e "$T/w/ran" ]; then
+		fail "$MODE: $desc: the command ran"
+	elif [ "$(wc -l <"$T/xdg.out")" != 1 ] ||
+	    ! grep -Eq -- "$want" "$T/xdg.out"; then
+		fail "$MODE: $desc: message: $(cat "$T/xdg.out")"
+	else
+		ok "$MODE: $desc: 125, not run, says what to fix"
+	fi
+}
+FIX='set XDG_RUNTIME_DIR to a directory of yours with mode 0700'
+for MODE in root nobody; do
+	xdg_refused "XDG_RUNTIME_DIR missing" "$T/missing" \
+	    "^pinhole: XDG_RUNTIME_DIR=$T/missing: No such file or directory: $FIX, or unset it\$"
+	xdg_refused "XDG_RUNTIME_DIR a file" "$T/file" \
+	    "^pinhole: XDG_RUNTIME_DIR=$T/file: Not a directory: $FIX, or unset it\$"
+	xdg_refused "XDG_RUNTIME_DIR/pinhole open to others" "$T/open" \
+	    "^pinhole: XDG_RUNTIME_DIR=$T/open: $T/open/pinhole is not a directory of ours with mode 0700: remove it, or $FIX, or unset it\$"
+	[ "$MODE" = nobody ] && xdg_refused "XDG_RUNTIME_DIR not writable" \
+	    "$T/rootdir" "^pinhole: XDG_RUNTIME_DIR=$T/rootdir: cannot create $T/rootdir/pinhole: Permission denied: $FIX, or unset it\$"
+done
+# Unset: /tmp/pinhole-UID, refused the same way when it is not ours.
+MODE=nobody
+if [ ! -e /tmp/pinhole-65534 ]; then
+	mkdir -m 755 /tmp/pinhole-65534
+	xdg_refused "unset, /tmp/pinhole-65534 not ours" - \
+	    "^pinhole: /tmp/pinhole-65534 is not a directory of ours with mode 0700: remove it, or $FIX\$"
+	rmdir /tmp/pinhole-65534
+fi
+MODE=root
+as_mode env XDG_RUNTIME_DIR= HOME="$T/w" "$T/pinhole" run --allow x.test -- \
+    touch "$T/w/ran" >"$T/xdg.out" 2>&1
+expect_status "XDG_RUNTIME_DIR empty: /tmp/pinhole-0 is used" $? 0
 finish

@@ -190,20 +190,20 @@ test_canonical(void **state)
 	assert_string_equal(canon("[::ffff:1.2.3.4]:22"), "1.2.3.4:22");
 }
 
-/* What the parser refuses is refused, at the line it would have. */
+/* What the parser refuses is refused, naming no line: it is in no file. */
 static void
 test_add_refused(void **state)
 {
 	(void)state;
 	add("allow a.example\n", "*.com", -1, NULL, 0);
-	assert_string_equal(errbuf, "policy:2: '*.com' would match every "
+	assert_string_equal(errbuf, "policy: '*.com' would match every "
 	    "site under the public suffix 'com': name the site "
 	    "(*.example.com)");
 	add("", "*", -1, NULL, 0);
-	assert_string_equal(errbuf, "policy:1: '*' alone would match every "
+	assert_string_equal(errbuf, "policy: '*' alone would match every "
 	    "host: name the hosts (a wildcard needs a domain: *.example.com)");
 	add("", "a..b", -1, NULL, 0);
-	assert_non_null(strstr(errbuf, "policy:1: bad host 'a..b'"));
+	assert_non_null(strstr(errbuf, "policy: bad host 'a..b'"));
 	add("", "x.example:0", -1, NULL, 0);
 	assert_non_null(strstr(errbuf, "bad port '0'"));
 	add("", "a.example b.example", -1, NULL, 0);
@@ -326,6 +326,12 @@ test_file(void **state)
 	assert_int_equal(rules_file_edit(p, 1, two, 1, res, errbuf,
 	    sizeof errbuf), 0);
 	assert_int_equal(res[0].count, 0);
+
+	/* A bad rule is blamed, not a line of the file. */
+	assert_int_equal(rules_file_append(p, "bad!x", errbuf,
+	    sizeof errbuf), -1);
+	assert_string_equal(errbuf, "pinhole allow: bad host 'bad!x': "
+	    "invalid character in name");
 
 	/* A missing include refuses the edit; the file is left as it was. */
 	spit(p, "include missing.policy\n");

@@ -214,6 +214,106 @@ test_host_port(void **state)
 	assert_int_equal(host_port_parse("[::1", &h, &port, 443, &errstr), -1);
 }
 
+/* Ports: the one parser every port goes through; 0 in want is refused. */
+static const struct {
+	const char	*in;
+	uint16_t	 want;
+} port_table[] = {
+	{ "1", 1 }, { "80", 80 }, { "443", 443 }, { "65535", 65535 },
+	{ "080", 80 }, { "00443", 443 },
+	{ "0", 0 }, { "00000", 0 }, { "65536", 0 }, { "99999", 0 },
+	{ "100000", 0 }, { "4294967377", 0 }, { "-1", 0 }, { "+80", 0 },
+	{ " 80", 0 }, { "80 ", 0 }, { "0x50", 0 }, { "8O", 0 }, { "", 0 },
+	{ "80\n", 0 }, { "1e3", 0 }, { "٣", 0 },
+};
+
+/* Every port is 1 to 65535 in plain digits, nothing else. */
+static void
+test_port(void **state)
+{
+	uint16_t	port;
+	size_t		i;
+	int		rv;
+
+	(void)state;
+	for (i = 0; i < sizeof port_table / sizeof port_table[0]; i++) {
+		port = 7;
+		rv = port_parse(port_table[i].in, strlen(port_table[i].in),
+		    &port);
+		if (rv != (port_table[i].want != 0 ? 0 : -1) ||
+		    (rv == 0 && port != port_table[i].want) ||
+		    (rv == -1 && port != 7))
+			fail_msg("port '%s': rv %d port %u", port_table[i].in,
+			    rv, port);
+	}
+	/* The length is respected: "80" of "8080". */
+	assert_int_equal(port_parse("8080", 2, &port), 0);
+	assert_int_equal(port, 80);
+}
+
+/* Socket addresses ("--listen", "--resolver"): an IP address and a port. */
+static const struct {
+	const char	*in;
+	uint16_t	 defport;
+	const char	*text;		/* NULL: refused */
+	uint16_t	 port;
+} addr_port_table[] = {
+	{ "127.0.0.1:3128", 0, "127.0.0.1", 3128 },
+	{ "[::1]:53", 0, "::1", 53 },
+	{ "[::ffff:127.0.0.1]:80", 0, "127.0.0.1", 80 },
+	{ "0.0.0.0:1", 0, "0.0.0.0", 1 },
+	{ "127.0.0.1", 53, "127.0.0.1", 53 },
+	{ "::1", 53, "::1", 53 },
+	{ "[::1]", 53, "::1", 53 },
+	{ "127.0.0.1:5353", 53, "127.0.0.1", 5353 },
+	{ "127.0.0.1:99999", 0, NULL, 0 },
+	{ "127.0.0.1:0", 0, NULL, 0 },
+	{ "127.0.0.1:65536", 0, NULL, 0 },
+	{ "127.0.0.1:-1", 0, NULL, 0 },
+	{ "127.0.0.1:+80", 0, NULL, 0 },
+	{ "127.0.0.1: 80", 0, NULL, 0 },
+	{ "127.0.0.1:0x50", 0, NULL, 0 },
+	{ "127.0.0.1:", 0, NULL, 0 },
+	{ "127.0.0.1:99999", 53, NULL, 0 },
+	{ "[::1]:65536", 53, NULL, 0 },
+	{ "127.0.0.1", 0, NULL, 0 },
+	{ "[::1]", 0, NULL, 0 },
+	{ "::1", 0, NULL, 0 },
+	{ "localhost:53", 0, NULL, 0 },
+	{ "localhost", 53, NULL, 0 },
+	{ ":53", 0, NULL, 0 },
+	{ "", 53, NULL, 0 },
+};
+
+/* Socket addresses are refused unless address and port both are right. */
+static void
+test_addr_port(void **state)
+{
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+	size_t		 i;
+	int		 rv;
+
+	(void)state;
+	for (i = 0; i < sizeof addr_port_table / sizeof addr_port_table[0];
+	    i++) {
+		errstr = NULL;
+		rv = addr_port_parse(addr_port_table[i].in, &h, &port,
+		    addr_port_table[i].defport, &errstr);
+		if (addr_port_table[i].text == NULL) {
+			if (rv != -1 || errstr == NULL)
+				fail_msg("'%s' taken", addr_port_table[i].in);
+			continue;
+		}
+		if (rv != 0)
+			fail_msg("'%s' refused: %s", addr_port_table[i].in,
+			    errstr);
+		assert_string_equal(h.text, addr_port_table[i].text);
+		assert_int_equal(port, addr_port_table[i].port);
+	}
+}
+
 int
 main(void)
 {
@@ -224,6 +324,8 @@ main(void)
 		cmocka_unit_test(test_lengths),
 		cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_host_port),
+		cmocka_unit_test(test_port),
+		cmocka_unit_test(test_addr_port),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,0 +1,96 @@
+#!/bin/sh
+# Usage errors: ports out of range, missing option values and refused
+# rules are one line naming what was given, and exit 2.
+. "$top_srcdir/tests/integration/lib.sh"
+export ASAN_OPTIONS=detect_leaks=0
+unset PINHOLE_AGENT http_proxy HTTP_PROXY
+
+# $1: what; $2: a regex for the one line of stderr; then the command.
+usage() {
+	desc=$1 want=$2; shift 2
+	timeout 10 "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc != 2 ]; then
+		fail "$desc: status $rc, want 2: $(cat "$T/err")"
+	elif [ "$(wc -l <"$T/err")" != 1 ] || ! grep -Eq -- "$want" "$T/err"; then
+		fail "$desc: message: $(cat "$T/err")"
+	else
+		ok "$desc"
+	fi
+}
+
+BAD='invalid port \(1 to 65535\)'
+for p in 99999 0 65536 -1 +80 ' 80' 0x50 '' 80x; do
+	re=$(printf '%s' "$p" | sed 's/[+.]/\\&/g')
+	usage "proxy --listen 127.0.0.1:$p" \
+	    "^pinhole proxy: --listen '127\.0\.0\.1:$re': $BAD" \
+	    "$PINHOLE" proxy --listen "127.0.0.1:$p" --allow x.test
+done
+usage "proxy --listen [::1]:65536" "--listen '\[::1\]:65536': $BAD" \
+    "$PINHOLE" proxy --listen '[::1]:65536' --allow x.test
+usage "proxy --listen without a port" "--listen '127\.0\.0\.1': no port" \
+    "$PINHOLE" proxy --listen 127.0.0.1 --allow x.test
+usage "proxy --listen a name" "--listen 'localhost:3128': not an IP address" \
+    "$PINHOLE" proxy --listen localhost:3128 --allow x.test
+usage "proxy --dns-listen 127.0.0.1:70000" "--dns-listen '127\.0\.0\.1:70000': $BAD" \
+    "$PINHOLE" proxy --dns-listen 127.0.0.1:70000 --allow x.test
+for cmd in proxy run; do
+	usage "$cmd --resolver 127.0.0.1:99999" \
+	    "^pinhole $cmd: --resolver '127\.0\.0\.1:99999': $BAD" \
+	    "$PINHOLE" $cmd --resolver 127.0.0.1:99999 --allow x.test -- true
+	usage "$cmd --resolver [::1]:0" "--resolver '\[::1\]:0': $BAD" \
+	    "$PINHOLE" $cmd --resolver '[::1]:0' --allow x.test -- true
+done
+usage "check HOST:99999" "bad host 'x\.test:99999': $BAD" \
+    "$PINHOLE" check --allow x.test x.test:99999
+usage "check HOST:0" "bad host 'x\.test:0': $BAD" \
+    "$PINHOLE" check --allow x.test x.test:0
+usage "request HOST:65536" "^pinhole request: bad host 'x\.test:65536': $BAD" \
+    "$PINHOLE" request x.test:65536
+usage "--allow HOST:65536" "^--allow: bad port '65536'" \
+    "$PINHOLE" check --allow x.test:65536 x.test
+usage "--allow a range past 65535" "^--allow: bad port '1-70000'" \
+    "$PINHOLE" check --allow x.test:1-70000 x.test
+printf 'allow a.test\nallow b.test:99999\n' >"$T/policy"
+usage "a policy file's port: FILE:LINE" "^$T/policy:2: bad port '99999'" \
+    "$PINHOLE" check --policy "$T/policy" a.test
+usage "allow HOST:99999" "^pinhole allow: bad port '99999'" \
+    "$PINHOLE" allow --policy "$T/new.policy" x.test:99999
+# The agent endpoint's port must be a port too.
+PINHOLE_AGENT=http://127.0.0.1:99999 "$PINHOLE" request x.test >"$T/out" 2>&1
+rc=$?
+[ $rc = 4 ] && grep -q "no agent endpoint" "$T/out" &&
+    ok "PINHOLE_AGENT with port 99999 is no endpoint" ||
+    fail "PINHOLE_AGENT port 99999: rc $rc $(cat "$T/out")"
+
+# A missing value names the option as it was typed, in every command.
+usage "run --allow" "^pinhole run: option '--allow' needs a value" \
+    "$PINHOLE" run --allow
+usage "run -a" "^pinhole run: option '-a' needs a value" "$PINHOLE" run -a
+usage "run -va" "^pinhole run: option '-a' needs a value" "$PINHOLE" run -va
+usage "run --all (abbreviated)" "^pinhole run: option '--all' needs a value" \
+    "$PINHOLE" run --all
+usage "run --dns-real=1" "^pinhole run: option '--dns-real' takes no value" \
+    "$PINHOLE" run --dns-real=1 -- true
+usage "run --nope=1" "^pinhole run: unknown option '--nope'" \
+    "$PINHOLE" run --nope=1 -- true
+usage "run -vX" "^pinhole run: unknown option '-X'" "$PINHOLE" run -vX -- true
+for c in "run --net" "run --log" "run --max-clients" "proxy --listen" \
+    "proxy --dns-listen" "proxy -p" "check --policy" "check -a" \
+    "allow --for" "allow -p" "disallow --policy" "log --host" "log -s" \
+    "log verify -k" "request --reason" "request --status" "pending -s" \
+    "approve --ttl" "approve -S" "deny --reason" "deny -S" "watch --session"; do
+	set -- $c
+	opt=$(eval echo \${$#})
+	usage "$c" "^pinhole $1: option '$opt' needs a value" "$PINHOLE" $c
+done
+
+# A refused rule is blamed, not a line of a file that does not exist.
+usage "allow 'bad!x'" "^pinhole allow: bad host 'bad!x': invalid character" \
+    "$PINHOLE" allow --policy "$T/new.policy" 'bad!x'
+printf 'allow a.test\n' >"$T/one.policy"
+usage "allow 'bad!x' to a file of one line" "^pinhole allow: bad host 'bad!x'" \
+    "$PINHOLE" allow --policy "$T/one.policy" 'bad!x'
+[ ! -e "$T/new.policy" ] && ok "no file made for refused rules" ||
+    fail "a refused rule made $T/new.policy"
+finish
