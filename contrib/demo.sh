@@ -64,7 +64,7 @@ A web server listens on 127.0.0.1:$WEB; allowed.test and blocked.test
 both resolve to 127.0.0.1.  The sandbox may reach allowed.test:$WEB only:
 
 \$ pinhole run --resolver 127.0.0.1:$DNS --allow 'allow-private 127.0.0.0/8' \\
-      --allow allowed.test:$WEB --log audit.log -- sh inside.sh
+      --allow allowed.test:$WEB --log $T/audit.log -- sh inside.sh
 EOF
 "$pinhole" run --resolver "127.0.0.1:$DNS" \
     --allow 'allow-private 127.0.0.0/8' --allow "allowed.test:$WEB" \
