@@ -95,8 +95,8 @@ for MODE in root nobody; do
 	    fail "$MODE: verify after run: $(cat "$T/out")"
 
 	# No home to put it in: the gateway does not start, and says why.
-	(as_mode env -u HOME -u XDG_STATE_HOME "$T/pinhole" proxy \
-	    --listen "127.0.0.1:$(free_port)") >"$T/out" 2>&1
+	(as_mode env -u HOME -u XDG_STATE_HOME timeout 10 "$T/pinhole" \
+	    proxy --listen "127.0.0.1:$(free_port)") >"$T/out" 2>&1
 	[ $? -ne 0 ] && grep -q 'give --log' "$T/out" &&
 	    ok "$MODE: no HOME: refuses to start without a log" ||
 	    fail "$MODE: no HOME: $(cat "$T/out")"
