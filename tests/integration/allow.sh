@@ -60,9 +60,9 @@ same "$P" '# my policy\n\nallow a.example   # why a\n\n# end\nallow github.com:2
 # Refusals: exit 2, FILE:LINE: message, the file untouched.
 cp "$P" "$T/before"
 ino=$(stat -c %i "$P")
-run 2 "$P:9: '*.com' would match every site under the public suffix 'com': name the site (*.example.com)" \
+run 2 "pinhole allow: '*.com' would match every site under the public suffix 'com': name the site (*.example.com)" \
     "$PINHOLE" allow --policy "$P" ok.example '*.com'
-run 2 "$P:8: bad port '99999' (a port 1 to 65535, a list like 22,443, a range like 8000-8100, or *)" \
+run 2 "pinhole allow: bad port '99999' (a port 1 to 65535, a list like 22,443, a range like 8000-8100, or *)" \
     "$PINHOLE" allow --policy "$P" x.example:99999
 printf 'include missing.policy\n' >>"$P"
 cp "$P" "$T/before"

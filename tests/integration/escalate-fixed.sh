@@ -117,12 +117,12 @@ chmod 644 "$T/inside.sh"
 
 for MODE in root nobody; do
 	W=$T/w/$MODE
-	mkdir -p "$W/xdg"
-	printf 'deny denied.test\nallow private.test:%s\n' "$HP" >"$W/policy"
+	mkdir -p "$W/xdg" "$W/cfg" "$W/log"
+	printf 'deny denied.test\nallow private.test:%s\n' "$HP" >"$W/cfg/policy"
 	[ "$MODE" = nobody ] && chown -R nobody:nogroup "$W"
 	chmod 700 "$W/xdg"
-	as_mode "$T/pinhole" run --policy "$W/policy" --allow "allow cli.test:$HP" \
-	    --resolver "127.0.0.1:$DNSP" --log "$W/audit.log" -- \
+	as_mode "$T/pinhole" run --policy "$W/cfg/policy" --allow "allow cli.test:$HP" \
+	    --resolver "127.0.0.1:$DNSP" --log "$W/log/audit.log" -- \
 	    env W="$W" HP="$HP" PINHOLE_BIN="$T/pinhole" sh "$T/inside.sh" \
 	    >"$W/inside.out" 2>&1 &
 	box=$!
@@ -130,10 +130,10 @@ for MODE in root nobody; do
 	# The person adds a deny rule for a filed request, then approves.
 	wait_file "$W/late.id" || fail "$MODE: late.test was not filed"
 	id=$(cat "$W/late.id")
-	reloads=$(grep -c '"event":"reload"' "$W/audit.log")
-	echo "deny late.test" >>"$W/policy"
+	reloads=$(grep -c '"event":"reload"' "$W/log/audit.log")
+	echo "deny late.test" >>"$W/cfg/policy"
 	i=0
-	while [ "$(grep -c '"event":"reload"' "$W/audit.log")" = "$reloads" ] &&
+	while [ "$(grep -c '"event":"reload"' "$W/log/audit.log")" = "$reloads" ] &&
 	    [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	as_mode "$T/pinhole" approve --session "$id" >"$W/approve.out" 2>&1
 	rc=$?
@@ -148,7 +148,7 @@ for MODE in root nobody; do
 	NFAIL=$((NFAIL + $(grep -c '^FAIL: ' "$W/inside.out")))
 	n=$(grep -c '^ok: \|^FAIL: ' "$W/inside.out")
 	[ "$n" -ge 25 ] || fail "$MODE: the sandbox ran $n of 25 checks"
-	L=$W/audit.log
+	L=$W/log/audit.log
 	loggrep "$L" '"host":"nowhere.test".*"ask":"pinhole request nowhere' &&
 	    ok "$MODE: audit: a refusal a grant could lift has ask" ||
 	    fail "$MODE: audit: no ask for nowhere.test"
