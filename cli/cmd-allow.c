@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "cli/pinhole.h"
-#include "proxy/escalate.h"
+#include "proxy/escalate/escalate.h"
 #include "rules/rules.h"
 
 #define ALLOW_MAX_RULES	256

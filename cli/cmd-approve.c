@@ -9,8 +9,8 @@
 
 #include "cli/ctl.h"
 #include "cli/pinhole.h"
-#include "proxy/escalate.h"
-#include "proxy/json.h"
+#include "lib/json.h"
+#include "proxy/escalate/escalate.h"
 
 /* Grant a pending request. */
 static int

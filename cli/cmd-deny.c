@@ -7,7 +7,7 @@
 
 #include "cli/ctl.h"
 #include "cli/pinhole.h"
-#include "proxy/json.h"
+#include "lib/json.h"
 
 /* Refuse a pending request. */
 static int

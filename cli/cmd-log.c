@@ -23,9 +23,9 @@
 #include <openssl/crypto.h>
 
 #include "cli/pinhole.h"
-#include "proxy/audit.h"
-#include "proxy/auditverify.h"
-#include "proxy/json.h"
+#include "lib/json.h"
+#include "proxy/audit/audit.h"
+#include "proxy/audit/verify.h"
 
 #define LOG_TOP		10
 #define EXIT_LOST	3	/* verify: intact, but lines were lost */

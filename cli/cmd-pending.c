@@ -9,7 +9,7 @@
 
 #include "cli/ctl.h"
 #include "cli/pinhole.h"
-#include "proxy/json.h"
+#include "lib/json.h"
 
 /* What the command line asked for, and what was seen. */
 struct pending_args {

@@ -14,10 +14,11 @@
 #include <event2/event.h>
 
 #include "cli/gwopts.h"
-#include "cli/log.h"
 #include "cli/pinhole.h"
-#include "proxy/audit.h"
-#include "proxy/dns.h"
+#include "lib/log.h"
+#include "proxy/audit/audit.h"
+#include "proxy/dns/dns.h"
+#include "proxy/dns/fakeip.h"
 #include "proxy/gateway.h"
 
 #define PROXY_LISTEN_DEFAULT	"127.0.0.1:3128"

@@ -17,8 +17,8 @@
 
 #include "cli/ctl.h"
 #include "cli/pinhole.h"
-#include "proxy/escalate.h"
-#include "proxy/json.h"
+#include "lib/json.h"
+#include "proxy/escalate/escalate.h"
 #include "rules/rules.h"
 
 #define REQUEST_EXIT_DENIED	1

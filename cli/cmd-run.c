@@ -21,14 +21,14 @@
 #include <event2/event.h>
 
 #include "cli/gwopts.h"
-#include "cli/log.h"
 #include "cli/pinhole.h"
 #include "cli/runguard.h"
+#include "lib/log.h"
 #include "netns/netns.h"
-#include "proxy/control.h"
-#include "proxy/dns.h"
+#include "proxy/capture/udpcatch.h"
+#include "proxy/dns/dns.h"
+#include "proxy/escalate/control.h"
 #include "proxy/gateway.h"
-#include "proxy/udpcatch.h"
 #include "rules/rules.h"
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */

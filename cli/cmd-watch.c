@@ -18,8 +18,8 @@
 
 #include "cli/ctl.h"
 #include "cli/pinhole.h"
-#include "proxy/escalate.h"
-#include "proxy/json.h"
+#include "lib/json.h"
+#include "proxy/escalate/escalate.h"
 
 #define WATCH_OPEN_MAX		256
 #define WATCH_RESCAN_MS		2000

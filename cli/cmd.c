@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/log.h"
 #include "cli/pinhole.h"
+#include "lib/log.h"
 
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_help_entry;

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "cli/ctl.h"
-#include "proxy/control.h"
-#include "proxy/escalate.h"
-#include "proxy/json.h"
+#include "lib/json.h"
+#include "proxy/escalate/control.h"
+#include "proxy/escalate/escalate.h"
 
 /* Connect to one socket; remove it when nobody listens any more. */
 static int

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
-#include "proxy/json.h"
+#include "lib/json.h"
 
 #define CTL_SESSIONS_MAX	64
 #define CTL_TIMEOUT_MS		5000

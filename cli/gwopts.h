@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proxy/audit.h"
+#include "proxy/audit/audit.h"
 #include "proxy/gateway.h"
 
 struct cmd_entry;

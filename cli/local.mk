@@ -1,7 +1,6 @@
 # Command line: main() and one file per subcommand.
 libpinhole_a_SOURCES += \
 	cli/pinhole.h \
-	cli/log.c cli/log.h \
 	cli/cmd.c \
 	cli/cmd-version.c \
 	cli/cmd-check.c \

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/log.h"
 #include "cli/pinhole.h"
+#include "lib/log.h"
 
 /* Is --help or -h among the options (before any "--")? */
 static int

@@ -21,8 +21,8 @@
 
 #include <event2/event.h>
 
-#include "netns/netns.h"
 #include "netns/netns-int.h"
+#include "netns/netns.h"
 
 struct netns_child {
 	struct event	*ev;

@@ -34,8 +34,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "netns/netns.h"
 #include "netns/netns-int.h"
+#include "netns/netns.h"
 
 #define GUARD_MAX_LINKS		40
 #define GUARD_MAX_MOUNTS	512

@@ -13,8 +13,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "netns/netns.h"
 #include "netns/netns-int.h"
+#include "netns/netns.h"
 
 /* The signals passed on to the command. */
 static const int init_forwarded[] = {

@@ -24,8 +24,8 @@
 #include <netlink/route/link/veth.h>
 #include <netlink/route/route.h>
 
-#include "netns/netns.h"
 #include "netns/netns-int.h"
+#include "netns/netns.h"
 
 /* Report a libnl error for one step. */
 static int

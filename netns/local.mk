@@ -11,12 +11,7 @@ libpinhole_a_SOURCES += \
 	netns/init.c \
 	netns/nft.c
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_netns
-TESTS += tests/unit/test_netns
-tests_unit_test_netns_LDADD = $(UNIT_LIBS)
-tests_unit_test_netns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-endif
+UNIT_TESTS += tests/unit/test_netns
 
 # A test-only program: open the sandbox, serve an echo on its listeners,
 # run a command in it.  Exercises the plumbing without the gateway.

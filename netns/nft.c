@@ -34,8 +34,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "netns/netns.h"
 #include "netns/netns-int.h"
+#include "netns/netns.h"
 
 #define NFT_TABLE	"pinhole"
 #define NFT_CHAIN	"capture"

@@ -29,8 +29,8 @@
 
 #include <netlink/netlink.h>
 
-#include "netns/netns.h"
 #include "netns/netns-int.h"
+#include "netns/netns.h"
 
 #define SETUP_MAX_LISTENERS	(4 + NETNS_MAX_PORTS)
 #define SETUP_MAX_FDS		(3 + SETUP_MAX_LISTENERS)

@@ -22,9 +22,9 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "cli/log.h"
-#include "proxy/escalate.h"
-#include "proxy/session.h"
+#include "lib/log.h"
+#include "proxy/conn/conn.h"
+#include "proxy/escalate/escalate.h"
 #include "rules/rules.h"
 
 #define GATEWAY_RESUME_MS	250	/* pause after EMFILE */

@@ -63,7 +63,7 @@ int		 gateway_listen_transparent_fd(struct gateway *, int, char *,
 		    size_t);
 
 /*
- * Escalation (proxy/escalate.h): report blocked attempts to esc, serve
+ * Escalation (proxy/escalate/escalate.h): report blocked attempts to esc, serve
  * the agent endpoint (origin-form /pinhole/...), and let grants (rules/
  * grants.h) allow on top of the policy; approvals in esc become grants,
  * `always` ones appended to policy_path (NULL refuses them).  All stay

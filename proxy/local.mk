@@ -1,42 +1,47 @@
-# The gateway.
+# The gateway, one folder a subsystem, lowest first (docs/architecture.md).
+# wire/: pure parsers and builders of what clients send.
 libpinhole_a_SOURCES += \
-	proxy/audit.c proxy/audit.h \
-	proxy/auditchain.c proxy/auditline.c proxy/auditsink.c \
-	proxy/auditverify.c proxy/auditverify.h \
-	proxy/resolver.c proxy/resolver.h
-
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_resolver
-TESTS += tests/unit/test_resolver
-tests_unit_test_resolver_LDADD = $(UNIT_LIBS)
-tests_unit_test_resolver_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-check_PROGRAMS += tests/unit/test_audit
-TESTS += tests/unit/test_audit
-tests_unit_test_audit_LDADD = $(UNIT_LIBS)
-tests_unit_test_audit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-check_PROGRAMS += tests/unit/test_auditchain
-TESTS += tests/unit/test_auditchain
-tests_unit_test_auditchain_LDADD = $(UNIT_LIBS)
-tests_unit_test_auditchain_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-check_PROGRAMS += tests/unit/test_auditline
-TESTS += tests/unit/test_auditline
-tests_unit_test_auditline_LDADD = $(UNIT_LIBS)
-tests_unit_test_auditline_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-endif
-
+	proxy/wire/http.c proxy/wire/http.h \
+	proxy/wire/sni.c proxy/wire/sni.h \
+	proxy/wire/transparent.c proxy/wire/transparent.h \
+	proxy/wire/dns.c proxy/wire/dns.h
+# audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
-	proxy/http.c proxy/http.h \
+	proxy/audit/audit.c proxy/audit/audit.h \
+	proxy/audit/chain.c proxy/audit/line.c proxy/audit/sink.c \
+	proxy/audit/verify.c proxy/audit/verify.h
+# resolver/: names to addresses upstream (c-ares).
+libpinhole_a_SOURCES += proxy/resolver/resolver.c proxy/resolver/resolver.h
+# escalate/: the request queue, grants, the agent endpoint, the control
+# socket and its JSON-lines protocol.
+libpinhole_a_SOURCES += \
+	proxy/escalate/escalate.c proxy/escalate/escalate.h \
+	proxy/escalate/grants.c proxy/escalate/grants.h \
+	proxy/escalate/agent.c proxy/escalate/agent.h \
+	proxy/escalate/control.c proxy/escalate/control-proto.c \
+	proxy/escalate/control.h
+# dns/: the fake-address map and the DNS server.
+libpinhole_a_SOURCES += \
+	proxy/dns/fakeip.c proxy/dns/fakeip.h \
+	proxy/dns/dns.h proxy/dns/dns-int.h \
+	proxy/dns/server.c proxy/dns/answer.c proxy/dns/log.c
+# capture/: UDP other than DNS, caught and logged.
+libpinhole_a_SOURCES += proxy/capture/udpcatch.c proxy/capture/udpcatch.h
+# conn/: one client connection, state by state.
+libpinhole_a_SOURCES += \
+	proxy/conn/pipebuf.c proxy/conn/pipebuf.h \
+	proxy/conn/conn.c proxy/conn/conn.h
+# The top: listeners, and the policy file watcher.
+libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
-	proxy/pipebuf.c proxy/pipebuf.h \
-	proxy/session.c proxy/session.h
+	proxy/policywatch.c proxy/policywatch.h
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_http
-TESTS += tests/unit/test_http
-endif
-tests_unit_test_http_SOURCES = tests/unit/test_http.c
-tests_unit_test_http_LDADD = $(UNIT_LIBS)
-tests_unit_test_http_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += tests/unit/test_resolver
+UNIT_TESTS += tests/unit/test_audit
+UNIT_TESTS += tests/unit/test_auditchain
+UNIT_TESTS += tests/unit/test_auditline
+
+UNIT_TESTS += tests/unit/test_http
 
 FUZZ_TARGETS += tests/fuzz/fuzz_http
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
@@ -66,15 +71,8 @@ TESTS += tests/integration/log-default.sh
 EXTRA_DIST += tests/integration/log-default.sh
 
 # Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
-libpinhole_a_SOURCES += proxy/sni.c proxy/sni.h
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_sni
-TESTS += tests/unit/test_sni
-tests_unit_test_sni_SOURCES = tests/unit/test_sni.c
-tests_unit_test_sni_LDADD = $(UNIT_LIBS)
-tests_unit_test_sni_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-endif
+UNIT_TESTS += tests/unit/test_sni
 EXTRA_DIST += tests/unit/data/capture-hellos.py \
 	tests/unit/data/hello-curl.bin tests/unit/data/hello-curl-iplit.bin \
 	tests/unit/data/hello-openssl-iplit.bin \
@@ -91,54 +89,18 @@ EXTRA_DIST += tests/fuzz/sni
 
 # Transparent capture: which ports wait for the first bytes, and whether
 # SNI or Host names the host of the fake address.
-libpinhole_a_SOURCES += proxy/transparent.c proxy/transparent.h \
-	proxy/udpcatch.c proxy/udpcatch.h
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_transparent
-TESTS += tests/unit/test_transparent
-tests_unit_test_transparent_LDADD = $(UNIT_LIBS)
-tests_unit_test_transparent_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-endif
+UNIT_TESTS += tests/unit/test_transparent
 TESTS += tests/integration/transparent.sh
 EXTRA_DIST += tests/integration/transparent.sh
 # Transparent beside CONNECT with the benchmark's programs; by hand.
 EXTRA_DIST += tests/bench/transparent.sh
 
 # Live policy reload: inotify on the policy files, in the event loop.
-libpinhole_a_SOURCES += proxy/policywatch.c proxy/policywatch.h
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_policywatch
-TESTS += tests/unit/test_policywatch
-tests_unit_test_policywatch_LDADD = $(UNIT_LIBS)
-tests_unit_test_policywatch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-endif
+UNIT_TESTS += tests/unit/test_policywatch
 
 # DNS: message parser/builder, fake-address map, the server.
-libpinhole_a_SOURCES += \
-	proxy/dns.h \
-	proxy/dns-parse.c \
-	proxy/fakeip.c \
-	proxy/dns-server.h \
-	proxy/dns.c \
-	proxy/dns-answer.c \
-	proxy/dns-log.c
-
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_dns tests/unit/test_fakeip \
-	tests/unit/test_name_allowed
-TESTS += tests/unit/test_dns tests/unit/test_fakeip \
-	tests/unit/test_name_allowed
-check_PROGRAMS += tests/unit/test_dnsserver
-TESTS += tests/unit/test_dnsserver
-tests_unit_test_dnsserver_LDADD = $(UNIT_LIBS)
-tests_unit_test_dnsserver_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_name_allowed_LDADD = $(UNIT_LIBS)
-tests_unit_test_name_allowed_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_dns_LDADD = $(UNIT_LIBS)
-tests_unit_test_dns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_fakeip_LDADD = $(UNIT_LIBS)
-tests_unit_test_fakeip_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-endif
+UNIT_TESTS += tests/unit/test_dns tests/unit/test_fakeip \
+	tests/unit/test_name_allowed tests/unit/test_dnsserver
 
 FUZZ_TARGETS += tests/fuzz/fuzz_dns tests/fuzz/fuzz_dnsbuild
 tests_fuzz_fuzz_dns_SOURCES = tests/fuzz/fuzz_dns.c $(FUZZ_MAIN)
@@ -148,7 +110,7 @@ tests_fuzz_fuzz_dnsbuild_SOURCES = tests/fuzz/fuzz_dnsbuild.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_dnsbuild_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_dnsbuild_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
-# The server whole, over sockets: dns.c, dns-answer.c, dns-log.c.
+# The server whole, over sockets: server.c, answer.c, log.c.
 FUZZ_TARGETS += tests/fuzz/fuzz_dnsserver
 tests_fuzz_fuzz_dnsserver_SOURCES = tests/fuzz/fuzz_dnsserver.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_dnsserver_LDADD = $(FUZZ_LIBS)
@@ -161,26 +123,12 @@ EXTRA_DIST += tests/integration/dns.sh tests/integration/dns-upstream.py \
 	tests/integration/dns-client.py
 # Escalation: the request queue, the control socket and its JSON-lines
 # protocol, the agent endpoint.
-libpinhole_a_SOURCES += \
-	proxy/json.c proxy/json.h \
-	proxy/escalate.c proxy/escalate.h \
-	proxy/control.c proxy/control-proto.c proxy/control.h \
-	proxy/agent.c proxy/agent.h \
-	proxy/escalate-grants.c proxy/escalate-grants.h
-
 # A test-only host for escalation without the gateway: the queue, the
 # control socket, the agent endpoint over evhttp.
 check_PROGRAMS += tests/integration/escalate-probe
 tests_integration_escalate_probe_LDADD = libpinhole.a $(DEP_LIBS)
 
-if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/test_escalate tests/unit/test_control
-TESTS += tests/unit/test_escalate tests/unit/test_control
-tests_unit_test_escalate_LDADD = $(UNIT_LIBS)
-tests_unit_test_escalate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_control_LDADD = $(UNIT_LIBS)
-tests_unit_test_control_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-endif
+UNIT_TESTS += tests/unit/test_escalate tests/unit/test_control
 
 FUZZ_TARGETS += tests/fuzz/fuzz_control tests/fuzz/fuzz_agent
 tests_fuzz_fuzz_control_SOURCES = tests/fuzz/fuzz_control.c $(FUZZ_MAIN)

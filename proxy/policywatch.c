@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/log.h"
+#include "lib/log.h"
 #include "proxy/policywatch.h"
 
 #define PW_MASK	(IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | \

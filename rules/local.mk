@@ -7,14 +7,7 @@ libpinhole_a_SOURCES += \
 	rules/match.c \
 	rules/parse.c
 
-check_PROGRAMS += tests/unit/test_host tests/unit/test_addr tests/unit/test_rules
-TESTS += tests/unit/test_host tests/unit/test_addr tests/unit/test_rules
-tests_unit_test_host_LDADD = $(UNIT_LIBS)
-tests_unit_test_host_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_addr_LDADD = $(UNIT_LIBS)
-tests_unit_test_addr_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_unit_test_rules_LDADD = $(UNIT_LIBS)
-tests_unit_test_rules_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += tests/unit/test_host tests/unit/test_addr tests/unit/test_rules
 
 # `pinhole check` end to end.
 TESTS += tests/integration/check.sh
@@ -36,17 +29,11 @@ tests_bench_bench_rules_LDADD = $(UNIT_LIBS)
 
 # Editing the policy: pure text edits, and the atomic file writer.
 libpinhole_a_SOURCES += rules/edit.c rules/file.c
-check_PROGRAMS += tests/unit/test_edit
-TESTS += tests/unit/test_edit
-tests_unit_test_edit_LDADD = $(UNIT_LIBS)
-tests_unit_test_edit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += tests/unit/test_edit
 
 # Runtime grants on top of the policy, and the decision combining both.
 libpinhole_a_SOURCES += rules/grants.c rules/grants.h
-check_PROGRAMS += tests/unit/test_grants
-TESTS += tests/unit/test_grants
-tests_unit_test_grants_LDADD = $(UNIT_LIBS)
-tests_unit_test_grants_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+UNIT_TESTS += tests/unit/test_grants
 
 # `pinhole allow` / `pinhole disallow` end to end.
 TESTS += tests/integration/allow.sh

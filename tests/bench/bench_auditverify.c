@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proxy/audit.h"
-#include "proxy/auditverify.h"
+#include "proxy/audit/audit.h"
+#include "proxy/audit/verify.h"
 
 /* Write n lines of typical events to path. */
 static void

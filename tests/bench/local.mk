@@ -8,10 +8,12 @@ tests_bench_loadgen_SOURCES = tests/bench/loadgen.c \
 	tests/bench/bench.c tests/bench/bench.h
 tests_bench_loadgen_CFLAGS = $(WARN_CFLAGS)
 tests_bench_loadgen_LDFLAGS =
+tests_bench_loadgen_LDADD =
 tests_bench_origin_SOURCES = tests/bench/origin.c \
 	tests/bench/bench.c tests/bench/bench.h
 tests_bench_origin_CFLAGS = $(WARN_CFLAGS)
 tests_bench_origin_LDFLAGS =
+tests_bench_origin_LDADD =
 EXTRA_DIST += tests/bench/run.sh tests/bench/dns.sh tests/bench/table.awk tests/bench/README.md
 
 bench: pinhole$(EXEEXT) tests/bench/loadgen$(EXEEXT) tests/bench/origin$(EXEEXT)

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/agent.h"
-#include "proxy/escalate.h"
+#include "proxy/escalate/agent.h"
+#include "proxy/escalate/escalate.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/audit.h"
-#include "proxy/auditverify.h"
+#include "proxy/audit/audit.h"
+#include "proxy/audit/verify.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -1,6 +1,6 @@
 /*
- * Fuzz the control protocol (proxy/control-proto.c, and the JSON reader
- * of proxy/json.c): the input is lines, each handled in turn by
+ * Fuzz the control protocol (proxy/escalate/control-proto.c, and the JSON reader
+ * of lib/json.c): the input is lines, each handled in turn by
  * control_handle() against one queue holding two requests and a blocked
  * attempt ("ID0" and "ID1" in a line stand for the requests' ids, so
  * decisions are reached).  Checks what clients rely on:
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/control.h"
-#include "proxy/escalate.h"
-#include "proxy/json.h"
+#include "lib/json.h"
+#include "proxy/escalate/control.h"
+#include "proxy/escalate/escalate.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

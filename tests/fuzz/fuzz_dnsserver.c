@@ -1,9 +1,9 @@
 /*
  * Fuzz the DNS server whole: the query goes in over a real socket on
  * 127.0.0.1 (UDP, or TCP with its length prefix) and takes the path a
- * sandbox's query takes: dns.c reads it, dns-answer.c decides (policy,
+ * sandbox's query takes: server.c reads it, answer.c decides (policy,
  * grants, fake addresses, PTR of fake addresses, ask mode, the relay of
- * other types to an upstream that refuses), dns-log.c writes the audit
+ * other types to an upstream that refuses), log.c writes the audit
  * line.  The first byte picks the server's switches; the rest is the
  * message.  Every answer must parse and carry the query's ID.
  *
@@ -25,10 +25,12 @@
 
 #include <event2/event.h>
 
-#include "proxy/audit.h"
-#include "proxy/dns.h"
-#include "proxy/escalate.h"
-#include "proxy/resolver.h"
+#include "proxy/audit/audit.h"
+#include "proxy/dns/dns.h"
+#include "proxy/dns/fakeip.h"
+#include "proxy/escalate/escalate.h"
+#include "proxy/resolver/resolver.h"
+#include "proxy/wire/dns.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 

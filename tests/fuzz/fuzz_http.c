@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/http.h"
+#include "proxy/wire/http.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

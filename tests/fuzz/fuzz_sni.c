@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/sni.h"
+#include "proxy/wire/sni.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

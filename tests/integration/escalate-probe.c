@@ -19,10 +19,10 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#include "proxy/agent.h"
-#include "proxy/audit.h"
-#include "proxy/control.h"
-#include "proxy/escalate.h"
+#include "proxy/audit/audit.h"
+#include "proxy/escalate/agent.h"
+#include "proxy/escalate/control.h"
+#include "proxy/escalate/escalate.h"
 
 struct probe {
 	struct event_base	*base;

@@ -26,8 +26,8 @@
 
 #include <cmocka.h>
 
-#include "proxy/audit.h"
-#include "proxy/auditverify.h"
+#include "proxy/audit/audit.h"
+#include "proxy/audit/verify.h"
 
 struct fixture {
 	char	dir[64];

@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "proxy/audit.h"
-#include "proxy/auditverify.h"
+#include "proxy/audit/audit.h"
+#include "proxy/audit/verify.h"
 
 #define MAXLINES	64
 

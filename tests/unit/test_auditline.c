@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "proxy/audit.h"
+#include "proxy/audit/audit.h"
 
 /* Parse a line held in a buffer of its exact size. */
 static int

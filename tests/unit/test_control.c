@@ -14,11 +14,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proxy/agent.h"
-#include "proxy/control.h"
-#include "proxy/escalate-grants.h"
-#include "proxy/escalate.h"
-#include "proxy/json.h"
+#include "lib/json.h"
+#include "proxy/escalate/agent.h"
+#include "proxy/escalate/control.h"
+#include "proxy/escalate/escalate.h"
+#include "proxy/escalate/grants.h"
 #include "rules/grants.h"
 
 /* JSON texts the reader accepts or refuses. */

@@ -1,5 +1,5 @@
 /*
- * Unit tests: the DNS message parser and builder (proxy/dns-parse.c).
+ * Unit tests: the DNS message parser and builder (proxy/wire/dns.c).
  */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "proxy/dns.h"
+#include "proxy/wire/dns.h"
 
 #define QHDR		"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00"
 #define QHDR_AR		"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x01"

@@ -22,9 +22,11 @@
 #include <cmocka.h>
 #include <event2/event.h>
 
-#include "proxy/audit.h"
-#include "proxy/dns.h"
-#include "proxy/resolver.h"
+#include "proxy/audit/audit.h"
+#include "proxy/dns/dns.h"
+#include "proxy/dns/fakeip.h"
+#include "proxy/resolver/resolver.h"
+#include "proxy/wire/dns.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 

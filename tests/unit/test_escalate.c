@@ -17,9 +17,9 @@
 
 #include <event2/event.h>
 
-#include "proxy/audit.h"
-#include "proxy/escalate-grants.h"
-#include "proxy/escalate.h"
+#include "proxy/audit/audit.h"
+#include "proxy/escalate/escalate.h"
+#include "proxy/escalate/grants.h"
 #include "rules/grants.h"
 
 static time_t	fake_now = 1000000;

@@ -1,5 +1,5 @@
 /*
- * Unit tests: the fake-address map (proxy/fakeip.c).
+ * Unit tests: the fake-address map (proxy/dns/fakeip.c).
  */
 #include "config.h"
 
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "proxy/dns.h"
+#include "proxy/dns/fakeip.h"
 
 /* Create a map or fail the test. */
 static struct fakeip *

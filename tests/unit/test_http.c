@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "proxy/http.h"
+#include "proxy/wire/http.h"
 
 static const struct http_limits lim = { 4096, 20 };
 

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "netns/netns.h"
 #include "netns/netns-int.h"
+#include "netns/netns.h"
 
 /* Check one network's gateway and sandbox addresses. */
 static void

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "proxy/resolver.h"
+#include "proxy/resolver/resolver.h"
 
 #define T_A	1
 #define T_TXT	16

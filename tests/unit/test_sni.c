@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proxy/sni.h"
+#include "proxy/wire/sni.h"
 
 #define BYTES_MAX	(2 * SNI_PEEK_MAX)
 

@@ -17,8 +17,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include "proxy/transparent.h"
-#include "proxy/udpcatch.h"
+#include "proxy/capture/udpcatch.h"
+#include "proxy/wire/transparent.h"
 #include "rules/rules.h"
 
 #define DST	"198.18.0.7"

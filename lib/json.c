@@ -1,0 +1,578 @@
+/*
+ * Flat JSON objects: a strict reader (RFC 8259, restricted to one level
+ * of string, integer, boolean and null members) and a writer.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json.h"
+
+#define JSON_DIGITS_MAX	15
+
+/* The reader's position in its input. */
+struct json_in {
+	const uint8_t	*p;
+	size_t		 len;
+	size_t		 pos;
+	struct json_obj	*o;
+	const char	*err;
+};
+
+/* Skip JSON whitespace. */
+static void
+json_skip_ws(struct json_in *in)
+{
+	while (in->pos < in->len && (in->p[in->pos] == ' ' ||
+	    in->p[in->pos] == '\t' || in->p[in->pos] == '\n' ||
+	    in->p[in->pos] == '\r'))
+		in->pos++;
+}
+
+/* Fail with a message; returns -1. */
+static int
+json_fail(struct json_in *in, const char *err)
+{
+	if (in->err == NULL)
+		in->err = err;
+	return (-1);
+}
+
+/* Consume one expected byte. */
+static int
+json_expect(struct json_in *in, uint8_t c, const char *err)
+{
+	json_skip_ws(in);
+	if (in->pos >= in->len || in->p[in->pos] != c)
+		return (json_fail(in, err));
+	in->pos++;
+	return (0);
+}
+
+/* Append decoded bytes to the store. */
+static int
+json_store(struct json_in *in, const void *p, size_t n)
+{
+	struct json_obj	*o = in->o;
+
+	if (o->used + n > sizeof o->store)
+		return (json_fail(in, "object too long"));
+	memcpy(o->store + o->used, p, n);
+	o->used += n;
+	return (0);
+}
+
+/* Encode a code point (at most U+10FFFF) as UTF-8; return its length. */
+size_t
+json_utf8_encode(uint32_t cp, uint8_t b[4])
+{
+	size_t	n;
+
+	if (cp < 0x80) {
+		b[0] = cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = 0xc0 | (cp >> 6);
+		b[1] = 0x80 | (cp & 0x3f);
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = 0xe0 | (cp >> 12);
+		b[1] = 0x80 | ((cp >> 6) & 0x3f);
+		b[2] = 0x80 | (cp & 0x3f);
+		n = 3;
+	} else {
+		b[0] = 0xf0 | (cp >> 18);
+		b[1] = 0x80 | ((cp >> 12) & 0x3f);
+		b[2] = 0x80 | ((cp >> 6) & 0x3f);
+		b[3] = 0x80 | (cp & 0x3f);
+		n = 4;
+	}
+	return (n);
+}
+
+/* Store a code point as UTF-8. */
+static int
+json_store_cp(struct json_in *in, uint32_t cp)
+{
+	uint8_t	b[4];
+
+	if (cp == 0)
+		return (json_fail(in, "\\u0000 in a string"));
+	return (json_store(in, b, json_utf8_encode(cp, b)));
+}
+
+/* Read four hex digits. */
+static int
+json_hex4(struct json_in *in, uint32_t *v)
+{
+	size_t	i;
+	uint8_t	c;
+
+	if (in->len - in->pos < 4)
+		return (json_fail(in, "short \\u escape"));
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		c = in->p[in->pos++];
+		*v <<= 4;
+		if (c >= '0' && c <= '9')
+			*v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			*v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			*v |= c - 'A' + 10;
+		else
+			return (json_fail(in, "bad \\u escape"));
+	}
+	return (0);
+}
+
+/* Decode \uXXXX (and its low surrogate when it is a high one). */
+static int
+json_unicode(struct json_in *in)
+{
+	uint32_t	hi, lo;
+
+	if (json_hex4(in, &hi) == -1)
+		return (-1);
+	if (hi >= 0xdc00 && hi <= 0xdfff)
+		return (json_fail(in, "lone low surrogate"));
+	if (hi < 0xd800 || hi > 0xdbff)
+		return (json_store_cp(in, hi));
+	if (in->len - in->pos < 2 || in->p[in->pos] != '\\' ||
+	    in->p[in->pos + 1] != 'u')
+		return (json_fail(in, "lone high surrogate"));
+	in->pos += 2;
+	if (json_hex4(in, &lo) == -1)
+		return (-1);
+	if (lo < 0xdc00 || lo > 0xdfff)
+		return (json_fail(in, "lone high surrogate"));
+	return (json_store_cp(in, 0x10000 + ((hi - 0xd800) << 10) +
+	    (lo - 0xdc00)));
+}
+
+/* Decode one backslash escape. */
+static int
+json_escape(struct json_in *in)
+{
+	static const char	from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char		*q;
+	uint8_t			 c;
+
+	if (in->pos >= in->len)
+		return (json_fail(in, "unterminated string"));
+	c = in->p[in->pos++];
+	if (c == 'u')
+		return (json_unicode(in));
+	if (c == '\0' || (q = strchr(from, c)) == NULL)
+		return (json_fail(in, "bad escape"));
+	return (json_store(in, &to[q - from], 1));
+}
+
+/* Read a string into the store; *out points at it, NUL-terminated. */
+static int
+json_string(struct json_in *in, const char **out, size_t *outlen)
+{
+	size_t		start, n;
+	uint32_t	cp;
+	uint8_t		c;
+
+	if (json_expect(in, '"', "string expected") == -1)
+		return (-1);
+	start = in->o->used;
+	for (;;) {
+		if (in->pos >= in->len)
+			return (json_fail(in, "unterminated string"));
+		c = in->p[in->pos];
+		if (c == '"')
+			break;
+		if (c < 0x20)
+			return (json_fail(in, "control character in a string"));
+		if (c == '\\') {
+			in->pos++;
+			if (json_escape(in) == -1)
+				return (-1);
+			continue;
+		}
+		if ((n = json_utf8(in->p + in->pos, in->len - in->pos,
+		    &cp)) == 0)
+			return (json_fail(in, "invalid UTF-8"));
+		if (json_store(in, in->p + in->pos, n) == -1)
+			return (-1);
+		in->pos += n;
+	}
+	in->pos++;
+	*outlen = in->o->used - start;
+	if (json_store(in, "", 1) == -1)
+		return (-1);
+	*out = in->o->store + start;
+	return (0);
+}
+
+/* Read an integer: -?(0|[1-9][0-9]*), no fraction nor exponent. */
+static int
+json_number(struct json_in *in, int64_t *v)
+{
+	int	neg = 0, digits = 0;
+	uint8_t	c;
+
+	if (in->p[in->pos] == '-') {
+		neg = 1;
+		in->pos++;
+	}
+	*v = 0;
+	while (in->pos < in->len && in->p[in->pos] >= '0' &&
+	    in->p[in->pos] <= '9') {
+		if (digits == 1 && *v == 0)
+			return (json_fail(in, "leading zero"));
+		if (++digits > JSON_DIGITS_MAX)
+			return (json_fail(in, "number too long"));
+		*v = *v * 10 + (in->p[in->pos++] - '0');
+	}
+	if (digits == 0)
+		return (json_fail(in, "bad number"));
+	c = in->pos < in->len ? in->p[in->pos] : 0;
+	if (c == '.' || c == 'e' || c == 'E')
+		return (json_fail(in, "numbers must be integers"));
+	if (neg)
+		*v = -*v;
+	return (0);
+}
+
+/* Match a literal word. */
+static int
+json_word(struct json_in *in, const char *w)
+{
+	size_t	n = strlen(w);
+
+	if (in->len - in->pos < n || memcmp(in->p + in->pos, w, n) != 0)
+		return (json_fail(in, "bad value"));
+	in->pos += n;
+	return (0);
+}
+
+/* Read a member's value. */
+static int
+json_value(struct json_in *in, struct json_member *m)
+{
+	uint8_t	c;
+
+	json_skip_ws(in);
+	if (in->pos >= in->len)
+		return (json_fail(in, "value expected"));
+	c = in->p[in->pos];
+	if (c == '"') {
+		m->type = JSON_STRING;
+		return (json_string(in, &m->str, &m->len));
+	}
+	if (c == '-' || (c >= '0' && c <= '9')) {
+		m->type = JSON_INT;
+		return (json_number(in, &m->num));
+	}
+	if (c == 't' || c == 'f') {
+		m->type = JSON_BOOL;
+		m->num = c == 't';
+		return (json_word(in, c == 't' ? "true" : "false"));
+	}
+	if (c == 'n') {
+		m->type = JSON_NULL;
+		return (json_word(in, "null"));
+	}
+	if (c == '{' || c == '[')
+		return (json_fail(in, "nested values are not accepted"));
+	return (json_fail(in, "bad value"));
+}
+
+/* Read one "key": value member. */
+static int
+json_member(struct json_in *in)
+{
+	struct json_obj		*o = in->o;
+	struct json_member	*m;
+	size_t			 keylen;
+
+	if (o->n == JSON_MEMBERS_MAX)
+		return (json_fail(in, "too many members"));
+	m = &o->m[o->n];
+	memset(m, 0, sizeof *m);
+	if (json_string(in, &m->key, &keylen) == -1)
+		return (-1);
+	if (json_get(o, m->key) != NULL)
+		return (json_fail(in, "duplicate key"));
+	if (json_expect(in, ':', "':' expected") == -1 ||
+	    json_value(in, m) == -1)
+		return (-1);
+	o->n++;
+	return (0);
+}
+
+/* Parse one flat object. */
+int
+json_parse(const char *buf, size_t len, struct json_obj *o,
+    const char **errstr)
+{
+	struct json_in	in = { (const uint8_t *)buf, len, 0, o, NULL };
+
+	o->n = 0;
+	o->used = 0;
+	if (len > JSON_TEXT_MAX) {
+		*errstr = "object too long";
+		return (-1);
+	}
+	if (json_expect(&in, '{', "object expected") == -1)
+		goto fail;
+	json_skip_ws(&in);
+	if (in.pos < len && in.p[in.pos] == '}')
+		in.pos++;
+	else {
+		for (;;) {
+			if (json_member(&in) == -1)
+				goto fail;
+			json_skip_ws(&in);
+			if (in.pos < len && in.p[in.pos] == ',') {
+				in.pos++;
+				continue;
+			}
+			if (json_expect(&in, '}', "',' or '}' expected") == -1)
+				goto fail;
+			break;
+		}
+	}
+	json_skip_ws(&in);
+	if (in.pos != len) {
+		json_fail(&in, "trailing bytes after the object");
+		goto fail;
+	}
+	return (0);
+fail:
+	*errstr = in.err;
+	o->n = 0;
+	return (-1);
+}
+
+/* Find a member by key. */
+const struct json_member *
+json_get(const struct json_obj *o, const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < o->n; i++) {
+		if (strcmp(o->m[i].key, key) == 0)
+			return (&o->m[i]);
+	}
+	return (NULL);
+}
+
+/* A string member, or NULL. */
+const char *
+json_get_str(const struct json_obj *o, const char *key)
+{
+	const struct json_member	*m = json_get(o, key);
+
+	if (m == NULL || m->type != JSON_STRING)
+		return (NULL);
+	return (m->str);
+}
+
+/* An integer member: 0, or -1 when absent or of another type. */
+int
+json_get_int(const struct json_obj *o, const char *key, int64_t *v)
+{
+	const struct json_member	*m = json_get(o, key);
+
+	if (m == NULL || m->type != JSON_INT)
+		return (-1);
+	*v = m->num;
+	return (0);
+}
+
+/*
+ * Measure the UTF-8 sequence at s: its length and code point, or 0 when
+ * it is not valid (overlong, surrogate, beyond U+10FFFF, cut short).
+ */
+size_t
+json_utf8(const uint8_t *s, size_t n, uint32_t *cp)
+{
+	size_t	len, i;
+	uint8_t	lo = 0x80, hi = 0xbf;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return (1);
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return (0);
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return (0);
+	*cp = s[0] & (0xff >> (len + 1));
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return (0);
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	return (len);
+}
+
+/* Start writing; max bounds the text (0: no bound). */
+void
+json_writer_init(struct json_writer *w, size_t max)
+{
+	memset(w, 0, sizeof *w);
+	w->max = max;
+}
+
+/* Free the text written. */
+void
+json_writer_free(struct json_writer *w)
+{
+	free(w->buf);
+	memset(w, 0, sizeof *w);
+}
+
+/* Append bytes, growing the buffer; the text stays NUL-terminated. */
+void
+json_put_raw(struct json_writer *w, const char *p, size_t n)
+{
+	char	*nbuf;
+	size_t	 ncap;
+
+	if (w->failed)
+		return;
+	if (w->max != 0 && w->len + n > w->max) {
+		w->failed = 1;
+		return;
+	}
+	if (w->len + n + 1 > w->cap) {
+		ncap = w->cap ? w->cap : 256;
+		while (ncap < w->len + n + 1)
+			ncap *= 2;
+		if ((nbuf = realloc(w->buf, ncap)) == NULL) {
+			w->failed = 1;
+			return;
+		}
+		w->buf = nbuf;
+		w->cap = ncap;
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+	w->buf[w->len] = '\0';
+}
+
+/* Tell whether a code point is written as an escape. */
+int
+json_must_escape(uint32_t cp)
+{
+	return (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
+	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069));
+}
+
+/*
+ * Append a quoted string: quote and backslash escaped, control, line
+ * separator and bidirectional characters as \uXXXX, invalid UTF-8 bytes
+ * as \ufffd.
+ */
+void
+json_put_quoted(struct json_writer *w, const char *str, size_t n)
+{
+	const uint8_t	*s = (const uint8_t *)str;
+	size_t		 i = 0, len;
+	uint32_t	 cp;
+	char		 esc[8];
+
+	json_put_raw(w, "\"", 1);
+	while (i < n) {
+		if ((len = json_utf8(s + i, n - i, &cp)) == 0) {
+			json_put_raw(w, "\\ufffd", 6);
+			i++;
+			continue;
+		}
+		if (cp == '"' || cp == '\\') {
+			json_put_raw(w, "\\", 1);
+			json_put_raw(w, str + i, 1);
+		} else if (json_must_escape(cp)) {
+			snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+			json_put_raw(w, esc, 6);
+		} else
+			json_put_raw(w, str + i, len);
+		i += len;
+	}
+	json_put_raw(w, "\"", 1);
+}
+
+/* Open an object. */
+void
+json_open(struct json_writer *w)
+{
+	json_put_raw(w, "{", 1);
+	w->members = 0;
+}
+
+/* Close an object. */
+void
+json_close(struct json_writer *w)
+{
+	json_put_raw(w, "}", 1);
+}
+
+/* Write a key and its colon, with a comma before all but the first. */
+static void
+json_key(struct json_writer *w, const char *key)
+{
+	if (w->members++ > 0)
+		json_put_raw(w, ",", 1);
+	json_put_quoted(w, key, strlen(key));
+	json_put_raw(w, ":", 1);
+}
+
+/* Write a string member (NULL writes nothing). */
+void
+json_put_str(struct json_writer *w, const char *key, const char *v)
+{
+	if (v == NULL)
+		return;
+	json_key(w, key);
+	json_put_quoted(w, v, strlen(v));
+}
+
+/* Write an integer member. */
+void
+json_put_int(struct json_writer *w, const char *key, int64_t v)
+{
+	char	num[32];
+
+	json_key(w, key);
+	snprintf(num, sizeof num, "%lld", (long long)v);
+	json_put_raw(w, num, strlen(num));
+}
+
+/* Write a boolean member. */
+void
+json_put_bool(struct json_writer *w, const char *key, int v)
+{
+	json_key(w, key);
+	json_put_raw(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+/* Write a null member. */
+void
+json_put_null(struct json_writer *w, const char *key)
+{
+	json_key(w, key);
+	json_put_raw(w, "null", 4);
+}

@@ -1,0 +1,5 @@
+# The bottom: what every folder above may use, and nothing of ours below.
+libpinhole_a_SOURCES += \
+	lib/clock.c lib/clock.h \
+	lib/log.c lib/log.h \
+	lib/json.c lib/json.h

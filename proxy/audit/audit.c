@@ -1,0 +1,941 @@
+/*
+ * The audit log: JSON Lines, one event a line, fields in a fixed order
+ * (docs/audit-log.md).
+ *
+ * Each line is built whole in a buffer and handed to one write(), so
+ * lines never interleave.  A line that cannot be written is counted
+ * (lines, bytes, when, why); the next time a line can be written, a
+ * "loss" line saying so goes first, in the chain.  Failing and writing
+ * again are each said once on stderr.  A short write never leaves half
+ * a line behind:
+ * a regular file opened for appending is cut back to its length before
+ * the write; anything else (a pipe, a terminal) is marked torn, and the
+ * next line starts with a newline so that the fragment stands alone on
+ * a line of its own, which readers skip as it does not parse.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "lib/json.h"
+#include "lib/log.h"
+#include "proxy/audit/audit.h"
+
+#define AUDIT_FIELD_MAX	1024	/* bytes of a string value kept */
+#define AUDIT_NFIELDS	28
+#define AUDIT_LINE_MAX	(AUDIT_NFIELDS * (AUDIT_FIELD_MAX * 6 + 32) + 256)
+#define AUDIT_SEAL_MAX	192	/* prev_chain, seq, chain and the end */
+#define AUDIT_MSG_MAX	(AUDIT_LINE_MAX * 3)
+
+enum audit_kind {
+	AUDIT_FILE,		/* a file or stdout */
+	AUDIT_SYSLOG,		/* RFC 5424 datagrams */
+	AUDIT_JOURNALD		/* journald's native protocol */
+};
+
+struct audit {
+	char		*path;		/* NULL: log nothing */
+	enum audit_kind	 kind;
+	char		*sock;		/* datagram socket of syslog, journald */
+	int		 fd;
+	int		 owned;		/* ours to close */
+	int		 cuttable;	/* regular file, appending */
+	int		 torn;		/* the output ends mid-line */
+	int		 go_on;		/* --log-fail=open */
+	uint64_t	 lost;		/* lines not written; 0: not failing */
+	uint64_t	 lost_bytes;
+	char		 lost_first[48];	/* ts of the first lost line */
+	char		 lost_last[48];		/* and of the last */
+	char		 err[128];	/* why the last write failed */
+	char		 why[128];	/* why the first lost line was lost */
+	char		*buf;		/* one byte before the line, for '\n' */
+	char		*msg;		/* a syslog or journald message */
+	char		*store;		/* decoded strings; the resumed tail */
+
+	struct audit_hash *hash;
+	unsigned long long seq;		/* of the last line written */
+	unsigned char	 chain[AUDIT_HASH_LEN];
+	int		 link;		/* next line carries prev_chain */
+	const char	*note;		/* a "resume" line to write first */
+
+	long long	 max_size;	/* rotate past this; 0 never */
+	int		 keep;
+	long long	 size;		/* of the file now written */
+	dev_t		 dev;
+	ino_t		 ino;
+};
+
+struct audit_line {
+	char		*p;
+	size_t		 len;
+	int		 truncated;
+};
+
+enum audit_type {
+	AUDIT_STR,
+	AUDIT_INT,
+	AUDIT_I64
+};
+
+/* The fields after "schema", "ts" and "event", in the order written. */
+static const struct audit_field {
+	const char	*name;
+	size_t		 off;
+	enum audit_type	 type;
+} audit_fields[] = {
+	{ "verdict", offsetof(struct audit_event, verdict), AUDIT_STR },
+	{ "reason", offsetof(struct audit_event, reason), AUDIT_STR },
+	{ "session", offsetof(struct audit_event, session), AUDIT_STR },
+	{ "client", offsetof(struct audit_event, client), AUDIT_STR },
+	{ "host", offsetof(struct audit_event, host), AUDIT_STR },
+	{ "port", offsetof(struct audit_event, port), AUDIT_INT },
+	{ "addr", offsetof(struct audit_event, addr), AUDIT_STR },
+	{ "via", offsetof(struct audit_event, via), AUDIT_STR },
+	{ "name_from", offsetof(struct audit_event, name_from), AUDIT_STR },
+	{ "rule", offsetof(struct audit_event, rule), AUDIT_STR },
+	{ "status", offsetof(struct audit_event, status), AUDIT_INT },
+	{ "bytes_up", offsetof(struct audit_event, bytes_up), AUDIT_I64 },
+	{ "bytes_down", offsetof(struct audit_event, bytes_down), AUDIT_I64 },
+	{ "ms", offsetof(struct audit_event, ms), AUDIT_I64 },
+	{ "qname", offsetof(struct audit_event, qname), AUDIT_STR },
+	{ "qtype", offsetof(struct audit_event, qtype), AUDIT_STR },
+	{ "answer", offsetof(struct audit_event, answer), AUDIT_STR },
+	{ "detail", offsetof(struct audit_event, detail), AUDIT_STR },
+	{ "request_id", offsetof(struct audit_event, request_id), AUDIT_STR },
+	{ "scope", offsetof(struct audit_event, scope), AUDIT_STR },
+	{ "ttl", offsetof(struct audit_event, ttl), AUDIT_I64 },
+	{ "by", offsetof(struct audit_event, by), AUDIT_STR },
+	{ "ask", offsetof(struct audit_event, ask), AUDIT_STR },
+	{ "lost", offsetof(struct audit_event, lost), AUDIT_I64 },
+	{ "lost_bytes", offsetof(struct audit_event, lost_bytes), AUDIT_I64 },
+	{ "lost_first", offsetof(struct audit_event, lost_first), AUDIT_STR },
+	{ "lost_last", offsetof(struct audit_event, lost_last), AUDIT_STR },
+};
+
+/* Clear an event: strings NULL, numbers -1. */
+void
+audit_event_init(struct audit_event *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->port = -1;
+	ev->status = -1;
+	ev->bytes_up = -1;
+	ev->bytes_down = -1;
+	ev->ms = -1;
+	ev->ttl = -1;
+	ev->lost = -1;
+	ev->lost_bytes = -1;
+}
+
+/* Append bytes (the buffer is sized for the longest line). */
+static void
+audit_put(struct audit_line *l, const char *s, size_t n)
+{
+	memcpy(l->p + l->len, s, n);
+	l->len += n;
+}
+
+/* Append a string. */
+static void
+audit_puts(struct audit_line *l, const char *s)
+{
+	audit_put(l, s, strlen(s));
+}
+
+/* Append a \uXXXX escape. */
+static void
+audit_put_u(struct audit_line *l, uint32_t cp)
+{
+	char	buf[8];
+
+	snprintf(buf, sizeof buf, "\\u%04x", (unsigned)cp);
+	audit_put(l, buf, 6);
+}
+
+/*
+ * Append a string value, quoted and escaped: quote and backslash with a
+ * backslash, control characters (C0, DEL, C1), line separators and
+ * bidirectional controls as \uXXXX, each byte that is not valid UTF-8 as
+ * \ufffd.  Longer values are cut after AUDIT_FIELD_MAX bytes, at a
+ * character boundary, and end with "...".
+ */
+static void
+audit_put_string(struct audit_line *l, const char *str)
+{
+	const unsigned char	*s = (const unsigned char *)str;
+	size_t			 n = strlen(str), i = 0, len;
+	unsigned int		 cp;
+
+	audit_put(l, "\"", 1);
+	while (i < n) {
+		if (i >= AUDIT_FIELD_MAX) {
+			audit_puts(l, "...");
+			l->truncated = 1;
+			break;
+		}
+		if ((len = json_utf8(s + i, n - i, &cp)) == 0) {
+			audit_put_u(l, 0xfffd);
+			i++;
+			continue;
+		}
+		if (cp == '"' || cp == '\\') {
+			audit_put(l, "\\", 1);
+			audit_put(l, (const char *)s + i, 1);
+		} else if (json_must_escape(cp))
+			audit_put_u(l, cp);
+		else
+			audit_put(l, (const char *)s + i, len);
+		i += len;
+	}
+	audit_put(l, "\"", 1);
+}
+
+/* Append one field of an event, unless it is absent. */
+static void
+audit_put_field(struct audit_line *l, const struct audit_event *ev,
+    const struct audit_field *f)
+{
+	const char	*p = (const char *)ev + f->off;
+	const char	*s;
+	int64_t		 v;
+	char		 num[32];
+
+	if (f->type == AUDIT_STR) {
+		memcpy(&s, p, sizeof s);
+		if (s == NULL)
+			return;
+		audit_put(l, ",\"", 2);
+		audit_puts(l, f->name);
+		audit_put(l, "\":", 2);
+		audit_put_string(l, s);
+		return;
+	}
+	if (f->type == AUDIT_INT)
+		v = *(const int *)(const void *)p;
+	else
+		v = *(const int64_t *)(const void *)p;
+	if (v < 0)
+		return;
+	snprintf(num, sizeof num, ",\"%s\":%lld", f->name, (long long)v);
+	audit_puts(l, num);
+}
+
+/* Format the current time as RFC 3339 UTC with milliseconds. */
+static void
+audit_timestamp(char *buf, size_t len)
+{
+	struct timespec	ts;
+	struct tm	tm;
+	char		sec[32];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(sec, sizeof sec, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
+}
+
+/* Build the body of an event's line at ts: every field but the chain's. */
+static void
+audit_format(struct audit_line *l, const struct audit_event *ev,
+    const char *ts)
+{
+	char	head[96];
+	size_t	i;
+
+	snprintf(head, sizeof head, "{\"schema\":%d,\"ts\":\"%s\",\"event\":",
+	    AUDIT_SCHEMA, ts);
+	audit_puts(l, head);
+	audit_put_string(l, ev->event != NULL ? ev->event : "unknown");
+	for (i = 0; i < sizeof audit_fields / sizeof audit_fields[0]; i++)
+		audit_put_field(l, ev, &audit_fields[i]);
+	if (l->truncated)
+		audit_puts(l, ",\"truncated\":true");
+}
+
+/*
+ * End a line with the chain: prev_chain when it starts a file that
+ * carries on another one, seq, then chain over everything before it.
+ */
+static int
+audit_seal(struct audit *a, struct audit_line *l, unsigned char *next)
+{
+	char	hex[AUDIT_HEX_LEN + 1], num[48];
+
+	if (a->link) {
+		audit_hex(a->chain, hex);
+		audit_puts(l, ",\"prev_chain\":\"");
+		audit_puts(l, hex);
+		audit_puts(l, "\"");
+	}
+	snprintf(num, sizeof num, ",\"seq\":%llu", a->seq + 1);
+	audit_puts(l, num);
+	if (audit_hash_step(a->hash, a->chain, l->p, l->len, next) == -1)
+		return (-1);
+	audit_hex(next, hex);
+	audit_puts(l, ",\"chain\":\"");
+	audit_puts(l, hex);
+	audit_puts(l, "\"}\n");
+	return (0);
+}
+
+/* Name the output in messages. */
+static const char *
+audit_name(const struct audit *a)
+{
+	return (a->owned || a->kind != AUDIT_FILE ? a->path : "stdout");
+}
+
+/* Count a line that was not written, saying so the first time. */
+static void
+audit_lost(struct audit *a, size_t len, const char *ts)
+{
+	if (a->lost++ == 0) {
+		snprintf(a->lost_first, sizeof a->lost_first, "%s", ts);
+		snprintf(a->why, sizeof a->why, "%s", a->err);
+		log_warnx("audit log: %s: %s: lines are being lost%s",
+		    audit_name(a), a->why, a->go_on ? "" :
+		    "; new connections are refused until it can be written");
+	}
+	a->lost_bytes += len;
+	snprintf(a->lost_last, sizeof a->lost_last, "%s", ts);
+}
+
+/*
+ * Write a line with one write(); never leave a fragment mid-file.  After
+ * a short write, the rest is written once more: it fits (the line is
+ * whole), or errno says why not.  The length to cut back to is asked for
+ * only then (what the file holds less what this line added), so a line
+ * costs one system call.
+ */
+static int
+audit_emit(struct audit *a, char *line, size_t len)
+{
+	struct stat	st;
+	off_t		good = -1;
+	ssize_t		n, m = 0;
+	int		e = 0;
+
+	if (a->torn) {
+		*--line = '\n';
+		len++;
+	}
+	if ((n = write(a->fd, line, len)) == -1)
+		e = errno;
+	else if ((size_t)n < len) {
+		if ((m = write(a->fd, line + n, len - n)) == -1)
+			e = errno;
+		else
+			n += m;
+	}
+	if (n == (ssize_t)len) {
+		a->torn = 0;
+		a->size += len;
+		return (0);
+	}
+	snprintf(a->err, sizeof a->err, "%s%s", e != 0 ? strerror(e) :
+	    "short write", n > 0 ? " (after a short write, cut back)" : "");
+	if (n > 0 && a->cuttable && fstat(a->fd, &st) == 0 && st.st_size >= n)
+		good = st.st_size - n;
+	if (n > 0 && (good == -1 || ftruncate(a->fd, good) == -1))
+		a->torn = 1;
+	return (-1);
+}
+
+/* Send a line to syslog or journald as one datagram. */
+static int
+audit_send(struct audit *a, const char *line, size_t len)
+{
+	struct audit_rec	rec;
+	char			host[256], err[256];
+	size_t			n;
+	int			fd;
+
+	if (audit_rec_parse(line, len, a->store, AUDIT_LINE_MAX, &rec) == -1) {
+		snprintf(a->err, sizeof a->err, "cannot read the line back");
+		return (-1);
+	}
+	if (a->kind == AUDIT_JOURNALD)
+		n = audit_journal_format(a->msg, AUDIT_MSG_MAX, line, len, &rec);
+	else {
+		if (gethostname(host, sizeof host) == -1 || host[0] == '\0')
+			snprintf(host, sizeof host, "-");
+		host[sizeof host - 1] = '\0';
+		n = audit_syslog_format(a->msg, AUDIT_MSG_MAX, line, len, &rec,
+		    host, (long)getpid());
+	}
+	if (n == 0) {
+		snprintf(a->err, sizeof a->err, "%s", strerror(EMSGSIZE));
+		return (-1);
+	}
+	if (send(a->fd, a->msg, n, 0) == (ssize_t)n)
+		return (0);
+	if (errno == ECONNREFUSED || errno == ENOTCONN || errno == ENOENT) {
+		/* The daemon restarted: connect again, once. */
+		if ((fd = audit_dgram_open(a->sock, err, sizeof err)) != -1) {
+			close(a->fd);
+			a->fd = fd;
+			if (send(a->fd, a->msg, n, 0) == (ssize_t)n)
+				return (0);
+		}
+	}
+	snprintf(a->err, sizeof a->err, "%s", strerror(errno));
+	return (-1);
+}
+
+/* Rename FILE.N-1 to FILE.N ... FILE to FILE.1, and start a new FILE. */
+static void
+audit_rotate(struct audit *a)
+{
+	char	from[PATH_MAX], to[PATH_MAX];
+	int	i;
+
+	for (i = a->keep - 1; i >= 1; i--) {
+		snprintf(from, sizeof from, "%s.%d", a->path, i);
+		snprintf(to, sizeof to, "%s.%d", a->path, i + 1);
+		if (rename(from, to) == -1 && errno != ENOENT)
+			log_warn("audit log: rotate %s", from);
+	}
+	snprintf(to, sizeof to, "%s.1", a->path);
+	if (rename(a->path, to) == -1) {
+		log_warn("audit log: rotate %s (rotation stops)", a->path);
+		a->max_size = 0;
+		return;
+	}
+	audit_reopen(a);
+}
+
+/* Tell whether a line of len bytes must go to a new file. */
+static int
+audit_full(const struct audit *a, size_t len)
+{
+	return (a->kind == AUDIT_FILE && a->owned && a->max_size > 0 &&
+	    a->size > 0 && a->size + (long long)len + AUDIT_SEAL_MAX >
+	    a->max_size);
+}
+
+/*
+ * Build an event's line and, when send, write it; the chain moves on
+ * only when it was written whole.  len is the line's length.
+ */
+static int
+audit_put_event(struct audit *a, const struct audit_event *ev, int send,
+    const char *ts, size_t *len)
+{
+	struct audit_line	l;
+	unsigned char		next[AUDIT_HASH_LEN];
+	int			rv;
+
+	memset(&l, 0, sizeof l);
+	l.p = a->buf + 1;
+	audit_format(&l, ev, ts);
+	if (send && audit_full(a, l.len))
+		audit_rotate(a);
+	if (audit_seal(a, &l, next) == -1) {
+		snprintf(a->err, sizeof a->err, "cannot hash a line");
+		*len = l.len;
+		return (-1);
+	}
+	*len = l.len;
+	if (!send)
+		return (0);
+	if (a->kind == AUDIT_FILE)
+		rv = audit_emit(a, l.p, l.len);
+	else
+		rv = audit_send(a, l.p, l.len - 1);
+	if (rv == 0) {
+		a->seq++;
+		memcpy(a->chain, next, sizeof a->chain);
+		a->link = 0;
+	}
+	return (rv);
+}
+
+/*
+ * After lines were lost, write the "loss" line that records it, and
+ * say on stderr that the log is written again.  Returns 0 when nothing
+ * is owed any more.
+ */
+static int
+audit_catch_up(struct audit *a)
+{
+	struct audit_event	ev;
+	char			ts[48];
+	size_t			len;
+
+	if (a->lost == 0)
+		return (0);
+	audit_event_init(&ev);
+	ev.event = "loss";
+	ev.reason = a->why;
+	ev.lost = a->lost;
+	ev.lost_bytes = a->lost_bytes;
+	ev.lost_first = a->lost_first;
+	ev.lost_last = a->lost_last;
+	ev.detail = a->go_on ? "the log could not be written; traffic went "
+	    "on (--log-fail=open)" : "the log could not be written; new "
+	    "connections were refused meanwhile";
+	audit_timestamp(ts, sizeof ts);
+	if (audit_put_event(a, &ev, 1, ts, &len) == -1)
+		return (-1);
+	log_warnx("audit log: %s: writing again; %llu line(s), %llu bytes, "
+	    "were lost from %s to %s (recorded in the log, seq %llu)",
+	    audit_name(a), (unsigned long long)a->lost,
+	    (unsigned long long)a->lost_bytes, a->lost_first, a->lost_last,
+	    a->seq);
+	a->lost = a->lost_bytes = 0;
+	return (0);
+}
+
+/* Write the pending "resume" line, which says why the chain restarted. */
+static void
+audit_write_note(struct audit *a)
+{
+	struct audit_event	ev;
+
+	audit_event_init(&ev);
+	ev.event = "resume";
+	ev.detail = a->note;
+	a->note = NULL;
+	audit_write(a, &ev);
+}
+
+/*
+ * Write one line, after the "loss" line owed if lines were lost; a line
+ * that cannot be written is counted.
+ */
+void
+audit_write(struct audit *a, const struct audit_event *ev)
+{
+	char	ts[48];
+	size_t	len;
+	int	saved = errno, stuck;
+
+	if (a == NULL || a->fd == -1)
+		return;
+	if (a->note != NULL)
+		audit_write_note(a);
+	stuck = audit_catch_up(a) == -1;
+	audit_timestamp(ts, sizeof ts);
+	if (audit_put_event(a, ev, !stuck, ts, &len) == -1 || stuck)
+		audit_lost(a, len, ts);
+	errno = saved;
+}
+
+/* Tell whether new traffic may go (the log can be written, or go_on). */
+int
+audit_ready(struct audit *a)
+{
+	if (a == NULL || a->fd == -1 || a->go_on)
+		return (1);
+	return (audit_catch_up(a) == 0);
+}
+
+/* Let traffic go on while the log cannot be written (--log-fail=open). */
+void
+audit_set_fail_open(struct audit *a, int on)
+{
+	a->go_on = on;
+}
+
+/*
+ * Tell whether a failed write's fragment can be cut off: only in a
+ * regular file written with O_APPEND (otherwise the file offset would
+ * stay past the new end).
+ */
+static int
+audit_cuttable(int fd)
+{
+	struct stat	st;
+	int		fl;
+
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
+		return (0);
+	if ((fl = fcntl(fd, F_GETFL)) == -1)
+		return (0);
+	return ((fl & O_APPEND) != 0);
+}
+
+/* Open the log file for appending. */
+static int
+audit_open_fd(const char *path, char *err, size_t errlen)
+{
+	int	fd;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+	    0600);
+	if (fd == -1)
+		snprintf(err, errlen, "audit log: %s: %s", path,
+		    strerror(errno));
+	return (fd);
+}
+
+/* Take the file now open: its identity and size. */
+static void
+audit_take_fd(struct audit *a, int fd)
+{
+	struct stat	st;
+
+	a->fd = fd;
+	a->cuttable = audit_cuttable(fd);
+	if (fstat(fd, &st) == 0) {
+		a->dev = st.st_dev;
+		a->ino = st.st_ino;
+		a->size = st.st_size;
+	}
+}
+
+/* Find the last complete line in buf[0..end): its start, or -1. */
+static ssize_t
+audit_last_line(const char *buf, size_t end, int whole)
+{
+	ssize_t	i;
+
+	if (end == 0 || buf[end - 1] != '\n')
+		return (-1);
+	for (i = (ssize_t)end - 2; i >= 0; i--) {
+		if (buf[i] == '\n')
+			return (i + 1);
+	}
+	return (whole ? 0 : -1);
+}
+
+/*
+ * Carry the chain on from the last line of a file: this one (then a cut
+ * short last line is closed with a newline and a "resume" line written
+ * first), or the rotated FILE.1 when this one is new (then the first line
+ * links to it).  Returns 0 when the file had nothing to resume from.
+ */
+static int
+audit_resume_from(struct audit *a, const char *path, int other)
+{
+	struct audit_link	lk;
+	struct stat		st;
+	size_t			n, end;
+	ssize_t			start;
+	int			fd, torn, rv = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return (0);
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		goto out;
+	rv = 1;
+	n = st.st_size < AUDIT_LINE_MAX + 1 ? st.st_size : AUDIT_LINE_MAX + 1;
+	if (pread(fd, a->store, n, st.st_size - n) != (ssize_t)n)
+		goto out;
+	torn = a->store[n - 1] != '\n';
+	for (end = n; end > 0 && a->store[end - 1] != '\n'; end--)
+		;
+	if (torn && !other && write(a->fd, "\n", 1) == 1)
+		a->size++;
+	start = audit_last_line(a->store, end, n == (size_t)st.st_size);
+	if (start == -1 || audit_link_parse(a->store + start,
+	    end - start - 1, &lk) == -1) {
+		if (!other)
+			a->note = "the last line of the log has no chain "
+			    "value: a new chain starts";
+		goto out;
+	}
+	a->seq = lk.seq;
+	memcpy(a->chain, lk.chain, sizeof a->chain);
+	a->link = other;
+	if (torn && !other)
+		a->note = "the last line of the log was cut short: "
+		    "the chain goes on from the line before it";
+out:
+	close(fd);
+	return (rv);
+}
+
+/* Carry on the chain of an existing log, or of the file rotated last. */
+static void
+audit_resume(struct audit *a)
+{
+	char	old[PATH_MAX];
+
+	if (audit_resume_from(a, a->path, 0))
+		return;
+	snprintf(old, sizeof old, "%s.1", a->path);
+	audit_resume_from(a, old, 1);
+}
+
+/* Connect a datagram socket to syslog's or journald's socket. */
+int
+audit_dgram_open(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un	sun;
+	int			fd;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sun.sun_path) {
+		snprintf(err, errlen, "audit log: %s: path too long", path);
+		return (-1);
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof sun) == -1) {
+		snprintf(err, errlen, "audit log: %s: %s", path,
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * Choose the socket for "syslog[:PATH]" or "journald[:PATH]"; journald
+ * without its socket falls back to syslog.
+ */
+static int
+audit_open_sink(struct audit *a, const char *path, char *err, size_t errlen)
+{
+	const char	*sock = NULL;
+
+	if (strncmp(path, "journald", 8) == 0) {
+		a->kind = AUDIT_JOURNALD;
+		sock = path[8] == ':' ? path + 9 : AUDIT_JOURNAL_SOCKET;
+		if (path[8] != ':' && access(sock, F_OK) == -1) {
+			a->kind = AUDIT_SYSLOG;
+			sock = AUDIT_SYSLOG_SOCKET;
+		}
+	} else {
+		a->kind = AUDIT_SYSLOG;
+		sock = path[6] == ':' ? path + 7 : AUDIT_SYSLOG_SOCKET;
+	}
+	if ((a->sock = strdup(sock)) == NULL ||
+	    (a->msg = malloc(AUDIT_MSG_MAX)) == NULL) {
+		snprintf(err, errlen, "audit log: out of memory");
+		return (-1);
+	}
+	a->fd = audit_dgram_open(sock, err, errlen);
+	return (a->fd == -1 ? -1 : 0);
+}
+
+/* Tell whether a log name means syslog or journald rather than a file. */
+static int
+audit_is_sink(const char *path)
+{
+	return (strcmp(path, "syslog") == 0 || strncmp(path, "syslog:", 7) == 0 ||
+	    strcmp(path, "journald") == 0 || strncmp(path, "journald:", 9) == 0);
+}
+
+/* Open the audit log: a file, "-", syslog, journald, or NULL for none. */
+struct audit *
+audit_open(const char *path, char *err, size_t errlen)
+{
+	struct audit	*a;
+	int		 fd;
+
+	if ((a = calloc(1, sizeof *a)) == NULL)
+		goto nomem;
+	a->fd = -1;
+	a->keep = AUDIT_KEEP;
+	if (path == NULL)
+		return (a);
+	if ((a->path = strdup(path)) == NULL ||
+	    (a->buf = malloc(AUDIT_LINE_MAX)) == NULL ||
+	    (a->store = malloc(AUDIT_LINE_MAX + 1)) == NULL ||
+	    (a->hash = audit_hash_create(NULL, 0)) == NULL ||
+	    audit_hash_seed(a->hash, a->chain) == -1)
+		goto nomem;
+	if (audit_is_sink(path)) {
+		if (audit_open_sink(a, path, err, errlen) == -1)
+			goto fail;
+	} else if (strcmp(path, "-") == 0)
+		audit_take_fd(a, STDOUT_FILENO);
+	else {
+		if ((fd = audit_open_fd(path, err, errlen)) == -1)
+			goto fail;
+		a->owned = 1;
+		audit_take_fd(a, fd);
+		audit_resume(a);
+	}
+	return (a);
+
+nomem:
+	snprintf(err, errlen, "audit log: out of memory");
+fail:
+	audit_close(a);
+	return (NULL);
+}
+
+/* Make the chain an HMAC with the key in a file. */
+int
+audit_set_key(struct audit *a, const char *path, char *err, size_t errlen)
+{
+	struct audit_hash	*h;
+	unsigned char		*key;
+	size_t			 keylen = 0;
+	int			 rv = -1;
+
+	if ((key = malloc(AUDIT_KEY_MAX)) == NULL) {
+		snprintf(err, errlen, "audit log: out of memory");
+		return (-1);
+	}
+	if (audit_read_key(path, key, &keylen, err, errlen) == -1)
+		goto out;
+	if ((h = audit_hash_create(key, keylen)) == NULL) {
+		snprintf(err, errlen, "audit log: cannot use the key");
+		goto out;
+	}
+	audit_hash_free(a->hash);
+	a->hash = h;
+	if (a->seq == 0 && !a->link)
+		audit_hash_seed(a->hash, a->chain);
+	rv = 0;
+out:
+	OPENSSL_cleanse(key, AUDIT_KEY_MAX);
+	free(key);
+	return (rv);
+}
+
+/* Rotate past max_size bytes (0: never), keeping FILE.1 ... FILE.keep. */
+void
+audit_set_rotation(struct audit *a, long long max_size, int keep)
+{
+	a->max_size = max_size > 0 ? max_size : 0;
+	a->keep = keep > 0 ? keep : 1;
+}
+
+/* Parse a size: digits with an optional K, M or G (powers of 1024). */
+int
+audit_parse_size(const char *s, long long *size)
+{
+	char		*end;
+	long long	 v, mult = 1;
+
+	if (*s < '0' || *s > '9')
+		return (-1);
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0)
+		return (-1);
+	if (*end == 'K' || *end == 'k')
+		mult = 1024;
+	else if (*end == 'M' || *end == 'm')
+		mult = 1024 * 1024;
+	else if (*end == 'G' || *end == 'g')
+		mult = 1024 * 1024 * 1024;
+	if (mult != 1)
+		end++;
+	if (*end != '\0' || v > LLONG_MAX / mult)
+		return (-1);
+	*size = v * mult;
+	return (0);
+}
+
+/* Name the log file used when no --log is given. */
+int
+audit_default_path(char *buf, size_t size)
+{
+	const char	*xdg = getenv("XDG_STATE_HOME"), *home;
+	int		 n;
+
+	if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/pinhole/audit.log", xdg);
+	else if ((home = getenv("HOME")) != NULL && home[0] == '/')
+		n = snprintf(buf, size, "%s/.local/state/pinhole/audit.log",
+		    home);
+	else
+		return (-1);
+	if (n < 0 || (size_t)n >= size)
+		return (-1);
+	return (0);
+}
+
+/* Set the defaults of the gateway's audit options. */
+void
+audit_config_init(struct audit_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->max_size = AUDIT_MAX_SIZE;
+	cfg->keep = AUDIT_KEEP;
+}
+
+/* Open the audit log with the gateway's options. */
+struct audit *
+audit_open_config(const struct audit_config *cfg, char *err, size_t errlen)
+{
+	struct audit	*a;
+
+	if ((a = audit_open(cfg->log, err, errlen)) == NULL)
+		return (NULL);
+	if (cfg->keyfile != NULL &&
+	    audit_set_key(a, cfg->keyfile, err, errlen) == -1) {
+		audit_close(a);
+		return (NULL);
+	}
+	audit_set_rotation(a, cfg->max_size, cfg->keep);
+	audit_set_fail_open(a, cfg->fail_open);
+	return (a);
+}
+
+/*
+ * Open the file again under its name (after log rotation): a new file
+ * carries the chain on with prev_chain in its first line.
+ */
+int
+audit_reopen(struct audit *a)
+{
+	char	err[1024];
+	int	fd;
+	dev_t	dev;
+	ino_t	ino;
+
+	if (a == NULL || !a->owned)
+		return (0);
+	if ((fd = audit_open_fd(a->path, err, sizeof err)) == -1) {
+		log_warnx("%s", err);
+		return (-1);
+	}
+	close(a->fd);
+	dev = a->dev;
+	ino = a->ino;
+	audit_take_fd(a, fd);
+	if ((a->dev != dev || a->ino != ino) && a->seq > 0)
+		a->link = 1;
+	a->torn = 0;
+	return (0);
+}
+
+/* Close the audit log, saying on stderr what was lost and not recorded. */
+void
+audit_close(struct audit *a)
+{
+	if (a == NULL)
+		return;
+	if (a->lost > 0)
+		log_warnx("audit log: %s: closed while it cannot be written: "
+		    "%llu line(s), %llu bytes, were lost from %s to %s, the "
+		    "last ones (the stop line) included, and the log has no "
+		    "record of it (%s)", audit_name(a),
+		    (unsigned long long)a->lost,
+		    (unsigned long long)a->lost_bytes, a->lost_first,
+		    a->lost_last, a->why);
+	if ((a->owned || a->kind != AUDIT_FILE) && a->fd != -1)
+		close(a->fd);
+	audit_hash_free(a->hash);
+	free(a->msg);
+	free(a->store);
+	free(a->sock);
+	free(a->buf);
+	free(a->path);
+	free(a);
+}

@@ -1,0 +1,80 @@
+/*
+ * Inside the DNS server: shared by server.c (sockets), answer.c (what
+ * to answer) and log.c (audit lines, at most one per name and type
+ * every few seconds).  Nothing else includes this.
+ */
+#ifndef DNS_INT_H
+#define DNS_INT_H
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include "proxy/dns/dns.h"
+#include "proxy/wire/dns.h"
+#include "rules/rules.h"
+
+struct audit_event;
+struct dns_conn;
+struct dns_listener;
+struct dns_log;
+struct resolver_query;
+
+/* One query being answered; on the stack, or kept while upstream works. */
+#define DNS_UDP_MMSG		16	/* datagrams a recvmmsg */
+
+struct dns_req {
+	struct dns_server	*srv;
+	struct dns_conn		*conn;		/* TCP; NULL for UDP */
+	struct dns_listener	*udp;		/* UDP: the socket it came on */
+	struct sockaddr_storage	 peer;
+	socklen_t		 peerlen;
+	int			 pktinfo;	/* 0, AF_INET or AF_INET6 */
+	union {
+		struct in_pktinfo	v4;
+		struct in6_pktinfo	v6;
+	}			 pi;
+	char			 client[64];	/* "addr:port" */
+	size_t			 limit;		/* largest reply */
+	struct dns_msg		 q;
+	struct host		 host;		/* valid when named */
+	int			 named;		/* q.qname is a host name */
+	int			 blocked;	/* refused by the policy */
+	int			 fixed;		/* ... and no grant can help */
+	char			 rule[1024];	/* "file:line" that decided */
+	char			 why[128];
+	struct resolver_query	*rq;
+	TAILQ_ENTRY(dns_req)	 entry;		/* srv->pending */
+	TAILQ_ENTRY(dns_req)	 centry;	/* conn->reqs */
+};
+TAILQ_HEAD(dns_reqs, dns_req);
+
+struct dns_server {
+	struct dns_server_params	 p;
+	struct dns_log			*log;
+	TAILQ_HEAD(, dns_listener)	 listeners;
+	TAILQ_HEAD(, dns_conn)		 conns;
+	size_t				 nconns;
+	struct dns_reqs			 pending;
+	size_t				 npending;
+	uint8_t				 in[DNS_MSG_MAX];
+	uint8_t				 out[DNS_MSG_MAX];
+	/* Datagrams taken with one recvmmsg (pages touched only as used). */
+	uint8_t				 udp_in[DNS_UDP_MMSG][DNS_MSG_MAX];
+};
+
+/* server.c */
+void		 dns_req_send(struct dns_req *, const uint8_t *, size_t);
+struct dns_req	*dns_req_keep(const struct dns_req *);
+void		 dns_req_free(struct dns_req *);
+
+/* answer.c */
+void		 dns_answer(struct dns_req *, const uint8_t *, size_t);
+
+/* log.c */
+struct dns_log	*dns_log_create(struct event_base *, struct audit *,
+		    unsigned int);
+void		 dns_log_free(struct dns_log *);
+void		 dns_log_write(struct dns_log *, const struct audit_event *);
+
+#endif

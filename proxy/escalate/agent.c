@@ -1,0 +1,674 @@
+/*
+ * The agent endpoint's request handling: paths under /pinhole/, query
+ * strings and form or JSON bodies, answered in text or JSON.  No I/O:
+ * the gateway parses the HTTP request and sends what this builds.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/json.h"
+#include "proxy/escalate/agent.h"
+#include "proxy/escalate/control.h"
+#include "proxy/escalate/escalate.h"
+#include "proxy/wire/http.h"
+
+#define AGENT_VALUE_MAX	1024
+
+/* A request being handled. */
+struct agent_ctx {
+	struct escalate			*e;
+	const struct agent_request	*req;
+	struct agent_response		*resp;
+	const char			*path;		/* after the prefix */
+	size_t				 pathlen;
+	const char			*query;
+	size_t				 querylen;
+};
+
+struct agent_wait {
+	struct escalate		*e;
+	struct escalate_waiter	*w;
+	char			 id[ESCALATE_ID_LEN];
+	int			 json;
+	void			(*cb)(struct agent_response *, void *);
+	void			*arg;
+};
+
+/* Does this origin-form target belong to the agent endpoint? */
+int
+agent_match(const char *t, size_t len)
+{
+	size_t	n = strlen(AGENT_PREFIX);
+
+	return (len >= n && memcmp(t, AGENT_PREFIX, n) == 0 &&
+	    (len == n || t[n] == '/' || t[n] == '?'));
+}
+
+/* Percent-decode src into out (NUL-terminated); -1 on a bad escape. */
+static int
+agent_decode(const char *s, size_t len, char *out, size_t outlen)
+{
+	size_t	i, o = 0;
+	int	hi, lo;
+	char	c;
+
+	for (i = 0; i < len; i++) {
+		c = s[i];
+		if (c == '+')
+			c = ' ';
+		else if (c == '%') {
+			if (len - i < 3 ||
+			    (hi = http_hexval((unsigned char)s[i + 1])) == -1 ||
+			    (lo = http_hexval((unsigned char)s[i + 2])) == -1)
+				return (-1);
+			c = (char)(hi << 4 | lo);
+			i += 2;
+		}
+		if (c == '\0' || o + 1 >= outlen)
+			return (-1);
+		out[o++] = c;
+	}
+	out[o] = '\0';
+	return ((int)o);
+}
+
+/* Decode the value of key in a query string or form body. */
+int
+agent_form_get(const char *s, size_t len, const char *key, char *out,
+    size_t outlen)
+{
+	size_t		 klen = strlen(key), n;
+	const char	*end = s + len, *amp, *p = s;
+
+	while (p < end) {
+		amp = memchr(p, '&', end - p);
+		n = (amp != NULL ? amp : end) - p;
+		if (n > klen && memcmp(p, key, klen) == 0 && p[klen] == '=')
+			return (agent_decode(p + klen + 1, n - klen - 1, out,
+			    outlen));
+		if (n == klen && memcmp(p, key, klen) == 0) {
+			out[0] = '\0';
+			return (0);
+		}
+		p += n + 1;
+	}
+	return (-1);
+}
+
+/* Does a header value (case-insensitive) contain a word? */
+static int
+agent_str_has(const struct agent_str *s, const char *word)
+{
+	size_t	n = strlen(word), i;
+
+	for (i = 0; i + n <= s->len; i++) {
+		if (strncasecmp(s->p + i, word, n) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* Does a method equal name? */
+static int
+agent_method_is(const struct agent_request *req, const char *name)
+{
+	return (req->method.len == strlen(name) &&
+	    memcmp(req->method.p, name, req->method.len) == 0);
+}
+
+/* Start a response. */
+static void
+agent_response_init(struct agent_response *resp, int json)
+{
+	memset(resp, 0, sizeof *resp);
+	json_writer_init(&resp->body, 0);
+	resp->json = json;
+	resp->status = 200;
+	resp->ctype = json ? "application/json" : "text/plain; charset=utf-8";
+}
+
+/* Free a response's body. */
+void
+agent_response_free(struct agent_response *resp)
+{
+	json_writer_free(&resp->body);
+}
+
+/* Append text to a body. */
+static void
+agent_puts(struct agent_response *resp, const char *s)
+{
+	json_put_raw(&resp->body, s, strlen(s));
+}
+
+/* Append formatted text to a body. */
+static void __attribute__((format(printf, 2, 3)))
+agent_printf(struct agent_response *resp, const char *fmt, ...)
+{
+	char	buf[2048];
+	va_list	ap;
+	int	n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		json_put_raw(&resp->body, buf, (size_t)n < sizeof buf ?
+		    (size_t)n : sizeof buf - 1);
+}
+
+/* Answer an error, in text or JSON. */
+static void
+agent_error(struct agent_response *resp, int status, const char *msg)
+{
+	json_writer_free(&resp->body);
+	json_writer_init(&resp->body, 0);
+	resp->status = status;
+	resp->wait = 0;
+	if (!resp->json) {
+		agent_printf(resp, "pinhole: %s\n", msg);
+		return;
+	}
+	json_open(&resp->body);
+	json_put_bool(&resp->body, "ok", 0);
+	json_put_int(&resp->body, "status", status);
+	json_put_str(&resp->body, "error", msg);
+	json_close(&resp->body);
+	agent_puts(resp, "\n");
+}
+
+/* Write a request's state for the agent (JSON members). */
+static void
+agent_put_request(struct json_writer *w, const struct escalate_request *r)
+{
+	char	since[32];
+
+	json_put_str(w, "request", r->id);
+	json_put_str(w, "host", r->host.text);
+	json_put_int(w, "port", r->port);
+	json_put_str(w, "state", escalate_state_name(r->state));
+	control_time(r->since, since, sizeof since);
+	json_put_str(w, "since", since);
+	if (r->reason[0] != '\0')
+		json_put_str(w, "reason", r->reason);
+	if (r->state == ESCALATE_APPROVED || (r->state == ESCALATE_EXPIRED &&
+	    r->scope != ESCALATE_SCOPE_NONE)) {
+		json_put_str(w, "scope", escalate_scope_name(r->scope));
+		json_put_int(w, "ttl", r->ttl);
+	}
+	if (r->answer[0] != '\0')
+		json_put_str(w, "answer", r->answer);
+}
+
+/* Write a request's state in one line of text. */
+static void
+agent_text_request(struct agent_response *resp,
+    const struct escalate_request *r)
+{
+	const char	*fmt = r->host.kind == HOST_IPV6 ? "%s [%s]:%u %s" :
+			    "%s %s:%u %s";
+
+	agent_printf(resp, fmt, r->id, r->host.text, r->port,
+	    escalate_state_name(r->state));
+	if (r->state == ESCALATE_APPROVED)
+		agent_printf(resp, " (%s%s)", escalate_scope_name(r->scope),
+		    r->ttl > 0 ? ", with a time limit" : "");
+	if (r->answer[0] != '\0')
+		agent_printf(resp, ": %s", r->answer);
+	agent_puts(resp, "\n");
+}
+
+/* Render the status of a request. */
+void
+agent_status(struct escalate *e, const char *id, int json,
+    struct agent_response *resp)
+{
+	const struct escalate_request	*r;
+
+	agent_response_init(resp, json);
+	escalate_sweep(e);
+	if ((r = escalate_find(e, id)) == NULL) {
+		agent_error(resp, 404, "no such request");
+		return;
+	}
+	if (!json) {
+		agent_text_request(resp, r);
+		return;
+	}
+	json_open(&resp->body);
+	json_put_bool(&resp->body, "ok", 1);
+	agent_put_request(&resp->body, r);
+	json_close(&resp->body);
+	agent_puts(resp, "\n");
+}
+
+/* Read host, port and reason from a JSON body. */
+static const char *
+agent_fields_json(const struct agent_str *body, char *host, char *port,
+    char *reason)
+{
+	struct json_obj			 obj;
+	const struct json_member	*m;
+	const char			*err;
+
+	if (json_parse(body->p, body->len, &obj, &err) == -1)
+		return ("the body is not a flat JSON object");
+	if ((m = json_get(&obj, "host")) != NULL && m->type == JSON_STRING)
+		snprintf(host, AGENT_VALUE_MAX, "%s", m->str);
+	if ((m = json_get(&obj, "port")) != NULL && m->type == JSON_INT)
+		snprintf(port, AGENT_VALUE_MAX, "%lld", (long long)m->num);
+	else if (m != NULL && m->type == JSON_STRING)
+		snprintf(port, AGENT_VALUE_MAX, "%s", m->str);
+	if ((m = json_get(&obj, "reason")) != NULL && m->type == JSON_STRING)
+		snprintf(reason, AGENT_VALUE_MAX, "%s", m->str);
+	return (NULL);
+}
+
+/* Read host, port and reason from the query, then a form or JSON body. */
+static const char *
+agent_fields(struct agent_ctx *c, char *host, char *port, char *reason)
+{
+	const struct agent_request	*req = c->req;
+	const char			*keys[] = { "host", "port", "reason" };
+	char				*vals[] = { host, port, reason };
+	size_t				 i;
+
+	host[0] = port[0] = reason[0] = '\0';
+	if (agent_str_has(&req->content_type, "json"))
+		return (agent_fields_json(&req->body, host, port, reason));
+	for (i = 0; i < 3; i++) {
+		if (agent_form_get(req->body.p, req->body.len, keys[i],
+		    vals[i], AGENT_VALUE_MAX) == -1 &&
+		    agent_form_get(c->query, c->querylen, keys[i], vals[i],
+		    AGENT_VALUE_MAX) == -1)
+			vals[i][0] = '\0';
+	}
+	return (NULL);
+}
+
+/* Combine host and port fields into a canonical host and port. */
+static const char *
+agent_target(const char *host, const char *port, struct host *h,
+    uint16_t *pnum)
+{
+	const char	*err;
+
+	if (host[0] == '\0')
+		return ("no host given");
+	if (host_port_parse(host, h, pnum, 443, &err) == -1)
+		return (err);
+	if (port[0] != '\0' && port_parse(port, strlen(port), pnum) == -1)
+		return ("invalid port (1 to 65535)");
+	return (NULL);
+}
+
+/* Answer a filed (or already allowed) request. */
+static void
+agent_filed(struct agent_ctx *c, const struct escalate_request *r,
+    enum escalate_filed f)
+{
+	struct agent_response	*resp = c->resp;
+
+	resp->status = f == ESCALATE_FILED_NEW ? 201 : 200;
+	if (resp->json) {
+		json_open(&resp->body);
+		json_put_bool(&resp->body, "ok", 1);
+		json_put_bool(&resp->body, "coalesced",
+		    f == ESCALATE_FILED_SAME);
+		agent_put_request(&resp->body, r);
+		json_put_str(&resp->body, "session", escalate_session(c->e));
+		json_close(&resp->body);
+		agent_puts(resp, "\n");
+		return;
+	}
+	agent_text_request(resp, r);
+	agent_printf(resp, "Asked the person running the sandbox%s. Check "
+	    "with: pinhole request --status %s (or GET /pinhole/request/%s"
+	    "?wait=60)\n", f == ESCALATE_FILED_SAME ?
+	    " (joined the open request)" : "", r->id, r->id);
+}
+
+/* Say that a host is allowed already. */
+static void
+agent_already(struct agent_ctx *c, const struct host *h, uint16_t port)
+{
+	struct agent_response	*resp = c->resp;
+
+	if (!resp->json) {
+		agent_printf(resp, "%s:%u is allowed already\n", h->text, port);
+		return;
+	}
+	json_open(&resp->body);
+	json_put_bool(&resp->body, "ok", 1);
+	json_put_str(&resp->body, "host", h->text);
+	json_put_int(&resp->body, "port", port);
+	json_put_str(&resp->body, "state", "allowed");
+	json_close(&resp->body);
+	agent_puts(resp, "\n");
+}
+
+/* POST /pinhole/request: file a request. */
+static void
+agent_post_request(struct agent_ctx *c)
+{
+	const struct escalate_hooks	*hk = escalate_hooks(c->e);
+	struct escalate_request		*r;
+	enum escalate_filed		 f;
+	struct host			 h;
+	uint16_t			 port;
+	const char			*err;
+	char				 host[AGENT_VALUE_MAX];
+	char				 pstr[AGENT_VALUE_MAX];
+	char				 reason[AGENT_VALUE_MAX];
+	char				 fix[ESCALATE_FIX_LEN];
+
+	if ((err = agent_fields(c, host, pstr, reason)) != NULL ||
+	    (err = agent_target(host, pstr, &h, &port)) != NULL) {
+		agent_error(c->resp, 400, err);
+		return;
+	}
+	if (escalate_fixed(c->e, &h, port, fix, sizeof fix)) {
+		agent_error(c->resp, 403, fix);
+		return;
+	}
+	if (hk->allowed != NULL && hk->allowed(&h, port, hk->arg)) {
+		agent_already(c, &h, port);
+		return;
+	}
+	f = escalate_file(c->e, &h, port, reason, strlen(reason), "agent", &r);
+	if (f == ESCALATE_FILED_NEW || f == ESCALATE_FILED_SAME)
+		agent_filed(c, r, f);
+	else
+		agent_error(c->resp, f == ESCALATE_FILED_NOMEM ? 503 :
+		    f == ESCALATE_FILED_FIXED ? 403 : 429,
+		    escalate_filed_text(f));
+}
+
+/* GET /pinhole/request/ID[?wait=S]: a request's state, or wait for it. */
+static void
+agent_get_request(struct agent_ctx *c, const char *id, size_t idlen)
+{
+	const struct escalate_request	*r;
+	char				 idbuf[ESCALATE_ID_LEN], wait[16];
+	long				 secs = 0;
+
+	if (idlen == 0 || idlen >= sizeof idbuf) {
+		agent_error(c->resp, 404, "no such request");
+		return;
+	}
+	memcpy(idbuf, id, idlen);
+	idbuf[idlen] = '\0';
+	if (agent_form_get(c->query, c->querylen, "wait", wait,
+	    sizeof wait) >= 0 && (secs = escalate_duration_parse(wait)) < 0) {
+		agent_error(c->resp, 400, "wait: seconds expected");
+		return;
+	}
+	agent_response_free(c->resp);
+	agent_status(c->e, idbuf, c->resp->json, c->resp);
+	r = escalate_find(c->e, idbuf);
+	if (r != NULL && r->state == ESCALATE_PENDING && secs > 0) {
+		c->resp->wait = secs > ESCALATE_WAIT_MAX ? ESCALATE_WAIT_MAX :
+		    (int)secs;
+		memcpy(c->resp->wait_id, idbuf, idlen + 1);
+	}
+}
+
+/* Write the policy text the owner gives, one rule a line. */
+static void
+agent_policy_lines(struct agent_ctx *c, int json)
+{
+	const struct escalate_hooks	*hk = escalate_hooks(c->e);
+	char				 text[16384], *line, *save = NULL;
+	int				 first = 1;
+
+	if (hk->policy_text == NULL)
+		return;
+	text[0] = '\0';
+	hk->policy_text(text, sizeof text, hk->arg);
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (!json) {
+			agent_printf(c->resp, "  %s\n", line);
+			continue;
+		}
+		if (!first)
+			agent_puts(c->resp, ",");
+		json_put_quoted(&c->resp->body, line, strlen(line));
+		first = 0;
+	}
+}
+
+/* Write the approvals in force. */
+static void
+agent_grant_lines(struct agent_ctx *c, int json)
+{
+	const struct escalate_hooks	*hk = escalate_hooks(c->e);
+	const struct escalate_request	*r = NULL;
+	struct json_writer		*w = &c->resp->body;
+	int				 first = 1;
+
+	while ((r = escalate_next(c->e, r)) != NULL) {
+		if (r->state != ESCALATE_APPROVED || (hk->allowed != NULL &&
+		    !hk->allowed(&r->host, r->port, hk->arg)))
+			continue;	/* used up, or the policy changed */
+		if (!json) {
+			agent_printf(c->resp, "  %s:%u %s (request %s)\n",
+			    r->host.text, r->port,
+			    escalate_scope_name(r->scope), r->id);
+			continue;
+		}
+		if (!first)
+			agent_puts(c->resp, ",");
+		json_open(w);
+		json_put_str(w, "host", r->host.text);
+		json_put_int(w, "port", r->port);
+		json_put_str(w, "scope", escalate_scope_name(r->scope));
+		json_put_int(w, "ttl", r->ttl);
+		json_put_str(w, "request", r->id);
+		json_close(w);
+		first = 0;
+	}
+}
+
+/* GET /pinhole/allowed: the policy and the approvals in force. */
+static void
+agent_get_allowed(struct agent_ctx *c)
+{
+	struct json_writer	*w = &c->resp->body;
+
+	escalate_sweep(c->e);
+	if (!c->resp->json) {
+		agent_puts(c->resp, "policy:\n");
+		agent_policy_lines(c, 0);
+		agent_puts(c->resp, "approved:\n");
+		agent_grant_lines(c, 0);
+		agent_puts(c->resp, "Anything else is blocked: ask with "
+		    "pinhole request HOST[:PORT] --reason TEXT\n");
+		return;
+	}
+	json_open(w);
+	json_put_bool(w, "ok", 1);
+	json_put_str(w, "session", escalate_session(c->e));
+	agent_puts(c->resp, ",\"policy\":[");
+	agent_policy_lines(c, 1);
+	agent_puts(c->resp, "],\"approved\":[");
+	agent_grant_lines(c, 1);
+	agent_puts(c->resp, "]}\n");
+}
+
+/* GET /pinhole/blocked: this session's recent blocked attempts. */
+static void
+agent_get_blocked(struct agent_ctx *c)
+{
+	const struct escalate_blocked	*b;
+	struct json_writer		*w = &c->resp->body;
+	char				 last[32], hint[HOST_TEXT_LEN + 32];
+	char				 target[HOST_TEXT_LEN + 16];
+	size_t				 i;
+
+	if (c->resp->json)
+		agent_puts(c->resp, "{\"ok\":true,\"blocked\":[");
+	for (i = 0; (b = escalate_blocked_at(c->e, i)) != NULL; i++) {
+		escalate_hint(&b->host, b->port, hint, sizeof hint);
+		escalate_target(&b->host, b->port, target, sizeof target);
+		control_time(b->last, last, sizeof last);
+		if (!c->resp->json) {
+			agent_printf(c->resp, "%s via %s, %u time%s, last "
+			    "%s; %s%s\n", target,
+			    b->via, b->count, b->count == 1 ? "" : "s", last,
+			    b->fix[0] != '\0' ? "" : "ask with: ",
+			    b->fix[0] != '\0' ? b->fix : hint);
+			continue;
+		}
+		if (i > 0)
+			agent_puts(c->resp, ",");
+		json_open(w);
+		control_put_blocked(w, b);
+		json_close(w);
+	}
+	if (c->resp->json)
+		agent_puts(c->resp, "]}\n");
+	else if (i == 0)
+		agent_puts(c->resp, "nothing blocked lately\n");
+}
+
+/* GET /pinhole: what the endpoint offers. */
+static void
+agent_get_index(struct agent_ctx *c)
+{
+	agent_puts(c->resp,
+	    "pinhole agent endpoint: ask for network access.\n"
+	    "  POST /pinhole/request  host=HOST&port=PORT&reason=TEXT "
+	    "(form or JSON)\n"
+	    "  GET  /pinhole/request/ID[?wait=SECONDS]\n"
+	    "  GET  /pinhole/allowed\n"
+	    "  GET  /pinhole/blocked\n"
+	    "Add ?format=json (or Accept: application/json) for JSON.\n"
+	    "Or run: pinhole request HOST[:PORT] --reason TEXT --wait\n");
+}
+
+/* Route by path and method. */
+static void
+agent_route(struct agent_ctx *c)
+{
+	static const char	 rq[] = "/request/";
+	int			 get = agent_method_is(c->req, "GET") ||
+				    agent_method_is(c->req, "HEAD");
+	int			 post = agent_method_is(c->req, "POST");
+	const char		*p = c->path;
+	size_t			 n = c->pathlen;
+
+	if (n == 8 && memcmp(p, "/request", 8) == 0) {
+		if (post)
+			agent_post_request(c);
+		else
+			agent_error(c->resp, 405, "POST a request here");
+	} else if (n > sizeof rq - 1 && memcmp(p, rq, sizeof rq - 1) == 0) {
+		if (get)
+			agent_get_request(c, p + sizeof rq - 1,
+			    n - (sizeof rq - 1));
+		else
+			agent_error(c->resp, 405, "use GET");
+	} else if (!get)
+		agent_error(c->resp, 405, "use GET");
+	else if (n == 8 && memcmp(p, "/allowed", 8) == 0)
+		agent_get_allowed(c);
+	else if (n == 8 && memcmp(p, "/blocked", 8) == 0)
+		agent_get_blocked(c);
+	else if (n <= 1 && !c->resp->json)
+		agent_get_index(c);
+	else
+		agent_error(c->resp, 404,
+		    "no such endpoint (try GET /pinhole)");
+}
+
+/* Handle a request to the agent endpoint. */
+void
+agent_handle(struct escalate *e, const struct agent_request *req,
+    struct agent_response *resp)
+{
+	struct agent_ctx	 c = { e, req, resp, NULL, 0, NULL, 0 };
+	const char		*t = req->target.p, *q;
+	size_t			 tlen = req->target.len;
+	size_t			 plen = strlen(AGENT_PREFIX);
+	char			 fmt[16];
+	int			 json = agent_str_has(&req->accept,
+				    "application/json");
+
+	if ((q = memchr(t, '?', tlen)) != NULL) {
+		c.query = q + 1;
+		c.querylen = tlen - (q + 1 - t);
+		tlen = q - t;
+		if (agent_form_get(c.query, c.querylen, "format", fmt,
+		    sizeof fmt) >= 0)
+			json = strcmp(fmt, "json") == 0;
+	}
+	agent_response_init(resp, json);
+	if (!agent_match(req->target.p, req->target.len)) {
+		agent_error(resp, 404, "not an agent endpoint path");
+		return;
+	}
+	if (req->body.len > AGENT_BODY_MAX) {
+		agent_error(resp, 413, "body too long");
+		return;
+	}
+	c.path = t + plen;
+	c.pathlen = tlen - plen;
+	agent_route(&c);
+	if (resp->body.failed)
+		agent_error(resp, 500, "out of memory");
+}
+
+/* A waited request was decided, or the wait is over. */
+static void
+agent_wait_cb(const struct escalate_request *r, int timed_out, void *arg)
+{
+	struct agent_wait	*aw = arg;
+	struct agent_response	 final;
+
+	agent_status(aw->e, aw->id, aw->json, &final);
+	aw->cb(&final, aw->arg);
+	free(aw);
+}
+
+/* Hold for the decision of resp->wait_id. */
+struct agent_wait *
+agent_wait_start(struct escalate *e, const struct agent_response *resp,
+    void (*cb)(struct agent_response *, void *), void *arg)
+{
+	struct escalate_request	*r;
+	struct agent_wait	*aw;
+
+	if ((r = escalate_find(e, resp->wait_id)) == NULL ||
+	    r->state != ESCALATE_PENDING)
+		return (NULL);
+	if ((aw = calloc(1, sizeof *aw)) == NULL)
+		return (NULL);
+	aw->e = e;
+	memcpy(aw->id, resp->wait_id, sizeof aw->id);
+	aw->json = resp->json;
+	aw->cb = cb;
+	aw->arg = arg;
+	if ((aw->w = escalate_wait(e, r, resp->wait, agent_wait_cb,
+	    aw)) == NULL) {
+		free(aw);
+		return (NULL);
+	}
+	return (aw);
+}
+
+/* Cancel a wait: its callback never runs. */
+void
+agent_wait_cancel(struct agent_wait *aw)
+{
+	if (aw == NULL)
+		return;
+	escalate_wait_cancel(aw->w);
+	free(aw);
+}

@@ -1,0 +1,79 @@
+/*
+ * The control socket: where a person (pinhole approve/deny/pending/watch)
+ * or an agent harness answers escalation requests, in JSON lines
+ * (docs/control-protocol.md).  One unix stream socket per gateway
+ * session, SESSION.sock in a directory only the user can reach; peers
+ * of another uid (but root) are refused.  The sandbox must not see that
+ * directory: its mount namespace hides control_dir() under an empty
+ * tmpfs.
+ */
+#ifndef CONTROL_H
+#define CONTROL_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+#include "lib/json.h"
+#include "proxy/escalate/escalate.h"
+
+#define CONTROL_VERSION		1
+#define CONTROL_LINE_MAX	8192		/* one request line */
+#define CONTROL_OUT_MAX		(256 * 1024)	/* queued for one client */
+#define CONTROL_CLIENTS_MAX	64
+
+struct control;
+struct event_base;
+
+/* What the protocol knows of one client connection. */
+struct control_peer {
+	uid_t	uid;
+	int	subscribed;
+};
+
+/* What handling a line asks of the connection. */
+#define CONTROL_WANT_SUBSCRIBE	0x1	/* start sending events */
+
+/*
+ * The directory of the user's control sockets: $XDG_RUNTIME_DIR/pinhole
+ * when XDG_RUNTIME_DIR is an absolute path, else (unset, empty or
+ * relative) /tmp/pinhole-UID.  Returns 0, or -1 when it does not fit.
+ */
+int	control_dir(char *, size_t);
+/*
+ * Create it (0700) or check it is ours, a directory, not a link; else
+ * -1 with err naming the directory, the problem and the fix.
+ */
+int	control_dir_make(char *, size_t, char *, size_t);
+
+/* Listen on DIR/SESSION.sock for this queue.  NULL with err filled. */
+struct control	*control_open(struct event_base *, struct escalate *,
+		    char *, size_t);
+/* Close every client and remove the socket. */
+void		 control_close(struct control *);
+const char	*control_path(const struct control *);
+/* Tell clients where the agent endpoint is ("http://ADDR:PORT"). */
+void		 control_set_agent(struct control *, const char *);
+
+/*
+ * Handle one request line from a peer (pure, but for the queue): append
+ * the reply lines, each ending in '\n', to out.  Returns CONTROL_WANT_*
+ * flags.  agent may be NULL.
+ */
+int	control_handle(struct escalate *, struct control_peer *,
+	    const char *, const char *, size_t, struct json_writer *);
+
+/* Write the event line of a note, '\n' included. */
+void	control_format_note(struct escalate *, enum escalate_note,
+	    const struct escalate_request *, const struct escalate_blocked *,
+	    struct json_writer *);
+
+/* Members of a request, for events, replies and `pending --json`. */
+void	control_put_request(struct json_writer *, const char *,
+	    const struct escalate_request *);
+void	control_put_blocked(struct json_writer *,
+	    const struct escalate_blocked *);
+/* RFC 3339 UTC, seconds. */
+void	control_time(time_t, char *, size_t);
+
+#endif

@@ -1,0 +1,865 @@
+/*
+ * The escalation queue of one gateway session: requests, their waiters
+ * and subscribers, the rate limit, and the ring of recent blocked
+ * attempts.  Decisions are written to the audit log here, once each.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+#include <sys/random.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "lib/json.h"
+#include "lib/log.h"
+#include "proxy/audit/audit.h"
+#include "proxy/escalate/escalate.h"
+
+#define ESCALATE_SWEEP_EVERY	5	/* s between timer sweeps */
+
+#ifndef TAILQ_FOREACH_SAFE	/* glibc's sys/queue.h lacks it */
+#define TAILQ_FOREACH_SAFE(var, head, field, tvar)			\
+	for ((var) = TAILQ_FIRST(head);					\
+	    (var) != NULL && ((tvar) = TAILQ_NEXT(var, field), 1);	\
+	    (var) = (tvar))
+#endif
+
+struct escalate_waiter {
+	TAILQ_ENTRY(escalate_waiter)	 entry;
+	struct escalate_request		*req;
+	struct event			*timer;
+	escalate_wait_cb		*cb;
+	void				*arg;
+};
+
+struct escalate_sub {
+	TAILQ_ENTRY(escalate_sub)	 entry;
+	struct escalate			*e;
+	escalate_note_cb		*cb;
+	void				*arg;
+};
+
+TAILQ_HEAD(escalate_requests, escalate_request);
+
+struct escalate {
+	struct event_base		*base;
+	struct audit			*audit;
+	struct escalate_hooks		 hooks;
+	time_t				(*now)(void);
+	char				 session[ESCALATE_SESSION_LEN];
+	struct escalate_requests	 requests;	/* oldest first */
+	size_t				 npending;
+	size_t				 ndecided;
+	double				 tokens;
+	time_t				 refilled;
+	struct escalate_blocked		 blocked[ESCALATE_BLOCKED_MAX];
+	size_t				 nblocked;
+	size_t				 blocked_head;	/* next slot */
+	TAILQ_HEAD(, escalate_sub)	 subs;
+	struct event			*sweeper;
+};
+
+static time_t
+escalate_time(void)
+{
+	return (time(NULL));
+}
+
+/* Fill buf with n random bytes as 2n hex digits. */
+int
+escalate_random_hex(char *buf, size_t n)
+{
+	uint8_t	r[32];
+	size_t	i;
+
+	if (n > sizeof r || getrandom(r, n, 0) != (ssize_t)n)
+		return (-1);
+	for (i = 0; i < n; i++)
+		snprintf(buf + 2 * i, 3, "%02x", r[i]);
+	return (0);
+}
+
+/* Sweep expired requests on a timer, so expiry is told promptly. */
+static void
+escalate_sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	escalate_sweep(arg);
+}
+
+/* Create the queue of a session. */
+struct escalate *
+escalate_create(struct event_base *base, const char *session,
+    struct audit *audit)
+{
+	struct escalate	*e;
+	struct timeval	 tv = { ESCALATE_SWEEP_EVERY, 0 };
+
+	if ((e = calloc(1, sizeof *e)) == NULL)
+		return (NULL);
+	e->base = base;
+	e->audit = audit;
+	e->now = escalate_time;
+	TAILQ_INIT(&e->requests);
+	TAILQ_INIT(&e->subs);
+	if (session != NULL)
+		snprintf(e->session, sizeof e->session, "%s", session);
+	else if (escalate_random_hex(e->session, 4) == -1)
+		goto fail;
+	e->tokens = ESCALATE_BURST;
+	e->refilled = e->now();
+	if (base != NULL) {
+		e->sweeper = event_new(base, -1, EV_PERSIST, escalate_sweep_cb,
+		    e);
+		if (e->sweeper == NULL || event_add(e->sweeper, &tv) == -1)
+			goto fail;
+	}
+	return (e);
+fail:
+	escalate_free(e);
+	return (NULL);
+}
+
+/* Free a waiter's timer and the waiter. */
+static void
+escalate_waiter_free(struct escalate_waiter *w)
+{
+	TAILQ_REMOVE(&w->req->waiters, w, entry);
+	if (w->timer != NULL)
+		event_free(w->timer);
+	free(w);
+}
+
+/* Free a request; its waiters are gone without a call. */
+static void
+escalate_request_free(struct escalate *e, struct escalate_request *r)
+{
+	struct escalate_waiter	*w;
+
+	while ((w = TAILQ_FIRST(&r->waiters)) != NULL)
+		escalate_waiter_free(w);
+	TAILQ_REMOVE(&e->requests, r, entry);
+	if (r->state == ESCALATE_PENDING)
+		e->npending--;
+	else
+		e->ndecided--;
+	free(r);
+}
+
+/* Free the queue, its requests, waiters and subscriptions. */
+void
+escalate_free(struct escalate *e)
+{
+	struct escalate_sub	*s;
+
+	if (e == NULL)
+		return;
+	while (!TAILQ_EMPTY(&e->requests))
+		escalate_request_free(e, TAILQ_FIRST(&e->requests));
+	while ((s = TAILQ_FIRST(&e->subs)) != NULL) {
+		TAILQ_REMOVE(&e->subs, s, entry);
+		free(s);
+	}
+	if (e->sweeper != NULL)
+		event_free(e->sweeper);
+	free(e);
+}
+
+/* Set the owner's hooks. */
+void
+escalate_set_hooks(struct escalate *e, const struct escalate_hooks *h)
+{
+	e->hooks = *h;
+}
+
+/* The owner's hooks. */
+const struct escalate_hooks *
+escalate_hooks(const struct escalate *e)
+{
+	return (&e->hooks);
+}
+
+/* Set the audit log. */
+void
+escalate_set_audit(struct escalate *e, struct audit *audit)
+{
+	e->audit = audit;
+}
+
+/* Set the clock (tests). */
+void
+escalate_set_clock(struct escalate *e, time_t (*now)(void))
+{
+	e->now = now;
+	e->refilled = now();
+}
+
+/* The session id. */
+const char *
+escalate_session(const struct escalate *e)
+{
+	return (e->session);
+}
+
+/* Tell every subscriber. */
+static void
+escalate_notify(struct escalate *e, enum escalate_note n,
+    const struct escalate_request *r, const struct escalate_blocked *b)
+{
+	struct escalate_sub	*s, *next;
+
+	TAILQ_FOREACH_SAFE(s, &e->subs, entry, next)
+		s->cb(n, r, b, s->arg);
+}
+
+/* Write one audit event about a request. */
+static void
+escalate_audit(struct escalate *e, const char *event,
+    const struct escalate_request *r, const char *reason)
+{
+	struct audit_event	ev;
+
+	if (e->audit == NULL)
+		return;
+	audit_event_init(&ev);
+	ev.event = event;
+	ev.session = e->session;
+	ev.request_id = r->id;
+	ev.host = r->host.text;
+	ev.port = r->port;
+	ev.reason = reason;
+	if (strcmp(event, "request") == 0)
+		ev.via = r->via;
+	if (r->state == ESCALATE_APPROVED || r->state == ESCALATE_DENIED)
+		ev.verdict = r->state == ESCALATE_APPROVED ? "allow" : "deny";
+	if (r->scope != ESCALATE_SCOPE_NONE)
+		ev.scope = escalate_scope_name(r->scope);
+	if (r->state == ESCALATE_APPROVED && r->ttl > 0)
+		ev.ttl = r->ttl;
+	if (r->by[0] != '\0')
+		ev.by = r->by;
+	audit_write(e->audit, &ev);
+}
+
+/* Wake every waiter of a request (each runs once, then is gone). */
+static void
+escalate_wake(struct escalate_request *r, int timed_out)
+{
+	struct escalate_waiter	*w;
+	escalate_wait_cb	*cb;
+	void			*arg;
+
+	while ((w = TAILQ_FIRST(&r->waiters)) != NULL) {
+		cb = w->cb;
+		arg = w->arg;
+		escalate_waiter_free(w);
+		cb(r, timed_out, arg);
+	}
+}
+
+/* Forget the oldest decided requests beyond what is kept. */
+static void
+escalate_trim(struct escalate *e)
+{
+	struct escalate_request	*r, *next;
+
+	TAILQ_FOREACH_SAFE(r, &e->requests, entry, next) {
+		if (e->ndecided <= ESCALATE_DECIDED_MAX)
+			break;
+		if (r->state != ESCALATE_PENDING &&
+		    (r->state != ESCALATE_APPROVED || r->ttl == 0))
+			escalate_request_free(e, r);
+	}
+}
+
+/* Move a pending request to a decided state; tell everyone. */
+static void
+escalate_settle(struct escalate *e, struct escalate_request *r,
+    enum escalate_state st)
+{
+	r->state = st;
+	r->decided = e->now();
+	e->npending--;
+	e->ndecided++;
+	escalate_notify(e, ESCALATE_NOTE_DECIDED, r, NULL);
+	escalate_wake(r, 0);
+}
+
+/* Expire unanswered requests and grants whose TTL ran out. */
+void
+escalate_sweep(struct escalate *e)
+{
+	struct escalate_request	*r, *next;
+	time_t			 now = e->now();
+
+	TAILQ_FOREACH_SAFE(r, &e->requests, entry, next) {
+		if (r->state == ESCALATE_PENDING &&
+		    now - r->since >= ESCALATE_EXPIRE) {
+			escalate_audit(e, "expire", r, "unanswered");
+			escalate_settle(e, r, ESCALATE_EXPIRED);
+		} else if (r->state == ESCALATE_APPROVED && r->ttl > 0 &&
+		    now - r->decided >= r->ttl) {
+			r->state = ESCALATE_EXPIRED;
+			escalate_audit(e, "expire", r, "ttl");
+			escalate_notify(e, ESCALATE_NOTE_DECIDED, r, NULL);
+		}
+	}
+	escalate_trim(e);
+}
+
+/* Refill the token bucket and take a token if there is one. */
+static int
+escalate_take_token(struct escalate *e)
+{
+	time_t	now = e->now();
+
+	if (now > e->refilled) {
+		e->tokens += (double)(now - e->refilled) * ESCALATE_RATE / 60.0;
+		if (e->tokens > ESCALATE_BURST)
+			e->tokens = ESCALATE_BURST;
+	}
+	e->refilled = now;
+	if (e->tokens < 1.0)
+		return (-1);
+	e->tokens -= 1.0;
+	return (0);
+}
+
+/* Find the open request for (host, port). */
+static struct escalate_request *
+escalate_find_open(struct escalate *e, const struct host *h, uint16_t port)
+{
+	struct escalate_request	*r;
+
+	TAILQ_FOREACH(r, &e->requests, entry) {
+		if (r->state == ESCALATE_PENDING && r->port == port &&
+		    strcmp(r->host.text, h->text) == 0)
+			return (r);
+	}
+	return (NULL);
+}
+
+/* Draw an id no kept request has. */
+static int
+escalate_new_id(struct escalate *e, char *id)
+{
+	int	tries;
+
+	for (tries = 0; tries < 32; tries++) {
+		id[0] = 'r';
+		if (escalate_random_hex(id + 1, 2) == -1)
+			return (-1);
+		if (escalate_find(e, id) == NULL)
+			return (0);
+	}
+	return (-1);
+}
+
+/* Make a new pending request. */
+static struct escalate_request *
+escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
+    const char *reason, size_t len, const char *via)
+{
+	struct escalate_request	*r;
+
+	if ((r = calloc(1, sizeof *r)) == NULL)
+		return (NULL);
+	if (escalate_new_id(e, r->id) == -1) {
+		free(r);
+		return (NULL);
+	}
+	r->host = *h;
+	r->port = port;
+	escalate_clean(reason, len, ESCALATE_REASON_MAX, r->reason,
+	    sizeof r->reason);
+	snprintf(r->via, sizeof r->via, "%s", via);
+	r->since = e->now();
+	r->count = 1;
+	TAILQ_INIT(&r->waiters);
+	TAILQ_INSERT_TAIL(&e->requests, r, entry);
+	e->npending++;
+	return (r);
+}
+
+/* File a request, or join the open one for the same (host, port). */
+enum escalate_filed
+escalate_file(struct escalate *e, const struct host *h, uint16_t port,
+    const char *reason, size_t len, const char *via,
+    struct escalate_request **out)
+{
+	struct escalate_request	*r;
+
+	*out = NULL;
+	escalate_sweep(e);
+	if (escalate_fixed(e, h, port, NULL, 0))
+		return (ESCALATE_FILED_FIXED);
+	if ((r = escalate_find_open(e, h, port)) != NULL) {
+		r->count++;
+		if (r->reason[0] == '\0' && len > 0)
+			escalate_clean(reason, len, ESCALATE_REASON_MAX,
+			    r->reason, sizeof r->reason);
+		*out = r;
+		escalate_notify(e, ESCALATE_NOTE_REQUEST, r, NULL);
+		return (ESCALATE_FILED_SAME);
+	}
+	if (e->npending >= ESCALATE_PENDING_MAX)
+		return (ESCALATE_FILED_FULL);
+	if (escalate_take_token(e) == -1)
+		return (ESCALATE_FILED_RATE);
+	if ((r = escalate_request_new(e, h, port, reason, len, via)) == NULL)
+		return (ESCALATE_FILED_NOMEM);
+	*out = r;
+	escalate_audit(e, "request", r, r->reason[0] != '\0' ? r->reason :
+	    NULL);
+	escalate_notify(e, ESCALATE_NOTE_REQUEST, r, NULL);
+	return (ESCALATE_FILED_NEW);
+}
+
+/* Say what filing came to, for people. */
+const char *
+escalate_filed_text(enum escalate_filed f)
+{
+	switch (f) {
+	case ESCALATE_FILED_NEW:
+		return ("filed");
+	case ESCALATE_FILED_SAME:
+		return ("already asked: joined the open request");
+	case ESCALATE_FILED_FULL:
+		return ("too many open requests: wait for an answer");
+	case ESCALATE_FILED_RATE:
+		return ("too many requests lately: try again in a minute");
+	case ESCALATE_FILED_FIXED:
+		return ("no approval can open this: the policy must change");
+	default:
+		return ("out of memory");
+	}
+}
+
+/* Is (host, port) beyond any grant? */
+int
+escalate_fixed(struct escalate *e, const struct host *h, uint16_t port,
+    char *fix, size_t len)
+{
+	const struct escalate_blocked	*b;
+	char				 buf[ESCALATE_FIX_LEN];
+	size_t				 i;
+
+	if (fix == NULL || len == 0) {
+		fix = buf;
+		len = sizeof buf;
+	}
+	if (e->hooks.grantable != NULL &&
+	    !e->hooks.grantable(h, port, fix, len, e->hooks.arg))
+		return (1);
+	for (i = 0; i < e->nblocked; i++) {
+		b = &e->blocked[i];
+		if (b->fix[0] != '\0' && b->port == port &&
+		    strcmp(b->host.text, h->text) == 0) {
+			snprintf(fix, len, "%s", b->fix);
+			return (1);
+		}
+	}
+	return (0);
+}
+
+/* Find a kept request by id. */
+struct escalate_request *
+escalate_find(struct escalate *e, const char *id)
+{
+	struct escalate_request	*r;
+
+	TAILQ_FOREACH(r, &e->requests, entry) {
+		if (strcmp(r->id, id) == 0)
+			return (r);
+	}
+	return (NULL);
+}
+
+/* Requests, oldest first. */
+const struct escalate_request *
+escalate_next(const struct escalate *e, const struct escalate_request *prev)
+{
+	if (prev == NULL)
+		return (TAILQ_FIRST(&e->requests));
+	return (TAILQ_NEXT(prev, entry));
+}
+
+/* How many requests are open. */
+size_t
+escalate_npending(const struct escalate *e)
+{
+	return (e->npending);
+}
+
+/* Find a request a person may still decide. */
+static struct escalate_request *
+escalate_find_pending(struct escalate *e, const char *id, char *err,
+    size_t errlen)
+{
+	struct escalate_request	*r;
+
+	escalate_sweep(e);
+	if ((r = escalate_find(e, id)) == NULL) {
+		snprintf(err, errlen, "no request %s in session %s", id,
+		    e->session);
+		return (NULL);
+	}
+	if (r->state != ESCALATE_PENDING) {
+		snprintf(err, errlen, "request %s is already %s", id,
+		    escalate_state_name(r->state));
+		return (NULL);
+	}
+	return (r);
+}
+
+/* Approve a pending request; the owner's grant hook makes it so. */
+int
+escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
+    long ttl, const char *by, char *err, size_t errlen)
+{
+	struct escalate_request	*r;
+	char			 fix[ESCALATE_FIX_LEN];
+
+	if ((r = escalate_find_pending(e, id, err, errlen)) == NULL)
+		return (-1);
+	if (escalate_fixed(e, &r->host, r->port, fix, sizeof fix)) {
+		snprintf(err, errlen, "cannot approve %s: %s", id, fix);
+		return (-1);
+	}
+	if (scope == ESCALATE_SCOPE_NONE)
+		scope = ESCALATE_SCOPE_ONCE;
+	if (ttl < 0 || ttl > ESCALATE_TTL_MAX) {
+		snprintf(err, errlen, "ttl out of range");
+		return (-1);
+	}
+	r->scope = scope;
+	r->ttl = ttl;
+	snprintf(r->by, sizeof r->by, "%s", by);
+	if (e->hooks.grant != NULL &&
+	    e->hooks.grant(r, err, errlen, e->hooks.arg) == -1) {
+		r->scope = ESCALATE_SCOPE_NONE;
+		r->ttl = 0;
+		r->by[0] = '\0';
+		return (-1);
+	}
+	r->state = ESCALATE_APPROVED;
+	escalate_audit(e, "grant", r, NULL);
+	escalate_settle(e, r, ESCALATE_APPROVED);
+	escalate_trim(e);
+	return (0);
+}
+
+/* Deny a pending request; the reason reaches the agent. */
+int
+escalate_deny(struct escalate *e, const char *id, const char *reason,
+    const char *by, char *err, size_t errlen)
+{
+	struct escalate_request	*r;
+
+	if ((r = escalate_find_pending(e, id, err, errlen)) == NULL)
+		return (-1);
+	if (reason != NULL)
+		escalate_clean(reason, strlen(reason), ESCALATE_REASON_MAX,
+		    r->answer, sizeof r->answer);
+	snprintf(r->by, sizeof r->by, "%s", by);
+	r->state = ESCALATE_DENIED;
+	escalate_audit(e, "deny", r, r->answer[0] != '\0' ? r->answer : NULL);
+	escalate_settle(e, r, ESCALATE_DENIED);
+	escalate_trim(e);
+	return (0);
+}
+
+/* A waiter's time is up. */
+static void
+escalate_wait_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct escalate_waiter	*w = arg;
+	struct escalate_request	*r = w->req;
+	escalate_wait_cb	*cb = w->cb;
+	void			*cbarg = w->arg;
+
+	escalate_waiter_free(w);
+	cb(r, 1, cbarg);
+}
+
+/* Wait for a pending request's decision. */
+struct escalate_waiter *
+escalate_wait(struct escalate *e, struct escalate_request *r, int secs,
+    escalate_wait_cb *cb, void *arg)
+{
+	struct escalate_waiter	*w;
+	struct timeval		 tv;
+
+	if ((w = calloc(1, sizeof *w)) == NULL)
+		return (NULL);
+	w->req = r;
+	w->cb = cb;
+	w->arg = arg;
+	if (secs > ESCALATE_WAIT_MAX)
+		secs = ESCALATE_WAIT_MAX;
+	if (e->base != NULL) {
+		tv.tv_sec = secs > 0 ? secs : 0;
+		tv.tv_usec = 0;
+		w->timer = evtimer_new(e->base, escalate_wait_timeout_cb, w);
+		if (w->timer == NULL || evtimer_add(w->timer, &tv) == -1) {
+			if (w->timer != NULL)
+				event_free(w->timer);
+			free(w);
+			return (NULL);
+		}
+	}
+	TAILQ_INSERT_TAIL(&r->waiters, w, entry);
+	return (w);
+}
+
+/* Ask mode: file or join a request, and wait for it. */
+struct escalate_waiter *
+escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
+    const char *via, int secs, escalate_wait_cb *cb, void *arg,
+    enum escalate_filed *filed)
+{
+	struct escalate_request	*r;
+
+	*filed = escalate_file(e, h, port, "", 0, via, &r);
+	if (r == NULL)
+		return (NULL);
+	return (escalate_wait(e, r, secs, cb, arg));
+}
+
+/* Cancel a wait (its callback never runs). */
+void
+escalate_wait_cancel(struct escalate_waiter *w)
+{
+	if (w != NULL)
+		escalate_waiter_free(w);
+}
+
+/* Subscribe to notes. */
+struct escalate_sub *
+escalate_subscribe(struct escalate *e, escalate_note_cb *cb, void *arg)
+{
+	struct escalate_sub	*s;
+
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		return (NULL);
+	s->e = e;
+	s->cb = cb;
+	s->arg = arg;
+	TAILQ_INSERT_TAIL(&e->subs, s, entry);
+	return (s);
+}
+
+/* Unsubscribe. */
+void
+escalate_unsubscribe(struct escalate_sub *s)
+{
+	if (s == NULL)
+		return;
+	TAILQ_REMOVE(&s->e->subs, s, entry);
+	free(s);
+}
+
+/* Find the ring slot of (host, port, via). */
+static struct escalate_blocked *
+escalate_blocked_find(struct escalate *e, const struct host *h,
+    uint16_t port, const char *via)
+{
+	struct escalate_blocked	*b;
+	size_t			 i;
+
+	for (i = 0; i < e->nblocked; i++) {
+		b = &e->blocked[i];
+		if (b->port == port && strcmp(b->via, via) == 0 &&
+		    strcmp(b->host.text, h->text) == 0)
+			return (b);
+	}
+	return (NULL);
+}
+
+/* Note a blocked attempt in the ring of recent ones. */
+void
+escalate_blocked(struct escalate *e, const struct host *h, uint16_t port,
+    const char *via, const char *fix)
+{
+	struct escalate_blocked	*b;
+	time_t			 now = e->now();
+
+	if ((b = escalate_blocked_find(e, h, port, via)) == NULL) {
+		b = &e->blocked[e->blocked_head];
+		e->blocked_head = (e->blocked_head + 1) % ESCALATE_BLOCKED_MAX;
+		if (e->nblocked < ESCALATE_BLOCKED_MAX)
+			e->nblocked++;
+		memset(b, 0, sizeof *b);
+		b->host = *h;
+		b->port = port;
+		snprintf(b->via, sizeof b->via, "%s", via);
+		b->first = now;
+	}
+	b->count++;
+	b->last = now;
+	snprintf(b->fix, sizeof b->fix, "%s", fix != NULL ? fix : "");
+	escalate_notify(e, ESCALATE_NOTE_BLOCKED, NULL, b);
+}
+
+/* Recent blocked attempts, newest (last seen) first. */
+const struct escalate_blocked *
+escalate_blocked_at(const struct escalate *e, size_t i)
+{
+	const struct escalate_blocked	*order[ESCALATE_BLOCKED_MAX], *t;
+	size_t				 n, j, k;
+
+	if (i >= e->nblocked)
+		return (NULL);
+	for (n = 0; n < e->nblocked; n++)
+		order[n] = &e->blocked[n];
+	for (j = 1; j < n; j++) {
+		for (k = j; k > 0 && order[k - 1]->last < order[k]->last; k--) {
+			t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	}
+	return (order[i]);
+}
+
+/* Name a state. */
+const char *
+escalate_state_name(enum escalate_state st)
+{
+	static const char	*names[] = { "pending", "approved", "denied",
+	    "expired" };
+
+	return (names[st]);
+}
+
+/* Name a scope. */
+const char *
+escalate_scope_name(enum escalate_scope sc)
+{
+	static const char	*names[] = { "none", "once", "session",
+	    "always" };
+
+	return (names[sc]);
+}
+
+/* Parse a scope name. */
+int
+escalate_scope_parse(const char *s, enum escalate_scope *sc)
+{
+	if (strcmp(s, "once") == 0)
+		*sc = ESCALATE_SCOPE_ONCE;
+	else if (strcmp(s, "session") == 0)
+		*sc = ESCALATE_SCOPE_SESSION;
+	else if (strcmp(s, "always") == 0)
+		*sc = ESCALATE_SCOPE_ALWAYS;
+	else
+		return (-1);
+	return (0);
+}
+
+/* Parse a duration: digits and an optional unit s, m, h or d. */
+long
+escalate_duration_parse(const char *s)
+{
+	long	v = 0, mul = 1;
+	size_t	i;
+
+	for (i = 0; s[i] >= '0' && s[i] <= '9'; i++) {
+		if (i >= 9)
+			return (-1);
+		v = v * 10 + (s[i] - '0');
+	}
+	if (i == 0)
+		return (-1);
+	if (s[i] == 'm')
+		mul = 60;
+	else if (s[i] == 'h')
+		mul = 3600;
+	else if (s[i] == 'd')
+		mul = 86400;
+	else if (s[i] != 's' && s[i] != '\0')
+		return (-1);
+	if (s[i] != '\0' && s[i + 1] != '\0')
+		return (-1);
+	if (v > ESCALATE_TTL_MAX / mul)
+		return (-1);
+	return (v * mul);
+}
+
+/* Tell whether a code point is shown escaped. */
+static int
+escalate_unsafe(uint32_t cp)
+{
+	return (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
+	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    cp == 0xfeff);
+}
+
+/* Clean untrusted text (see escalate.h). */
+size_t
+escalate_clean(const char *in, size_t len, size_t max, char *out,
+    size_t outsz)
+{
+	const uint8_t	*s = (const uint8_t *)in;
+	size_t		 i = 0, n, o = 0;
+	uint32_t	 cp;
+	char		 esc[8];
+
+	if (outsz == 0)
+		return (0);
+	while (i < len && s[i] != '\0') {
+		if ((n = json_utf8(s + i, len - i, &cp)) == 0) {
+			n = 1;
+			cp = s[i];
+			snprintf(esc, sizeof esc, "\\x%02x", (unsigned)cp);
+		} else if (escalate_unsafe(cp) && cp < 0x80)
+			snprintf(esc, sizeof esc, "\\x%02x", (unsigned)cp);
+		else if (escalate_unsafe(cp))
+			snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+		else
+			esc[0] = '\0';
+		if (i + n > max)
+			break;
+		if (esc[0] != '\0') {
+			if (o + strlen(esc) >= outsz)
+				break;
+			memcpy(out + o, esc, strlen(esc));
+			o += strlen(esc);
+		} else {
+			if (o + n >= outsz)
+				break;
+			memcpy(out + o, s + i, n);
+			o += n;
+		}
+		i += n;
+	}
+	out[o] = '\0';
+	return (o);
+}
+
+/* Write the command that requests a host. */
+void
+escalate_hint(const struct host *h, uint16_t port, char *buf, size_t len)
+{
+	char	target[HOST_TEXT_LEN + 16];
+
+	escalate_target(h, port, target, sizeof target);
+	snprintf(buf, len, "pinhole request %s", target);
+}
+
+/* HOST:PORT, [IPV6]:PORT, or HOST alone for port 0 (a DNS lookup). */
+void
+escalate_target(const struct host *h, uint16_t port, char *buf, size_t len)
+{
+	if (port == 0)
+		snprintf(buf, len, "%s", h->text);
+	else
+		snprintf(buf, len, h->kind == HOST_IPV6 ? "[%s]:%u" : "%s:%u",
+		    h->text, port);
+}

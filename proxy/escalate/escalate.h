@@ -1,0 +1,242 @@
+/*
+ * Escalation: the queue of requests a sandbox files for hosts it may not
+ * reach, one queue per gateway session.  Requests for the same (host,
+ * port) coalesce; the pending ones are bounded and their filing is rate
+ * limited; everything the agent sends is cleaned before it is kept.
+ * Decisions come only from the control socket (proxy/escalate/control.h); waiters
+ * (an agent's long poll, a held connection) and subscribers (watchers on
+ * the control socket) are called back.  The queue also keeps the recent
+ * blocked attempts the gateway reports.
+ *
+ * With an event base, waiters time out and pending requests expire on
+ * timers; without one (tests, fuzzing) only the clock is read, on each
+ * call.
+ */
+#ifndef ESCALATE_H
+#define ESCALATE_H
+
+#include <sys/queue.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "rules/grants.h"
+#include "rules/rules.h"
+
+#define ESCALATE_ID_LEN		8	/* "r" + 4 hex, NUL, slack */
+#define ESCALATE_SESSION_LEN	32	/* 8 hex, or the caller's */
+#define ESCALATE_REASON_MAX	200	/* bytes of a reason kept */
+#define ESCALATE_TEXT_LEN	(ESCALATE_REASON_MAX * 4 + 1) /* cleaned */
+#define ESCALATE_BY_LEN		48	/* "uid 1000 via protocol" */
+#define ESCALATE_VIA_LEN	16
+#define ESCALATE_PENDING_MAX	16	/* open requests */
+#define ESCALATE_DECIDED_MAX	64	/* decided requests kept for status */
+#define ESCALATE_BLOCKED_MAX	32	/* recent blocked (host, port, via) */
+#define ESCALATE_RATE		5	/* new requests a minute, */
+#define ESCALATE_BURST		5	/* and at once */
+#define ESCALATE_WAIT_MAX	300	/* longest wait, s */
+#define ESCALATE_ASK_DEFAULT	60	/* a held connection waits, s */
+#define ESCALATE_EXPIRE		900	/* an unanswered request expires, s */
+#define ESCALATE_TTL_MAX	(366 * 86400)
+#define ESCALATE_FIX_LEN	POLICY_FIX_LEN
+
+enum escalate_state {
+	ESCALATE_PENDING,
+	ESCALATE_APPROVED,
+	ESCALATE_DENIED,
+	ESCALATE_EXPIRED
+};
+
+enum escalate_scope {
+	ESCALATE_SCOPE_NONE,
+	ESCALATE_SCOPE_ONCE,		/* one more connection */
+	ESCALATE_SCOPE_SESSION,		/* while this gateway session lasts */
+	ESCALATE_SCOPE_ALWAYS		/* written into the policy */
+};
+
+/* What filing a request came to. */
+enum escalate_filed {
+	ESCALATE_FILED_NEW,
+	ESCALATE_FILED_SAME,		/* coalesced into an open request */
+	ESCALATE_FILED_FULL,		/* too many open requests */
+	ESCALATE_FILED_RATE,		/* too many requests lately */
+	ESCALATE_FILED_FIXED,		/* no grant can lift the refusal */
+	ESCALATE_FILED_NOMEM
+};
+
+struct escalate;
+struct escalate_waiter;
+struct escalate_sub;
+struct audit;
+struct event_base;
+
+struct escalate_request {
+	TAILQ_ENTRY(escalate_request)	 entry;
+	char				 id[ESCALATE_ID_LEN];
+	struct host			 host;
+	uint16_t			 port;
+	char				 reason[ESCALATE_TEXT_LEN];
+	char				 via[ESCALATE_VIA_LEN];
+	time_t				 since;
+	unsigned int			 count;		/* times asked */
+	enum escalate_state		 state;
+	enum escalate_scope		 scope;
+	long				 ttl;		/* s, 0: none */
+	time_t				 decided;
+	char				 answer[ESCALATE_TEXT_LEN];
+	char				 by[ESCALATE_BY_LEN];
+	TAILQ_HEAD(, escalate_waiter)	 waiters;
+};
+
+struct escalate_blocked {
+	struct host	host;
+	uint16_t	port;
+	char		via[ESCALATE_VIA_LEN];
+	unsigned int	count;
+	time_t		first;
+	time_t		last;
+	char		fix[ESCALATE_FIX_LEN];	/* "": a grant can lift it */
+};
+
+enum escalate_note {
+	ESCALATE_NOTE_REQUEST,		/* filed, or asked again */
+	ESCALATE_NOTE_BLOCKED,
+	ESCALATE_NOTE_DECIDED		/* approved, denied or expired */
+};
+
+/* What the owner of the queue provides. */
+struct escalate_hooks {
+	/*
+	 * Add the grant an approval gives (host, port, scope, ttl of the
+	 * request).  Returns 0, or -1 with err filled: the approval fails.
+	 */
+	int	(*grant)(const struct escalate_request *, char *, size_t,
+		    void *);
+	/* Is (host, port) allowed right now?  1 yes, 0 no. */
+	int	(*allowed)(const struct host *, uint16_t, void *);
+	/*
+	 * Could a grant lift a refusal of (host, port)?  1 yes; 0 no, with
+	 * the fix filled (why, and what the policy would have to change).
+	 */
+	int	(*grantable)(const struct host *, uint16_t, char *, size_t,
+		    void *);
+	/* Describe the policy in force, one rule a line ("allow x:443\n"). */
+	size_t	(*policy_text)(char *, size_t, void *);
+	void	*arg;
+};
+
+typedef void	escalate_wait_cb(const struct escalate_request *, int, void *);
+typedef void	escalate_note_cb(enum escalate_note,
+		    const struct escalate_request *,
+		    const struct escalate_blocked *, void *);
+
+/* session NULL draws a random one.  base and audit may be NULL. */
+struct escalate	*escalate_create(struct event_base *, const char *,
+		    struct audit *);
+void		 escalate_free(struct escalate *);
+void		 escalate_set_hooks(struct escalate *,
+		    const struct escalate_hooks *);
+void		 escalate_set_audit(struct escalate *, struct audit *);
+void		 escalate_set_clock(struct escalate *, time_t (*)(void));
+const char	*escalate_session(const struct escalate *);
+const struct escalate_hooks *escalate_hooks(const struct escalate *);
+
+/*
+ * File a request for (host, port) with a reason of len bytes (cleaned and
+ * cut here) coming in some way ("agent", "connect", ...).  *out is the
+ * request for NEW and SAME.  A target no grant can open (escalate_fixed)
+ * is refused: FIXED.
+ */
+enum escalate_filed escalate_file(struct escalate *, const struct host *,
+		    uint16_t, const char *, size_t, const char *,
+		    struct escalate_request **);
+const char	*escalate_filed_text(enum escalate_filed);
+
+/*
+ * Is (host, port) beyond any grant: the grantable hook says so (a deny
+ * rule, a special-purpose address), or the gateway refused it lately for
+ * a reason no grant lifts (a name that resolved to a private address)?
+ * Returns 1 with fix filled, or 0.
+ */
+int		 escalate_fixed(struct escalate *, const struct host *,
+		    uint16_t, char *, size_t);
+
+struct escalate_request *escalate_find(struct escalate *, const char *);
+/* Requests, oldest first: pass NULL for the first. */
+const struct escalate_request *escalate_next(const struct escalate *,
+		    const struct escalate_request *);
+size_t		 escalate_npending(const struct escalate *);
+
+/*
+ * Decide a pending request.  by says who ("uid 1000 via cli").  Returns
+ * 0, or -1 with err filled (unknown id, already decided, grant failed,
+ * or no grant could open it: escalate_fixed; it stays pending then).
+ */
+int		 escalate_approve(struct escalate *, const char *,
+		    enum escalate_scope, long, const char *, char *, size_t);
+int		 escalate_deny(struct escalate *, const char *, const char *,
+		    const char *, char *, size_t);
+
+/*
+ * Wait for a pending request's decision for at most secs: cb(request,
+ * timed_out, arg) runs once, from the event loop or from the deciding
+ * call; the waiter is gone after it.  Cancel before the caller goes away.
+ */
+struct escalate_waiter *escalate_wait(struct escalate *,
+		    struct escalate_request *, int, escalate_wait_cb *,
+		    void *);
+void		 escalate_wait_cancel(struct escalate_waiter *);
+
+/*
+ * Ask mode: file (or join) the request for a held connection to (host,
+ * port), coming in via, and wait for its decision for at most secs.
+ * Returns the waiter, or NULL when no request could be filed (*filed
+ * says why) or out of memory: refuse the connection then.
+ */
+struct escalate_waiter *escalate_ask(struct escalate *, const struct host *,
+		    uint16_t, const char *, int, escalate_wait_cb *, void *,
+		    enum escalate_filed *);
+
+/* Be told of each request, blocked attempt and decision. */
+struct escalate_sub *escalate_subscribe(struct escalate *,
+		    escalate_note_cb *, void *);
+void		 escalate_unsubscribe(struct escalate_sub *);
+
+/*
+ * The gateway reports a blocked attempt; fix is NULL when a grant could
+ * lift it, else why none can (policy_grantable, policy_private_fix).
+ */
+void		 escalate_blocked(struct escalate *, const struct host *,
+		    uint16_t, const char *, const char *);
+/* Recent blocked attempts, newest first; NULL past the last. */
+const struct escalate_blocked *escalate_blocked_at(const struct escalate *,
+		    size_t);
+
+/* Expire what is due; done on each call and by a timer. */
+void		 escalate_sweep(struct escalate *);
+
+const char	*escalate_state_name(enum escalate_state);
+const char	*escalate_scope_name(enum escalate_scope);
+int		 escalate_scope_parse(const char *, enum escalate_scope *);
+/* "90", "90s", "15m", "2h", "7d" -> seconds; -1 when malformed. */
+long		 escalate_duration_parse(const char *);
+
+/*
+ * Clean untrusted text for keeping and showing: cut after max input
+ * bytes at a character boundary; keep printable ASCII and valid UTF-8;
+ * write C0 controls, DEL and bytes that are not UTF-8 as \xHH, and C1,
+ * line separator and bidirectional controls as \uHHHH.  out of size
+ * 4 * max + 1 always suffices.  Returns the length written.
+ */
+size_t		 escalate_clean(const char *, size_t, size_t, char *, size_t);
+
+/* The block-message hint: "pinhole request HOST:PORT" (IPv6 bracketed). */
+void		 escalate_hint(const struct host *, uint16_t, char *, size_t);
+/* "HOST:PORT" ("[IPV6]:PORT"); port 0, a DNS lookup, is "HOST" alone. */
+void		 escalate_target(const struct host *, uint16_t, char *, size_t);
+
+/* Fill buf with n random bytes as 2n hex digits. */
+int		 escalate_random_hex(char *, size_t);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * Escalation hooks over runtime grants: approvals become grants (the
+ * grant's id is the request's id, its "who" the decider), `always` is
+ * written to the policy file too.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/clock.h"
+#include "proxy/escalate/escalate.h"
+#include "proxy/escalate/grants.h"
+#include "rules/grants.h"
+#include "rules/rules.h"
+
+/*
+ * Write "allow HOST:PORT" into the policy file for an `always` grant;
+ * with a TTL, "allow HOST:PORT until TIME", so that the rule ends with
+ * the grant even when no gateway is left to take it out.
+ */
+static int
+eg_append(const struct escalate_grants *eg, const struct escalate_request *r,
+    char *err, size_t errlen)
+{
+	char	rule[HOST_TEXT_LEN + 64], end[32];
+
+	if (eg->policy_path == NULL) {
+		snprintf(err, errlen, "no policy file to write an always grant "
+		    "to: approve --session instead");
+		return (-1);
+	}
+	escalate_target(&r->host, r->port, rule, sizeof rule);
+	if (r->ttl > 0) {		/* the rule ends with the grant */
+		rules_time_format(time(NULL) + r->ttl, end, sizeof end);
+		snprintf(rule + strlen(rule), sizeof rule - strlen(rule),
+		    " until %s", end);
+	}
+	return (rules_file_append(eg->policy_path, rule, err, errlen) == -1 ?
+	    -1 : 0);
+}
+
+/* Approval: add the grant. */
+static int
+eg_grant(const struct escalate_request *r, char *err, size_t errlen,
+    void *arg)
+{
+	struct escalate_grants	*eg = arg;
+	enum grant_scope	 scope;
+
+	scope = r->scope == ESCALATE_SCOPE_ALWAYS ? GRANT_ALWAYS :
+	    r->scope == ESCALATE_SCOPE_SESSION ? GRANT_SESSION : GRANT_ONCE;
+	if (scope == GRANT_ALWAYS && eg_append(eg, r, err, errlen) == -1)
+		return (-1);
+	grants_expire(eg->grants, eg->now_ms());
+	if (grants_add(eg->grants, &r->host, r->port, scope,
+	    (uint64_t)r->ttl * 1000, r->id, r->by, eg->now_ms(), NULL) == -1) {
+		snprintf(err, errlen, "cannot add the grant (out of memory)");
+		return (-1);
+	}
+	return (0);
+}
+
+/* Is host:port allowed now (policy, then grants)? */
+static int
+eg_allowed(const struct host *h, uint16_t port, void *arg)
+{
+	struct escalate_grants	*eg = arg;
+	struct policy_decision	 d;
+
+	if (*eg->rules == NULL)
+		return (0);
+	return (policy_decide(*eg->rules, eg->grants, h, port, eg->now_ms(),
+	    &d));
+}
+
+/* Could a grant lift a refusal of host:port? */
+static int
+eg_grantable(const struct host *h, uint16_t port, char *fix, size_t len,
+    void *arg)
+{
+	struct escalate_grants	*eg = arg;
+
+	return (policy_grantable(*eg->rules, h, port, fix, len));
+}
+
+/* The policy in force, one rule a line. */
+static size_t
+eg_policy_text(char *buf, size_t len, void *arg)
+{
+	struct escalate_grants	*eg = arg;
+
+	if (len > 0)
+		buf[0] = '\0';
+	if (*eg->rules == NULL)
+		return (0);
+	return (rules_text(*eg->rules, buf, len));
+}
+
+/* Fill the hooks. */
+void
+escalate_grants_hooks(struct escalate_grants *eg, struct escalate_hooks *h)
+{
+	memset(h, 0, sizeof *h);
+	h->grant = eg_grant;
+	h->allowed = eg_allowed;
+	h->grantable = eg_grantable;
+	h->policy_text = eg_policy_text;
+	h->arg = eg;
+	if (eg->now_ms == NULL)
+		eg->now_ms = mono_ms;
+}
