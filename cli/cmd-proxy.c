@@ -95,7 +95,7 @@ proxy_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	p->stopping = 1;
-	log_info("stopping: %zu connections open", gateway_sessions(p->c.gw));
+	log_info("stopping: %zu connections open", gateway_connections(p->c.gw));
 	gwctx_stop(&p->c);
 }
 

@@ -1,7 +1,7 @@
 /*
  * The gateway: listeners on the caller's event base, the policy in
- * force, and the set of sessions.  Accepting pauses when the session
- * limit is reached or descriptors run out, and resumes later: it never
+ * force, and the set of connections (proxy/conn/).  Accepting pauses
+ * when the connection limit is reached or descriptors run out, and resumes later: it never
  * spins.
  */
 #include "config.h"
@@ -12,7 +12,6 @@
 #include <netinet/tcp.h>
 
 #include <errno.h>
-#include <ifaddrs.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +23,33 @@
 
 #include "lib/log.h"
 #include "proxy/conn/conn.h"
+#include "proxy/gateway.h"
 #include "proxy/escalate/escalate.h"
 #include "rules/rules.h"
 
 #define GATEWAY_RESUME_MS	250	/* pause after EMFILE */
+
+struct gateway_listener {
+	TAILQ_ENTRY(gateway_listener)	 entry;
+	struct gateway			*gw;
+	struct evconnlistener		*l;
+	int				 transparent;
+	int				 nodelay;	/* accepted sockets inherit it */
+};
+
+struct gateway {
+	struct conn_set			 cs;		/* the connections */
+	unsigned int			 max_clients;
+	TAILQ_HEAD(, gateway_listener)	 listeners;
+	struct event			*reaper;	/* frees dead connections */
+	struct event			*resume;	/* after EMFILE */
+	struct event			*grace;		/* end of stop */
+	int				 paused_fd;
+	int				 fd_warned;
+	int				 paused_full;
+	void				(*stopped)(void *);
+	void				*stopped_arg;
+};
 
 /* Fill in the documented defaults. */
 void
@@ -60,9 +82,9 @@ gateway_accepting(struct gateway *gw, int on)
 static void
 gateway_maybe_resume(struct gateway *gw)
 {
-	if (gw->stopping || gw->paused_fd)
+	if (gw->cs.stopping || gw->paused_fd)
 		return;
-	if (gw->paused_full && gw->nsessions < gw->cfg.max_clients) {
+	if (gw->paused_full && gw->cs.nconns < gw->max_clients) {
 		gw->paused_full = 0;
 		gateway_accepting(gw, 1);
 	}
@@ -77,17 +99,17 @@ gateway_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	struct gateway		*gw = gl->gw;
 	int			 one = 1;
 
-	if (gw->stopping) {
+	if (gw->cs.stopping) {
 		evutil_closesocket(fd);
 		return;
 	}
 	gw->fd_warned = 0;
 	if (!gl->nodelay)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	session_open(gw, fd, sa, salen, gl->transparent);
-	if (gw->nsessions >= gw->cfg.max_clients && !gw->paused_full) {
+	conn_open(&gw->cs, fd, sa, salen, gl->transparent);
+	if (gw->cs.nconns >= gw->max_clients && !gw->paused_full) {
 		log_info("%s: %zu connections: not accepting for now",
-		    __func__, gw->nsessions);
+		    __func__, gw->cs.nconns);
 		gw->paused_full = 1;
 		gateway_accepting(gw, 0);
 	}
@@ -100,7 +122,7 @@ gateway_resume_cb(evutil_socket_t fd, short what, void *arg)
 	struct gateway	*gw = arg;
 
 	gw->paused_fd = 0;
-	if (!gw->stopping && !gw->paused_full)
+	if (!gw->cs.stopping && !gw->paused_full)
 		gateway_accepting(gw, 1);
 }
 
@@ -123,15 +145,15 @@ gateway_accept_error_cb(struct evconnlistener *l, void *arg)
 	evtimer_add(gw->resume, &tv);
 }
 
-/* Free the sessions that were closed; report the end of a stop. */
+/* Free the connections that were closed; report the end of a stop. */
 static void
 gateway_reaper_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct gateway	*gw = arg;
 
-	gw->nsessions -= session_reap(gw, 0);
+	conn_reap(&gw->cs, 0);
 	gateway_maybe_resume(gw);
-	if (gw->stopping && TAILQ_EMPTY(&gw->sessions) &&
+	if (gw->cs.stopping && TAILQ_EMPTY(&gw->cs.conns) &&
 	    gw->stopped != NULL) {
 		void	(*cb)(void *) = gw->stopped;
 
@@ -140,54 +162,6 @@ gateway_reaper_cb(evutil_socket_t fd, short what, void *arg)
 			evtimer_del(gw->grace);
 		cb(gw->stopped_arg);
 	}
-}
-
-/*
- * Learn this host's own addresses: dialing one reaches the host's own
- * services, so they are refused like private ones.
- */
-static void
-gateway_own_load(struct gateway *gw)
-{
-	struct ifaddrs		*ifa, *i;
-	struct resolver_addr	*a;
-
-	gw->nown = 0;
-	if (getifaddrs(&ifa) == -1) {
-		log_warn("%s: getifaddrs", __func__);
-		return;
-	}
-	for (i = ifa; i != NULL && gw->nown < GATEWAY_OWN_MAX; i = i->ifa_next) {
-		if (i->ifa_addr == NULL)
-			continue;
-		a = &gw->own[gw->nown];
-		memset(a, 0, sizeof *a);
-		a->family = i->ifa_addr->sa_family;
-		if (a->family == AF_INET)
-			memcpy(a->addr, &((struct sockaddr_in *)
-			    i->ifa_addr)->sin_addr, 4);
-		else if (a->family == AF_INET6)
-			memcpy(a->addr, &((struct sockaddr_in6 *)
-			    i->ifa_addr)->sin6_addr, 16);
-		else
-			continue;
-		gw->nown++;
-	}
-	freeifaddrs(ifa);
-}
-
-/* Is this one of the host's own addresses? */
-int
-gateway_own(const struct gateway *gw, const struct resolver_addr *a)
-{
-	size_t	i, len = a->family == AF_INET ? 4 : 16;
-
-	for (i = 0; i < gw->nown; i++) {
-		if (gw->own[i].family == a->family &&
-		    memcmp(gw->own[i].addr, a->addr, len) == 0)
-			return (1);
-	}
-	return (0);
 }
 
 /* Create a gateway on an event base. */
@@ -199,19 +173,21 @@ gateway_create(struct event_base *base, const struct gateway_config *cfg,
 
 	if ((gw = calloc(1, sizeof *gw)) == NULL)
 		return (NULL);
-	gw->base = base;
-	gw->cfg = *cfg;
-	gw->lim.max_head = cfg->max_head;
-	gw->lim.max_headers = cfg->max_headers;
-	gw->resolver = resolver;
-	gw->audit = audit;
-	TAILQ_INIT(&gw->listeners);
-	TAILQ_INIT(&gw->sessions);
-	TAILQ_INIT(&gw->dead);
 	gw->reaper = event_new(base, -1, 0, gateway_reaper_cb, gw);
+	conn_set_init(&gw->cs, base, gw->reaper);
+	gw->cs.lim.max_head = cfg->max_head;
+	gw->cs.lim.max_headers = cfg->max_headers;
+	gw->cs.handshake_timeout = cfg->handshake_timeout;
+	gw->cs.idle_timeout = cfg->idle_timeout;
+	gw->cs.connect_timeout = cfg->connect_timeout;
+	gw->cs.session = cfg->session;
+	gw->cs.about = cfg->about;
+	gw->cs.resolver = resolver;
+	gw->cs.audit = audit;
+	gw->max_clients = cfg->max_clients;
+	TAILQ_INIT(&gw->listeners);
 	gw->resume = evtimer_new(base, gateway_resume_cb, gw);
 	gw->grace = NULL;
-	gateway_own_load(gw);
 	if (gw->reaper == NULL || gw->resume == NULL) {
 		gateway_free(gw);
 		return (NULL);
@@ -239,15 +215,15 @@ gateway_free(struct gateway *gw)
 	if (gw == NULL)
 		return;
 	gateway_unlisten(gw);
-	session_close_all(gw, "gateway freed");
-	session_reap(gw, 1);
+	conn_close_all(&gw->cs, "gateway freed");
+	conn_reap(&gw->cs, 1);
 	if (gw->reaper != NULL)
 		event_free(gw->reaper);
 	if (gw->resume != NULL)
 		event_free(gw->resume);
 	if (gw->grace != NULL)
 		event_free(gw->grace);
-	rules_free(gw->rules);
+	rules_free(gw->cs.rules);
 	free(gw);
 }
 
@@ -269,7 +245,7 @@ gateway_listen_kind(struct gateway *gw, int fd, int transparent, char *err,
 	/* Set once here, not per connection: accepted sockets inherit it. */
 	gl->nodelay = setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 	    sizeof one) == 0;
-	gl->l = evconnlistener_new(gw->base, gateway_accept_cb, gl,
+	gl->l = evconnlistener_new(gw->cs.base, gateway_accept_cb, gl,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
 	    -1, fd);
 	if (gl->l == NULL) {
@@ -279,7 +255,7 @@ gateway_listen_kind(struct gateway *gw, int fd, int transparent, char *err,
 	}
 	evconnlistener_set_error_cb(gl->l, gateway_accept_error_cb);
 	TAILQ_INSERT_TAIL(&gw->listeners, gl, entry);
-	if (gw->paused_fd || gw->paused_full || gw->stopping)
+	if (gw->paused_fd || gw->paused_full || gw->cs.stopping)
 		evconnlistener_disable(gl->l);
 	return (0);
 }
@@ -299,32 +275,6 @@ gateway_listen_transparent_fd(struct gateway *gw, int fd, char *err,
 	return (gateway_listen_kind(gw, fd, 1, err, errlen));
 }
 
-/* The address to bind for "ADDR:PORT" (addr_port_parse() says what). */
-struct addrinfo *
-gateway_addrinfo(const char *spec, int type, char *err, size_t errlen)
-{
-	struct addrinfo	 hints, *ai;
-	struct host	 h;
-	uint16_t	 port;
-	const char	*errstr;
-	char		 serv[8];
-	int		 gai;
-
-	if (addr_port_parse(spec, &h, &port, 0, &errstr) == -1) {
-		snprintf(err, errlen, "%s: %s", spec, errstr);
-		return (NULL);
-	}
-	snprintf(serv, sizeof serv, "%u", port);
-	memset(&hints, 0, sizeof hints);
-	hints.ai_socktype = type;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	if ((gai = getaddrinfo(h.text, serv, &hints, &ai)) != 0) {
-		snprintf(err, errlen, "%s: %s", spec, gai_strerror(gai));
-		return (NULL);
-	}
-	return (ai);
-}
-
 /* Create, bind and listen on a socket for "ADDR:PORT". */
 int
 gateway_listen(struct gateway *gw, const char *spec, char *err, size_t errlen)
@@ -332,7 +282,7 @@ gateway_listen(struct gateway *gw, const char *spec, char *err, size_t errlen)
 	struct addrinfo	*ai = NULL;
 	int		 fd = -1, one = 1, rv = -1;
 
-	if ((ai = gateway_addrinfo(spec, SOCK_STREAM, err, errlen)) == NULL)
+	if ((ai = addr_port_addrinfo(spec, SOCK_STREAM, err, errlen)) == NULL)
 		return (-1);
 	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
 	    SOCK_NONBLOCK, 0);
@@ -358,30 +308,30 @@ out:
 void
 gateway_set_rules(struct gateway *gw, struct rules *rules)
 {
-	gateway_own_load(gw);
-	rules_free(gw->rules);
-	gw->rules = rules;
+	conn_own_load(&gw->cs);
+	rules_free(gw->cs.rules);
+	gw->cs.rules = rules;
 }
 
 /* Map fake addresses back to names. */
 void
 gateway_set_fakeip(struct gateway *gw, const struct fakeip *fakeip)
 {
-	gw->fakeip = fakeip;
+	gw->cs.fakeip = fakeip;
 }
 
 /* Log to a new audit handle (or none). */
 void
 gateway_set_audit(struct gateway *gw, struct audit *audit)
 {
-	gw->audit = audit;
+	gw->cs.audit = audit;
 }
 
 /* How many connections are open. */
 size_t
-gateway_sessions(const struct gateway *gw)
+gateway_connections(const struct gateway *gw)
 {
-	return (gw->nsessions);
+	return (gw->cs.nconns);
 }
 
 /* The grace period is over: close what is left. */
@@ -390,7 +340,7 @@ gateway_grace_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct gateway	*gw = arg;
 
-	session_close_all(gw, "stopping: grace period over");
+	conn_close_all(&gw->cs, "stopping: grace period over");
 	event_active(gw->reaper, EV_TIMEOUT, 0);
 }
 
@@ -400,13 +350,13 @@ gateway_stop(struct gateway *gw, int grace, void (*done)(void *), void *arg)
 {
 	struct timeval	 tv = { grace, 0 };
 
-	gw->stopping = 1;
+	gw->cs.stopping = 1;
 	gw->stopped = done;
 	gw->stopped_arg = arg;
 	gateway_unlisten(gw);
-	session_stop_all(gw);
+	conn_stop_all(&gw->cs);
 	if (gw->grace == NULL)
-		gw->grace = evtimer_new(gw->base, gateway_grace_cb, gw);
+		gw->grace = evtimer_new(gw->cs.base, gateway_grace_cb, gw);
 	if (gw->grace != NULL)
 		evtimer_add(gw->grace, &tv);
 	event_active(gw->reaper, EV_TIMEOUT, 0);
@@ -419,15 +369,15 @@ gateway_set_escalate(struct gateway *gw, struct escalate *esc,
 {
 	struct escalate_hooks	hooks;
 
-	gw->esc = esc;
-	gw->ask = esc != NULL ? ask : 0;
-	memset(&gw->eg, 0, sizeof gw->eg);
-	gw->eg.grants = grants;
-	gw->eg.rules = &gw->rules;
-	gw->eg.policy_path = policy_path;
+	gw->cs.esc = esc;
+	gw->cs.ask = esc != NULL ? ask : 0;
+	memset(&gw->cs.eg, 0, sizeof gw->cs.eg);
+	gw->cs.eg.grants = grants;
+	gw->cs.eg.rules = &gw->cs.rules;
+	gw->cs.eg.policy_path = policy_path;
 	if (esc == NULL)
 		return;
-	escalate_grants_hooks(&gw->eg, &hooks);
+	escalate_grants_hooks(&gw->cs.eg, &hooks);
 	if (grants == NULL)
 		hooks.grant = NULL;
 	escalate_set_hooks(esc, &hooks);

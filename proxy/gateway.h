@@ -1,6 +1,6 @@
 /*
- * The gateway: listeners, and one session per client connection speaking
- * HTTP CONNECT and absolute-form HTTP, under a default-deny policy.  It
+ * The gateway: listeners, and one connection (proxy/conn/) per client
+ * speaking HTTP CONNECT and absolute-form HTTP, under a default-deny policy.  It
  * lives on the caller's event base and keeps no global state, so several
  * can run in one process.
  */
@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 
-struct addrinfo;
 struct audit;
 struct fakeip;
 struct event_base;
@@ -42,13 +41,6 @@ struct gateway	*gateway_create(struct event_base *,
 		    const struct gateway_config *, struct resolver *,
 		    struct audit *);
 void		 gateway_free(struct gateway *);
-
-/*
- * The address to bind for a listener "ADDR:PORT" ("[V6]:PORT") of type
- * SOCK_STREAM or SOCK_DGRAM (HTTP or DNS): for freeaddrinfo(), or NULL
- * with err.
- */
-struct addrinfo	*gateway_addrinfo(const char *, int, char *, size_t);
 
 /* Listen on "ADDR:PORT" ("[V6]:PORT"), or on a bound socket (taken over). */
 int		 gateway_listen(struct gateway *, const char *, char *, size_t);
@@ -85,6 +77,6 @@ void		 gateway_set_fakeip(struct gateway *, const struct fakeip *);
  * most grace seconds, then call done (from the event loop).
  */
 void		 gateway_stop(struct gateway *, int, void (*)(void *), void *);
-size_t		 gateway_sessions(const struct gateway *);
+size_t		 gateway_connections(const struct gateway *);
 
 #endif

@@ -30,7 +30,11 @@ libpinhole_a_SOURCES += proxy/capture/udpcatch.c proxy/capture/udpcatch.h
 # conn/: one client connection, state by state.
 libpinhole_a_SOURCES += \
 	proxy/conn/pipebuf.c proxy/conn/pipebuf.h \
-	proxy/conn/conn.c proxy/conn/conn.h
+	proxy/conn/conn.h proxy/conn/conn-int.h \
+	proxy/conn/core.c proxy/conn/reply.c proxy/conn/tunnel.c \
+	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
+	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
+	proxy/conn/events.c
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \

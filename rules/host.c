@@ -4,8 +4,12 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
+
 #include <arpa/inet.h>
+
 #include <ctype.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -312,4 +316,30 @@ addr_port_parse(const char *s, struct host *h, uint16_t *port,
 		return (-1);
 	}
 	return (0);
+}
+
+/* The address to bind for "ADDR:PORT" (addr_port_parse() says what). */
+struct addrinfo *
+addr_port_addrinfo(const char *spec, int type, char *err, size_t errlen)
+{
+	struct addrinfo	 hints, *ai;
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+	char		 serv[8];
+	int		 gai;
+
+	if (addr_port_parse(spec, &h, &port, 0, &errstr) == -1) {
+		snprintf(err, errlen, "%s: %s", spec, errstr);
+		return (NULL);
+	}
+	snprintf(serv, sizeof serv, "%u", port);
+	memset(&hints, 0, sizeof hints);
+	hints.ai_socktype = type;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+	if ((gai = getaddrinfo(h.text, serv, &hints, &ai)) != 0) {
+		snprintf(err, errlen, "%s: %s", spec, gai_strerror(gai));
+		return (NULL);
+	}
+	return (ai);
 }

@@ -53,6 +53,15 @@ int	host_port_parse(const char *, struct host *, uint16_t *, uint16_t,
 int	addr_port_parse(const char *, struct host *, uint16_t *, uint16_t,
 	    const char **);
 
+struct addrinfo;
+
+/*
+ * The address to bind for a listener "ADDR:PORT" ("[V6]:PORT") of a
+ * socket type (SOCK_STREAM, SOCK_DGRAM): for freeaddrinfo(), or NULL
+ * with err.  Numeric only: it never asks a resolver.
+ */
+struct addrinfo	*addr_port_addrinfo(const char *, int, char *, size_t);
+
 /*
  * The one port parser: len bytes of decimal digits, 1 to 65535; no
  * sign, space, "0x" or anything else.  Returns 0 or -1.

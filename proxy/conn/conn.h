@@ -1,67 +1,79 @@
 /*
- * What the gateway's listeners and its sessions share.  Internal to
- * proxy/: callers use gateway.h.
+ * The client connections of one gateway, as the gateway sees them: a
+ * set it owns, with what every connection needs (limits, policy,
+ * resolver, audit, escalation), and a connection opened on each
+ * accepted socket.  A connection reads a request head (or, captured,
+ * its first bytes), is decided, resolved, vetted and dialed, then
+ * tunnels or forwards; proxy/conn/conn-int.h has the inside.
  */
-#ifndef SESSION_H
-#define SESSION_H
+#ifndef CONN_H
+#define CONN_H
 
 #include <sys/queue.h>
 #include <sys/socket.h>
 
+#include <stddef.h>
+
 #include "proxy/escalate/grants.h"
-#include "proxy/gateway.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/http.h"
 
-#define GATEWAY_OWN_MAX		64	/* own addresses remembered */
+#define CONN_OWN_MAX		64	/* own addresses remembered */
 
-struct evconnlistener;
-struct session;
+struct audit;
+struct conn;
+struct conn_events;
+struct escalate;
+struct event;
+struct event_base;
+struct fakeip;
+struct rules;
 
-struct gateway_listener {
-	TAILQ_ENTRY(gateway_listener)	 entry;
-	struct gateway			*gw;
-	struct evconnlistener		*l;
-	int				 transparent;
-	int				 nodelay;	/* accepted sockets inherit it */
+struct conn_set {
+	struct event_base	*base;
+	struct http_limits	 lim;
+	int			 handshake_timeout;	/* s to send a head */
+	int			 idle_timeout;		/* s without traffic */
+	int			 connect_timeout;	/* s per address */
+	const char		*session;	/* audit "session", or NULL */
+	const char		*about;		/* policy, for the info page */
+	struct resolver		*resolver;
+	struct audit		*audit;		/* or NULL */
+	struct rules		*rules;		/* NULL denies all */
+	const struct fakeip	*fakeip;	/* NULL: no DNS side */
+	struct escalate		*esc;		/* or NULL */
+	struct escalate_grants	 eg;		/* .grants or NULL */
+	int			 ask;		/* s to hold, 0: no */
+	int			 stopping;	/* no new requests */
+	TAILQ_HEAD(, conn)	 conns;
+	TAILQ_HEAD(, conn)	 dead;		/* closed, not yet freed */
+	size_t			 nconns;	/* open and dead */
+	struct event		*reaper;	/* the owner's: conn_reap() */
+	const struct conn_events *ev;
+	unsigned long long	 next_id;
+	struct resolver_addr	 own[CONN_OWN_MAX];	/* this host's */
+	size_t			 nown;
 };
 
-struct gateway {
-	struct event_base		*base;
-	struct gateway_config		 cfg;
-	struct http_limits		 lim;
-	struct resolver			*resolver;
-	struct audit			*audit;
-	struct rules			*rules;
-	const struct fakeip		*fakeip;	/* NULL: no DNS side */
-	struct escalate			*esc;		/* or NULL */
-	struct escalate_grants		 eg;		/* .grants or NULL */
-	int				 ask;		/* s to hold, 0: no */
-	TAILQ_HEAD(, gateway_listener)	 listeners;
-	TAILQ_HEAD(, session)		 sessions;
-	TAILQ_HEAD(, session)		 dead;
-	size_t				 nsessions;
-	struct event			*reaper;	/* frees dead sessions */
-	struct event			*resume;	/* after EMFILE */
-	struct event			*grace;		/* end of stop */
-	int				 paused_fd;
-	int				 fd_warned;
-	int				 paused_full;
-	int				 stopping;
-	void				(*stopped)(void *);
-	void				*stopped_arg;
-	unsigned long long		 next_id;
-	struct resolver_addr		 own[GATEWAY_OWN_MAX];
-	size_t				 nown;
-};
+/*
+ * Start an empty set on base; closing a connection activates reaper,
+ * whose callback calls conn_reap().  Learns the host's own addresses.
+ */
+void	conn_set_init(struct conn_set *, struct event_base *,
+	    struct event *);
+/* Learn this host's own addresses again (they are refused to dial). */
+void	conn_own_load(struct conn_set *);
 
-int	session_open(struct gateway *, int, const struct sockaddr *,
+/* Take over an accepted socket; returns -1 (socket closed) on failure. */
+int	conn_open(struct conn_set *, int, const struct sockaddr *,
 	    socklen_t, int);
-void	session_stop_all(struct gateway *);
-void	session_close_all(struct gateway *, const char *);
-size_t	session_reap(struct gateway *, int);
-
-int	gateway_own(const struct gateway *, const struct resolver_addr *);
-
+/* Stopping: close the connections idle between requests. */
+void	conn_stop_all(struct conn_set *);
+void	conn_close_all(struct conn_set *, const char *);
+/*
+ * Free the closed connections no asynchronous step still holds (all of
+ * them when force is set).  Returns how many were freed.
+ */
+size_t	conn_reap(struct conn_set *, int);
 
 #endif

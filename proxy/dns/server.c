@@ -28,8 +28,8 @@
 
 #include "lib/log.h"
 #include "proxy/dns/dns-int.h"
-#include "proxy/gateway.h"
 #include "proxy/resolver/resolver.h"
+#include "rules/rules.h"
 
 #define DNS_UDP_BATCH		64	/* datagrams a wake-up */
 #define DNS_TCP_PENDING		16	/* queries waiting, per connection */
@@ -571,7 +571,7 @@ dns_server_listen(struct dns_server *srv, const char *spec, char *err,
 	struct addrinfo	*ai;
 	int		 fd, rv = -1;
 
-	if ((ai = gateway_addrinfo(spec, SOCK_DGRAM, err, errlen)) == NULL)
+	if ((ai = addr_port_addrinfo(spec, SOCK_DGRAM, err, errlen)) == NULL)
 		return (-1);
 	if ((fd = dns_socket_open(ai, SOCK_DGRAM, err, errlen)) == -1 ||
 	    dns_server_listen_fd(srv, fd, err, errlen) == -1)

@@ -1,0 +1,229 @@
+/*
+ * Inside one client connection: shared by the files of proxy/conn/,
+ * nothing else includes this.  Each file is one step of the state
+ * machine and calls only the files listed above it here (lower ones);
+ * events.c, at the top, is where every event enters, runs the step
+ * the state allows, and loops while the state changes (conn_pump).
+ */
+#ifndef CONN_INT_H
+#define CONN_INT_H
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <netinet/in.h>
+
+#include <stdint.h>
+#include <time.h>
+
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "proxy/conn/conn.h"
+#include "proxy/conn/pipebuf.h"
+#include "proxy/escalate/escalate.h"
+#include "proxy/resolver/resolver.h"
+#include "proxy/wire/http.h"
+#include "proxy/wire/sni.h"
+#include "rules/grants.h"
+#include "rules/rules.h"
+
+struct agent_response;
+struct agent_wait;
+
+
+#define CONN_HIGH	(256 * 1024)	/* stop reading the other side */
+#define CONN_LOW	(64 * 1024)	/* and start again */
+#define CONN_RESP_HEAD_MAX	(64 * 1024)
+#define CONN_TUNNEL_IO	(256 * 1024)	/* per read/write syscall */
+#define CONN_SPLICE_AFTER	(64 * 1024)	/* tunnel bytes before splicing */
+#define CONN_PIPE		(256 * 1024)	/* kernel buffer per direction */
+#define CONN_SPLICE_ROUNDS	4		/* per callback, then yield */
+#define CONN_ESTABLISHED	"HTTP/1.1 200 Connection established\r\n\r\n"
+
+enum conn_state {
+	S_HEAD,			/* reading a request head */
+	S_SNIFF,		/* captured: waiting for the first bytes */
+	S_RESOLVE,		/* waiting for the resolver */
+	S_DIAL,			/* connecting to one vetted address */
+	S_FORWARD,		/* relaying one request and its response */
+	S_TUNNEL,		/* CONNECT: bytes both ways */
+	S_REPLY,		/* sending our own answer */
+	S_AGENT,		/* agent endpoint: body, or a long poll */
+	S_ASK			/* ask mode: held for a person's decision */
+};
+
+enum conn_pending {
+	P_NONE,
+	P_TUNNEL,		/* a "close" line is owed */
+	P_REQUEST		/* a "request" line is owed */
+};
+
+struct conn {
+	struct conn_set		*set;
+	TAILQ_ENTRY(conn)	 entry;
+	unsigned long long	 id;
+	int			 refs;
+	int			 dead;
+	enum conn_state	 state;
+	struct bufferevent	*client;
+	struct bufferevent	*server;
+	struct event		*timer;
+	struct resolver_query	*query;
+	char			 client_addr[INET6_ADDRSTRLEN + 8];
+	struct timeval		 start;
+	time_t			 last_active;
+	int			 nrequests;
+
+	/* The request being handled. */
+	struct http_scan	 scan;
+	char			*head;
+	struct http_request	*req;
+	int			 have_req;
+	char			 method[32];
+	struct host		 host;
+	uint16_t		 port;
+	int			 have_host;
+	const char		*via;
+	char			 rule[512];
+	struct resolver_addr	*addrs;		/* vetted, to dial in turn */
+	size_t			 naddrs;
+	size_t			 next_addr;
+	char			 addr[INET6_ADDRSTRLEN];
+	int			 dial_err;
+	int			 dial_timeouts;
+	int			 client_ka;
+	int			 close_after;
+	int			 status;
+	int64_t			 up;
+	int64_t			 down;
+	enum conn_pending	 pending;
+
+	/* Escalation. */
+	struct agent_wait	*await;		/* a long poll */
+	struct escalate_waiter	*ask;		/* a held connection */
+	char			 grant_id[GRANT_ID_LEN];
+	char			 fix[ESCALATE_FIX_LEN];	/* no grant can help */
+
+	/* Forwarding. */
+	int			 reused;
+	int			 req_done;
+	uint64_t		 req_remain;
+	struct http_chunked	 req_ch;
+	struct http_scan	 rscan;
+	char			*rhead;
+	struct http_response	*resp;
+	int			 resp_head_done;
+	int			 resp_done;
+	int			 resp_got;
+	uint64_t		 resp_remain;
+	struct http_chunked	 resp_ch;
+	char			*srv_name;	/* what an idle server is for */
+	uint16_t		 srv_port;
+	int			 srv_idle;
+
+	/* Tunnel. */
+	int			 client_eof;
+	int			 server_eof;
+	int			 client_shut;
+	int			 server_shut;
+
+	/* Transparent capture. */
+	int			 transparent;	/* from a capture listener */
+	int			 sniffed;	/* first bytes judged, or moot */
+	int			 sniff_armed;	/* their deadline is set */
+	size_t			 sniff_need;
+	enum sni_proto		 sniff_proto;
+	const char		*name_from;	/* fake-ip, sni or host */
+	char			 dst[INET6_ADDRSTRLEN];	/* connected to */
+	char			 note[SNI_NAME_MAX + 64];	/* detail */
+	int			 reset;		/* close with a RST */
+	int			 splice_tried;
+	int			 spliced;	/* bytes move by splice(2) */
+	struct pipebuf		 up_pipe;	/* client to server */
+	struct pipebuf		 down_pipe;	/* server to client */
+	struct event		*cev;		/* edge-triggered, both ways */
+	struct event		*sev;
+};
+
+/*
+ * The entry points of events.c, for the files below it that register
+ * them with libevent, the resolver or the escalation queue: they are
+ * reached through the set (conn_set_init), so no file calls upward.
+ */
+struct conn_events {
+	bufferevent_data_cb	 server_read;
+	bufferevent_data_cb	 server_write;
+	bufferevent_event_cb	 server_event;
+	event_callback_fn	 splice;
+	resolver_cb		 resolved;
+	escalate_wait_cb	*asked;
+	void			(*agent_waited)(struct agent_response *,
+				    void *);
+};
+
+/* core.c: the struct's life: clock, timer, audit line, the one close, byte moving. */
+time_t	conn_now(struct conn *);
+void	conn_timer(struct conn *, int);
+void	conn_audit(struct conn *, const char *, const char *, const char *,
+	    int);
+void	conn_audit_pending(struct conn *, const char *);
+void	conn_server_free(struct conn *);
+void	conn_splice_free(struct conn *);
+void	conn_close(struct conn *, const char *);
+void	conn_http_free(struct conn *);
+void	conn_free(struct conn *);
+void	conn_sockaddr_text(const struct sockaddr *, char *, size_t);
+size_t	conn_outlen(struct bufferevent *);
+void	conn_update_io(struct conn *);
+size_t	conn_move(struct evbuffer *, struct evbuffer *, size_t, int64_t *);
+void	conn_send(struct bufferevent *, const void *, size_t);
+void	conn_relay(struct evbuffer *, struct bufferevent *, int64_t *);
+
+/* reply.c: answers of our own, refusals, the wait for them to drain. */
+void	conn_drain(struct conn *, int);
+void	conn_reply(struct conn *, int, const char *, int, const char *, ...);
+void	conn_refuse(struct conn *, int, const char *, const char *);
+int	conn_audit_ready(struct conn *);
+void	conn_transparent_refuse(struct conn *, int, const char *, const char *);
+
+/* tunnel.c: bytes both ways, by bufferevents or splice(2). */
+void	conn_tunnel_io(struct conn *);
+void	conn_splice_move(struct conn *);
+void	conn_tunnel(struct conn *);
+
+/* forward.c: one request upstream and its response back. */
+void	conn_send_request(struct conn *);
+void	conn_forward_request(struct conn *);
+void	conn_forward_response(struct conn *);
+int	conn_server_gone(struct conn *);
+
+/* dial.c: resolve, vet the addresses, dial them in turn. */
+void	conn_resolved(struct conn *, int, const char *,
+	    const struct resolver_result *);
+void	conn_resolve(struct conn *);
+void	conn_dial_next(struct conn *);
+void	conn_dialed(struct conn *);
+int	conn_retry(struct conn *);
+
+/* decide.c: policy, grants, hold-and-ask. */
+void	conn_asked(struct conn *, const struct escalate_request *, int);
+int	conn_decide(struct conn *);
+void	conn_go(struct conn *);
+
+/* endpoint.c: the agent endpoint (/pinhole/...). */
+void	conn_agent_send(struct conn *, const struct agent_response *);
+void	conn_agent_body(struct conn *);
+void	conn_agent_start(struct conn *);
+
+/* head.c: the request head and what it asks for. */
+void	conn_head_start(struct conn *);
+void	conn_read_head(struct conn *);
+
+/* sniff.c: a captured connection's destination and first bytes. */
+void	conn_transparent_start(struct conn *, int);
+void	conn_transparent_go(struct conn *);
+int	conn_sniff(struct conn *);
+
+#endif

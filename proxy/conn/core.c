@@ -1,0 +1,342 @@
+/*
+ * One client connection's life, under every step: the clock, the one
+ * timer, the audit line, the one teardown (conn_close(); the struct is
+ * freed later by conn_reap(), so callers may still look at c->dead),
+ * and the moving of bytes between the two sides.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "lib/log.h"
+#include "proxy/audit/audit.h"
+#include "proxy/conn/conn-int.h"
+#include "proxy/escalate/agent.h"
+#include "proxy/escalate/escalate.h"
+#include "proxy/resolver/resolver.h"
+
+/* Seconds on the event loop's clock. */
+time_t
+conn_now(struct conn *c)
+{
+	struct timeval	tv;
+
+	event_base_gettimeofday_cached(c->set->base, &tv);
+	return (tv.tv_sec);
+}
+
+/* Milliseconds since the current exchange or tunnel started. */
+static int64_t
+conn_ms(struct conn *c)
+{
+	struct timeval	now, d;
+
+	event_base_gettimeofday_cached(c->set->base, &now);
+	timersub(&now, &c->start, &d);
+	return ((int64_t)d.tv_sec * 1000 + d.tv_usec / 1000);
+}
+
+/* Arm the connection's one timer. */
+void
+conn_timer(struct conn *c, int seconds)
+{
+	struct timeval	tv = { seconds, 0 };
+
+	if (seconds <= 0)
+		evtimer_del(c->timer);
+	else
+		evtimer_add(c->timer, &tv);
+}
+
+/* Write one audit line about this connection. */
+void
+conn_audit(struct conn *c, const char *event, const char *verdict,
+    const char *reason, int bytes)
+{
+	struct audit_event	e;
+	char			hint[HOST_TEXT_LEN + 32];
+
+	if (c->set->audit == NULL)
+		return;
+	audit_event_init(&e);
+	e.event = event;
+	e.verdict = verdict;
+	e.reason = reason;
+	e.session = c->set->session;
+	e.client = c->client_addr;
+	e.host = c->have_host ? c->host.text : NULL;
+	e.port = c->have_host ? c->port : -1;
+	e.addr = c->addr[0] != '\0' ? c->addr : NULL;
+	e.via = c->via;
+	e.name_from = c->name_from;
+	e.rule = c->rule[0] != '\0' ? c->rule : NULL;
+	e.status = c->status > 0 ? c->status : -1;
+	e.bytes_up = bytes ? c->up : -1;
+	e.bytes_down = bytes ? c->down : -1;
+	e.ms = bytes ? conn_ms(c) : -1;
+	/* The method only: targets may carry secrets. */
+	if (c->note[0] != '\0')
+		e.detail = c->note;
+	else if (c->method[0] != '\0')
+		e.detail = c->method;
+	/* A refusal a grant could lift names the command to ask for one. */
+	if (verdict != NULL && strcmp(verdict, "deny") == 0 && c->have_host &&
+	    c->fix[0] == '\0' && reason != NULL &&
+	    (strcmp(reason, "denied-by-policy") == 0 ||
+	    strcmp(reason, "ip-literal") == 0 || strcmp(reason, "port") == 0)) {
+		escalate_hint(&c->host, c->port, hint, sizeof hint);
+		e.ask = hint;
+	}
+	audit_write(c->set->audit, &e);
+}
+
+/* Write the line owed for a tunnel or an exchange, once. */
+void
+conn_audit_pending(struct conn *c, const char *reason)
+{
+	enum conn_pending	p = c->pending;
+
+	c->pending = P_NONE;
+	if (p == P_TUNNEL)
+		conn_audit(c, "close", NULL, reason, 1);
+	else if (p == P_REQUEST)
+		conn_audit(c, "request", "allow", reason, 1);
+}
+
+/* Drop the upstream connection. */
+void
+conn_server_free(struct conn *c)
+{
+	if (c->server != NULL)
+		bufferevent_free(c->server);
+	c->server = NULL;
+	free(c->srv_name);
+	c->srv_name = NULL;
+	c->srv_idle = 0;
+	c->server_eof = c->server_shut = 0;
+}
+
+/* Stop splicing: drop the events, close the pipes. */
+void
+conn_splice_free(struct conn *c)
+{
+	if (c->cev != NULL)
+		event_free(c->cev);
+	if (c->sev != NULL)
+		event_free(c->sev);
+	c->cev = c->sev = NULL;
+	pipebuf_close(&c->up_pipe);
+	pipebuf_close(&c->down_pipe);
+	c->spliced = 0;
+}
+
+/* Tear the connection down: the one way out. */
+void
+conn_close(struct conn *c, const char *reason)
+{
+	struct conn_set	*set = c->set;
+
+	if (c->dead)
+		return;
+	log_debug("%s: #%llu %s: %s", __func__, c->id, c->client_addr,
+	    reason);
+	conn_audit_pending(c, reason);
+	c->dead = 1;
+	conn_splice_free(c);
+	agent_wait_cancel(c->await);
+	c->await = NULL;
+	escalate_wait_cancel(c->ask);
+	c->ask = NULL;
+	if (c->query != NULL) {
+		resolver_cancel(c->query);
+		c->query = NULL;
+		c->refs--;
+	}
+	conn_server_free(c);
+	if (c->client != NULL && c->reset) {
+		struct linger	l = { 1, 0 };
+
+		setsockopt(bufferevent_getfd(c->client), SOL_SOCKET,
+		    SO_LINGER, &l, sizeof l);
+	}
+	if (c->client != NULL)
+		bufferevent_free(c->client);
+	c->client = NULL;
+	if (c->timer != NULL)
+		event_free(c->timer);
+	c->timer = NULL;
+	TAILQ_REMOVE(&set->conns, c, entry);
+	TAILQ_INSERT_TAIL(&set->dead, c, entry);
+	event_active(set->reaper, EV_TIMEOUT, 0);
+}
+
+/*
+ * Drop the parsed request and response, the heads they point into and
+ * the addresses to dial: about 20 KiB that an open tunnel no longer
+ * needs.
+ */
+void
+conn_http_free(struct conn *c)
+{
+	free(c->head);
+	free(c->rhead);
+	free(c->req);
+	free(c->resp);
+	free(c->addrs);
+	c->head = c->rhead = NULL;
+	c->req = NULL;
+	c->resp = NULL;
+	c->addrs = NULL;
+	c->naddrs = c->next_addr = 0;
+	c->have_req = 0;
+}
+
+/* Free a dead connection's memory. */
+void
+conn_free(struct conn *c)
+{
+	conn_http_free(c);
+	free(c);
+}
+
+/* Text of a sockaddr as "addr:port" ("[v6]:port"). */
+void
+conn_sockaddr_text(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char	a[INET6_ADDRSTRLEN] = "?";
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, a, sizeof a);
+		snprintf(buf, len, "%s:%u", a, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 =
+		    (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof a);
+		snprintf(buf, len, "[%s]:%u", a, ntohs(in6->sin6_port));
+	} else
+		snprintf(buf, len, "local");
+}
+
+/* Bytes waiting to be written to a side. */
+size_t
+conn_outlen(struct bufferevent *bev)
+{
+	return (bev == NULL ? 0 : evbuffer_get_length(bufferevent_get_output(bev)));
+}
+
+/* Turn reading on or off. */
+static void
+conn_reading(struct bufferevent *bev, int on)
+{
+	if (bev == NULL)
+		return;
+	if (on)
+		bufferevent_enable(bev, EV_READ);
+	else
+		bufferevent_disable(bev, EV_READ);
+}
+
+/* Read from each side only when its peer can take more (back-pressure). */
+void
+conn_update_io(struct conn *c)
+{
+	int	cr = 0, sr = 0;
+
+	switch (c->state) {
+	case S_HEAD:
+		cr = 1;
+		sr = c->srv_idle;
+		break;
+	case S_SNIFF:
+		cr = 1;
+		break;
+	case S_FORWARD:
+		cr = !c->req_done && conn_outlen(c->server) < CONN_HIGH;
+		sr = !c->resp_done && conn_outlen(c->client) < CONN_HIGH;
+		break;
+	case S_TUNNEL:
+		if (c->spliced)
+			return;
+		cr = !c->client_eof && conn_outlen(c->server) < CONN_HIGH;
+		sr = !c->server_eof && conn_outlen(c->client) < CONN_HIGH;
+		break;
+	case S_REPLY:
+		sr = c->srv_idle;
+		break;
+	case S_AGENT:
+	case S_ASK:
+		cr = 1;		/* a body, or the EOF that ends a wait */
+		break;
+	default:
+		break;
+	}
+	conn_reading(c->client, cr);
+	if (c->state != S_DIAL && c->state != S_RESOLVE)
+		conn_reading(c->server, sr);
+}
+
+/* Move up to n bytes from one buffer to another, counting them. */
+size_t
+conn_move(struct evbuffer *from, struct evbuffer *to, size_t n,
+    int64_t *count)
+{
+	int	moved;
+
+	if (n == 0)
+		return (0);
+	if ((moved = evbuffer_remove_buffer(from, to, n)) <= 0)
+		return (0);
+	*count += moved;
+	return ((size_t)moved);
+}
+
+/*
+ * Queue bytes for a side, writing them straight to its socket first
+ * when nothing is queued before them: a small message then costs one
+ * system call instead of a round through the event loop (and two
+ * epoll_ctl calls).  What the socket does not take, or an error, is
+ * left to the bufferevent, which reports the error as usual.
+ */
+void
+conn_send(struct bufferevent *to, const void *p, size_t len)
+{
+	ssize_t	n = 0;
+
+	if (conn_outlen(to) == 0 &&
+	    (n = send(bufferevent_getfd(to), p, len, MSG_NOSIGNAL)) < 0)
+		n = 0;
+	if ((size_t)n < len)
+		evbuffer_add(bufferevent_get_output(to), (const char *)p + n,
+		    len - (size_t)n);
+}
+
+/* Relay all of one side's input to the other, as conn_send() does. */
+void
+conn_relay(struct evbuffer *in, struct bufferevent *to, int64_t *count)
+{
+	int	n;
+
+	if (evbuffer_get_length(in) == 0)
+		return;
+	if (conn_outlen(to) == 0 &&
+	    (n = evbuffer_write(in, bufferevent_getfd(to))) > 0)
+		*count += n;
+	conn_move(in, bufferevent_get_output(to), evbuffer_get_length(in),
+	    count);
+}

@@ -1,0 +1,189 @@
+/*
+ * Decide (host, port): the policy, then the grants in force; refuse
+ * saying how to ask, or, in ask mode, hold the connection while a
+ * person decides.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "proxy/conn/conn-int.h"
+#include "proxy/escalate/escalate.h"
+#include "rules/grants.h"
+#include "rules/rules.h"
+
+/* Would this host be allowed on another port? */
+static int
+conn_port_only(struct conn *c)
+{
+	struct rules_verdict	v;
+	uint16_t		ports[64];
+	size_t			n, i;
+
+	n = rules_ports(c->set->rules, ports, 62);
+	if (n > 62)
+		n = 62;
+	ports[n++] = 80;
+	ports[n++] = 443;
+	for (i = 0; i < n; i++) {
+		if (ports[i] != c->port &&
+		    rules_match(c->set->rules, &c->host, ports[i], &v))
+			return (1);
+	}
+	return (0);
+}
+
+/* Remember the rule that decided, as "file:line". */
+static void
+conn_rule(struct conn *c, const struct rules_verdict *v)
+{
+	if (v->file != NULL && v->line > 0)
+		snprintf(c->rule, sizeof c->rule, "%s:%u", v->file, v->line);
+	else if (v->file != NULL)
+		snprintf(c->rule, sizeof c->rule, "%s", v->file);
+	else
+		c->rule[0] = '\0';
+}
+
+/*
+ * Decide (host, port) by the policy, then by the grants in force (as
+ * policy_decide: a deny rule wins over a grant); a once grant is used
+ * up here, by this connection.  The addresses are vetted later, as for
+ * any allowed host.
+ */
+static int
+conn_policy(struct conn *c, struct rules_verdict *v)
+{
+	struct conn_set	*set = c->set;
+	struct grant	 g;
+
+	memset(v, 0, sizeof *v);
+	v->why = "no policy loaded";
+	if (set->rules == NULL)
+		return (0);
+	if (rules_match(set->rules, &c->host, c->port, v))
+		return (1);
+	if (set->eg.grants == NULL || v->file != NULL ||
+	    !grants_match(set->eg.grants, &c->host, c->port,
+	    mono_ms(), &g))
+		return (0);
+	snprintf(c->grant_id, sizeof c->grant_id, "%s", g.id);
+	if (g.scope == GRANT_ONCE)
+		grants_consume(set->eg.grants, g.id);
+	return (1);
+}
+
+/* Refuse a host the policy denies, saying how to ask for it. */
+static void
+conn_deny(struct conn *c, const struct rules_verdict *v)
+{
+	const char	*perr;
+	char		 why[512];
+
+	if (v->file != NULL || c->set->rules == NULL)
+		perr = "denied-by-policy";
+	else if (c->host.kind != HOST_NAME)
+		perr = "ip-literal";
+	else if (conn_port_only(c))
+		perr = "port";
+	else
+		perr = "denied-by-policy";
+	if (v->file != NULL && v->text != NULL)
+		snprintf(why, sizeof why, "denied by the rule '%.200s' (%.256s)",
+		    v->text, c->rule);
+	else
+		snprintf(why, sizeof why, "%s", v->why != NULL ? v->why :
+		    "denied");
+	conn_refuse(c, 403, perr, why);
+}
+
+/* Ask mode: the person decided, or the time ran out. */
+void
+conn_asked(struct conn *c, const struct escalate_request *r, int timed_out)
+{
+	struct rules_verdict	v;
+	char			why[ESCALATE_BY_LEN + ESCALATE_TEXT_LEN + 16];
+
+	if (r->state == ESCALATE_APPROVED && conn_policy(c, &v)) {
+		conn_rule(c, &v);
+		if (c->grant_id[0] != '\0')
+			snprintf(c->rule, sizeof c->rule, "grant %s",
+			    c->grant_id);
+		conn_go(c);
+		return;
+	}
+	if (timed_out)
+		snprintf(why, sizeof why, "no answer in time");
+	else if (r->state == ESCALATE_DENIED)
+		snprintf(why, sizeof why, "denied by %s%s%s", r->by,
+		    r->answer[0] != '\0' ? ": " : "", r->answer);
+	else if (r->state == ESCALATE_APPROVED)
+		snprintf(why, sizeof why, "approved once, and used by another "
+		    "connection");
+	else
+		snprintf(why, sizeof why, "not approved");
+	conn_refuse(c, 403, "denied-by-policy", why);
+}
+
+/* Ask mode: hold the connection while the person decides. */
+static int
+conn_hold(struct conn *c)
+{
+	enum escalate_filed	f;
+
+	c->ask = escalate_ask(c->set->esc, &c->host, c->port, c->via,
+	    c->set->ask, c->set->ev->asked, c, &f);
+	if (c->ask == NULL)
+		return (-1);
+	c->state = S_ASK;
+	conn_timer(c, c->set->ask + 5);
+	conn_update_io(c);
+	return (0);
+}
+
+/*
+ * Apply the policy and grants to (host, port).  Returns 0 to go on, 1
+ * when held for a decision (ask mode), -1 when refused.
+ */
+int
+conn_decide(struct conn *c)
+{
+	struct rules_verdict	v;
+
+	c->grant_id[0] = '\0';
+	if (conn_policy(c, &v)) {
+		conn_rule(c, &v);
+		if (c->grant_id[0] != '\0')
+			snprintf(c->rule, sizeof c->rule, "grant %s",
+			    c->grant_id);
+		return (0);
+	}
+	conn_rule(c, &v);
+	policy_grantable(c->set->rules, &c->host, c->port, c->fix,
+	    sizeof c->fix);
+	if (c->set->esc != NULL) {
+		escalate_blocked(c->set->esc, &c->host, c->port, c->via,
+		    c->fix[0] != '\0' ? c->fix : NULL);
+		if (c->set->ask > 0 && v.file == NULL && c->fix[0] == '\0' &&
+		    conn_hold(c) == 0)
+			return (1);
+	}
+	conn_deny(c, &v);
+	return (-1);
+}
+
+/* Go on with an allowed request: reuse the idle server, or resolve. */
+void
+conn_go(struct conn *c)
+{
+	if (c->srv_idle && c->srv_name != NULL && c->srv_port == c->port &&
+	    strcmp(c->srv_name, c->host.text) == 0) {
+		c->reused = 1;
+		conn_send_request(c);
+		return;
+	}
+	conn_server_free(c);
+	conn_resolve(c);
+}

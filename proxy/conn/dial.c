@@ -1,0 +1,306 @@
+/*
+ * From an allowed host to a connected server: resolve the name (or take
+ * the address literal), keep only the addresses that may be dialed
+ * (public and not this host's own, or under allow-private), then dial
+ * them in turn, each with a bounded timeout.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "lib/log.h"
+#include "proxy/audit/audit.h"
+#include "proxy/conn/conn-int.h"
+#include "proxy/escalate/escalate.h"
+#include "proxy/resolver/resolver.h"
+#include "rules/grants.h"
+#include "rules/rules.h"
+
+/*
+ * Learn this host's own addresses: dialing one reaches the host's own
+ * services, so they are refused like private ones.
+ */
+void
+conn_own_load(struct conn_set *set)
+{
+	struct ifaddrs		*ifa, *i;
+	struct resolver_addr	*a;
+
+	set->nown = 0;
+	if (getifaddrs(&ifa) == -1) {
+		log_warn("%s: getifaddrs", __func__);
+		return;
+	}
+	for (i = ifa; i != NULL && set->nown < CONN_OWN_MAX;
+	    i = i->ifa_next) {
+		if (i->ifa_addr == NULL)
+			continue;
+		a = &set->own[set->nown];
+		memset(a, 0, sizeof *a);
+		a->family = i->ifa_addr->sa_family;
+		if (a->family == AF_INET)
+			memcpy(a->addr, &((struct sockaddr_in *)
+			    i->ifa_addr)->sin_addr, 4);
+		else if (a->family == AF_INET6)
+			memcpy(a->addr, &((struct sockaddr_in6 *)
+			    i->ifa_addr)->sin6_addr, 16);
+		else
+			continue;
+		set->nown++;
+	}
+	freeifaddrs(ifa);
+}
+
+/* Is this one of the host's own addresses? */
+static int
+conn_own(const struct conn_set *set, const struct resolver_addr *a)
+{
+	size_t	i, len = a->family == AF_INET ? 4 : 16;
+
+	for (i = 0; i < set->nown; i++) {
+		if (set->own[i].family == a->family &&
+		    memcmp(set->own[i].addr, a->addr, len) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * May this address be dialed?  A public one may, unless it is the host's
+ * own; a special-purpose one only under allow-private.  *what names the
+ * kind of address refused.
+ */
+static int
+conn_vet(struct conn *c, const struct resolver_addr *a,
+    const char **what)
+{
+	struct rules_verdict	v;
+	size_t			len = a->family == AF_INET ? 4 : 16;
+	enum addr_class		cls;
+
+	cls = addr_classify(a->addr, len);
+	if (cls == ADDR_PUBLIC && !conn_own(c->set, a))
+		return (1);
+	*what = cls == ADDR_PUBLIC ? "this host's own" : addr_class_name(cls);
+	return (c->set->rules != NULL &&
+	    rules_private_ok(c->set->rules, a->addr, len, &v));
+}
+
+/* Keep the addresses that may be dialed; refuse if none is left. */
+static void
+conn_vet_all(struct conn *c, const struct resolver_addr *a, size_t n)
+{
+	const char	*what = "special-purpose", *w = NULL;
+	char		 text[INET6_ADDRSTRLEN] = "";
+	size_t		i;
+
+	c->naddrs = c->next_addr = 0;
+	free(c->addrs);
+	if (n > RESOLVER_MAX_ADDRS)
+		n = RESOLVER_MAX_ADDRS;
+	if ((c->addrs = calloc(n > 0 ? n : 1, sizeof *c->addrs)) == NULL) {
+		conn_refuse(c, 502, NULL, "out of memory");
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (conn_vet(c, &a[i], &w)) {
+			c->addrs[c->naddrs++] = a[i];
+		} else if (text[0] == '\0') {
+			what = w;
+			inet_ntop(a[i].family, a[i].addr, text, sizeof text);
+		}
+	}
+	if (c->naddrs == 0) {
+		char	why[256];
+
+		snprintf(why, sizeof why, "%s is a %s address and no "
+		    "allow-private rule covers it", text, what);
+		snprintf(c->addr, sizeof c->addr, "%s", text);
+		policy_private_fix(text, what, c->fix, sizeof c->fix);
+		if (c->set->esc != NULL)
+			escalate_blocked(c->set->esc, &c->host, c->port, c->via,
+			    c->fix);
+		conn_refuse(c, 403, "private-address", why);
+		return;
+	}
+	c->dial_err = 0;
+	c->dial_timeouts = 0;
+	conn_dial_next(c);
+}
+
+/* The resolver's answer: vet and dial, or refuse. */
+void
+conn_resolved(struct conn *c, int status, const char *errstr,
+    const struct resolver_result *res)
+{
+	char	why[256];
+
+	if (status != 0) {
+		snprintf(why, sizeof why, "name resolution failed: %s",
+		    errstr != NULL ? errstr : "unknown error");
+		conn_refuse(c, errstr != NULL &&
+		    strstr(errstr, "timed out") != NULL ? 504 : 502,
+		    "resolve-failed", why);
+		return;
+	}
+	conn_vet_all(c, res->a, res->n);
+}
+
+/* Find the addresses for the host: it is one, or ask the resolver. */
+void
+conn_resolve(struct conn *c)
+{
+	struct resolver_addr	a;
+
+	if (c->host.kind != HOST_NAME) {
+		memset(&a, 0, sizeof a);
+		a.family = c->host.kind == HOST_IPV4 ? AF_INET : AF_INET6;
+		memcpy(a.addr, c->host.addr, sizeof a.addr);
+		conn_vet_all(c, &a, 1);
+		return;
+	}
+	c->state = S_RESOLVE;
+	conn_update_io(c);
+	conn_timer(c, c->set->connect_timeout);
+	c->refs++;
+	c->query = resolver_lookup(c->set->resolver, c->host.text,
+	    c->set->ev->resolved, c);
+	if (c->query == NULL) {
+		c->refs--;
+		conn_refuse(c, 502, "resolve-failed", "resolver failure");
+	}
+}
+
+/* Fill a sockaddr for a vetted address. */
+static socklen_t
+conn_sockaddr(const struct resolver_addr *a, uint16_t port,
+    struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof *ss);
+	if (a->family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+		memcpy(&in->sin_addr, a->addr, 4);
+		return (sizeof *in);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		memcpy(&in6->sin6_addr, a->addr, 16);
+		return (sizeof *in6);
+	}
+}
+
+/* All addresses failed: say why. */
+static void
+conn_dial_failed(struct conn *c)
+{
+	char	why[256];
+
+	if (c->dial_timeouts > 0 && c->dial_err == ETIMEDOUT) {
+		snprintf(why, sizeof why, "connection to %s timed out", c->addr);
+		conn_refuse(c, 504, "timeout", why);
+	} else {
+		snprintf(why, sizeof why, "cannot connect to %s: %s", c->addr,
+		    strerror(c->dial_err != 0 ? c->dial_err : ECONNREFUSED));
+		conn_refuse(c, 502, "connect-failed", why);
+	}
+}
+
+/* Dial the next vetted address, with a bounded connect timeout. */
+void
+conn_dial_next(struct conn *c)
+{
+	struct sockaddr_storage	 ss;
+	struct bufferevent	*bev;
+	const struct resolver_addr *a;
+	socklen_t		 len;
+
+	conn_server_free(c);
+	while (c->next_addr < c->naddrs) {
+		a = &c->addrs[c->next_addr++];
+		inet_ntop(a->family, a->addr, c->addr, sizeof c->addr);
+		len = conn_sockaddr(a, c->port, &ss);
+		bev = bufferevent_socket_new(c->set->base, -1,
+		    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
+		if (bev == NULL) {
+			c->dial_err = ENOMEM;
+			break;
+		}
+		bufferevent_setcb(bev, c->set->ev->server_read,
+		    c->set->ev->server_write, c->set->ev->server_event, c);
+		if (bufferevent_socket_connect(bev, (struct sockaddr *)&ss,
+		    len) == 0) {
+			c->server = bev;
+			c->state = S_DIAL;
+			conn_timer(c, c->set->connect_timeout);
+			return;
+		}
+		c->dial_err = errno;
+		bufferevent_free(bev);
+	}
+	conn_dial_failed(c);
+}
+
+/* Connected: open the tunnel, or send the request. */
+void
+conn_dialed(struct conn *c)
+{
+	int	one = 1;
+
+	setsockopt(bufferevent_getfd(c->server), IPPROTO_TCP, TCP_NODELAY,
+	    &one, sizeof one);
+	bufferevent_setwatermark(c->server, EV_WRITE, CONN_LOW, 0);
+	c->srv_port = c->port;
+	c->reused = 0;
+	if (!c->transparent && !c->req->is_connect) {
+		c->srv_name = strdup(c->host.text);	/* NULL: no reuse */
+		conn_send_request(c);
+		return;
+	}
+	if (!c->transparent)
+		c->status = 200;
+	conn_audit(c, "connect", "allow", NULL, 0);
+	c->pending = P_TUNNEL;
+	conn_http_free(c);
+	if (!c->transparent)
+		conn_send(c->client, CONN_ESTABLISHED,
+		    sizeof CONN_ESTABLISHED - 1);
+	if (c->sniffed)
+		bufferevent_setwatermark(c->client, EV_READ, 0, 0);
+	conn_tunnel_io(c);
+	c->state = S_TUNNEL;
+	event_base_gettimeofday_cached(c->set->base, &c->start);
+	c->last_active = conn_now(c);
+	conn_timer(c, c->set->idle_timeout);
+}
+
+/* A kept-alive connection failed before answering: dial afresh once. */
+int
+conn_retry(struct conn *c)
+{
+	if (!c->reused || c->resp_got || c->req->h.body != HTTP_BODY_NONE)
+		return (0);
+	c->reused = 0;
+	conn_server_free(c);
+	c->up = 0;
+	conn_resolve(c);
+	return (1);
+}

@@ -1,0 +1,308 @@
+/*
+ * Absolute-form HTTP: one request at a time goes upstream with its body,
+ * its response comes back (interim, upgrade or final, then the body as
+ * its framing says), and the server is kept for the next request when
+ * both sides allow it.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "proxy/conn/conn-int.h"
+#include "proxy/wire/http.h"
+
+/* Append the request head as it goes upstream. */
+static void
+conn_upstream_head(struct conn *c, struct evbuffer *out)
+{
+	const struct http_request	*r = c->req;
+	const struct http_header	*hd;
+	size_t				 i;
+
+	evbuffer_add_printf(out, "%.*s %s%.*s HTTP/1.%d\r\nHost: %.*s\r\n",
+	    (int)r->method.len, r->method.p,
+	    r->path.len == 0 || r->path.p[0] != '/' ? "/" : "",
+	    (int)r->path.len, r->path.p, r->h.minor,
+	    (int)r->authority.len, r->authority.p);
+	for (i = 0; i < r->h.nheaders; i++) {
+		hd = &r->h.headers[i];
+		if (hd->hop || http_str_eq(&hd->name, "host"))
+			continue;
+		evbuffer_add_printf(out, "%.*s: %.*s\r\n", (int)hd->name.len,
+		    hd->name.p, (int)hd->value.len, hd->value.p);
+	}
+	if (r->h.upgrade &&
+	    (hd = http_header_find(&r->h, "upgrade")) != NULL)
+		evbuffer_add_printf(out, "Connection: upgrade\r\n"
+		    "Upgrade: %.*s\r\n", (int)hd->value.len, hd->value.p);
+	else if (r->h.minor == 0)
+		evbuffer_add_printf(out, "Connection: close\r\n");
+	evbuffer_add_printf(out, "Via: 1.%d pinhole\r\n\r\n", r->h.minor);
+}
+
+/* Send the request head upstream and start relaying. */
+void
+conn_send_request(struct conn *c)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->server);
+	size_t		 before = evbuffer_get_length(out);
+
+	conn_upstream_head(c, out);
+	c->up += evbuffer_get_length(out) - before;
+	c->state = S_FORWARD;
+	c->pending = P_REQUEST;
+	c->srv_idle = 0;
+	c->req_done = c->req->h.body == HTTP_BODY_NONE;
+	c->req_remain = c->req->h.length;
+	http_chunked_init(&c->req_ch);
+	http_scan_init(&c->rscan);
+	c->resp_head_done = c->resp_done = c->resp_got = 0;
+	c->last_active = conn_now(c);
+	conn_timer(c, c->set->idle_timeout);
+}
+
+/*
+ * Relay the body of a message as its framing says.  Returns 1 when the
+ * body is complete, 0 when more is to come, -1 on broken framing.
+ */
+static int
+conn_relay_body(struct evbuffer *in, struct evbuffer *out,
+    enum http_body body, uint64_t *remain, struct http_chunked *ch,
+    int64_t *count)
+{
+	struct evbuffer_iovec	v;
+	ssize_t			n;
+	size_t			len;
+	int			done = 0;
+
+	while ((len = evbuffer_get_length(in)) > 0 &&
+	    evbuffer_get_length(out) < CONN_HIGH) {
+		switch (body) {
+		case HTTP_BODY_NONE:
+			return (1);
+		case HTTP_BODY_LENGTH:
+			*remain -= conn_move(in, out,
+			    len < *remain ? len : *remain, count);
+			return (*remain == 0);
+		case HTTP_BODY_CLOSE:
+			conn_move(in, out, len, count);
+			return (0);
+		case HTTP_BODY_CHUNKED:
+			if (evbuffer_peek(in, -1, NULL, &v, 1) < 1)
+				return (0);
+			if ((n = http_chunked_feed(ch, v.iov_base, v.iov_len,
+			    &done)) == -1)
+				return (-1);
+			conn_move(in, out, (size_t)n, count);
+			if (done)
+				return (1);
+			break;
+		}
+	}
+	if (body == HTTP_BODY_NONE || (body == HTTP_BODY_LENGTH && *remain == 0))
+		return (1);
+	return (0);
+}
+
+/* Relay what the client has of the request body. */
+void
+conn_forward_request(struct conn *c)
+{
+	int	rv;
+
+	if (c->req_done)
+		return;
+	rv = conn_relay_body(bufferevent_get_input(c->client),
+	    bufferevent_get_output(c->server), c->req->h.body, &c->req_remain,
+	    &c->req_ch, &c->up);
+	if (rv == -1) {
+		if (c->resp_got)
+			conn_close(c, "broken chunked request body");
+		else
+			conn_refuse(c, 400, NULL, "broken chunked body");
+		return;
+	}
+	c->req_done = rv;
+}
+
+/* Append the response head as it goes to the client. */
+static void
+conn_client_head(struct conn *c, struct evbuffer *out)
+{
+	const struct http_response	*r = c->resp;
+	const struct http_header	*hd;
+	size_t				 i;
+
+	evbuffer_add_printf(out, "HTTP/1.1 %d %.*s\r\n", r->status,
+	    (int)r->reason.len, r->reason.p);
+	for (i = 0; i < r->h.nheaders; i++) {
+		hd = &r->h.headers[i];
+		if (hd->hop)
+			continue;
+		evbuffer_add_printf(out, "%.*s: %.*s\r\n", (int)hd->name.len,
+		    hd->name.p, (int)hd->value.len, hd->value.p);
+	}
+	if (r->status == 101 &&
+	    (hd = http_header_find(&r->h, "upgrade")) != NULL)
+		evbuffer_add_printf(out, "Connection: upgrade\r\n"
+		    "Upgrade: %.*s\r\n", (int)hd->value.len, hd->value.p);
+	else if (r->status >= 200 && !c->client_ka)
+		evbuffer_add_printf(out, "Connection: close\r\n");
+	evbuffer_add_printf(out, "Via: 1.%d pinhole\r\n\r\n", r->h.minor);
+}
+
+/* Switch an upgraded exchange (101) into a tunnel. */
+static void
+conn_upgraded(struct conn *c)
+{
+	conn_audit(c, "request", "allow", "upgrade", 0);
+	c->pending = P_TUNNEL;
+	c->state = S_TUNNEL;
+	conn_http_free(c);
+	bufferevent_setwatermark(c->client, EV_READ, 0, 0);
+	conn_tunnel_io(c);
+}
+
+/*
+ * Read a response head from the server.  Returns 1 once a final head
+ * has been passed on, 0 to wait for more.
+ */
+static int
+conn_read_response_head(struct conn *c)
+{
+	struct evbuffer	*in = bufferevent_get_input(c->server);
+	size_t		 len, avail;
+	unsigned char	*p;
+
+	len = evbuffer_get_length(in);
+	avail = len < CONN_RESP_HEAD_MAX ? len : CONN_RESP_HEAD_MAX;
+	if (avail > 0)
+		c->resp_got = 1;
+	if (avail <= c->rscan.total)
+		return (0);
+	p = evbuffer_pullup(in, avail);
+	if (p == NULL || http_scan_feed(&c->rscan, p + c->rscan.total,
+	    avail - c->rscan.total) == 0) {
+		if (p == NULL || avail >= CONN_RESP_HEAD_MAX)
+			conn_refuse(c, 502, NULL, "response head too large");
+		return (0);
+	}
+	free(c->rhead);
+	c->rhead = NULL;
+	if (c->resp == NULL)
+		c->resp = malloc(sizeof *c->resp);
+	if (c->resp == NULL ||
+	    (c->rhead = malloc(c->rscan.total)) == NULL) {
+		conn_close(c, "out of memory");
+		return (0);
+	}
+	evbuffer_remove(in, c->rhead, c->rscan.total);
+	if (http_response_parse(c->rhead, c->rscan.total, &c->set->lim,
+	    c->req->is_head, c->resp) == -1) {
+		conn_refuse(c, 502, NULL, "malformed response from upstream");
+		return (0);
+	}
+	http_scan_init(&c->rscan);
+	return (1);
+}
+
+/* Handle one response head: interim, upgrade or final. */
+static int
+conn_response_head(struct conn *c)
+{
+	struct http_response	*r = c->resp;
+	struct evbuffer		*out = bufferevent_get_output(c->client);
+	size_t			 before = evbuffer_get_length(out);
+
+	if (r->status == 101 && !c->req->h.upgrade) {
+		conn_refuse(c, 502, NULL, "unexpected upgrade from upstream");
+		return (-1);
+	}
+	if (r->status >= 200) {
+		c->status = r->status;
+		c->resp_head_done = 1;
+		c->client_ka = c->client_ka && r->h.body != HTTP_BODY_CLOSE &&
+		    !c->set->stopping;
+		c->resp_remain = r->h.length;
+		http_chunked_init(&c->resp_ch);
+	}
+	conn_client_head(c, out);
+	c->down += evbuffer_get_length(out) - before;
+	if (r->status == 101) {
+		c->status = 101;
+		conn_upgraded(c);
+		return (-1);
+	}
+	return (0);
+}
+
+/* This exchange is over: log it, keep or drop the server, go on. */
+static void
+conn_exchange_done(struct conn *c)
+{
+	int	reuse;
+
+	conn_audit_pending(c, NULL);
+	reuse = c->resp->h.keep_alive && c->req_done &&
+	    c->resp->h.body != HTTP_BODY_CLOSE &&
+	    evbuffer_get_length(bufferevent_get_input(c->server)) == 0;
+	if (reuse)
+		c->srv_idle = 1;
+	else
+		conn_server_free(c);
+	conn_drain(c, !c->client_ka || !c->req_done);
+}
+
+/* Relay the response: its head, then its body. */
+void
+conn_forward_response(struct conn *c)
+{
+	int	rv;
+
+	while (!c->resp_head_done) {
+		if (conn_read_response_head(c) == 0)
+			return;
+		if (conn_response_head(c) == -1)
+			return;
+	}
+	if (c->resp_done)
+		return;
+	rv = conn_relay_body(bufferevent_get_input(c->server),
+	    bufferevent_get_output(c->client), c->resp->h.body,
+	    &c->resp_remain, &c->resp_ch, &c->down);
+	if (rv == -1) {
+		conn_close(c, "broken chunked response body");
+		return;
+	}
+	if ((c->resp_done = rv))
+		conn_exchange_done(c);
+}
+
+/*
+ * The server closed while an exchange was under way: finish a response
+ * that ends with the connection, or close mid-response.  Returns 0 when
+ * nothing of the response had come (retry, or refuse).
+ */
+int
+conn_server_gone(struct conn *c)
+{
+	if (c->resp_head_done && c->resp->h.body == HTTP_BODY_CLOSE) {
+		conn_move(bufferevent_get_input(c->server),
+		    bufferevent_get_output(c->client),
+		    evbuffer_get_length(bufferevent_get_input(c->server)),
+		    &c->down);
+		c->resp_done = 1;
+		conn_exchange_done(c);
+		return (1);
+	}
+	if (c->resp_head_done) {
+		conn_close(c, "upstream closed mid-response");
+		return (1);
+	}
+	return (0);
+}

@@ -1,0 +1,179 @@
+/*
+ * Answers of our own: a status with a Pinhole-Error label for programs
+ * and a text for people, a refusal (audited; a captured connection gets
+ * a RST instead unless it spoke HTTP), then S_REPLY until it drains.
+ */
+#include "config.h"
+
+#include <sys/socket.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "proxy/audit/audit.h"
+#include "proxy/conn/conn-int.h"
+#include "proxy/escalate/escalate.h"
+#include "proxy/wire/http.h"
+
+/* Once the client's output drains, close or go on (the pump's S_REPLY). */
+void
+conn_drain(struct conn *c, int close_after)
+{
+	c->state = S_REPLY;
+	c->close_after = c->close_after || close_after;
+	conn_timer(c, c->set->idle_timeout);
+}
+
+/* The label of a refusal for programs (Pinhole-Error). */
+static const char *
+conn_perr(int status)
+{
+	switch (status) {
+	case 502:
+		return ("bad-gateway");
+	case 504:
+		return ("timeout");
+	default:
+		return (NULL);
+	}
+}
+
+/*
+ * Answer the client ourselves: status, a Pinhole-Error label for
+ * programs and a text for people.  Closes afterwards when close_after
+ * or when the request left a body unread.
+ */
+void
+conn_reply(struct conn *c, int status, const char *perr,
+    int close_after, const char *fmt, ...)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->client);
+	char		 body[2048], hint[HOST_TEXT_LEN + 32];
+	va_list		 ap;
+	int		 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(body, sizeof body, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof body)
+		n = strlen(body);
+	if (!c->have_req || c->req->h.body != HTTP_BODY_NONE ||
+	    !c->req->h.keep_alive || (c->req->is_connect && status != 200) ||
+	    status == 400 || status == 431)
+		close_after = 1;
+	c->status = status;
+	evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain; charset=utf-8\r\n"
+	    "Content-Length: %d\r\nCache-Control: no-store\r\n",
+	    status, http_status_text(status), n);
+	if (perr == NULL)
+		perr = conn_perr(status);
+	if (perr != NULL)
+		evbuffer_add_printf(out, "Pinhole-Error: %s\r\n", perr);
+	if (status == 403 && c->have_host && c->fix[0] == '\0') {
+		escalate_hint(&c->host, c->port, hint, sizeof hint);
+		evbuffer_add_printf(out, "Pinhole-Request: %s\r\n", hint);
+	}
+	evbuffer_add_printf(out, "Connection: %s\r\n\r\n",
+	    close_after ? "close" : "keep-alive");
+	if (!c->have_req || !c->req->is_head)
+		evbuffer_add(out, body, n);
+	conn_drain(c, close_after);
+}
+
+/*
+ * Answer 403 for the host: why, then the command that asks for it, or,
+ * when no grant can help, what the policy would have to change.
+ */
+static void
+conn_forbid(struct conn *c, const char *perr, int close_after,
+    const char *why)
+{
+	char	target[HOST_TEXT_LEN + 16];
+
+	escalate_target(&c->host, c->port, target, sizeof target);
+	if (c->fix[0] != '\0')
+		conn_reply(c, 403, perr, close_after,
+		    "pinhole: %s is not allowed: %s.\n", target, c->fix);
+	else
+		conn_reply(c, 403, perr, close_after,
+		    "pinhole: %s is not allowed: %s.\n\n"
+		    "To ask for access, run:\n"
+		    "    pinhole request %s --reason \"why it is needed\"\n",
+		    target, why, target);
+}
+
+/* Refuse a request: audit it, then tell the client. */
+void
+conn_refuse(struct conn *c, int status, const char *perr,
+    const char *why)
+{
+	const char	*event = c->via != NULL &&
+	    strcmp(c->via, "connect") == 0 ? "connect" : "request";
+
+	if (c->transparent) {
+		conn_transparent_refuse(c, status, perr, why);
+		return;
+	}
+	if (c->state == S_FORWARD)
+		conn_server_free(c);	/* it holds half an exchange */
+	c->pending = P_NONE;
+	c->status = status;
+	conn_audit(c, event, status < 500 ? "deny" : "allow",
+	    perr != NULL ? perr : why, 0);
+	if (status == 403 && c->have_host)
+		conn_forbid(c, perr, 0, why);
+	else if (c->have_host)
+		conn_reply(c, status, perr, 0, "pinhole: %s:%u: %s.\n",
+		    c->host.text, c->port, why);
+	else
+		conn_reply(c, status, perr, 0, "pinhole: %s.\n", why);
+}
+
+/*
+ * Refuse anything new while the audit log cannot be written (unless
+ * --log-fail=open): 503, or a captured connection closed.  The line is
+ * counted as lost.  Returns -1 when refused.
+ */
+int
+conn_audit_ready(struct conn *c)
+{
+	if (audit_ready(c->set->audit))
+		return (0);
+	c->status = 503;
+	conn_audit(c, "connect", "deny", "audit-log-unwritable", 0);
+	if (c->transparent) {
+		c->reset = 1;
+		conn_close(c, "the audit log cannot be written");
+		return (-1);
+	}
+	conn_reply(c, 503, "audit-log-unwritable", 1, "pinhole: the audit "
+	    "log cannot be written, so no new connection is let through "
+	    "(--log-fail=closed).\n");
+	return (-1);
+}
+
+/*
+ * Refuse a captured connection: audit it, then answer 403 when it spoke
+ * HTTP and nothing was dialed yet, else close at once with a RST (the
+ * protocol is not ours to speak).
+ */
+void
+conn_transparent_refuse(struct conn *c, int status, const char *perr,
+    const char *why)
+{
+	conn_audit(c, "connect", status < 500 ? "deny" : "allow",
+	    perr != NULL ? perr : why, 0);
+	if (c->sniff_proto == SNI_PROTO_HTTP && c->server == NULL &&
+	    c->state != S_TUNNEL && status == 403) {
+		c->pending = P_NONE;
+		conn_forbid(c, perr, 1, why);
+		return;
+	}
+	c->reset = 1;
+	conn_close(c, perr != NULL ? perr : why);
+}
