@@ -782,16 +782,14 @@ session_port_only(struct session *s)
 	return (0);
 }
 
-/* Remember the rule that decided, as "file:line". */
+/* Remember what decided: the grant used, or the rule as "file:line". */
 static void
 session_rule(struct session *s, const struct rules_verdict *v)
 {
-	if (v->file != NULL && v->line > 0)
-		snprintf(s->rule, sizeof s->rule, "%s:%u", v->file, v->line);
-	else if (v->file != NULL)
-		snprintf(s->rule, sizeof s->rule, "%s", v->file);
+	if (s->grant_id[0] != '\0')
+		snprintf(s->rule, sizeof s->rule, "grant %s", s->grant_id);
 	else
-		s->rule[0] = '\0';
+		policy_rule_text(v, s->rule, sizeof s->rule);
 }
 
 /*
@@ -838,8 +836,7 @@ session_deny(struct session *s, const struct rules_verdict *v)
 	else
 		perr = "denied-by-policy";
 	if (v->file != NULL && v->text != NULL)
-		snprintf(why, sizeof why, "denied by the rule '%.200s' (%.256s)",
-		    v->text, s->rule);
+		policy_deny_text(v, why, sizeof why);
 	else
 		snprintf(why, sizeof why, "%s", v->why != NULL ? v->why :
 		    "denied");
@@ -859,9 +856,6 @@ session_asked_cb(const struct escalate_request *r, int timed_out, void *arg)
 		return;
 	if (r->state == ESCALATE_APPROVED && session_policy(s, &v)) {
 		session_rule(s, &v);
-		if (s->grant_id[0] != '\0')
-			snprintf(s->rule, sizeof s->rule, "grant %s",
-			    s->grant_id);
 		session_go(s);
 		return;
 	}
@@ -906,9 +900,6 @@ session_decide(struct session *s)
 	s->grant_id[0] = '\0';
 	if (session_policy(s, &v)) {
 		session_rule(s, &v);
-		if (s->grant_id[0] != '\0')
-			snprintf(s->rule, sizeof s->rule, "grant %s",
-			    s->grant_id);
 		return (0);
 	}
 	session_rule(s, &v);
