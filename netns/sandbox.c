@@ -50,6 +50,12 @@ struct setup_msg {
 	char		err[512];
 };
 
+/* Room for the descriptors of a setup_msg, aligned for a cmsghdr. */
+union setup_cmsg {
+	char		buf[CMSG_SPACE(sizeof(int) * SETUP_MAX_FDS)];
+	struct cmsghdr	align;
+};
+
 /* The sandbox child's state while it sets up. */
 struct setup {
 	const struct netns_config	*cfg;
@@ -192,13 +198,32 @@ setup_has_listener(const struct setup *s, int type, uint16_t port)
 	return (0);
 }
 
+/*
+ * Keep a listener's descriptor and record what it listens on, or close
+ * it when setting it up failed.  Returns 0, or -1 when it failed.
+ */
+static int
+setup_keep_listener(struct setup *s, int fd, int failed, int type,
+    uint16_t port)
+{
+	if (failed) {
+		close(fd);
+		return (-1);
+	}
+	s->msg.listeners[s->msg.nlisteners].type = type;
+	s->msg.listeners[s->msg.nlisteners].port = port;
+	s->msg.nlisteners++;
+	setup_keep(s, fd);
+	return (0);
+}
+
 /* Open one listener on 0.0.0.0:port in the gateway netns. */
 static int
 setup_listener(struct setup *s, int type, uint16_t port)
 {
 	struct sockaddr_in	sin;
 	char			step[64];
-	int			fd, one = 1;
+	int			fd, failed, one = 1;
 
 	if (port == 0 || setup_has_listener(s, type, port))
 		return (0);
@@ -210,23 +235,17 @@ setup_listener(struct setup *s, int type, uint16_t port)
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(port);
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	failed = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one)) ||
 	    (s->cfg->capture_port != 0 &&
 	    setsockopt(fd, IPPROTO_IP, IP_TRANSPARENT, &one, sizeof(one))) ||
 	    (type == SOCK_DGRAM &&
 	    setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one))) ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
-	    (type == SOCK_STREAM && listen(fd, SOMAXCONN) == -1)) {
+	    (type == SOCK_STREAM && listen(fd, SOMAXCONN) == -1);
+	if (failed)
 		setup_fail(s, step);
-		close(fd);
-		return (-1);
-	}
-	s->msg.listeners[s->msg.nlisteners].type = type;
-	s->msg.listeners[s->msg.nlisteners].port = port;
-	s->msg.nlisteners++;
-	setup_keep(s, fd);
-	return (0);
+	return (setup_keep_listener(s, fd, failed, type, port));
 }
 
 /* Open every listener the configuration asks for. */
@@ -277,15 +296,9 @@ setup_capture_udp(struct setup *s)
 	    IPPROTO_ICMP);
 	if (fd == -1)
 		return (-1);
-	if (setsockopt(fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f)) == -1) {
-		close(fd);
-		return (-1);
-	}
-	s->msg.listeners[s->msg.nlisteners].type = SOCK_RAW;
-	s->msg.listeners[s->msg.nlisteners].port = port;
-	s->msg.nlisteners++;
-	setup_keep(s, fd);
-	return (0);
+	return (setup_keep_listener(s, fd,
+	    setsockopt(fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f)) == -1,
+	    SOCK_RAW, port));
 }
 
 /*
@@ -392,13 +405,10 @@ out:
 static int
 setup_send(struct setup *s, int sock)
 {
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	struct cmsghdr	*cmsg;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int) * SETUP_MAX_FDS)];
-		struct cmsghdr	align;
-	}		 cm;
+	struct msghdr		 mh;
+	struct iovec		 iov;
+	struct cmsghdr		*cmsg;
+	union setup_cmsg	 cm;
 
 	memset(&mh, 0, sizeof(mh));
 	iov.iov_base = &s->msg;
@@ -482,14 +492,11 @@ sandbox_clone(int *userns, char *err, size_t errlen)
 static int
 sandbox_receive(int sock, struct setup_msg *msg, int *fds, unsigned int *nfds)
 {
-	struct msghdr	 mh;
-	struct iovec	 iov;
-	struct cmsghdr	*cmsg;
-	union {
-		char		buf[CMSG_SPACE(sizeof(int) * SETUP_MAX_FDS)];
-		struct cmsghdr	align;
-	}		 cm;
-	ssize_t		 n;
+	struct msghdr		 mh;
+	struct iovec		 iov;
+	struct cmsghdr		*cmsg;
+	union setup_cmsg	 cm;
+	ssize_t			 n;
 
 	memset(&mh, 0, sizeof(mh));
 	iov.iov_base = msg;

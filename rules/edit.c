@@ -269,32 +269,73 @@ edit_append(const char *text, size_t len, const char *canon,
 	return (0);
 }
 
+/*
+ * Start an edit: clear e, make the rule set that reads the lines, and
+ * put the canonical text of rule in e->rule (with check, as edit_canon).
+ * NULL, with err set, on failure.
+ */
+static struct rules *
+edit_start(const char *rule, const char *origin, int check,
+    struct rules_edit *e, char *err, size_t errlen)
+{
+	struct rules	*r;
+
+	memset(e, 0, sizeof *e);
+	if ((r = rules_create()) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", origin);
+		return (NULL);
+	}
+	if (edit_canon(r, origin, rule, check, e->rule, sizeof e->rule, err,
+	    errlen) == -1) {
+		rules_free(r);
+		return (NULL);
+	}
+	return (r);
+}
+
+/*
+ * Go through the lines of text for the allow lines of e->rule (with
+ * target_only, whatever their end): the first one's number in e->line,
+ * how many in e->count and, when e->text is there, every other line
+ * copied to it.  Returns how many lines there are.
+ */
+static unsigned int
+edit_walk(struct rules *r, const char *text, size_t len, int target_only,
+    struct rules_edit *e)
+{
+	struct edit_line	l;
+	size_t			off = 0;
+	unsigned int		n = 0;
+
+	while (edit_next_line(text, len, &off, &l)) {
+		n++;
+		if (!edit_line_matches(r, &l, e->rule, target_only)) {
+			if (e->text != NULL) {
+				memcpy(e->text + e->len, l.s, l.full);
+				e->len += l.full;
+			}
+		} else if (e->count++ == 0)
+			e->line = n;
+	}
+	return (n);
+}
+
 /* Add "allow RULE" unless an allow line for the same rule is there. */
 int
 rules_edit_add(const char *text, size_t len, const char *rule,
     const char *origin, struct rules_edit *e, char *err, size_t errlen)
 {
-	struct rules		*r;
-	struct edit_line	 l;
-	size_t			 off = 0;
-	unsigned int		 n = 0;
-	int			 rv = -1;
+	struct rules	*r;
+	unsigned int	 n;
+	int		 rv = -1;
 
-	memset(e, 0, sizeof *e);
-	if ((r = rules_create()) == NULL) {
-		snprintf(err, errlen, "%s: out of memory", origin);
+	if ((r = edit_start(rule, origin, 1, e, err, errlen)) == NULL)
 		return (-1);
-	}
-	if (edit_canon(r, origin, rule, 1, e->rule, sizeof e->rule, err,
-	    errlen) == -1)
+	n = edit_walk(r, text, len, 0, e);
+	if (e->count > 0) {
+		e->count = 0;
+		rv = 0;
 		goto out;
-	while (edit_next_line(text, len, &off, &l)) {
-		n++;
-		if (edit_line_matches(r, &l, e->rule, 0)) {
-			e->line = n;
-			rv = 0;
-			goto out;
-		}
 	}
 	e->line = n + 1;
 	if (edit_append(text, len, e->rule, e) == -1) {
@@ -313,29 +354,16 @@ int
 rules_edit_remove(const char *text, size_t len, const char *rule,
     const char *origin, struct rules_edit *e, char *err, size_t errlen)
 {
-	struct rules		*r;
-	struct edit_line	 l;
-	size_t			 off = 0;
-	unsigned int		 n = 0;
-	int			 rv = -1;
+	struct rules	*r;
+	int		 rv = -1;
 
-	memset(e, 0, sizeof *e);
-	if ((r = rules_create()) == NULL ||
-	    (e->text = malloc(len + 1)) == NULL) {
+	if ((r = edit_start(rule, origin, 0, e, err, errlen)) == NULL)
+		return (-1);
+	if ((e->text = malloc(len + 1)) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", origin);
 		goto out;
 	}
-	if (edit_canon(r, origin, rule, 0, e->rule, sizeof e->rule, err,
-	    errlen) == -1)
-		goto out;
-	while (edit_next_line(text, len, &off, &l)) {
-		n++;
-		if (!edit_line_matches(r, &l, e->rule, 1)) {
-			memcpy(e->text + e->len, l.s, l.full);
-			e->len += l.full;
-		} else if (e->count++ == 0)
-			e->line = n;
-	}
+	edit_walk(r, text, len, 1, e);
 	e->text[e->len] = '\0';
 	rv = e->count;
 out:

@@ -242,17 +242,24 @@ grants_drop_always(struct grants *g, const struct rules *r)
 }
 
 /* Say which rule decided: "FILE:LINE", or the origin of a one-line rule. */
-static void
-decide_rule_ref(struct policy_decision *d)
+void
+policy_rule_text(const struct rules_verdict *v, char *buf, size_t len)
 {
-	const struct rules_verdict	*v = &d->verdict;
-
-	if (v->file == NULL)
-		d->rule[0] = '\0';
-	else if (v->line == 0)
-		snprintf(d->rule, sizeof d->rule, "%s", v->file);
+	if (v->file != NULL && v->line > 0)
+		snprintf(buf, len, "%s:%u", v->file, v->line);
 	else
-		snprintf(d->rule, sizeof d->rule, "%s:%u", v->file, v->line);
+		snprintf(buf, len, "%s", v->file != NULL ? v->file : "");
+}
+
+/* Say which deny rule refused: "denied by the rule 'TEXT' (FILE:LINE)". */
+int
+policy_deny_text(const struct rules_verdict *v, char *buf, size_t len)
+{
+	char	where[1024];
+
+	policy_rule_text(v, where, sizeof where);
+	return (snprintf(buf, len, "denied by the rule '%.200s' (%.256s)",
+	    v->text != NULL ? v->text : "deny", where));
 }
 
 /* The class of a special-purpose address no allow-private rule covers. */
@@ -303,7 +310,7 @@ policy_decide(const struct rules *r, const struct grants *g,
 		return (0);
 	}
 	d->allow = rules_match(r, h, port, &d->verdict);
-	decide_rule_ref(d);
+	policy_rule_text(&d->verdict, d->rule, sizeof d->rule);
 	if (!d->allow && d->verdict.file != NULL) {
 		snprintf(d->why, sizeof d->why, "denied by rule %s%s", d->rule,
 		    have_grant ? "; a grant cannot override it" : "");
@@ -341,7 +348,7 @@ policy_grantable(const struct rules *r, const struct host *h, uint16_t port,
 {
 	struct rules_verdict	v;
 	enum addr_class		c;
-	char			where[1024];
+	int			n;
 
 	if (len > 0)
 		fix[0] = '\0';
@@ -350,14 +357,11 @@ policy_grantable(const struct rules *r, const struct host *h, uint16_t port,
 	if (port == 0)
 		port = 443;
 	if (!rules_match(r, h, port, &v) && v.file != NULL) {
-		if (v.line > 0)
-			snprintf(where, sizeof where, "%s:%u", v.file, v.line);
-		else
-			snprintf(where, sizeof where, "%s", v.file);
-		snprintf(fix, len, "denied by the rule '%.200s' (%.256s), "
-		    "which no approval can override: to allow it, that rule "
-		    "must be removed from the policy", v.text != NULL ?
-		    v.text : "deny", where);
+		n = policy_deny_text(&v, fix, len);
+		if (n >= 0 && (size_t)n < len)
+			snprintf(fix + n, len - n, ", which no approval can "
+			    "override: to allow it, that rule must be removed "
+			    "from the policy");
 		return (0);
 	}
 	if ((c = decide_unguarded(r, h)) == ADDR_PUBLIC)

@@ -108,6 +108,20 @@ struct policy_decision {
 };
 
 /*
+ * Name the rule of a verdict, as logs and refusals do: "FILE:LINE", the
+ * origin alone for a rule given on the command line (line 0), "" when no
+ * rule decided (file NULL).
+ */
+void	policy_rule_text(const struct rules_verdict *, char *, size_t);
+
+/*
+ * Say which deny rule refused, for the agent and the person: "denied by
+ * the rule 'TEXT' (FILE:LINE)" (TEXT cut to 200 bytes, FILE:LINE to 256;
+ * "deny" when the verdict has no text).  Returns what snprintf does.
+ */
+int	policy_deny_text(const struct rules_verdict *, char *, size_t);
+
+/*
  * Decide host:port (port 1 to 65535) at now: an explicit deny rule
  * denies ("denied by rule FILE:LINE; a grant cannot override it" when a
  * grant was there), an allow rule allows, a live grant allows, and

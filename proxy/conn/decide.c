@@ -35,16 +35,14 @@ conn_port_only(struct conn *c)
 	return (0);
 }
 
-/* Remember the rule that decided, as "file:line". */
+/* Remember what decided: the grant used, or the rule as "file:line". */
 static void
 conn_rule(struct conn *c, const struct rules_verdict *v)
 {
-	if (v->file != NULL && v->line > 0)
-		snprintf(c->rule, sizeof c->rule, "%s:%u", v->file, v->line);
-	else if (v->file != NULL)
-		snprintf(c->rule, sizeof c->rule, "%s", v->file);
+	if (c->grant_id[0] != '\0')
+		snprintf(c->rule, sizeof c->rule, "grant %s", c->grant_id);
 	else
-		c->rule[0] = '\0';
+		policy_rule_text(v, c->rule, sizeof c->rule);
 }
 
 /*
@@ -91,8 +89,7 @@ conn_deny(struct conn *c, const struct rules_verdict *v)
 	else
 		perr = "denied-by-policy";
 	if (v->file != NULL && v->text != NULL)
-		snprintf(why, sizeof why, "denied by the rule '%.200s' (%.256s)",
-		    v->text, c->rule);
+		policy_deny_text(v, why, sizeof why);
 	else
 		snprintf(why, sizeof why, "%s", v->why != NULL ? v->why :
 		    "denied");
@@ -108,9 +105,6 @@ conn_asked(struct conn *c, const struct escalate_request *r, int timed_out)
 
 	if (r->state == ESCALATE_APPROVED && conn_policy(c, &v)) {
 		conn_rule(c, &v);
-		if (c->grant_id[0] != '\0')
-			snprintf(c->rule, sizeof c->rule, "grant %s",
-			    c->grant_id);
 		conn_go(c);
 		return;
 	}
@@ -155,9 +149,6 @@ conn_decide(struct conn *c)
 	c->grant_id[0] = '\0';
 	if (conn_policy(c, &v)) {
 		conn_rule(c, &v);
-		if (c->grant_id[0] != '\0')
-			snprintf(c->rule, sizeof c->rule, "grant %s",
-			    c->grant_id);
 		return (0);
 	}
 	conn_rule(c, &v);

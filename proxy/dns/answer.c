@@ -178,10 +178,7 @@ dns_answer_policy(struct dns_req *r)
 	if (rules_name_allowed(rules, &r->host, &v) == 0 &&
 	    dns_answer_granted(r, rules))
 		return (1);
-	if (v.file != NULL && v.line != 0)
-		snprintf(r->rule, sizeof r->rule, "%s:%u", v.file, v.line);
-	else if (v.file != NULL)
-		snprintf(r->rule, sizeof r->rule, "%s", v.file);
+	policy_rule_text(&v, r->rule, sizeof r->rule);
 	if (v.why != NULL)
 		snprintf(r->why, sizeof r->why, "%s", v.why);
 	return (v.allow);

@@ -391,43 +391,30 @@ resolver_entry_merge(struct resolver_entry *e,
 		e->res.ttl = ttl;
 }
 
-/* Parse an A answer into addresses; return a c-ares status. */
+/* Parse an A or AAAA answer into addresses; return a c-ares status. */
 static int
-resolver_parse_a(const uint8_t *abuf, int alen, struct resolver_addr *out,
-    size_t *n, uint32_t *ttl)
+resolver_parse(int family, const uint8_t *abuf, int alen,
+    struct resolver_addr *out, size_t *n, uint32_t *ttl)
 {
-	struct ares_addrttl	t[RESOLVER_MAX_ADDRS];
-	int			i, nt = RESOLVER_MAX_ADDRS, status;
+	struct ares_addrttl	t4[RESOLVER_MAX_ADDRS];
+	struct ares_addr6ttl	t6[RESOLVER_MAX_ADDRS];
+	int			i, nt = RESOLVER_MAX_ADDRS, status, t;
 
-	status = ares_parse_a_reply(abuf, alen, NULL, t, &nt);
+	if (family == AF_INET)
+		status = ares_parse_a_reply(abuf, alen, NULL, t4, &nt);
+	else
+		status = ares_parse_aaaa_reply(abuf, alen, NULL, t6, &nt);
 	if (status != ARES_SUCCESS)
 		return (status);
 	for (i = 0; i < nt; i++) {
-		out[i].family = AF_INET;
-		memcpy(out[i].addr, &t[i].ipaddr, 4);
-		if ((uint32_t)t[i].ttl < *ttl && t[i].ttl >= 0)
-			*ttl = t[i].ttl;
-	}
-	*n = nt;
-	return (nt > 0 ? ARES_SUCCESS : ARES_ENODATA);
-}
-
-/* Parse an AAAA answer into addresses; return a c-ares status. */
-static int
-resolver_parse_aaaa(const uint8_t *abuf, int alen, struct resolver_addr *out,
-    size_t *n, uint32_t *ttl)
-{
-	struct ares_addr6ttl	t[RESOLVER_MAX_ADDRS];
-	int			i, nt = RESOLVER_MAX_ADDRS, status;
-
-	status = ares_parse_aaaa_reply(abuf, alen, NULL, t, &nt);
-	if (status != ARES_SUCCESS)
-		return (status);
-	for (i = 0; i < nt; i++) {
-		out[i].family = AF_INET6;
-		memcpy(out[i].addr, &t[i].ip6addr, 16);
-		if ((uint32_t)t[i].ttl < *ttl && t[i].ttl >= 0)
-			*ttl = t[i].ttl;
+		out[i].family = family;
+		if (family == AF_INET)
+			memcpy(out[i].addr, &t4[i].ipaddr, 4);
+		else
+			memcpy(out[i].addr, &t6[i].ip6addr, 16);
+		t = family == AF_INET ? t4[i].ttl : t6[i].ttl;
+		if ((uint32_t)t < *ttl && t >= 0)
+			*ttl = t;
 	}
 	*n = nt;
 	return (nt > 0 ? ARES_SUCCESS : ARES_ENODATA);
@@ -495,10 +482,8 @@ resolver_entry_answer(struct resolver_entry *e, int family, int status,
 	e->pending--;
 	if (status == ARES_EDESTRUCTION)
 		return;		/* resolver_free() frees the entry */
-	if (status == ARES_SUCCESS && family == AF_INET)
-		status = resolver_parse_a(abuf, alen, a, &n, &ttl);
-	else if (status == ARES_SUCCESS)
-		status = resolver_parse_aaaa(abuf, alen, a, &n, &ttl);
+	if (status == ARES_SUCCESS)
+		status = resolver_parse(family, abuf, alen, a, &n, &ttl);
 	if (status == ARES_SUCCESS)
 		resolver_entry_merge(e, a, n, ttl);
 	else if (resolver_err_rank(status) > resolver_err_rank(e->err))

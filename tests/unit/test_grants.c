@@ -1,7 +1,8 @@
 /*
  * Unit tests for runtime grants and policy_decide: every scope, TTL
  * expiry, once grants used up, deny rules and the special-address guard
- * winning over grants, and which refusals no grant can lift.
+ * winning over grants, which refusals no grant can lift, and the rule
+ * text the HTTP and DNS sides share.
  */
 #include "config.h"
 
@@ -313,6 +314,54 @@ test_grantable(void **state)
 	rules_free(r);
 }
 
+/*
+ * The rule text logs and refusals share: FILE:LINE, the origin alone,
+ * nothing when no rule decided; a deny rule's text cut as documented;
+ * and a refusal that does not fit cut where one snprintf would cut it.
+ */
+static void
+test_rule_text(void **state)
+{
+	struct rules_verdict	 v = { 0 };
+	struct rules		*r = policy("deny upload.pypi.org\n");
+	const char		*full = "denied by the rule 'deny upload.pypi.org' "
+				    "(policy:1), which no approval can override: "
+				    "to allow it, that rule must be removed from "
+				    "the policy";
+	char			 buf[POLICY_FIX_LEN], text[300];
+	size_t			 len;
+
+	(void)state;
+	snprintf(buf, sizeof buf, "x");
+	policy_rule_text(&v, buf, sizeof buf);
+	assert_string_equal(buf, "");
+	v.file = "--allow";
+	policy_rule_text(&v, buf, sizeof buf);
+	assert_string_equal(buf, "--allow");
+	v.file = "/etc/pinhole/policy";
+	v.line = 12;
+	policy_rule_text(&v, buf, 8);
+	assert_string_equal(buf, "/etc/pi");
+	assert_int_equal(policy_deny_text(&v, buf, sizeof buf),
+	    strlen("denied by the rule 'deny' (/etc/pinhole/policy:12)"));
+	assert_string_equal(buf, "denied by the rule 'deny' "
+	    "(/etc/pinhole/policy:12)");
+	memset(text, 'a', sizeof text - 1);
+	text[sizeof text - 1] = '\0';
+	v.text = text;
+	policy_deny_text(&v, buf, sizeof buf);
+	assert_int_equal(strlen(buf), strlen("denied by the rule '' "
+	    "(/etc/pinhole/policy:12)") + 200);
+	for (len = 1; len <= strlen(full) + 1; len += 7) {
+		assert_int_equal(grantable(r, "upload.pypi.org", 443, buf, len),
+		    0);
+		assert_int_equal(strlen(buf), len - 1);
+		assert_memory_equal(buf, full, len - 1);
+	}
+	assert_int_equal(grantable(r, "upload.pypi.org", 443, NULL, 0), 0);
+	rules_free(r);
+}
+
 int
 main(void)
 {
@@ -324,6 +373,7 @@ main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_guard),
 		cmocka_unit_test(test_grantable),
+		cmocka_unit_test(test_rule_text),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
