@@ -41,6 +41,7 @@ REPEAT=${BENCH_REPEAT:-1}
 # tinyproxy logs each request at level Connect (and fsyncs every line).
 TINYPROXY_LOGLEVEL=${BENCH_TINYPROXY_LOGLEVEL:-Connect}
 BULK_SECS=30		# at most, per throughput case
+HZ=$(getconf CLK_TCK)
 HOST=bench.test
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/pinhole-bench.XXXXXX") || exit 1
@@ -126,6 +127,40 @@ mem_kib() {
 	echo "$sum"
 }
 
+# Print the CPU time process tree $1 has used, in microseconds.  Per
+# process, the larger of two lower bounds: its live threads' run time from
+# schedstat (ns), and utime+stime+cutime+cstime from stat (clock ticks),
+# which also holds threads that have ended (tinyproxy runs one per
+# connection) and children it has reaped.
+cpu_us() {
+	sum=0
+	for p in $(tree_pids "$1"); do
+		v=$(cat "/proc/$p/stat" /proc/"$p"/task/*/schedstat 2>/dev/null |
+		    awk -v hz="$HZ" '
+			/\) / { sub(/^.*\) /, ""); tick = $12 + $13 + $14 + $15; next }
+			{ ns += $1 }
+			END {
+				c = tick * 1000000 / hz
+				if (ns / 1000 > c)
+					c = ns / 1000
+				printf "%.0f\n", c
+			}')
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
+
+# Print CPU microseconds $1 per $2 units over $3, in format $4; "-" when
+# either is unknown.
+per_unit() {
+	awk -v c="$1" -v n="$2" -v d="$3" -v f="$4" 'BEGIN {
+		if (c !~ /^[0-9]+$/ || n + 0 <= 0)
+			print "-"
+		else
+			printf f "\n", c / (n / d)
+	}'
+}
+
 # Record a result: res SERVER METRIC VALUE.
 res() {
 	echo "$3" >"$T/res/$1.$2"
@@ -145,6 +180,7 @@ start_origin() {
 		i=$((i + 1))
 	done
 	OPORT=$(sed -n 's/^port //p' "$T/origin.out")
+	OPID=$BGPID
 	[ -n "$OPORT" ] || { say "origin did not start"; exit 1; }
 }
 
@@ -270,19 +306,30 @@ start_server() {
 	wait_port "$SPID" "$port" t || { say "$1 did not start"; stop_pid "$SPID"; return 1; }
 }
 
+# Print the CPU microseconds server $SPID has used; nothing for direct.
+server_cpu() {
+	if [ -n "$SPID" ]; then cpu_us "$SPID"; fi
+}
+
 # Run loadgen for server $1 (proxy $2 or empty) $REPEAT times and keep
 # in $line the run with the largest value of key $3; $flag marks errors.
+# The server's CPU microseconds in that run are in $scpu ("" for direct),
+# loadgen's and the origin's together in $ecpu.
 run_lg() {
 	srv=$1 px=$2 key=$3
 	shift 3
 	if [ -n "$px" ]; then set -- "$@" -x "$px"; fi
-	line= best=-1 r=0
+	line= best=-1 r=0 scpu= ecpu=
 	while [ $r -lt "$REPEAT" ]; do
+		s0=$(server_cpu) o0=$(cpu_us "$OPID")
 		one=$(timeout 60 "$LOADGEN" "$@" -o "$OPORT" 2>>"$T/loadgen.err")
-		echo "$srv: $one" >>"$T/lines"
+		s1=$(server_cpu) o1=$(cpu_us "$OPID")
+		s=${s0:+$((s1 - s0))} l=$(field "$one" cpu_us)
+		e=${l:+$((l + o1 - o0))}
+		echo "$srv: $one server_cpu_us=${s:--} origin_cpu_us=$((o1 - o0))" >>"$T/lines"
 		v=$(field "$one" "$key")
 		if [ -n "$v" ] && awk -v a="$v" -v b="$best" 'BEGIN { exit !(a > b) }'; then
-			line=$one best=$v
+			line=$one best=$v scpu=$s ecpu=$e
 		fi
 		r=$((r + 1))
 	done
@@ -292,6 +339,13 @@ run_lg() {
 	[ -n "$line" ] || flag="!"
 }
 
+# Record metric $2's CPU per unit for server $1: $3 units over $4, in
+# format $5 ($scpu and $ecpu from run_lg).
+res_cpu() {
+	res "$1" "$2cpu" "$(per_unit "$scpu" "$3" "$4" "$5")$flag"
+	res "$1" "$2eo" "$(per_unit "$ecpu" "$3" "$4" "$5")$flag"
+}
+
 # Measure throughput, setup rate and request rate for server $1.
 measure_load() {
 	srv=$1 px=$2
@@ -299,15 +353,18 @@ measure_load() {
 		run_lg "$srv" "$px" MiBps tunnel-bulk -c "$n" -b "$BYTES" \
 		    -t "$BULK_SECS"
 		res "$srv" "bulk$n" "$(field "$line" MiBps)$flag"
+		res_cpu "$srv" "bulk$n" "$(field "$line" bytes)" 1048576 %.0f
 	done
 	run_lg "$srv" "$px" rate connect-rate -c 50 -n "$SETUPS" -t "$SECS"
 	res "$srv" rate "$(field "$line" rate)$flag"
 	res "$srv" rate50 "$(field "$line" p50_ms)"
 	res "$srv" rate99 "$(field "$line" p99_ms)"
+	res_cpu "$srv" rate "$(field "$line" "done")" 1 %.1f
 	run_lg "$srv" "$px" rate forward-rps -c 50 -n "$REQUESTS" -t "$SECS"
 	res "$srv" rps "$(field "$line" rate)$flag"
 	res "$srv" rps50 "$(field "$line" p50_ms)"
 	res "$srv" rps99 "$(field "$line" p99_ms)"
+	res_cpu "$srv" rps "$(field "$line" "done")" 1 %.1f
 }
 
 # Open $IDLE tunnels through server $1 and record the memory it holds.
@@ -336,6 +393,7 @@ measure_idle() {
 bench_server() {
 	srv=$1
 	if [ "$srv" = direct ]; then
+		SPID=
 		measure_load direct ""
 		return
 	fi
