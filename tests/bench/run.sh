@@ -12,9 +12,10 @@
 # Knobs (environment): BENCH_BYTES (bytes per throughput case, 1 GiB),
 # BENCH_SECS (seconds per rate case, 5), BENCH_SETUPS (CONNECT setups per
 # server, 20000), BENCH_REQUESTS (forward requests per server, 200000),
-# BENCH_IDLE (idle tunnels, 2000), BENCH_SERVERS (which columns, in order),
-# BENCH_TINYPROXY_LOGLEVEL (Connect), BENCH_REPEAT (runs per case, the best
-# kept; 1); TMPDIR holds the configs and logs.
+# BENCH_IDLE (idle tunnels, 2000), BENCH_SERVERS (which columns, in order;
+# pinhole2 is BENCH_PINHOLE2, another build's pinhole), BENCH_TINYPROXY_LOGLEVEL
+# (Connect), BENCH_REPEAT (runs per case, the best kept; 1); TMPDIR holds the
+# configs and logs.
 set -u
 PATH=$PATH:/usr/sbin:/sbin
 
@@ -27,6 +28,7 @@ BUILD=$(cd "$1" && pwd) || usage
 LOADGEN=$BUILD/tests/bench/loadgen
 ORIGIN=$BUILD/tests/bench/origin
 PINHOLE=$BUILD/pinhole
+PINHOLE2=${BENCH_PINHOLE2:-}
 for p in "$LOADGEN" "$ORIGIN"; do
 	[ -x "$p" ] || { echo "$0: $p missing: run 'make bench' in $BUILD" >&2; exit 1; }
 done
@@ -190,16 +192,23 @@ write_hosts() {
 	chmod 644 "$T/hosts"
 }
 
+# Tell why pinhole program $1 cannot run here, or nothing if it can.
+why_not_pinhole() {
+	[ -x "$1" ] || { echo "no $1"; return; }
+	"$1" help proxy >/dev/null 2>&1 ||
+	    { echo "$1 has no proxy command"; return; }
+	command -v dnsmasq >/dev/null ||
+	    echo "dnsmasq missing (apt-get install dnsmasq-base)"
+}
+
 # Tell why a server cannot run here, or nothing if it can.
 why_not() {
 	case $1 in
 	direct) ;;
-	pinhole)
-		[ -x "$PINHOLE" ] || { echo "no $PINHOLE"; return; }
-		"$PINHOLE" help proxy >/dev/null 2>&1 ||
-		    { echo "pinhole has no proxy command yet"; return; }
-		command -v dnsmasq >/dev/null ||
-		    echo "dnsmasq missing (apt-get install dnsmasq-base)" ;;
+	pinhole) why_not_pinhole "$PINHOLE" ;;
+	pinhole2)
+		[ -n "$PINHOLE2" ] || { echo "BENCH_PINHOLE2 not set"; return; }
+		why_not_pinhole "$PINHOLE2" ;;
 	squid)
 		command -v squid >/dev/null ||
 		    echo "squid missing (apt-get install squid)" ;;
@@ -221,16 +230,26 @@ start_dnsmasq() {
 	wait_port "$BGPID" "$DNSPORT" u || { say "dnsmasq did not start"; return 1; }
 }
 
-# Start pinhole's proxy on $1; its pid in $SPID.
-start_pinhole() {
+# Start pinhole program $1's proxy on $2, its files in $T/$3; pid in $SPID.
+run_pinhole() {
 	[ -n "${DNSPORT:-}" ] || start_dnsmasq || return 1
-	mkdir -p "$T/pinhole"
-	bg "$PINHOLE" proxy --listen "127.0.0.1:$1" \
+	mkdir -p "$T/$3"
+	bg "$1" proxy --listen "127.0.0.1:$2" \
 	    --allow "$HOST:$OPORT" --allow "allow-private 127.0.0.0/8" \
-	    --log "$T/pinhole/audit.log" --resolver "127.0.0.1:$DNSPORT" \
+	    --log "$T/$3/audit.log" --resolver "127.0.0.1:$DNSPORT" \
 	    --max-clients $((IDLE + 100)) --grace 1 \
-	    >>"$T/pinhole/stdout" 2>>"$T/pinhole/stderr"
+	    >>"$T/$3/stdout" 2>>"$T/$3/stderr"
 	SPID=$BGPID
+}
+
+# Start this build's pinhole proxy on $1; its pid in $SPID.
+start_pinhole() {
+	run_pinhole "$PINHOLE" "$1" pinhole
+}
+
+# Start BENCH_PINHOLE2's proxy on $1; its pid in $SPID.
+start_pinhole2() {
+	run_pinhole "$PINHOLE2" "$1" pinhole2
 }
 
 # Write squid's config for port $1 into $T/squid.
@@ -425,10 +444,25 @@ done
 [ -s "$T/lines" ] && sed 's/^/bench: /' "$T/lines" >&2
 [ -s "$T/loadgen.err" ] && tail -20 "$T/loadgen.err" | sed 's/^/bench: loadgen: /' >&2
 
-asan=no
-[ -x "$PINHOLE" ] && grep -q -a __asan_init "$PINHOLE" && asan=yes
+# Print which pinhole programs the columns ran and whether with sanitizers.
+builds() {
+	sep=
+	for srv in $SERVERS; do
+		case $srv in
+		pinhole) p=$PINHOLE ;;
+		pinhole2) p=$PINHOLE2 ;;
+		*) continue ;;
+		esac
+		[ -n "$p" ] || continue
+		asan=no
+		[ -x "$p" ] && grep -q -a __asan_init "$p" && asan=yes
+		printf '%s%s: %s, sanitizers: %s' "$sep" "$srv" "$p" "$asan"
+		sep="; "
+	done
+}
+
 ENV="$(nproc) CPUs, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg)"
-ENV="$ENV; best of $REPEAT; logs on $(findmnt -n -o FSTYPE -T "$T"); pinhole built with sanitizers: $asan"
+ENV="$ENV; best of $REPEAT; logs on $(findmnt -n -o FSTYPE -T "$T")"
 TABLE=$(dirname "$0")/table.awk
 awk -v dir="$T/res" -v servers="$SERVERS" -v env="$ENV" \
-    -v bytes="$BYTES" -v idle="$IDLE" -f "$TABLE"
+    -v builds="$(builds)" -v bytes="$BYTES" -v idle="$IDLE" -f "$TABLE"

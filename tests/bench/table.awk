@@ -1,7 +1,7 @@
 # Print the benchmark table from the result files run.sh wrote:
 # DIR/SERVER.METRIC holds one value ("!" after it marks a run with errors),
 # DIR/SERVER.skip says why a server was not measured.
-# Variables: dir, servers, env, bytes, idle.
+# Variables: dir, servers, env, builds, bytes, idle.
 
 # Read one result; "-" when there is none.
 function get(srv, m,    f, v) {
@@ -80,8 +80,11 @@ BEGIN {
 	label["rss"] = sprintf("RSS, %d idle tunnels, MiB", idle)
 	label["hwm"] = "peak RSS (VmHWM), MiB"
 	ratios = has["pinhole"]
+	ratios2 = ratios && has["pinhole2"]
 
 	printf "pinhole proxy benchmark on loopback (%s)\n", env
+	if (builds != "")
+		printf "%s\n", builds
 	printf "throughput: %.0f MiB per case; RSS and CPU summed over each server's processes\n\n",
 	    bytes / 1048576
 	printf "%-30s", "metric"
@@ -89,6 +92,8 @@ BEGIN {
 		printf " %11s", srv[i]
 	if (ratios)
 		printf " | %9s %9s %9s", "ph/direct", "ph/squid", "ph/tiny"
+	if (ratios2)
+		printf " %9s", "ph/ph2"
 	printf "\n"
 	for (j = 1; j <= nm; j++) {
 		m = metric[j]
@@ -98,6 +103,8 @@ BEGIN {
 		if (ratios)
 			printf " | %9s %9s %9s", ratio(m, "direct"),
 			    ratio(m, "squid"), ratio(m, "tinyproxy")
+		if (ratios2)
+			printf " %9s", ratio(m, "pinhole2")
 		printf "\n"
 	}
 	printf "\n"
