@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <netinet/in.h>
@@ -633,6 +634,18 @@ lg_cmp(const void *a, const void *b)
 	return (x < y ? -1 : x > y);
 }
 
+/* Return the CPU time this process has used, in microseconds. */
+static long long
+lg_cpu_us(void)
+{
+	struct rusage	ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == -1)
+		return (-1);
+	return ((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
+	    ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
 /* Measure bulk throughput through -c tunnels. */
 static void
 lg_bulk(struct lg *lg)
@@ -651,10 +664,10 @@ lg_bulk(struct lg *lg)
 		lg->t0 = lg->tend;
 	secs = lg->tend - lg->t0;
 	printf("%s conns=%d bytes=%llu secs=%.3f MiBps=%.1f errors=%ld "
-	    "complete=%d\n", lg->name, lg->conc,
+	    "complete=%d cpu_us=%lld\n", lg->name, lg->conc,
 	    (unsigned long long)lg->got, secs,
 	    secs > 0 ? lg->got / secs / 1048576 : 0, lg->errors,
-	    lg->got == lg->bytes && lg->errors == 0);
+	    lg->got == lg->bytes && lg->errors == 0, lg_cpu_us());
 }
 
 /* Measure setups or requests per second with -c clients. */
@@ -673,9 +686,10 @@ lg_rate(struct lg *lg)
 	n = lg->done < lg->count ? lg->done : lg->count;
 	qsort(lg->lat, n, sizeof *lg->lat, lg_cmp);
 	printf("%s conns=%d done=%ld secs=%.3f rate=%.0f p50_ms=%.3f "
-	    "p99_ms=%.3f errors=%ld reconnects=%ld\n", lg->name, lg->conc,
-	    lg->done, secs, secs > 0 ? lg->done / secs : 0, lg_pct(lg, 50),
-	    lg_pct(lg, 99), lg->errors, lg->reconnects);
+	    "p99_ms=%.3f errors=%ld reconnects=%ld cpu_us=%lld\n", lg->name,
+	    lg->conc, lg->done, secs, secs > 0 ? lg->done / secs : 0,
+	    lg_pct(lg, 50), lg_pct(lg, 99), lg->errors, lg->reconnects,
+	    lg_cpu_us());
 }
 
 /* Tell whether another idle tunnel may start opening now. */

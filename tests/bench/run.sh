@@ -12,9 +12,10 @@
 # Knobs (environment): BENCH_BYTES (bytes per throughput case, 1 GiB),
 # BENCH_SECS (seconds per rate case, 5), BENCH_SETUPS (CONNECT setups per
 # server, 20000), BENCH_REQUESTS (forward requests per server, 200000),
-# BENCH_IDLE (idle tunnels, 2000), BENCH_SERVERS (which columns, in order),
-# BENCH_TINYPROXY_LOGLEVEL (Connect), BENCH_REPEAT (runs per case, the best
-# kept; 1); TMPDIR holds the configs and logs.
+# BENCH_IDLE (idle tunnels, 2000), BENCH_SERVERS (which columns, in order;
+# pinhole2 is BENCH_PINHOLE2, another build's pinhole), BENCH_TINYPROXY_LOGLEVEL
+# (Connect), BENCH_REPEAT (runs per case, the best kept; 1); TMPDIR holds the
+# configs and logs.
 set -u
 PATH=$PATH:/usr/sbin:/sbin
 
@@ -27,6 +28,7 @@ BUILD=$(cd "$1" && pwd) || usage
 LOADGEN=$BUILD/tests/bench/loadgen
 ORIGIN=$BUILD/tests/bench/origin
 PINHOLE=$BUILD/pinhole
+PINHOLE2=${BENCH_PINHOLE2:-}
 for p in "$LOADGEN" "$ORIGIN"; do
 	[ -x "$p" ] || { echo "$0: $p missing: run 'make bench' in $BUILD" >&2; exit 1; }
 done
@@ -41,6 +43,7 @@ REPEAT=${BENCH_REPEAT:-1}
 # tinyproxy logs each request at level Connect (and fsyncs every line).
 TINYPROXY_LOGLEVEL=${BENCH_TINYPROXY_LOGLEVEL:-Connect}
 BULK_SECS=30		# at most, per throughput case
+HZ=$(getconf CLK_TCK)
 HOST=bench.test
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/pinhole-bench.XXXXXX") || exit 1
@@ -126,6 +129,40 @@ mem_kib() {
 	echo "$sum"
 }
 
+# Print the CPU time process tree $1 has used, in microseconds.  Per
+# process, the larger of two lower bounds: its live threads' run time from
+# schedstat (ns), and utime+stime+cutime+cstime from stat (clock ticks),
+# which also holds threads that have ended (tinyproxy runs one per
+# connection) and children it has reaped.
+cpu_us() {
+	sum=0
+	for p in $(tree_pids "$1"); do
+		v=$(cat "/proc/$p/stat" /proc/"$p"/task/*/schedstat 2>/dev/null |
+		    awk -v hz="$HZ" '
+			/\) / { sub(/^.*\) /, ""); tick = $12 + $13 + $14 + $15; next }
+			{ ns += $1 }
+			END {
+				c = tick * 1000000 / hz
+				if (ns / 1000 > c)
+					c = ns / 1000
+				printf "%.0f\n", c
+			}')
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
+
+# Print CPU microseconds $1 per $2 units over $3, in format $4; "-" when
+# either is unknown.
+per_unit() {
+	awk -v c="$1" -v n="$2" -v d="$3" -v f="$4" 'BEGIN {
+		if (c !~ /^[0-9]+$/ || n + 0 <= 0)
+			print "-"
+		else
+			printf f "\n", c / (n / d)
+	}'
+}
+
 # Record a result: res SERVER METRIC VALUE.
 res() {
 	echo "$3" >"$T/res/$1.$2"
@@ -145,6 +182,7 @@ start_origin() {
 		i=$((i + 1))
 	done
 	OPORT=$(sed -n 's/^port //p' "$T/origin.out")
+	OPID=$BGPID
 	[ -n "$OPORT" ] || { say "origin did not start"; exit 1; }
 }
 
@@ -154,16 +192,23 @@ write_hosts() {
 	chmod 644 "$T/hosts"
 }
 
+# Tell why pinhole program $1 cannot run here, or nothing if it can.
+why_not_pinhole() {
+	[ -x "$1" ] || { echo "no $1"; return; }
+	"$1" help proxy >/dev/null 2>&1 ||
+	    { echo "$1 has no proxy command"; return; }
+	command -v dnsmasq >/dev/null ||
+	    echo "dnsmasq missing (apt-get install dnsmasq-base)"
+}
+
 # Tell why a server cannot run here, or nothing if it can.
 why_not() {
 	case $1 in
 	direct) ;;
-	pinhole)
-		[ -x "$PINHOLE" ] || { echo "no $PINHOLE"; return; }
-		"$PINHOLE" help proxy >/dev/null 2>&1 ||
-		    { echo "pinhole has no proxy command yet"; return; }
-		command -v dnsmasq >/dev/null ||
-		    echo "dnsmasq missing (apt-get install dnsmasq-base)" ;;
+	pinhole) why_not_pinhole "$PINHOLE" ;;
+	pinhole2)
+		[ -n "$PINHOLE2" ] || { echo "BENCH_PINHOLE2 not set"; return; }
+		why_not_pinhole "$PINHOLE2" ;;
 	squid)
 		command -v squid >/dev/null ||
 		    echo "squid missing (apt-get install squid)" ;;
@@ -185,16 +230,26 @@ start_dnsmasq() {
 	wait_port "$BGPID" "$DNSPORT" u || { say "dnsmasq did not start"; return 1; }
 }
 
-# Start pinhole's proxy on $1; its pid in $SPID.
-start_pinhole() {
+# Start pinhole program $1's proxy on $2, its files in $T/$3; pid in $SPID.
+run_pinhole() {
 	[ -n "${DNSPORT:-}" ] || start_dnsmasq || return 1
-	mkdir -p "$T/pinhole"
-	bg "$PINHOLE" proxy --listen "127.0.0.1:$1" \
+	mkdir -p "$T/$3"
+	bg "$1" proxy --listen "127.0.0.1:$2" \
 	    --allow "$HOST:$OPORT" --allow "allow-private 127.0.0.0/8" \
-	    --log "$T/pinhole/audit.log" --resolver "127.0.0.1:$DNSPORT" \
+	    --log "$T/$3/audit.log" --resolver "127.0.0.1:$DNSPORT" \
 	    --max-clients $((IDLE + 100)) --grace 1 \
-	    >>"$T/pinhole/stdout" 2>>"$T/pinhole/stderr"
+	    >>"$T/$3/stdout" 2>>"$T/$3/stderr"
 	SPID=$BGPID
+}
+
+# Start this build's pinhole proxy on $1; its pid in $SPID.
+start_pinhole() {
+	run_pinhole "$PINHOLE" "$1" pinhole
+}
+
+# Start BENCH_PINHOLE2's proxy on $1; its pid in $SPID.
+start_pinhole2() {
+	run_pinhole "$PINHOLE2" "$1" pinhole2
 }
 
 # Write squid's config for port $1 into $T/squid.
@@ -270,19 +325,30 @@ start_server() {
 	wait_port "$SPID" "$port" t || { say "$1 did not start"; stop_pid "$SPID"; return 1; }
 }
 
+# Print the CPU microseconds server $SPID has used; nothing for direct.
+server_cpu() {
+	if [ -n "$SPID" ]; then cpu_us "$SPID"; fi
+}
+
 # Run loadgen for server $1 (proxy $2 or empty) $REPEAT times and keep
 # in $line the run with the largest value of key $3; $flag marks errors.
+# The server's CPU microseconds in that run are in $scpu ("" for direct),
+# loadgen's and the origin's together in $ecpu.
 run_lg() {
 	srv=$1 px=$2 key=$3
 	shift 3
 	if [ -n "$px" ]; then set -- "$@" -x "$px"; fi
-	line= best=-1 r=0
+	line= best=-1 r=0 scpu= ecpu=
 	while [ $r -lt "$REPEAT" ]; do
+		s0=$(server_cpu) o0=$(cpu_us "$OPID")
 		one=$(timeout 60 "$LOADGEN" "$@" -o "$OPORT" 2>>"$T/loadgen.err")
-		echo "$srv: $one" >>"$T/lines"
+		s1=$(server_cpu) o1=$(cpu_us "$OPID")
+		s=${s0:+$((s1 - s0))} l=$(field "$one" cpu_us)
+		e=${l:+$((l + o1 - o0))}
+		echo "$srv: $one server_cpu_us=${s:--} origin_cpu_us=$((o1 - o0))" >>"$T/lines"
 		v=$(field "$one" "$key")
 		if [ -n "$v" ] && awk -v a="$v" -v b="$best" 'BEGIN { exit !(a > b) }'; then
-			line=$one best=$v
+			line=$one best=$v scpu=$s ecpu=$e
 		fi
 		r=$((r + 1))
 	done
@@ -292,6 +358,13 @@ run_lg() {
 	[ -n "$line" ] || flag="!"
 }
 
+# Record metric $2's CPU per unit for server $1: $3 units over $4, in
+# format $5 ($scpu and $ecpu from run_lg).
+res_cpu() {
+	res "$1" "$2cpu" "$(per_unit "$scpu" "$3" "$4" "$5")$flag"
+	res "$1" "$2eo" "$(per_unit "$ecpu" "$3" "$4" "$5")$flag"
+}
+
 # Measure throughput, setup rate and request rate for server $1.
 measure_load() {
 	srv=$1 px=$2
@@ -299,15 +372,18 @@ measure_load() {
 		run_lg "$srv" "$px" MiBps tunnel-bulk -c "$n" -b "$BYTES" \
 		    -t "$BULK_SECS"
 		res "$srv" "bulk$n" "$(field "$line" MiBps)$flag"
+		res_cpu "$srv" "bulk$n" "$(field "$line" bytes)" 1048576 %.0f
 	done
 	run_lg "$srv" "$px" rate connect-rate -c 50 -n "$SETUPS" -t "$SECS"
 	res "$srv" rate "$(field "$line" rate)$flag"
 	res "$srv" rate50 "$(field "$line" p50_ms)"
 	res "$srv" rate99 "$(field "$line" p99_ms)"
+	res_cpu "$srv" rate "$(field "$line" "done")" 1 %.1f
 	run_lg "$srv" "$px" rate forward-rps -c 50 -n "$REQUESTS" -t "$SECS"
 	res "$srv" rps "$(field "$line" rate)$flag"
 	res "$srv" rps50 "$(field "$line" p50_ms)"
 	res "$srv" rps99 "$(field "$line" p99_ms)"
+	res_cpu "$srv" rps "$(field "$line" "done")" 1 %.1f
 }
 
 # Open $IDLE tunnels through server $1 and record the memory it holds.
@@ -336,6 +412,7 @@ measure_idle() {
 bench_server() {
 	srv=$1
 	if [ "$srv" = direct ]; then
+		SPID=
 		measure_load direct ""
 		return
 	fi
@@ -367,10 +444,25 @@ done
 [ -s "$T/lines" ] && sed 's/^/bench: /' "$T/lines" >&2
 [ -s "$T/loadgen.err" ] && tail -20 "$T/loadgen.err" | sed 's/^/bench: loadgen: /' >&2
 
-asan=no
-[ -x "$PINHOLE" ] && grep -q -a __asan_init "$PINHOLE" && asan=yes
+# Print which pinhole programs the columns ran and whether with sanitizers.
+builds() {
+	sep=
+	for srv in $SERVERS; do
+		case $srv in
+		pinhole) p=$PINHOLE ;;
+		pinhole2) p=$PINHOLE2 ;;
+		*) continue ;;
+		esac
+		[ -n "$p" ] || continue
+		asan=no
+		[ -x "$p" ] && grep -q -a __asan_init "$p" && asan=yes
+		printf '%s%s: %s, sanitizers: %s' "$sep" "$srv" "$p" "$asan"
+		sep="; "
+	done
+}
+
 ENV="$(nproc) CPUs, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg)"
-ENV="$ENV; best of $REPEAT; logs on $(findmnt -n -o FSTYPE -T "$T"); pinhole built with sanitizers: $asan"
+ENV="$ENV; best of $REPEAT; logs on $(findmnt -n -o FSTYPE -T "$T")"
 TABLE=$(dirname "$0")/table.awk
 awk -v dir="$T/res" -v servers="$SERVERS" -v env="$ENV" \
-    -v bytes="$BYTES" -v idle="$IDLE" -f "$TABLE"
+    -v builds="$(builds)" -v bytes="$BYTES" -v idle="$IDLE" -f "$TABLE"

@@ -1,7 +1,7 @@
 # Print the benchmark table from the result files run.sh wrote:
 # DIR/SERVER.METRIC holds one value ("!" after it marks a run with errors),
 # DIR/SERVER.skip says why a server was not measured.
-# Variables: dir, servers, env, bytes, idle.
+# Variables: dir, servers, env, builds, bytes, idle.
 
 # Read one result; "-" when there is none.
 function get(srv, m,    f, v) {
@@ -30,6 +30,14 @@ function ratio(m, other,    a, b) {
 	return sprintf("%.2f", a / b)
 }
 
+# Print label s padded to the metric column (mawk counts bytes, so a "µ"
+# is as wide as length("µ") says).
+function pad(s,    t, k) {
+	t = s
+	k = gsub(/µ/, "", t)
+	printf "%-" (30 + k * (length("µ") - 1)) "s", s
+}
+
 # Print one target line: PASS, MISS or n/a.
 function target(text, m, other, op, limit,    r, v, verdict) {
 	r = ratio(m, other)
@@ -49,38 +57,54 @@ BEGIN {
 	n = split(servers, srv, " ")
 	for (i = 1; i <= n; i++)
 		has[srv[i]] = 1
-	nm = split("bulk1 bulk16 rate rate50 rate99 rps rps50 rps99 rss0 rss hwm",
-	    metric, " ")
+	nm = split("bulk1 bulk1cpu bulk1eo bulk16 bulk16cpu bulk16eo " \
+	    "rate rate50 rate99 ratecpu rateeo rps rps50 rps99 rpscpu rpseo " \
+	    "rss0 rss hwm", metric, " ")
 	label["bulk1"] = "tunnel MiB/s, 1 tunnel"
+	label["bulk1cpu"] = "  CPU µs per MiB"
+	label["bulk1eo"] = "  loadgen+origin µs per MiB"
 	label["bulk16"] = "tunnel MiB/s, 16 tunnels"
+	label["bulk16cpu"] = "  CPU µs per MiB"
+	label["bulk16eo"] = "  loadgen+origin µs per MiB"
 	label["rate"] = "CONNECT setups/s, 50 clients"
 	label["rate50"] = "  setup p50 ms"
 	label["rate99"] = "  setup p99 ms"
+	label["ratecpu"] = "  CPU µs per CONNECT setup"
+	label["rateeo"] = "  loadgen+origin µs per setup"
 	label["rps"] = "forward req/s, 50 keep-alive"
 	label["rps50"] = "  request p50 ms"
 	label["rps99"] = "  request p99 ms"
+	label["rpscpu"] = "  CPU µs per forward request"
+	label["rpseo"] = "  loadgen+origin µs per req"
 	label["rss0"] = "RSS at start, MiB"
 	label["rss"] = sprintf("RSS, %d idle tunnels, MiB", idle)
 	label["hwm"] = "peak RSS (VmHWM), MiB"
 	ratios = has["pinhole"]
+	ratios2 = ratios && has["pinhole2"]
 
 	printf "pinhole proxy benchmark on loopback (%s)\n", env
-	printf "throughput: %.0f MiB per case; RSS summed over each server's processes\n\n",
+	if (builds != "")
+		printf "%s\n", builds
+	printf "throughput: %.0f MiB per case; RSS and CPU summed over each server's processes\n\n",
 	    bytes / 1048576
 	printf "%-30s", "metric"
 	for (i = 1; i <= n; i++)
 		printf " %11s", srv[i]
 	if (ratios)
 		printf " | %9s %9s %9s", "ph/direct", "ph/squid", "ph/tiny"
+	if (ratios2)
+		printf " %9s", "ph/ph2"
 	printf "\n"
 	for (j = 1; j <= nm; j++) {
 		m = metric[j]
-		printf "%-30s", label[m]
+		pad(label[m])
 		for (i = 1; i <= n; i++)
 			printf " %11s", get(srv[i], m)
 		if (ratios)
 			printf " | %9s %9s %9s", ratio(m, "direct"),
 			    ratio(m, "squid"), ratio(m, "tinyproxy")
+		if (ratios2)
+			printf " %9s", ratio(m, "pinhole2")
 		printf "\n"
 	}
 	printf "\n"
@@ -89,7 +113,10 @@ BEGIN {
 		if (why != "-")
 			printf "%s not measured: %s\n", srv[i], why
 	}
-	printf "(\"!\" marks a run with errors; \"-\" a figure not measured)\n\n"
+	printf "(\"!\" marks a run with errors; \"-\" a figure not measured)\n"
+	printf "(CPU µs per ...: the server's own CPU time, all its processes and threads, over\n"
+	printf " the units loadgen completed; direct has no server.  loadgen+origin µs per ...:\n"
+	printf " the two ends' CPU in the same run; with the server's it is the whole cost)\n\n"
 	printf "%-44s %8s  %s\n", "target (pinhole)", "ratio", "result"
 	target("tunnel MiB/s, 1 tunnel >= 0.90 x direct", "bulk1", "direct", ">=", 0.9)
 	target("tunnel MiB/s, 16 tunnels >= 0.90 x direct", "bulk16", "direct", ">=", 0.9)
