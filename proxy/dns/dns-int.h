@@ -1,6 +1,6 @@
 /*
  * Inside the DNS server: shared by server.c (sockets), answer.c (what
- * to answer) and log.c (audit lines, at most one per name and type
+ * to answer), req.c (a query's reply, a query kept) and log.c (audit lines, at most one per name and type
  * every few seconds).  Nothing else includes this.
  */
 #ifndef DNS_INT_H
@@ -63,7 +63,29 @@ struct dns_server {
 	uint8_t				 udp_in[DNS_UDP_MMSG][DNS_MSG_MAX];
 };
 
-/* server.c */
+struct dns_listener {
+	struct dns_server		*srv;
+	int				 fd;
+	int				 family;
+	struct event			*ev;	/* UDP */
+	struct evconnlistener		*lev;	/* TCP */
+	struct event			*backoff;
+	TAILQ_ENTRY(dns_listener)	 entry;
+};
+
+struct dns_conn {
+	struct dns_server	*srv;
+	struct bufferevent	*bev;
+	char			 peer[64];
+	struct dns_reqs		 reqs;
+	size_t			 nreqs;
+	int			 paused;	/* reading stopped: too much */
+	int			 eof;		/* close once answered */
+	int			 closing;	/* in dns_conn_free() */
+	TAILQ_ENTRY(dns_conn)	 entry;
+};
+
+/* req.c */
 void		 dns_req_send(struct dns_req *, const uint8_t *, size_t);
 struct dns_req	*dns_req_keep(const struct dns_req *);
 void		 dns_req_free(struct dns_req *);

@@ -35,28 +35,6 @@
 #define DNS_TCP_PENDING		16	/* queries waiting, per connection */
 #define DNS_TCP_MAXOUT		(256 * 1024)
 
-struct dns_listener {
-	struct dns_server		*srv;
-	int				 fd;
-	int				 family;
-	struct event			*ev;	/* UDP */
-	struct evconnlistener		*lev;	/* TCP */
-	struct event			*backoff;
-	TAILQ_ENTRY(dns_listener)	 entry;
-};
-
-struct dns_conn {
-	struct dns_server	*srv;
-	struct bufferevent	*bev;
-	char			 peer[64];
-	struct dns_reqs		 reqs;
-	size_t			 nreqs;
-	int			 paused;	/* reading stopped: too much */
-	int			 eof;		/* close once answered */
-	int			 closing;	/* in dns_conn_free() */
-	TAILQ_ENTRY(dns_conn)	 entry;
-};
-
 static void	dns_conn_free(struct dns_conn *);
 static void	dns_tcp_read_cb(struct bufferevent *, void *);
 
@@ -78,107 +56,6 @@ dns_sa_text(const struct sockaddr *sa, char *buf, size_t size)
 		snprintf(buf, size, "[%s]:%u", host, ntohs(sin6->sin6_port));
 	} else
 		snprintf(buf, size, "?");
-}
-
-/* Send a UDP reply from the address the query went to. */
-static void
-dns_udp_send(struct dns_req *r, const uint8_t *buf, size_t len)
-{
-	union {
-		char		c[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-		struct cmsghdr	align;
-	}			 cbuf;
-	struct msghdr		 mh;
-	struct iovec		 iov = { (void *)buf, len };
-	struct cmsghdr		*cm;
-
-	memset(&mh, 0, sizeof mh);
-	memset(&cbuf, 0, sizeof cbuf);
-	mh.msg_name = &r->peer;
-	mh.msg_namelen = r->peerlen;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (r->pktinfo != 0) {
-		mh.msg_control = cbuf.c;
-		mh.msg_controllen = r->pktinfo == AF_INET ?
-		    CMSG_SPACE(sizeof r->pi.v4) : CMSG_SPACE(sizeof r->pi.v6);
-		cm = CMSG_FIRSTHDR(&mh);
-		if (r->pktinfo == AF_INET) {
-			cm->cmsg_level = IPPROTO_IP;
-			cm->cmsg_type = IP_PKTINFO;
-			cm->cmsg_len = CMSG_LEN(sizeof r->pi.v4);
-			memcpy(CMSG_DATA(cm), &r->pi.v4, sizeof r->pi.v4);
-		} else {
-			cm->cmsg_level = IPPROTO_IPV6;
-			cm->cmsg_type = IPV6_PKTINFO;
-			cm->cmsg_len = CMSG_LEN(sizeof r->pi.v6);
-			memcpy(CMSG_DATA(cm), &r->pi.v6, sizeof r->pi.v6);
-		}
-	}
-	if (sendmsg(r->udp->fd, &mh, 0) == -1)
-		log_debug("%s: %s: %s", __func__, r->client, strerror(errno));
-}
-
-/* Queue a TCP reply; stop reading while too much waits to be sent. */
-static void
-dns_tcp_send(struct dns_conn *c, const uint8_t *buf, size_t len)
-{
-	struct evbuffer	*out = bufferevent_get_output(c->bev);
-	uint8_t		 pfx[2] = { len >> 8, len & 0xff };
-
-	if (evbuffer_add(out, pfx, 2) == -1 ||
-	    evbuffer_add(out, buf, len) == -1)
-		log_warnx("%s: %s: out of memory", __func__, c->peer);
-}
-
-/* Send a reply to wherever its query came from. */
-void
-dns_req_send(struct dns_req *r, const uint8_t *buf, size_t len)
-{
-	if (r->conn != NULL)
-		dns_tcp_send(r->conn, buf, len);
-	else
-		dns_udp_send(r, buf, len);
-}
-
-/* Keep a query while upstream answers: copy it onto the heap. */
-struct dns_req *
-dns_req_keep(const struct dns_req *r)
-{
-	struct dns_server	*srv = r->srv;
-	struct dns_req		*k;
-
-	if (srv->npending >= DNS_MAX_PENDING ||
-	    (k = malloc(sizeof *k)) == NULL)
-		return (NULL);
-	memcpy(k, r, sizeof *k);
-	k->rq = NULL;
-	TAILQ_INSERT_TAIL(&srv->pending, k, entry);
-	srv->npending++;
-	if (k->conn != NULL) {
-		TAILQ_INSERT_TAIL(&k->conn->reqs, k, centry);
-		k->conn->nreqs++;
-	}
-	return (k);
-}
-
-/* Forget a kept query (answered, or its connection gone). */
-void
-dns_req_free(struct dns_req *k)
-{
-	struct dns_conn	*c = k->conn;
-
-	if (k->rq != NULL)
-		resolver_cancel(k->rq);
-	TAILQ_REMOVE(&k->srv->pending, k, entry);
-	k->srv->npending--;
-	if (c != NULL) {
-		TAILQ_REMOVE(&c->reqs, k, centry);
-		c->nreqs--;
-	}
-	free(k);
-	if (c != NULL && !c->closing && (c->paused || c->eof))
-		dns_tcp_read_cb(c->bev, c);
 }
 
 /* Take the destination address out of a datagram's control data. */
