@@ -16,20 +16,12 @@
 static int
 cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "once", no_argument, NULL, 'o' },
-		{ "session", no_argument, NULL, 's' },
-		{ "always", no_argument, NULL, 'a' },
-		{ "ttl", required_argument, NULL, 't' },
-		{ "session-id", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct json_writer	 w;
 	const char		*scope = "once", *session = NULL;
 	long			 ttl = 0;
 	int			 ch, nscopes = 0, rv;
 
-	while ((ch = cmd_getopt(self, argc, argv, "osat:S:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
 		if (ch == 'o' || ch == 's' || ch == 'a') {
@@ -60,21 +52,29 @@ cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 	return (rv);
 }
 
+/* The options of approve. */
+static const struct cmd_opt approve_opts[] = {
+	{ "once", 'o', CMD_ARG_NONE, NULL,
+	    .help = "one more connection (the default)" },
+	{ "session", 's', CMD_ARG_NONE, NULL,
+	    .help = "until the sandbox session ends" },
+	{ "always", 'a', CMD_ARG_NONE, NULL,
+	    .help = "and write it into the policy file" },
+	{ "ttl", 't', CMD_ARG_REQUIRED, "DURATION",
+	    .help = "end the grant sooner: 90, 90s, 15m, 2h, 7d" },
+	{ "session-id", 'S', CMD_ARG_REQUIRED, "SESSION",
+	    .help = "the session holding ID, when several sessions run (or "
+	    "write SESSION/ID)" },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_approve_entry = {
 	.name = "approve",
 	.usage = "[--once|--session|--always] [--ttl DURATION] "
 	    "[--session-id SESSION] ID",
 	.summary = "Grant a pending request for a host",
+	.opts = approve_opts,
 	.help =
-	    "Options:\n"
-	    "  -o, --once             one more connection (the default)\n"
-	    "  -s, --session          until the sandbox session ends\n"
-	    "  -a, --always           and write it into the policy file\n"
-	    "  -t, --ttl DURATION     end the grant sooner: 90, 90s, 15m, 2h, 7d\n"
-	    "  -S, --session-id SESSION\n"
-	    "                         the session holding ID, when several\n"
-	    "                         sessions run (or write SESSION/ID)\n"
-	    "\n"
 	    "ID is what pinhole pending or pinhole watch shows (r7f3a).  The\n"
 	    "decision is audited with your uid.  A request no grant can\n"
 	    "open (a deny rule, a private, loopback or metadata address) is\n"

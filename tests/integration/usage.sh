@@ -93,4 +93,66 @@ usage "allow 'bad!x' to a file of one line" "^pinhole allow: bad host 'bad!x'" \
     "$PINHOLE" allow --policy "$T/one.policy" 'bad!x'
 [ ! -e "$T/new.policy" ] && ok "no file made for refused rules" ||
     fail "a refused rule made $T/new.policy"
+# The options --help lists are the options the parser takes, no more and
+# no fewer.
+# Each line of $T/opts: command (and verb), letter, name, none|required|
+# optional, and the option it is another name for.
+for cmd in $("$PINHOLE" help | sed -n 's/^  \([a-z]*\)  .*/\1/p'); do
+	"$PINHOLE" $cmd --help
+done | awk '
+/^usage: pinhole / { sec = $3; if ($4 ~ /^[a-z]+$/) sec = sec " " $4 }
+/^  (-[A-Za-z], |    )--[a-z]/ {
+	letter = substr($0, 3, 1) == "-" ? substr($0, 4, 1) : ""
+	line = substr($0, 9); label = line; sub(/  .*/, "", label)
+	help = substr(line, length(label) + 1); sub(/^ +/, "", help)
+	name = label; sub(/[ [].*/, "", name)
+	arg = label ~ /\[=/ ? "optional" : label ~ / / ? "required" : "none"
+	same = help ~ /^the same as --/ ? substr(help, 15) : ""
+	printf "%s\t%s\t%s\t%s\t%s\n", sec, letter, name, arg, same
+}' >"$T/opts"
+[ "$(wc -l <"$T/opts")" -gt 40 ] && ok "--help lists $(wc -l <"$T/opts") options" ||
+    fail "--help lists few options: $(cat "$T/opts")"
+# $1: command and verb; then its options.  Fails when the parser blames
+# $2, the option (as typed) tried.
+taken() {
+	sec=$1 opt=$2; shift 2
+	timeout 10 "$PINHOLE" $sec "$@" --zz-no-such-option </dev/null \
+	    >/dev/null 2>"$T/err"
+	rc=$?
+	if [ $rc != 2 ] || grep -q -- "option '$opt'" "$T/err"; then
+		echo "$sec $*: rc $rc $(cat "$T/err")"
+	fi
+}
+tab=$(printf '\t')
+while IFS=$tab read -r sec letter name arg same; do
+	case $arg in
+	none) taken "$sec" "--$name" "--$name" ;;
+	optional) taken "$sec" "--$name" "--$name=1"
+		taken "$sec" "--$name" "--$name" ;;
+	required) taken "$sec" "--$name" "--$name=1"
+		taken "$sec" "--$name" "--$name" 1 ;;
+	esac
+	[ -z "$letter" ] && continue
+	if [ "$arg" = required ]; then
+		taken "$sec" "-$letter" "-$letter" 1
+	else
+		taken "$sec" "-$letter" "-$letter"
+	fi
+done <"$T/opts" >"$T/refused"
+[ ! -s "$T/refused" ] && ok "the parser takes every option --help lists" ||
+    fail "listed but refused: $(cat "$T/refused")"
+# Every name of another command, unless it abbreviates one of this one.
+cut -f3 "$T/opts" | sort -u >"$T/names"
+cut -f1 "$T/opts" | sort -u | while read -r sec; do
+	awk -F'\t' -v sec="$sec" '$1 == sec { print $3 }' "$T/opts" >"$T/own"
+	while read -r name; do
+		grep -q "^$name" "$T/own" && continue
+		timeout 10 "$PINHOLE" $sec "--$name" --zz-no-such-option \
+		    </dev/null >/dev/null 2>"$T/err"
+		grep -q "unknown option '--$name'" "$T/err" ||
+			echo "$sec --$name: $(cat "$T/err")"
+	done <"$T/names"
+done >"$T/unlisted"
+[ ! -s "$T/unlisted" ] && ok "the parser takes no option --help leaves out" ||
+    fail "taken but not listed: $(cat "$T/unlisted")"
 finish
