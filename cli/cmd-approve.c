@@ -12,6 +12,10 @@
 #include "proxy/escalate.h"
 #include "proxy/json.h"
 
+enum {
+	OPT_SESSION = 256, OPT_ALWAYS
+};
+
 /* Grant a pending request. */
 static int
 cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
@@ -24,15 +28,15 @@ cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
-		if (ch == 'o' || ch == 's' || ch == 'a') {
-			scope = ch == 'o' ? "once" : ch == 's' ? "session" :
-			    "always";
+		if (ch == 'o' || ch == OPT_SESSION || ch == OPT_ALWAYS) {
+			scope = ch == 'o' ? "once" : ch == OPT_SESSION ?
+			    "session" : "always";
 			nscopes++;
 		} else if (ch == 't' &&
 		    (ttl = escalate_duration_parse(optarg)) <= 0)
 			return (cmd_usage_error(self, "bad --ttl '%s' "
 			    "(seconds, or a number with s, m, h or d)", optarg));
-		else if (ch == 'S')
+		else if (ch == 's')
 			session = optarg;
 	}
 	if (nscopes > 1)
@@ -56,13 +60,13 @@ cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 static const struct cmd_opt approve_opts[] = {
 	{ "once", 'o', CMD_ARG_NONE, NULL,
 	    .help = "one more connection (the default)" },
-	{ "session", 's', CMD_ARG_NONE, NULL,
+	{ "session", 0, CMD_ARG_NONE, NULL, .key = OPT_SESSION,
 	    .help = "until the sandbox session ends" },
-	{ "always", 'a', CMD_ARG_NONE, NULL,
+	{ "always", 0, CMD_ARG_NONE, NULL, .key = OPT_ALWAYS,
 	    .help = "and write it into the policy file" },
 	{ "ttl", 't', CMD_ARG_REQUIRED, "DURATION",
 	    .help = "end the grant sooner: 90, 90s, 15m, 2h, 7d" },
-	{ "session-id", 'S', CMD_ARG_REQUIRED, "SESSION",
+	{ "session-id", 's', CMD_ARG_REQUIRED, "SESSION",
 	    .help = "the session holding ID, when several sessions run (or "
 	    "write SESSION/ID)" },
 	{ NULL }

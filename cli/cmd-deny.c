@@ -20,9 +20,9 @@ cmd_deny_exec(const struct cmd_entry *self, int argc, char **argv)
 	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
-		if (ch == 'r')
+		if (ch == 'R')
 			reason = optarg;
-		else if (ch == 'S')
+		else if (ch == 's')
 			session = optarg;
 	}
 	if (optind != argc - 1)
@@ -39,9 +39,9 @@ cmd_deny_exec(const struct cmd_entry *self, int argc, char **argv)
 
 /* The options of deny. */
 static const struct cmd_opt deny_opts[] = {
-	{ "reason", 'r', CMD_ARG_REQUIRED, "TEXT",
+	{ "reason", 'R', CMD_ARG_REQUIRED, "TEXT",
 	    .help = "told to the agent (pinhole request --wait prints it)" },
-	{ "session-id", 'S', CMD_ARG_REQUIRED, "SESSION",
+	{ "session-id", 's', CMD_ARG_REQUIRED, "SESSION",
 	    .help = "the session holding ID, when several run" },
 	{ .name = "session" },
 	{ NULL }

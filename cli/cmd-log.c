@@ -685,6 +685,7 @@ static const struct cmd_opt log_opts[] = {
 	{ "host", 'H', CMD_ARG_REQUIRED, "GLOB",
 	    .help = "only hosts (or DNS names) matching GLOB (*.example.org)" },
 	{ "session", 's', CMD_ARG_REQUIRED, "ID", .help = "only one session" },
+	{ .name = "session-id" },
 	{ "since", 'S', CMD_ARG_REQUIRED, "TIME",
 	    .help = "only events since 30m, 2h, 7d ago, or since a UTC "
 	    "time: 2026-12-02, 2026-12-02T12:00[:00][Z]" },

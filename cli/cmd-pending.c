@@ -205,7 +205,7 @@ pending_parse_args(const struct cmd_entry *self, int argc, char **argv,
 			return (-1);
 		if (ch == 'j')
 			a->json = 1;
-		else if (ch == 'a')
+		else if (ch == 'A')
 			a->all = 1;
 		else if (ch == 's')
 			a->session = optarg;
@@ -256,7 +256,7 @@ static const struct cmd_opt pending_opts[] = {
 	{ "json", 'j', CMD_ARG_NONE, NULL,
 	    .help = "one JSON object a line: kind (request or blocked), id, "
 	    "host, port, reason, session, since, state, via, count, ..." },
-	{ "all", 'a', CMD_ARG_NONE, NULL,
+	{ "all", 'A', CMD_ARG_NONE, NULL,
 	    .help = "also requests already decided" },
 	{ "session", 's', CMD_ARG_REQUIRED, "ID",
 	    .help = "only this session (default: every running session of "

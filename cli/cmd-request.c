@@ -27,6 +27,10 @@
 #define REQUEST_WAIT_DEFAULT	600
 #define REQUEST_RESPONSE_MAX	65536
 
+enum {
+	OPT_STATUS = 256
+};
+
 /* The agent endpoint's address. */
 struct request_agent {
 	char	host[256];
@@ -363,9 +367,9 @@ request_parse_args(const struct cmd_entry *self, int argc, char **argv,
 	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (-1);
-		if (ch == 'r')
+		if (ch == 'R')
 			a->reason = optarg;
-		else if (ch == 's')
+		else if (ch == OPT_STATUS)
 			a->status = optarg;
 		else if (ch == 'w' && optarg == NULL)
 			a->wait = REQUEST_WAIT_DEFAULT;
@@ -418,11 +422,11 @@ cmd_request_exec(const struct cmd_entry *self, int argc, char **argv)
 
 /* The options of request. */
 static const struct cmd_opt request_opts[] = {
-	{ "reason", 'r', CMD_ARG_REQUIRED, "TEXT",
+	{ "reason", 'R', CMD_ARG_REQUIRED, "TEXT",
 	    .help = "why, shown to the person (200 bytes kept)" },
 	{ "wait", 'w', CMD_ARG_OPTIONAL, "SECONDS",
 	    .help = "wait for the answer (default 600 s)" },
-	{ "status", 's', CMD_ARG_REQUIRED, "ID",
+	{ "status", 0, CMD_ARG_REQUIRED, "ID", .key = OPT_STATUS,
 	    .help = "the state of a request filed before" },
 	{ NULL }
 };

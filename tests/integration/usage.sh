@@ -79,7 +79,7 @@ for c in "run --net" "run --log" "run --max-clients" "proxy --listen" \
     "proxy --dns-listen" "proxy -p" "check --policy" "check -a" \
     "allow --for" "allow -p" "disallow --policy" "log --host" "log -s" \
     "log verify -k" "request --reason" "request --status" "pending -s" \
-    "approve --ttl" "approve -S" "deny --reason" "deny -S" "watch --session"; do
+    "approve --ttl" "approve -s" "deny --reason" "deny -s" "watch --session"; do
 	set -- $c
 	opt=$(eval echo \${$#})
 	usage "$c" "^pinhole $1: option '$opt' needs a value" "$PINHOLE" $c
@@ -94,7 +94,7 @@ usage "allow 'bad!x' to a file of one line" "^pinhole allow: bad host 'bad!x'" \
 [ ! -e "$T/new.policy" ] && ok "no file made for refused rules" ||
     fail "a refused rule made $T/new.policy"
 # The options --help lists are the options the parser takes, no more and
-# no fewer.
+# no fewer, and a short letter means the same option in every command.
 # Each line of $T/opts: command (and verb), letter, name, none|required|
 # optional, and the option it is another name for.
 for cmd in $("$PINHOLE" help | sed -n 's/^  \([a-z]*\)  .*/\1/p'); do
@@ -155,4 +155,37 @@ cut -f1 "$T/opts" | sort -u | while read -r sec; do
 done >"$T/unlisted"
 [ ! -s "$T/unlisted" ] && ok "the parser takes no option --help leaves out" ||
     fail "taken but not listed: $(cat "$T/unlisted")"
+# A letter stands for one option: the commands that have it share a name
+# for it (its own or another it has).
+awk -F'\t' '
+$5 != "" { alias[$1 SUBSEP $5] = alias[$1 SUBSEP $5] " " $3 }
+$2 != "" { long[$1 SUBSEP $2] = $3; arg[$1 SUBSEP $2] = $4 }
+END {
+	for (k in long) {
+		split(k, a, SUBSEP)
+		n = split(long[k] alias[a[1] SUBSEP long[k]], w, " ")
+		ncmds[a[2]]++
+		seen[a[2]] = seen[a[2]] " " a[1] ": -" a[2] " --" long[k] ";"
+		kinds[a[2] SUBSEP arg[k]] = 1
+		for (i = 1; i <= n; i++)
+			count[a[2] SUBSEP w[i]]++
+	}
+	for (l in ncmds) {
+		one = 0
+		for (k in count) {
+			split(k, a, SUBSEP)
+			if (a[1] == l && count[k] == ncmds[l])
+				one = 1
+		}
+		nk = 0
+		for (k in kinds) {
+			split(k, a, SUBSEP)
+			nk += a[1] == l
+		}
+		if (!one || nk != 1)
+			print "-" l " means different options:" seen[l]
+	}
+}' "$T/opts" >"$T/letters"
+[ ! -s "$T/letters" ] && ok "a short letter means one option in every command" ||
+    fail "$(cat "$T/letters")"
 finish
