@@ -15,8 +15,6 @@
 
 #define ALLOW_MAX_RULES	256
 
-extern const struct cmd_entry cmd_allow_entry;
-
 /* What the command line asked for. */
 struct allow_args {
 	char		 path[4096];
@@ -66,25 +64,16 @@ static int
 allow_parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct allow_args *a)
 {
-	static const struct option longopts[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "for", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char	*policy = NULL;
 	long		 secs = 0;
 	int		 ch;
 
-	while ((ch = cmd_getopt(self, argc, argv, "p:f:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (-1);
 		if (ch == 'p')
 			policy = optarg;
-		else if (self->exec != cmd_allow_entry.exec) {
-			cmd_usage_error(self, "--for: only pinhole allow "
-			    "gives a rule an end");
-			return (-1);
-		} else if ((secs = escalate_duration_parse(optarg)) <= 0) {
+		else if ((secs = escalate_duration_parse(optarg)) <= 0) {
 			cmd_usage_error(self, "--for: bad duration '%s' (90s, "
 			    "15m, 2h, 7d)", optarg);
 			return (-1);
@@ -185,19 +174,31 @@ cmd_disallow_exec(const struct cmd_entry *self, int argc, char **argv)
 	return (rv);
 }
 
+/* The options of allow. */
+static const struct cmd_opt allow_opts[] = {
+	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
+	    .help = "edit FILE instead of the user's policy file, "
+	    "$XDG_CONFIG_HOME/pinhole/policy, or ~/.config/pinhole/policy "
+	    "when XDG_CONFIG_HOME is unset" },
+	{ "for", 'f', CMD_ARG_REQUIRED, "DURATION",
+	    .help = "the rules end after DURATION (90s, 15m, 2h, 7d): "
+	    "written `allow RULE until TIME`" },
+	{ NULL }
+};
+
+/* The options of disallow. */
+static const struct cmd_opt disallow_opts[] = {
+	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
+	    .help = "edit FILE instead of the user's policy file" },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_allow_entry = {
 	.name = "allow",
 	.usage = "[--policy FILE] [--for DURATION] RULE...",
 	.summary = "Add hosts to the policy file",
+	.opts = allow_opts,
 	.help =
-	    "Options:\n"
-	    "  -p, --policy FILE  edit FILE instead of the user's policy\n"
-	    "                     file, $XDG_CONFIG_HOME/pinhole/policy, or\n"
-	    "                     ~/.config/pinhole/policy when\n"
-	    "                     XDG_CONFIG_HOME is unset\n"
-	    "  -f, --for DURATION the rules end after DURATION (90s, 15m,\n"
-	    "                     2h, 7d): written `allow RULE until TIME`\n"
-	    "\n"
 	    "Each RULE is written as in the policy: pypi.org, *.example.org,\n"
 	    "github.com:22,443, 203.0.113.0/24:443.  An `allow RULE` line is\n"
 	    "appended for each, unless the same rule (in any spelling) is\n"
@@ -216,10 +217,8 @@ const struct cmd_entry cmd_disallow_entry = {
 	.name = "disallow",
 	.usage = "[--policy FILE] RULE...",
 	.summary = "Remove hosts from the policy file",
+	.opts = disallow_opts,
 	.help =
-	    "Options:\n"
-	    "  -p, --policy FILE  edit FILE instead of the user's policy file\n"
-	    "\n"
 	    "Removes every `allow` line of the policy file for the same rule\n"
 	    "(PyPI.org. is pypi.org; github.com:443,22 is github.com:22,443).\n"
 	    "Lines of included files and presets are not touched, and no\n"

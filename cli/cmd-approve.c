@@ -12,35 +12,31 @@
 #include "lib/json.h"
 #include "proxy/escalate/escalate.h"
 
+enum {
+	OPT_SESSION = 256, OPT_ALWAYS
+};
+
 /* Grant a pending request. */
 static int
 cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "once", no_argument, NULL, 'o' },
-		{ "session", no_argument, NULL, 's' },
-		{ "always", no_argument, NULL, 'a' },
-		{ "ttl", required_argument, NULL, 't' },
-		{ "session-id", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct json_writer	 w;
 	const char		*scope = "once", *session = NULL;
 	long			 ttl = 0;
 	int			 ch, nscopes = 0, rv;
 
-	while ((ch = cmd_getopt(self, argc, argv, "osat:S:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
-		if (ch == 'o' || ch == 's' || ch == 'a') {
-			scope = ch == 'o' ? "once" : ch == 's' ? "session" :
-			    "always";
+		if (ch == 'o' || ch == OPT_SESSION || ch == OPT_ALWAYS) {
+			scope = ch == 'o' ? "once" : ch == OPT_SESSION ?
+			    "session" : "always";
 			nscopes++;
 		} else if (ch == 't' &&
 		    (ttl = escalate_duration_parse(optarg)) <= 0)
 			return (cmd_usage_error(self, "bad --ttl '%s' "
 			    "(seconds, or a number with s, m, h or d)", optarg));
-		else if (ch == 'S')
+		else if (ch == 's')
 			session = optarg;
 	}
 	if (nscopes > 1)
@@ -60,21 +56,29 @@ cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 	return (rv);
 }
 
+/* The options of approve. */
+static const struct cmd_opt approve_opts[] = {
+	{ "once", 'o', CMD_ARG_NONE, NULL,
+	    .help = "one more connection (the default)" },
+	{ "session", 0, CMD_ARG_NONE, NULL, .key = OPT_SESSION,
+	    .help = "until the sandbox session ends" },
+	{ "always", 0, CMD_ARG_NONE, NULL, .key = OPT_ALWAYS,
+	    .help = "and write it into the policy file" },
+	{ "ttl", 't', CMD_ARG_REQUIRED, "DURATION",
+	    .help = "end the grant sooner: 90, 90s, 15m, 2h, 7d" },
+	{ "session-id", 's', CMD_ARG_REQUIRED, "SESSION",
+	    .help = "the session holding ID, when several sessions run (or "
+	    "write SESSION/ID)" },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_approve_entry = {
 	.name = "approve",
 	.usage = "[--once|--session|--always] [--ttl DURATION] "
 	    "[--session-id SESSION] ID",
 	.summary = "Grant a pending request for a host",
+	.opts = approve_opts,
 	.help =
-	    "Options:\n"
-	    "  -o, --once             one more connection (the default)\n"
-	    "  -s, --session          until the sandbox session ends\n"
-	    "  -a, --always           and write it into the policy file\n"
-	    "  -t, --ttl DURATION     end the grant sooner: 90, 90s, 15m, 2h, 7d\n"
-	    "  -S, --session-id SESSION\n"
-	    "                         the session holding ID, when several\n"
-	    "                         sessions run (or write SESSION/ID)\n"
-	    "\n"
 	    "ID is what pinhole pending or pinhole watch shows (r7f3a).  The\n"
 	    "decision is audited with your uid.  A request no grant can\n"
 	    "open (a deny rule, a private, loopback or metadata address) is\n"

@@ -97,14 +97,9 @@ static int
 check_parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct check_args *a)
 {
-	static const struct option longopts[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int	ch;
 
-	while ((ch = cmd_getopt(self, argc, argv, "p:a:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (-1);
 		if (ch == 'p' && a->npolicies < CHECK_MAX_ARGS)
@@ -162,19 +157,24 @@ out:
 	return (rv);
 }
 
+/* The options of check. */
+static const struct cmd_opt check_opts[] = {
+	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
+	    .help = "read the policy from FILE (repeatable); without it, "
+	    "the user's policy file is read: "
+	    "$XDG_CONFIG_HOME/pinhole/policy, or ~/.config/pinhole/policy "
+	    "when XDG_CONFIG_HOME is unset (a missing one denies everything)" },
+	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
+	    .help = "add the rule 'allow RULE' (repeatable)" },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_check_entry = {
 	.name = "check",
 	.usage = "[--policy FILE]... [--allow RULE]... HOST[:PORT]",
 	.summary = "Say whether the policy allows a host, and which rule decides",
+	.opts = check_opts,
 	.help =
-	    "Options:\n"
-	    "  -p, --policy FILE  read the policy from FILE (may be repeated);\n"
-	    "                     without it, the user's policy file is read:\n"
-	    "                     $XDG_CONFIG_HOME/pinhole/policy, or\n"
-	    "                     ~/.config/pinhole/policy when XDG_CONFIG_HOME\n"
-	    "                     is unset (a missing one denies everything)\n"
-	    "  -a, --allow RULE   add the rule 'allow RULE' (may be repeated)\n"
-	    "\n"
 	    "HOST is a name or an IPv4 or IPv6 address ([ADDRESS]:PORT with a\n"
 	    "port); PORT defaults to 443.  `include preset:NAME` reads presets\n"
 	    "from $PINHOLE_PRESETDIR, or else " PRESETDIR ".\n"

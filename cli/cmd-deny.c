@@ -13,22 +13,16 @@
 static int
 cmd_deny_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "reason", required_argument, NULL, 'r' },
-		{ "session-id", required_argument, NULL, 'S' },
-		{ "session", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct json_writer	 w;
 	const char		*reason = NULL, *session = NULL;
 	int			 ch, rv;
 
-	while ((ch = cmd_getopt(self, argc, argv, "r:S:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
-		if (ch == 'r')
+		if (ch == 'R')
 			reason = optarg;
-		else if (ch == 'S')
+		else if (ch == 's')
 			session = optarg;
 	}
 	if (optind != argc - 1)
@@ -43,17 +37,22 @@ cmd_deny_exec(const struct cmd_entry *self, int argc, char **argv)
 	return (rv);
 }
 
+/* The options of deny. */
+static const struct cmd_opt deny_opts[] = {
+	{ "reason", 'R', CMD_ARG_REQUIRED, "TEXT",
+	    .help = "told to the agent (pinhole request --wait prints it)" },
+	{ "session-id", 's', CMD_ARG_REQUIRED, "SESSION",
+	    .help = "the session holding ID, when several run" },
+	{ .name = "session" },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_deny_entry = {
 	.name = "deny",
 	.usage = "[--reason TEXT] [--session-id SESSION] ID",
 	.summary = "Refuse a pending request for a host",
+	.opts = deny_opts,
 	.help =
-	    "Options:\n"
-	    "  -r, --reason TEXT      told to the agent (pinhole request --wait\n"
-	    "                         prints it)\n"
-	    "  -S, --session-id SESSION\n"
-	    "                         the session holding ID, when several run\n"
-	    "\n"
 	    "Exit status: 0 denied, 1 not (no such pending request), 2 bad usage.\n",
 	.exec = cmd_deny_exec,
 };

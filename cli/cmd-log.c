@@ -30,6 +30,9 @@
 #define LOG_TOP		10
 #define EXIT_LOST	3	/* verify: intact, but lines were lost */
 
+extern const struct cmd_entry cmd_log_entry;
+static const struct cmd_entry cmd_log_verify_entry;
+
 struct log_filter {
 	int		 blocked;
 	const char	*host;
@@ -456,19 +459,9 @@ static int
 cmd_log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
     char **argv)
 {
-	static const struct option longopts[] = {
-		{ "blocked", no_argument, NULL, 'b' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "session", required_argument, NULL, 's' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "summary", no_argument, NULL, 'u' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int	ch;
 
-	while ((ch = cmd_getopt(self, argc, argv, "bH:s:S:ju",
-	    longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		switch (ch) {
 		case 'b': o->filter.blocked = 1; break;
 		case 'H': o->filter.host = optarg; break;
@@ -641,17 +634,13 @@ cmd_log_verify_start(struct audit_verify *v, const char *keyfile)
 static int
 cmd_log_verify(const struct cmd_entry *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "key", required_argument, NULL, 'k' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct audit_verify	 v;
 	const char		*keyfile = NULL;
 	char			 path[PATH_MAX], *def;
 	int			 ch, i, rv = 0;
 
 	optind = 1;
-	while ((ch = cmd_getopt(self, argc, argv, "k:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch != 'k')
 			return (EXIT_USAGE);
 		keyfile = optarg;
@@ -685,34 +674,68 @@ static int
 cmd_log_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "verify") == 0)
-		return (cmd_log_verify(self, argc - 1, argv + 1));
+		return (cmd_log_verify(&cmd_log_verify_entry, argc - 1,
+		    argv + 1));
 	return (cmd_log_show(self, argc, argv));
 }
+
+/* The options of log. */
+static const struct cmd_opt log_opts[] = {
+	{ "blocked", 'b', CMD_ARG_NONE, NULL, .help = "only denied attempts" },
+	{ "host", 'H', CMD_ARG_REQUIRED, "GLOB",
+	    .help = "only hosts (or DNS names) matching GLOB (*.example.org)" },
+	{ "session", 's', CMD_ARG_REQUIRED, "ID", .help = "only one session" },
+	{ .name = "session-id" },
+	{ "since", 'S', CMD_ARG_REQUIRED, "TIME",
+	    .help = "only events since 30m, 2h, 7d ago, or since a UTC "
+	    "time: 2026-12-02, 2026-12-02T12:00[:00][Z]" },
+	{ "json", 'j', CMD_ARG_NONE, NULL,
+	    .help = "print the matching lines as they are (JSON Lines)" },
+	{ "summary", 'u', CMD_ARG_NONE, NULL,
+	    .help = "top blocked hosts, top allowed hosts by bytes, "
+	    "outcomes, and requests per session" },
+	{ NULL }
+};
+
+/* The options of log verify. */
+static const struct cmd_opt log_verify_opts[] = {
+	{ "key", 'k', CMD_ARG_REQUIRED, "FILE",
+	    .help = "the --log-key of the gateway" },
+	{ NULL }
+};
+
+static const struct cmd_entry cmd_log_verify_entry = {
+	.name = "verify",
+	.usage = "[--key FILE] [FILE...]",
+	.summary = "Check the chain of the audit log",
+	.intro =
+	    "Checks the chain of the files given oldest first (audit.log.2\n"
+	    "audit.log.1 audit.log; default: the default log) and names the\n"
+	    "first bad line, and the lines recorded as lost.\n",
+	.opts = log_verify_opts,
+	.help =
+	    "Exit status: 0 intact; 1 not intact; 2 usage error or unreadable\n"
+	    "file; 3 the chain is intact but records lines that could not be\n"
+	    "written.\n",
+	.parent = &cmd_log_entry,
+};
+
+static const struct cmd_entry *const cmd_log_verbs[] = {
+	&cmd_log_verify_entry,
+	NULL
+};
 
 const struct cmd_entry cmd_log_entry = {
 	.name = "log",
 	.usage = "[FILE...] [--blocked] [--host GLOB] [--session ID] "
 	    "[--since TIME] [--json | --summary] | verify [--key FILE] [FILE...]",
 	.summary = "Show, filter, summarise or verify the audit log",
-	.help =
+	.intro =
 	    "Without FILE, the default log is read: $XDG_STATE_HOME/pinhole/\n"
 	    "audit.log, or ~/.local/state/pinhole/audit.log ('-': standard\n"
-	    "input).\n\n"
-	    "  --blocked       only denied attempts\n"
-	    "  --host GLOB     only hosts (or DNS names) matching GLOB (*.example.org)\n"
-	    "  --session ID    only one session\n"
-	    "  --since TIME    only events since 30m, 2h, 7d ago, or since a UTC\n"
-	    "                  time: 2026-12-02, 2026-12-02T12:00[:00][Z]\n"
-	    "  --json          print the matching lines as they are (JSON Lines)\n"
-	    "  --summary       top blocked hosts, top allowed hosts by bytes,\n"
-	    "                  outcomes, and requests per session\n\n"
-	    "pinhole log verify [--key FILE] [FILE...]\n"
-	    "  checks the chain of the files given oldest first (audit.log.2\n"
-	    "  audit.log.1 audit.log; default: the default log) and names the\n"
-	    "  first bad line, and the lines recorded as lost.  Exit 0: intact;\n"
-	    "  1: not intact; 2: usage error or unreadable file; 3: the chain is\n"
-	    "  intact but records lines that could not be written.  --key: the\n"
-	    "  --log-key of the gateway.\n\n"
-	    "Schema and chain: docs/audit-log.md.\n",
+	    "input).\n",
+	.opts = log_opts,
+	.help = "Schema and chain: docs/audit-log.md.\n",
+	.verbs = cmd_log_verbs,
 	.exec = cmd_log_exec,
 };

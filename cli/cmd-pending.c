@@ -198,21 +198,14 @@ static int
 pending_parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct pending_args *a)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "session", required_argument, NULL, 's' },
-		{ "session-id", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int	ch;
 
-	while ((ch = cmd_getopt(self, argc, argv, "jas:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (-1);
 		if (ch == 'j')
 			a->json = 1;
-		else if (ch == 'a')
+		else if (ch == 'A')
 			a->all = 1;
 		else if (ch == 's')
 			a->session = optarg;
@@ -258,19 +251,26 @@ cmd_pending_exec(const struct cmd_entry *self, int argc, char **argv)
 	return (rv);
 }
 
+/* The options of pending. */
+static const struct cmd_opt pending_opts[] = {
+	{ "json", 'j', CMD_ARG_NONE, NULL,
+	    .help = "one JSON object a line: kind (request or blocked), id, "
+	    "host, port, reason, session, since, state, via, count, ..." },
+	{ "all", 'A', CMD_ARG_NONE, NULL,
+	    .help = "also requests already decided" },
+	{ "session", 's', CMD_ARG_REQUIRED, "ID",
+	    .help = "only this session (default: every running session of "
+	    "this user)" },
+	{ .name = "session-id" },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_pending_entry = {
 	.name = "pending",
 	.usage = "[--json] [--all] [--session ID]",
 	.summary = "List the sandbox's open requests and recently blocked hosts",
+	.opts = pending_opts,
 	.help =
-	    "Options:\n"
-	    "  -j, --json        one JSON object a line: kind (request or\n"
-	    "                    blocked), id, host, port, reason, session,\n"
-	    "                    since, state, via, count, ...\n"
-	    "  -a, --all         also requests already decided\n"
-	    "  -s, --session ID  only this session (default: every running\n"
-	    "                    session of this user)\n"
-	    "\n"
 	    "Answer a request with pinhole approve ID or pinhole deny ID, or\n"
 	    "answer them as they come with pinhole watch.  Text that came from\n"
 	    "the sandbox (reasons, names) is shown escaped.\n",

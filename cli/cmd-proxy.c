@@ -46,13 +46,6 @@ enum {
 	OPT_DNS_LISTEN = GWOPTS_LAST
 };
 
-static const struct option proxy_longopts[] = {
-	{ "listen", required_argument, NULL, 'l' },
-	{ "dns-listen", required_argument, NULL, OPT_DNS_LISTEN },
-	GWOPTS_LONGOPTS,
-	{ NULL, 0, NULL, 0 }
-};
-
 /* Read the command line. */
 static int
 proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
@@ -61,8 +54,7 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 	int	ch, rv = 0;
 
 	gwopts_init(&o->g, PROXY_GRACE, GWOPTS_USER_ALONE);
-	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv,
-	    "l:" GWOPTS_SHORTOPTS, proxy_longopts)) != -1) {
+	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
 		if (ch == 'l')
@@ -210,33 +202,36 @@ out:
 	return (rv);
 }
 
+/* The options of proxy: its own, then those it shares with run. */
+static const struct cmd_opt proxy_opts[] = {
+	{ "listen", 'l', CMD_ARG_REQUIRED, "ADDR:PORT",
+	    .help = "listen here (default " PROXY_LISTEN_DEFAULT "; "
+	    "repeatable)" },
+	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
+	    .help = "policy file (repeatable; default: the user's policy "
+	    "when no --allow is given)" },
+	{ "dns-listen", 0, CMD_ARG_REQUIRED, "ADDR:PORT", .key = OPT_DNS_LISTEN,
+	    .help = "answer DNS here, UDP and TCP: allowed names get a fake "
+	    "address (a request to it is decided as the name), others "
+	    "NXDOMAIN; nothing leaves for them" },
+	{ "grace", 0, CMD_ARG_REQUIRED, "S", .key = GWOPTS_GRACE,
+	    .help = "time open tunnels get at exit (10)" },
+	{ .include = gwopts_opts },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_proxy_entry = {
 	.name = "proxy",
 	.usage = "[--listen ADDR:PORT]... [--policy FILE]... [--allow RULE]... "
 	    "[--log FILE|-] [--resolver ADDR[:PORT]]... "
 	    "[--dns-listen ADDR:PORT]...",
 	.summary = "Run a default-deny allowlisting HTTP proxy",
-	.help =
+	.intro =
 	    "Serve HTTP CONNECT and absolute-form HTTP requests for the hosts\n"
 	    "the policy allows; refuse everything else with 403 and a\n"
-	    "Pinhole-Error header.  Point HTTPS_PROXY / HTTP_PROXY at it.\n"
-	    "\n"
-	    "  -l, --listen ADDR:PORT    listen here (default "
-	    PROXY_LISTEN_DEFAULT "; repeatable)\n"
-	    "  -p, --policy FILE         policy file (repeatable; default: the\n"
-	    "                            user's policy when no --allow is given)\n"
-	    GWOPTS_HELP_RULES_LOG
-	    GWOPTS_HELP_LIMITS
-	    "      --grace S             time open tunnels get at exit (10)\n"
-	    "      --dns-listen ADDR:PORT answer DNS here, UDP and TCP: allowed\n"
-	    "                            names get a fake address (a request\n"
-	    "                            to it is decided as the name), others\n"
-	    "                            NXDOMAIN; nothing leaves for them\n"
-	    "      --dns-real            answer A/AAAA with real addresses\n"
-	    "      --dns-refuse          REFUSED instead of NXDOMAIN\n"
-	    "      --fake-range CIDR     fake addresses (" FAKEIP_DEFAULT ")\n"
-	    "  -v, --verbose             say more on stderr (twice: debug)\n"
-	    "\n"
+	    "Pinhole-Error header.  Point HTTPS_PROXY / HTTP_PROXY at it.\n",
+	.opts = proxy_opts,
+	.help =
 	    "SIGHUP reloads the policy and reopens the log; SIGTERM and SIGINT\n"
 	    "stop accepting and exit once open connections end or the grace\n"
 	    "period is over.\n",

@@ -27,6 +27,10 @@
 #define REQUEST_WAIT_DEFAULT	600
 #define REQUEST_RESPONSE_MAX	65536
 
+enum {
+	OPT_STATUS = 256
+};
+
 /* The agent endpoint's address. */
 struct request_agent {
 	char	host[256];
@@ -355,23 +359,17 @@ static int
 request_parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct request_args *a)
 {
-	static const struct option longopts[] = {
-		{ "reason", required_argument, NULL, 'r' },
-		{ "wait", optional_argument, NULL, 'w' },
-		{ "status", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct host	 h;
 	const char	*errstr;
 	uint16_t	 port;
 	int		 ch;
 
-	while ((ch = cmd_getopt(self, argc, argv, "r:w::s:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (-1);
-		if (ch == 'r')
+		if (ch == 'R')
 			a->reason = optarg;
-		else if (ch == 's')
+		else if (ch == OPT_STATUS)
 			a->status = optarg;
 		else if (ch == 'w' && optarg == NULL)
 			a->wait = REQUEST_WAIT_DEFAULT;
@@ -422,17 +420,24 @@ cmd_request_exec(const struct cmd_entry *self, int argc, char **argv)
 	return (rv);
 }
 
+/* The options of request. */
+static const struct cmd_opt request_opts[] = {
+	{ "reason", 'R', CMD_ARG_REQUIRED, "TEXT",
+	    .help = "why, shown to the person (200 bytes kept)" },
+	{ "wait", 'w', CMD_ARG_OPTIONAL, "SECONDS",
+	    .help = "wait for the answer (default 600 s)" },
+	{ "status", 0, CMD_ARG_REQUIRED, "ID", .key = OPT_STATUS,
+	    .help = "the state of a request filed before" },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_request_entry = {
 	.name = "request",
 	.usage = "HOST[:PORT] [--reason TEXT] [--wait[=SECONDS]] | "
 	    "--status ID [--wait[=SECONDS]]",
 	.summary = "From inside the sandbox, ask for access to a host",
+	.opts = request_opts,
 	.help =
-	    "Options:\n"
-	    "  -r, --reason TEXT     why, shown to the person (200 bytes kept)\n"
-	    "  -w, --wait[=SECONDS]  wait for the answer (default 600 s)\n"
-	    "  -s, --status ID       the state of a request filed before\n"
-	    "\n"
 	    "Files a request with the gateway's agent endpoint and prints its\n"
 	    "id; PORT defaults to 443.  The endpoint is $PINHOLE_AGENT\n"
 	    "(http://ADDRESS:PORT, set by pinhole run), else $http_proxy.  The\n"

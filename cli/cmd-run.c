@@ -63,12 +63,6 @@ enum {
 	OPT_NET = GWOPTS_LAST
 };
 
-static const struct option run_longopts[] = {
-	{ "net", required_argument, NULL, OPT_NET },
-	GWOPTS_LONGOPTS,
-	{ NULL, 0, NULL, 0 }
-};
-
 /* Read the command line: options up to the command. */
 static int
 run_options(const struct cmd_entry *cmd, int argc, char **argv,
@@ -80,8 +74,7 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 	gwopts_init(&o->g, RUN_GRACE, GWOPTS_USER_ALWAYS);
 	if (netns_net_parse(NETNS_NET_DEFAULT, &o->net, &errstr) != 0)
 		fatalx("%s: %s", NETNS_NET_DEFAULT, errstr);
-	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv,
-	    "+" GWOPTS_SHORTOPTS, run_longopts)) != -1) {
+	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv)) != -1) {
 		if (ch == '?')
 			return (EXIT_USAGE);
 		if (ch == OPT_NET && netns_net_parse(optarg, &o->net,
@@ -503,26 +496,34 @@ out:
 	"so is UDP other than DNS (ICMP port unreachable).\n"
 #endif
 
+/* The options of run: its own, then those it shares with proxy. */
+static const struct cmd_opt run_opts[] = {
+	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
+	    .help = "policy file (repeatable; default: the user's policy "
+	    "file, if any)" },
+	{ "net", 0, CMD_ARG_REQUIRED, "CIDR", .key = OPT_NET,
+	    .help = "the sandbox link's network (default " NETNS_NET_DEFAULT
+	    ")" },
+	{ "grace", 0, CMD_ARG_REQUIRED, "S", .key = GWOPTS_GRACE,
+	    .help = "time open tunnels get once CMD ends (1)" },
+	{ .include = gwopts_opts },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.usage = "[--policy FILE]... [--allow RULE]... [--log FILE|-] "
 	    "[--resolver ADDR[:PORT]]... [--net CIDR] -- CMD [ARG...]",
 	.summary = "Run a command whose only network is the gateway",
-	.help =
+	.intro =
 	    "Run CMD in a private network namespace whose only way out is an\n"
 	    "embedded gateway enforcing the policy; HTTP_PROXY, HTTPS_PROXY\n"
 	    "and ALL_PROXY point at it, and /etc/resolv.conf names it.  The\n"
 	    "gateway lives as long as CMD; pinhole exits with CMD's status.\n"
-	    "\n"
-	    "  -p, --policy FILE         policy file (repeatable; default: the\n"
-	    "                            user's policy file, if any)\n"
-	    GWOPTS_HELP_RULES_LOG
-	    "      --net CIDR            the sandbox link's network (default\n"
-	    "                            " NETNS_NET_DEFAULT ")\n"
-	    GWOPTS_HELP_LIMITS
-	    "      --grace S             time open tunnels get once CMD ends (1)\n"
-	    "  -v, --verbose             say more on stderr (twice: debug)\n"
-	    "\n"
+	    "Options end at CMD (or at \"--\").\n",
+	.opts = run_opts,
+	.stop = 1,
+	.help =
 	    "Programs that ignore HTTP_PROXY are captured: a TCP connection\n"
 	    "to ports 80, 443 or a port the policy names is decided by the\n"
 	    "name behind the address the gateway's DNS gave (checked against\n"

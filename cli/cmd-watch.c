@@ -437,18 +437,13 @@ watch_loop(struct watch *w)
 static int
 cmd_watch_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "session", required_argument, NULL, 's' },
-		{ "session-id", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct watch	*w;
 	size_t		 i;
 	int		 ch;
 
 	if ((w = calloc(1, sizeof *w)) == NULL)
 		return (1);
-	while ((ch = cmd_getopt(self, argc, argv, "s:", longopts)) != -1) {
+	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?') {
 			free(w);
 			return (EXIT_USAGE);
@@ -473,10 +468,18 @@ cmd_watch_exec(const struct cmd_entry *self, int argc, char **argv)
 	return (0);
 }
 
+/* The options of watch. */
+static const struct cmd_opt watch_opts[] = {
+	{ "session", 's', CMD_ARG_REQUIRED, "ID", .help = "only this session" },
+	{ .name = "session-id" },
+	{ NULL }
+};
+
 const struct cmd_entry cmd_watch_entry = {
 	.name = "watch",
 	.usage = "[--session ID]",
 	.summary = "Watch requests and blocked hosts live, answer with one key",
+	.opts = watch_opts,
 	.help =
 	    "Keys: o approve once, s approve for the session, a approve always\n"
 	    "(written into the policy), d deny, n next request, q quit.  The\n"

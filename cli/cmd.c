@@ -1,5 +1,6 @@
 /*
- * The subcommand table and the option handling they all share.
+ * The subcommand table, and the one option parser and help printer that
+ * read every subcommand's option table.
  */
 #include "config.h"
 
@@ -56,29 +57,81 @@ cmd_find(const char *name)
 	return (NULL);
 }
 
-/* Print `pinhole CMD --help`. */
-void
-cmd_print_help(const struct cmd_entry *cmd)
+#define CMD_OPTS_MAX	64	/* options of one command, names and all */
+#define CMD_HELP_WIDTH	79	/* columns of --help */
+#define CMD_HELP_LABEL	26	/* widest "-x, --name VALUE" beside its help */
+
+/*
+ * Walk an option table and the tables it includes: fn gets each row and
+ * the row it is another name for (itself, but for a second name).
+ */
+static void
+cmd_opts_walk(const struct cmd_opt *o, void (*fn)(const struct cmd_opt *,
+    const struct cmd_opt *, void *), void *arg)
 {
-	printf("usage: pinhole %s%s%s\n", cmd->name,
-	    cmd->usage[0] != '\0' ? " " : "", cmd->usage);
-	printf("\n%s.\n", cmd->summary);
-	if (cmd->help != NULL && cmd->help[0] != '\0')
-		printf("\n%s", cmd->help);
+	const struct cmd_opt	*primary = NULL;
+
+	for (; o->name != NULL || o->include != NULL; o++) {
+		if (o->include != NULL) {
+			cmd_opts_walk(o->include, fn, arg);
+			primary = NULL;
+			continue;
+		}
+		if (o->help != NULL)
+			primary = o;
+		else if (primary == NULL)
+			fatalx("%s: --%s names no option", __func__, o->name);
+		fn(o, primary, arg);
+	}
 }
 
-/* Report a usage error in one line with a hint; return the exit status. */
-int
-cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
+/* What the parser returns for an option: its letter, or its key. */
+static int
+cmd_opt_key(const struct cmd_opt *o)
 {
-	va_list	ap;
+	if (o->letter != 0)
+		return (o->letter);
+	if (o->key <= UCHAR_MAX)
+		fatalx("--%s: a long-only option's key must be above %d",
+		    o->name, UCHAR_MAX);
+	return (o->key);
+}
 
-	fprintf(stderr, "pinhole %s: ", cmd->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (try 'pinhole %s --help')\n", cmd->name);
-	return (EXIT_USAGE);
+/* getopt_long()'s arrays for an option table. */
+struct cmd_getopt_args {
+	char		shortopts[3 * CMD_OPTS_MAX + 3];
+	size_t		len;
+	struct option	longopts[CMD_OPTS_MAX + 1];
+	size_t		n;
+};
+
+/* Add one option to getopt_long()'s arrays. */
+static void
+cmd_getopt_add(const struct cmd_opt *o, const struct cmd_opt *primary,
+    void *arg)
+{
+	static const int	 has_arg[] = { no_argument, required_argument,
+	    optional_argument };
+	static const char	*colons[] = { "", ":", "::" };
+	struct cmd_getopt_args	*g = arg;
+	size_t			 i;
+
+	if (g->n == CMD_OPTS_MAX)
+		fatalx("%s: more than %d options", __func__, CMD_OPTS_MAX);
+	for (i = 0; i < g->n; i++) {
+		if (strcmp(g->longopts[i].name, o->name) == 0)
+			fatalx("%s: --%s twice", __func__, o->name);
+	}
+	if (o == primary && o->letter != 0 &&
+	    strchr(g->shortopts, o->letter) != NULL)
+		fatalx("%s: -%c twice", __func__, o->letter);
+	g->longopts[g->n].name = o->name;
+	g->longopts[g->n].has_arg = has_arg[primary->arg];
+	g->longopts[g->n].flag = NULL;
+	g->longopts[g->n++].val = cmd_opt_key(primary);
+	if (o == primary && o->letter != 0)
+		g->len += snprintf(g->shortopts + g->len, sizeof g->shortopts -
+		    g->len, "%c%s", o->letter, colons[o->arg]);
 }
 
 /* Report what getopt_long() found wrong: ch is ':' or '?'. */
@@ -112,26 +165,151 @@ cmd_getopt_error(const struct cmd_entry *cmd, char **argv,
 }
 
 /*
- * getopt_long() that reports unknown options and missing values our
- * way, naming the option as it was typed.  Returns the option, -1 at
+ * Parse the next option of the command's table with getopt_long(),
+ * reporting unknown options and missing values our way, naming the
+ * option as it was typed.  Returns the option's letter or key, -1 at
  * the end, or '?' after reporting.
  */
 int
-cmd_getopt(const struct cmd_entry *cmd, int argc, char **argv,
-    const char *shortopts, const struct option *longopts)
+cmd_getopt(const struct cmd_entry *cmd, int argc, char **argv)
 {
-	char	opts[64];
-	int	ch, plus = shortopts[0] == '+';
+	static const struct cmd_opt	 none[] = { { NULL } };
+	struct cmd_getopt_args		 g;
+	char				 opts[sizeof g.shortopts + 2];
+	int				 ch;
 
-	/* ':' first (after '+') tells a missing value from an unknown option. */
-	if (snprintf(opts, sizeof opts, "%s:%s", plus ? "+" : "",
-	    shortopts + plus) >= (int)sizeof opts)
-		fatalx("%s: options too long", __func__);
+	memset(&g, 0, sizeof g);
+	cmd_opts_walk(cmd->opts != NULL ? cmd->opts : none, cmd_getopt_add,
+	    &g);
+	/* ':' first (after '+') tells a missing value from an unknown one. */
+	snprintf(opts, sizeof opts, "%s:%s", cmd->stop ? "+" : "",
+	    g.shortopts);
 	opterr = 0;
-	ch = getopt_long(argc, argv, opts, longopts, NULL);
+	ch = getopt_long(argc, argv, opts, g.longopts, NULL);
 	if (ch == '?' || ch == ':') {
-		cmd_getopt_error(cmd, argv, shortopts, ch);
+		cmd_getopt_error(cmd, argv, g.shortopts, ch);
 		return ('?');
 	}
 	return (ch);
+}
+
+/* How an option is written in --help: "-x, --name VALUE". */
+static int
+cmd_opt_label(const struct cmd_opt *o, const struct cmd_opt *primary,
+    char *buf, size_t len)
+{
+	const char	*value = primary->value != NULL ? primary->value :
+			    "VALUE";
+	char		 letter[8] = "    ";
+
+	if (o == primary && o->letter != 0)
+		snprintf(letter, sizeof letter, "-%c, ", o->letter);
+	if (primary->arg == CMD_ARG_NONE)
+		return (snprintf(buf, len, "%s--%s", letter, o->name));
+	return (snprintf(buf, len, "%s--%s%s%s%s", letter, o->name,
+	    primary->arg == CMD_ARG_OPTIONAL ? "[=" : " ", value,
+	    primary->arg == CMD_ARG_OPTIONAL ? "]" : ""));
+}
+
+/* Note the widest label that fits beside its help. */
+static void
+cmd_help_measure(const struct cmd_opt *o, const struct cmd_opt *primary,
+    void *arg)
+{
+	char	label[128];
+	int	*width = arg, n;
+
+	n = cmd_opt_label(o, primary, label, sizeof label);
+	if (n > *width && n <= CMD_HELP_LABEL)
+		*width = n;
+}
+
+/* Print words in lines of at most width columns, after indent spaces. */
+static void
+cmd_help_wrap(const char *s, int indent, int width)
+{
+	int	col = 0, n;
+
+	for (;; s += n) {
+		s += strspn(s, " ");
+		if ((n = (int)strcspn(s, " ")) == 0)
+			break;
+		if (col > 0 && col + 1 + n > width) {
+			printf("\n%*s", indent, "");
+			col = 0;
+		} else if (col > 0) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", n, s);
+		col += n;
+	}
+	putchar('\n');
+}
+
+/* Print one option's lines of --help. */
+static void
+cmd_help_opt(const struct cmd_opt *o, const struct cmd_opt *primary,
+    void *arg)
+{
+	char	label[128], same[128];
+	int	width = *(int *)arg, indent = 2 + width + 2;
+
+	if (cmd_opt_label(o, primary, label, sizeof label) > width)
+		printf("  %s\n%*s", label, indent, "");
+	else
+		printf("  %-*s  ", width, label);
+	snprintf(same, sizeof same, "the same as --%s", primary->name);
+	cmd_help_wrap(o == primary ? o->help : same, indent,
+	    CMD_HELP_WIDTH - indent);
+}
+
+/* Print a command's help after its summary: text, options, text. */
+static void
+cmd_print_body(const struct cmd_entry *cmd)
+{
+	int	width = 0;
+
+	if (cmd->intro != NULL)
+		printf("\n%s", cmd->intro);
+	if (cmd->opts != NULL) {
+		cmd_opts_walk(cmd->opts, cmd_help_measure, &width);
+		printf("\nOptions:\n");
+		cmd_opts_walk(cmd->opts, cmd_help_opt, &width);
+	}
+	if (cmd->help != NULL)
+		printf("\n%s", cmd->help);
+}
+
+/* Print `pinhole CMD --help`, its verbs' too. */
+void
+cmd_print_help(const struct cmd_entry *cmd)
+{
+	const struct cmd_entry	*const *verb;
+
+	printf("usage: pinhole %s%s%s\n", cmd->name,
+	    cmd->usage[0] != '\0' ? " " : "", cmd->usage);
+	printf("\n%s.\n", cmd->summary);
+	cmd_print_body(cmd);
+	for (verb = cmd->verbs; verb != NULL && *verb != NULL; verb++) {
+		printf("\nusage: pinhole %s %s %s\n\n%s.\n", cmd->name,
+		    (*verb)->name, (*verb)->usage, (*verb)->summary);
+		cmd_print_body(*verb);
+	}
+}
+
+/* Report a usage error in one line with a hint; return the exit status. */
+int
+cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)
+{
+	va_list		 ap;
+	const char	*name = cmd->parent != NULL ? cmd->parent->name :
+			    cmd->name;
+
+	fprintf(stderr, "pinhole %s: ", name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (try 'pinhole %s --help')\n", name);
+	return (EXIT_USAGE);
 }

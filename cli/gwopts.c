@@ -33,6 +33,56 @@
 #include "rules/grants.h"
 #include "rules/rules.h"
 
+/* The options run and proxy share, for cmd_getopt() and --help. */
+const struct cmd_opt gwopts_opts[] = {
+	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
+	    .help = "one more rule: HOST[:PORTS], or a whole line such as "
+	    "'allow-private 10.0.0.0/8' (repeatable)" },
+	{ "log", 'L', CMD_ARG_REQUIRED, "FILE|-",
+	    .help = "audit log, JSON lines ('-': stdout; also syslog, "
+	    "journald; default ~/.local/state/pinhole/audit.log)" },
+	{ "log-key", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_LOG_KEY,
+	    .help = "HMAC key for the log's chain" },
+	{ "log-max-size", 0, CMD_ARG_REQUIRED, "SIZE",
+	    .key = GWOPTS_LOG_MAX_SIZE,
+	    .help = "rotate past SIZE (100M; 0: never)" },
+	{ "log-keep", 0, CMD_ARG_REQUIRED, "N", .key = GWOPTS_LOG_KEEP,
+	    .help = "rotated files kept (5)" },
+	{ "log-fail", 0, CMD_ARG_REQUIRED, "closed|open",
+	    .key = GWOPTS_LOG_FAIL,
+	    .help = "while the log cannot be written: refuse new "
+	    "connections (closed, the default) or let traffic go on "
+	    "unlogged (open); lost lines are counted either way" },
+	{ "ask", 0, CMD_ARG_OPTIONAL, "S", .key = GWOPTS_ASK,
+	    .help = "hold a blocked connection up to S seconds while the "
+	    "person decides (default 60)" },
+	{ "resolver", 'r', CMD_ARG_REQUIRED, "ADDR[:PORT]",
+	    .help = "DNS server instead of /etc/resolv.conf (repeatable)" },
+	{ "dns-real", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REAL,
+	    .help = "DNS answers A/AAAA with real addresses" },
+	{ "dns-refuse", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REFUSE,
+	    .help = "DNS answers REFUSED instead of NXDOMAIN" },
+	{ "fake-range", 0, CMD_ARG_REQUIRED, "CIDR", .key = GWOPTS_FAKE_RANGE,
+	    .help = "fake addresses (" FAKEIP_DEFAULT ")" },
+	{ "max-clients", 0, CMD_ARG_REQUIRED, "N", .key = GWOPTS_MAX_CLIENTS,
+	    .help = "concurrent connections (512)" },
+	{ "max-head", 0, CMD_ARG_REQUIRED, "BYTES", .key = GWOPTS_MAX_HEAD,
+	    .help = "request-head size (16384)" },
+	{ "max-headers", 0, CMD_ARG_REQUIRED, "N", .key = GWOPTS_MAX_HEADERS,
+	    .help = "header lines in a request (100)" },
+	{ "handshake-timeout", 0, CMD_ARG_REQUIRED, "S",
+	    .key = GWOPTS_HANDSHAKE_TIMEOUT,
+	    .help = "time to send a request head (10)" },
+	{ "idle-timeout", 0, CMD_ARG_REQUIRED, "S", .key = GWOPTS_IDLE_TIMEOUT,
+	    .help = "time without traffic (300)" },
+	{ "connect-timeout", 0, CMD_ARG_REQUIRED, "S",
+	    .key = GWOPTS_CONNECT_TIMEOUT,
+	    .help = "time to connect to one address (10)" },
+	{ "verbose", 'v', CMD_ARG_NONE, NULL,
+	    .help = "say more on stderr (twice: debug)" },
+	{ NULL }
+};
+
 /* Start from the defaults. */
 void
 gwopts_init(struct gwopts *o, int grace, enum gwopts_userpolicy up)

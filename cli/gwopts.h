@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/pinhole.h"
 #include "proxy/audit/audit.h"
 #include "proxy/gateway.h"
 
-struct cmd_entry;
 struct event;
 struct event_base;
 struct audit;
@@ -27,10 +27,8 @@ struct rules;
 
 #define GWOPTS_MAX_ARGS		64
 
-/* The short options every gateway command takes. */
-#define GWOPTS_SHORTOPTS	"p:a:L:r:v"
-
 enum {
+	/* Above any letter: cmd_getopt() keys of long-only options. */
 	GWOPTS_MAX_CLIENTS = 256, GWOPTS_MAX_HEAD, GWOPTS_MAX_HEADERS,
 	GWOPTS_HANDSHAKE_TIMEOUT, GWOPTS_IDLE_TIMEOUT, GWOPTS_CONNECT_TIMEOUT,
 	GWOPTS_GRACE, GWOPTS_LOG_KEY, GWOPTS_LOG_MAX_SIZE, GWOPTS_LOG_KEEP,
@@ -40,63 +38,14 @@ enum {
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
-/* The long options every gateway command takes (inside its table). */
-#define GWOPTS_LONGOPTS							\
-	{ "policy", required_argument, NULL, 'p' },			\
-	{ "allow", required_argument, NULL, 'a' },			\
-	{ "log", required_argument, NULL, 'L' },			\
-	{ "resolver", required_argument, NULL, 'r' },			\
-	{ "max-clients", required_argument, NULL, GWOPTS_MAX_CLIENTS },	\
-	{ "max-head", required_argument, NULL, GWOPTS_MAX_HEAD },	\
-	{ "max-headers", required_argument, NULL, GWOPTS_MAX_HEADERS },	\
-	{ "handshake-timeout", required_argument, NULL,			\
-	    GWOPTS_HANDSHAKE_TIMEOUT },					\
-	{ "idle-timeout", required_argument, NULL, GWOPTS_IDLE_TIMEOUT }, \
-	{ "connect-timeout", required_argument, NULL,			\
-	    GWOPTS_CONNECT_TIMEOUT },					\
-	{ "grace", required_argument, NULL, GWOPTS_GRACE },		\
-	{ "log-key", required_argument, NULL, GWOPTS_LOG_KEY },		\
-	{ "log-max-size", required_argument, NULL, GWOPTS_LOG_MAX_SIZE }, \
-	{ "log-keep", required_argument, NULL, GWOPTS_LOG_KEEP },	\
-	{ "log-fail", required_argument, NULL, GWOPTS_LOG_FAIL },	\
-	{ "dns-real", no_argument, NULL, GWOPTS_DNS_REAL },		\
-	{ "dns-refuse", no_argument, NULL, GWOPTS_DNS_REFUSE },		\
-	{ "fake-range", required_argument, NULL, GWOPTS_FAKE_RANGE },	\
-	{ "ask", optional_argument, NULL, GWOPTS_ASK },			\
-	{ "verbose", no_argument, NULL, 'v' }
+/* The options both commands take (--policy and --grace are their own). */
+extern const struct cmd_opt	gwopts_opts[];
 
 /* Where the policy comes from when no --policy is given. */
 enum gwopts_userpolicy {
 	GWOPTS_USER_ALONE,	/* the user's file, unless --allow is given */
 	GWOPTS_USER_ALWAYS	/* the user's file, and --allow on top */
 };
-
-/* The --help lines of the options both commands take. */
-#define GWOPTS_HELP_RULES_LOG \
-	"  -a, --allow RULE          one more rule: HOST[:PORTS], or a whole\n" \
-	"                            line such as 'allow-private 10.0.0.0/8'\n" \
-	"  -L, --log FILE|-          audit log, JSON lines ('-': stdout;\n" \
-	"                            also syslog, journald; default\n" \
-	"                            ~/.local/state/pinhole/audit.log)\n" \
-	"      --log-key FILE        HMAC key for the log's chain\n" \
-	"      --log-max-size SIZE   rotate past SIZE (100M; 0: never)\n" \
-	"      --log-keep N          rotated files kept (5)\n" \
-	"      --log-fail closed|open while the log cannot be written:\n" \
-	"                            refuse new connections (closed, the\n" \
-	"                            default) or let traffic go on unlogged\n" \
-	"                            (open); lost lines are counted either way\n" \
-	"      --ask[=S]             hold a blocked connection up to S\n" \
-	"                            seconds while the person decides\n" \
-	"                            (default 60)\n" \
-	"  -r, --resolver ADDR[:PORT] DNS server instead of /etc/resolv.conf\n"
-
-#define GWOPTS_HELP_LIMITS \
-	"      --max-clients N       concurrent connections (512)\n" \
-	"      --max-head BYTES      request-head size (16384)\n" \
-	"      --max-headers N       header lines in a request (100)\n" \
-	"      --handshake-timeout S time to send a request head (10)\n" \
-	"      --idle-timeout S      time without traffic (300)\n" \
-	"      --connect-timeout S   time to connect to one address (10)\n"
 
 /* What the command line asked for. */
 struct gwopts {

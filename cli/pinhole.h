@@ -4,17 +4,46 @@
 #ifndef PINHOLE_H
 #define PINHOLE_H
 
-#include <getopt.h>
+#include <getopt.h>	/* optarg, optind: where cmd_getopt() is */
 
 /* Exit statuses shared by the subcommands. */
 #define EXIT_USAGE	2
 
+/* Whether an option takes a value. */
+enum cmd_arg {
+	CMD_ARG_NONE,
+	CMD_ARG_REQUIRED,	/* --name VALUE, --name=VALUE, -x VALUE */
+	CMD_ARG_OPTIONAL	/* --name[=VALUE], -x[VALUE] */
+};
+
+/*
+ * One option of a subcommand: what the parser accepts and what --help
+ * says of it.  A row without help is another name for the row above;
+ * a row with include stands for the rows of that (shared) table.  A
+ * row with neither name nor include ends the table.
+ */
+struct cmd_opt {
+	const char		*name;		/* long name, without "--" */
+	int			 letter;	/* short letter, or 0 */
+	enum cmd_arg		 arg;
+	const char		*value;		/* the value's name in help */
+	const char		*help;
+	int			 key;		/* what the parser returns; 0:
+						   the letter */
+	const struct cmd_opt	*include;
+};
+
 struct cmd_entry {
-	const char	*name;
-	const char	*usage;		/* arguments, one line */
-	const char	*summary;	/* one line for `pinhole help` */
-	const char	*help;		/* the rest of `pinhole CMD --help` */
-	int		(*exec)(const struct cmd_entry *, int, char **);
+	const char		*name;
+	const char		*usage;		/* arguments, one line */
+	const char		*summary;	/* one line, `pinhole help` */
+	const char		*intro;		/* --help before the options */
+	const struct cmd_opt	*opts;		/* NULL: none */
+	const char		*help;		/* --help after the options */
+	int			 stop;		/* options end at an argument */
+	const struct cmd_entry	*parent;	/* of a verb (log verify) */
+	const struct cmd_entry	*const *verbs;	/* NULL-terminated, or NULL */
+	int			(*exec)(const struct cmd_entry *, int, char **);
 };
 
 extern const struct cmd_entry *cmd_table[];
@@ -23,7 +52,6 @@ const struct cmd_entry	*cmd_find(const char *);
 void			 cmd_print_help(const struct cmd_entry *);
 int			 cmd_usage_error(const struct cmd_entry *, const char *, ...)
 			    __attribute__((format(printf, 2, 3)));
-int			 cmd_getopt(const struct cmd_entry *, int, char **,
-			    const char *, const struct option *);
+int			 cmd_getopt(const struct cmd_entry *, int, char **);
 
 #endif

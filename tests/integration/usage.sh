@@ -79,7 +79,7 @@ for c in "run --net" "run --log" "run --max-clients" "proxy --listen" \
     "proxy --dns-listen" "proxy -p" "check --policy" "check -a" \
     "allow --for" "allow -p" "disallow --policy" "log --host" "log -s" \
     "log verify -k" "request --reason" "request --status" "pending -s" \
-    "approve --ttl" "approve -S" "deny --reason" "deny -S" "watch --session"; do
+    "approve --ttl" "approve -s" "deny --reason" "deny -s" "watch --session"; do
 	set -- $c
 	opt=$(eval echo \${$#})
 	usage "$c" "^pinhole $1: option '$opt' needs a value" "$PINHOLE" $c
@@ -93,4 +93,99 @@ usage "allow 'bad!x' to a file of one line" "^pinhole allow: bad host 'bad!x'" \
     "$PINHOLE" allow --policy "$T/one.policy" 'bad!x'
 [ ! -e "$T/new.policy" ] && ok "no file made for refused rules" ||
     fail "a refused rule made $T/new.policy"
+# The options --help lists are the options the parser takes, no more and
+# no fewer, and a short letter means the same option in every command.
+# Each line of $T/opts: command (and verb), letter, name, none|required|
+# optional, and the option it is another name for.
+for cmd in $("$PINHOLE" help | sed -n 's/^  \([a-z]*\)  .*/\1/p'); do
+	"$PINHOLE" $cmd --help
+done | awk '
+/^usage: pinhole / { sec = $3; if ($4 ~ /^[a-z]+$/) sec = sec " " $4 }
+/^  (-[A-Za-z], |    )--[a-z]/ {
+	letter = substr($0, 3, 1) == "-" ? substr($0, 4, 1) : ""
+	line = substr($0, 9); label = line; sub(/  .*/, "", label)
+	help = substr(line, length(label) + 1); sub(/^ +/, "", help)
+	name = label; sub(/[ [].*/, "", name)
+	arg = label ~ /\[=/ ? "optional" : label ~ / / ? "required" : "none"
+	same = help ~ /^the same as --/ ? substr(help, 15) : ""
+	printf "%s\t%s\t%s\t%s\t%s\n", sec, letter, name, arg, same
+}' >"$T/opts"
+[ "$(wc -l <"$T/opts")" -gt 40 ] && ok "--help lists $(wc -l <"$T/opts") options" ||
+    fail "--help lists few options: $(cat "$T/opts")"
+# $1: command and verb; then its options.  Fails when the parser blames
+# $2, the option (as typed) tried.
+taken() {
+	sec=$1 opt=$2; shift 2
+	timeout 10 "$PINHOLE" $sec "$@" --zz-no-such-option </dev/null \
+	    >/dev/null 2>"$T/err"
+	rc=$?
+	if [ $rc != 2 ] || grep -q -- "option '$opt'" "$T/err"; then
+		echo "$sec $*: rc $rc $(cat "$T/err")"
+	fi
+}
+tab=$(printf '\t')
+while IFS=$tab read -r sec letter name arg same; do
+	case $arg in
+	none) taken "$sec" "--$name" "--$name" ;;
+	optional) taken "$sec" "--$name" "--$name=1"
+		taken "$sec" "--$name" "--$name" ;;
+	required) taken "$sec" "--$name" "--$name=1"
+		taken "$sec" "--$name" "--$name" 1 ;;
+	esac
+	[ -z "$letter" ] && continue
+	if [ "$arg" = required ]; then
+		taken "$sec" "-$letter" "-$letter" 1
+	else
+		taken "$sec" "-$letter" "-$letter"
+	fi
+done <"$T/opts" >"$T/refused"
+[ ! -s "$T/refused" ] && ok "the parser takes every option --help lists" ||
+    fail "listed but refused: $(cat "$T/refused")"
+# Every name of another command, unless it abbreviates one of this one.
+cut -f3 "$T/opts" | sort -u >"$T/names"
+cut -f1 "$T/opts" | sort -u | while read -r sec; do
+	awk -F'\t' -v sec="$sec" '$1 == sec { print $3 }' "$T/opts" >"$T/own"
+	while read -r name; do
+		grep -q "^$name" "$T/own" && continue
+		timeout 10 "$PINHOLE" $sec "--$name" --zz-no-such-option \
+		    </dev/null >/dev/null 2>"$T/err"
+		grep -q "unknown option '--$name'" "$T/err" ||
+			echo "$sec --$name: $(cat "$T/err")"
+	done <"$T/names"
+done >"$T/unlisted"
+[ ! -s "$T/unlisted" ] && ok "the parser takes no option --help leaves out" ||
+    fail "taken but not listed: $(cat "$T/unlisted")"
+# A letter stands for one option: the commands that have it share a name
+# for it (its own or another it has).
+awk -F'\t' '
+$5 != "" { alias[$1 SUBSEP $5] = alias[$1 SUBSEP $5] " " $3 }
+$2 != "" { long[$1 SUBSEP $2] = $3; arg[$1 SUBSEP $2] = $4 }
+END {
+	for (k in long) {
+		split(k, a, SUBSEP)
+		n = split(long[k] alias[a[1] SUBSEP long[k]], w, " ")
+		ncmds[a[2]]++
+		seen[a[2]] = seen[a[2]] " " a[1] ": -" a[2] " --" long[k] ";"
+		kinds[a[2] SUBSEP arg[k]] = 1
+		for (i = 1; i <= n; i++)
+			count[a[2] SUBSEP w[i]]++
+	}
+	for (l in ncmds) {
+		one = 0
+		for (k in count) {
+			split(k, a, SUBSEP)
+			if (a[1] == l && count[k] == ncmds[l])
+				one = 1
+		}
+		nk = 0
+		for (k in kinds) {
+			split(k, a, SUBSEP)
+			nk += a[1] == l
+		}
+		if (!one || nk != 1)
+			print "-" l " means different options:" seen[l]
+	}
+}' "$T/opts" >"$T/letters"
+[ ! -s "$T/letters" ] && ok "a short letter means one option in every command" ||
+    fail "$(cat "$T/letters")"
 finish
