@@ -39,6 +39,28 @@
 #define SCRIPT_MAX	8
 #define BUF_MAX		16384
 #define SNIFF_PORT	8888	/* a port where capture waits for bytes */
+#define FILL		4	/* connections that fill an accept queue */
+
+/* The states test_client_closes and test_free_in leave a connection in. */
+enum reach {
+	R_HEAD,		/* half a head */
+	R_RESOLVE,	/* the query held */
+	R_DIAL,		/* connecting to a server that never accepts */
+	R_TUNNEL,
+	R_FORWARD,	/* the request sent, no answer */
+	R_ASK,		/* held for a decision */
+	R_AGENT,	/* half a body */
+	R_REPLY,	/* answers the client does not read */
+	R_MAX
+};
+
+/* Say why a capture test cannot run, and skip it. */
+#define skip_busy() do {						\
+	print_message("port %d on 127.77/16 or 127.78/16 is taken\n",	\
+	    SNIFF_PORT);						\
+	skip();								\
+} while (0)
+
 
 /* What a name resolves to: an address, an error, or (both NULL) held. */
 struct fake_answer {
@@ -234,6 +256,10 @@ struct fx {
 	size_t			 want_len;
 	int			 rcvbuf;	/* client's SO_RCVBUF, or 0 */
 	int			 idle;		/* a client that sends nothing */
+	int			 which;		/* the state to reach, or -1 */
+	int			 bh;		/* blackhole(), or -1 */
+	int			 fill[FILL];
+	int			 bhport;
 	int			 stopped;
 };
 
@@ -418,20 +444,26 @@ origin_stop(struct origin *o)
 	o->lfd = -1;
 }
 
-/* Put the policy in force: text with %u for the origin's port. */
+/* Put the policy in force: text with up to two %u for port. */
 static void
-policy(struct fx *f, const char *fmt)
+policy_port(struct fx *f, const char *fmt, int port)
 {
 	struct rules	*r;
 	char		 text[1024], err[256];
 
-	snprintf(text, sizeof text, fmt, ntohs(f->o.sin.sin_port),
-	    ntohs(f->o.sin.sin_port));
+	snprintf(text, sizeof text, fmt, port, port);
 	assert_non_null(r = rules_create());
 	if (rules_load_text(r, "test", text, strlen(text), err,
 	    sizeof err) == -1)
 		fail_msg("%s", err);
 	gateway_set_rules(f->gw, r);
+}
+
+/* Put the policy in force: text with %u for the origin's port. */
+static void
+policy(struct fx *f, const char *fmt)
+{
+	policy_port(f, fmt, ntohs(f->o.sin.sin_port));
 }
 
 /* Add a line to the resolver's script. */
@@ -455,10 +487,13 @@ setup(void **state)
 {
 	struct fx	*f;
 	char		 err[256];
-	int		 fd;
+	int		 fd, i;
 
 	assert_non_null(f = calloc(1, sizeof *f));
-	f->c = -1;
+	f->which = *state != NULL ? *(int *)*state : -1;
+	f->c = f->idle = f->bh = -1;
+	for (i = 0; i < FILL; i++)
+		f->fill[i] = -1;
 	assert_non_null(f->base = event_base_new());
 	assert_non_null(f->res = resolver_create(f->base, NULL, err,
 	    sizeof err));
@@ -490,6 +525,22 @@ setup(void **state)
 	return (0);
 }
 
+/* Close the blackhole and what fills its queue. */
+static void
+blackhole_stop(struct fx *f)
+{
+	int	i;
+
+	if (f->bh != -1)
+		close(f->bh);
+	f->bh = -1;
+	for (i = 0; i < FILL; i++) {
+		if (f->fill[i] != -1)
+			close(f->fill[i]);
+		f->fill[i] = -1;
+	}
+}
+
 /* Everything freed; no query left open. */
 static int
 teardown(void **state)
@@ -505,6 +556,7 @@ teardown(void **state)
 	grants_free(f->grants);
 	fakeip_free(f->fakeip);
 	origin_stop(&f->o);
+	blackhole_stop(f);
 	event_base_loop(f->base, EVLOOP_NONBLOCK);
 	assert_int_equal(fake_open, 0);
 	fake_script = NULL;
@@ -726,6 +778,19 @@ audit_field_is(const struct audit_rec *rec, const char *key,
 	return (s != NULL && strcmp(s, want) == 0);
 }
 
+/* Read the next audit line into rec (its strings in store). */
+static int
+audit_next(FILE *fp, char *store, size_t len, struct audit_rec *rec)
+{
+	char	line[4096];
+
+	if (fgets(line, sizeof line, fp) == NULL)
+		return (0);
+	if (audit_rec_parse(line, strlen(line), store, len, rec) == -1)
+		fail_msg("bad audit line: %s", line);
+	return (1);
+}
+
 /*
  * Count the audit lines with this event, verdict and reason (NULL:
  * absent; "*": any), and status (-1: any).
@@ -735,22 +800,34 @@ audit_count(struct fx *f, const char *event, const char *verdict,
     const char *reason, int status)
 {
 	FILE		*fp;
-	char		 line[4096], store[4096];
+	char		 store[4096];
 	struct audit_rec rec;
 	int		 n = 0;
 
 	assert_non_null(fp = fopen(f->log, "r"));
-	while (fgets(line, sizeof line, fp) != NULL) {
-		if (audit_rec_parse(line, strlen(line), store, sizeof store,
-		    &rec) == -1)
-			fail_msg("bad audit line: %s", line);
-		if (!audit_field_is(&rec, "event", event) ||
-		    !audit_field_is(&rec, "verdict", verdict) ||
-		    !audit_field_is(&rec, "reason", reason) ||
-		    (status != -1 && audit_rec_num(&rec, "status") != status))
-			continue;
-		n++;
+	while (audit_next(fp, store, sizeof store, &rec)) {
+		if (audit_field_is(&rec, "event", event) &&
+		    audit_field_is(&rec, "verdict", verdict) &&
+		    audit_field_is(&rec, "reason", reason) &&
+		    (status == -1 || audit_rec_num(&rec, "status") == status))
+			n++;
 	}
+	fclose(fp);
+	return (n);
+}
+
+/* Count the audit lines where key is value. */
+static int
+audit_count_field(struct fx *f, const char *key, const char *value)
+{
+	FILE		*fp;
+	char		 store[4096];
+	struct audit_rec rec;
+	int		 n = 0;
+
+	assert_non_null(fp = fopen(f->log, "r"));
+	while (audit_next(fp, store, sizeof store, &rec))
+		n += audit_field_is(&rec, key, value);
 	fclose(fp);
 	return (n);
 }
@@ -792,6 +869,27 @@ static int
 oport(struct fx *f)
 {
 	return (ntohs(f->o.sin.sin_port));
+}
+
+/*
+ * A listener whose accept queue is full, so that the kernel drops the
+ * SYNs to it: dialing it hangs.  origin.test goes to its port.
+ */
+static void
+blackhole(struct fx *f)
+{
+	struct sockaddr_in	sin;
+	int			i;
+
+	assert_true((f->bh = listen_on("127.0.0.1", 0, &sin)) >= 0);
+	assert_int_equal(listen(f->bh, 0), 0);
+	for (i = 0; i < FILL; i++) {
+		assert_true((f->fill[i] = socket(AF_INET,
+		    SOCK_STREAM | SOCK_NONBLOCK, 0)) >= 0);
+		connect(f->fill[i], (struct sockaddr *)&sin, sizeof sin);
+	}
+	policy_port(f, default_policy, ntohs(sin.sin_port));
+	f->bhport = ntohs(sin.sin_port);
 }
 
 /* A malformed head: 400, closed (S_HEAD, S_REPLY). */
@@ -1140,26 +1238,13 @@ static void
 test_dial_timeout(void **state)
 {
 	struct fx	*f = *state;
-	struct sockaddr_in sin;
-	int		 fd, fill[4], i;
 
-	assert_true((fd = listen_on("127.0.0.1", 0, &sin)) >= 0);
-	assert_int_equal(listen(fd, 0), 0);
-	for (i = 0; i < 4; i++) {
-		fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-		connect(fill[i], (struct sockaddr *)&sin, sizeof sin);
-	}
-	origin_stop(&f->o);
-	f->o.sin = sin;
-	policy(f, default_policy);
-	client(f, connect_to(f, "origin.test", ntohs(sin.sin_port)));
+	blackhole(f);
+	client(f, connect_to(f, "origin.test", f->bhport));
 	expect_status(f, "HTTP/1.1 504 ");
 	expect(f, "Pinhole-Error: timeout\r\n");
 	expect(f, "timed out");
 	expect_audit(f, "connect", "allow", "timeout", 504);
-	for (i = 0; i < 4; i++)
-		close(fill[i]);
-	close(fd);
 }
 
 /* The socket idle got EOF. */
@@ -1364,7 +1449,7 @@ test_transparent_host(void **state)
 	struct sockaddr_in dst;
 
 	if (use_transparent(f, &dst) == -1)
-		skip();
+		skip_busy();
 	f->o.mode = O_HTTP;
 	client_to(f, &dst);
 	say(f, "GET / HTTP/1.1\r\nHost: origin.test\r\n\r\n");
@@ -1372,6 +1457,7 @@ test_transparent_host(void **state)
 	expect(f, "\r\n\r\nok");
 	assert_int_equal(f->o.requests, 1);
 	expect_audit(f, "connect", "allow", NULL, -1);
+	assert_int_equal(audit_count_field(f, "name_from", "host"), 1);
 }
 
 /* A captured ClientHello naming its host: tunneled as is. */
@@ -1386,7 +1472,7 @@ test_transparent_sni(void **state)
 	size_t		 n;
 
 	if (use_transparent(f, &dst) == -1)
-		skip();
+		skip_busy();
 	snprintf(path, sizeof path, "%s/tests/unit/data/"
 	    "hello-openssl-tls13.bin", dir != NULL ? dir : ".");
 	assert_non_null(fp = fopen(path, "rb"));
@@ -1400,6 +1486,7 @@ test_transparent_sni(void **state)
 	assert_int_equal(f->clen, n);
 	assert_memory_equal(f->cbuf, hello, n);
 	expect_audit(f, "connect", "allow", NULL, -1);
+	assert_int_equal(audit_count_field(f, "name_from", "sni"), 1);
 }
 
 /* A captured connection whose Host names another host: 403 fronting. */
@@ -1410,7 +1497,7 @@ test_transparent_fronting(void **state)
 	struct sockaddr_in dst;
 
 	if (use_transparent(f, &dst) == -1)
-		skip();
+		skip_busy();
 	client_to(f, &dst);
 	say(f, "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n");
 	expect_status(f, "HTTP/1.1 403 ");
@@ -1430,9 +1517,9 @@ test_transparent_refused(void **state)
 	int		 fd;
 
 	if (use_transparent(f, &dst) == -1)
-		skip();
+		skip_busy();
 	if ((fd = listen_on("127.77.255.254", SNIFF_PORT, &other)) == -1)
-		skip();
+		skip_busy();
 	assert_int_equal(gateway_listen_transparent_fd(f->gw, fd, err,
 	    sizeof err), 0);
 	client_to(f, &other);
@@ -1465,11 +1552,11 @@ static void
 test_stop(void **state)
 {
 	struct fx	*f = *state;
-	int		 idle;
+	int		 tunnel;
 
 	client(f, connect_to(f, "origin.test", oport(f)));
 	expect(f, "HTTP/1.1 200 Connection established\r\n\r\n");
-	idle = f->c;
+	tunnel = f->c;
 	event_free(f->cev);
 	f->cev = NULL;
 	client_clear(f);
@@ -1479,7 +1566,7 @@ test_stop(void **state)
 	expect_eof(f);
 	assert_int_equal(gateway_connections(f->gw), 1);
 	assert_false(f->stopped);
-	close(idle);
+	close(tunnel);
 	expect_that(f, is_stopped, "stopped");
 	assert_int_equal(gateway_connections(f->gw), 0);
 }
@@ -1492,36 +1579,40 @@ reach(struct fx *f, int state)
 	int	i;
 
 	switch (state) {
-	case 0:		/* S_HEAD, half a head */
+	case R_HEAD:	/* S_HEAD, half a head */
 		client(f, "GET http://origin.test/ HTTP/1.1\r\n");
 		break;
-	case 1:		/* S_RESOLVE */
+	case R_RESOLVE:	/* S_RESOLVE */
 		policy(f, "allow held.test:443\n");
 		client(f, connect_to(f, "held.test", 443));
 		expect_that(f, query_held, "query held");
 		break;
-	case 2:		/* S_TUNNEL */
+	case R_DIAL:	/* S_DIAL */
+		blackhole(f);
+		client(f, connect_to(f, "origin.test", f->bhport));
+		break;
+	case R_TUNNEL:	/* S_TUNNEL */
 		client(f, connect_to(f, "origin.test", oport(f)));
 		expect(f, "Connection established\r\n\r\n");
 		break;
-	case 3:		/* S_FORWARD, no answer yet */
+	case R_FORWARD:	/* S_FORWARD, no answer yet */
 		f->o.mode = O_SILENT;
 		snprintf(req, sizeof req, "GET http://origin.test:%d/ "
 		    "HTTP/1.1\r\nHost: origin.test\r\n\r\n", oport(f));
 		client(f, req);
 		expect_that(f, origin_connected, "dialed");
 		break;
-	case 4:		/* S_ASK */
+	case R_ASK:	/* S_ASK */
 		use_escalate(f, 5);
 		client(f, connect_to(f, "asked.test", 443));
 		expect_that(f, ask_pending, "request filed");
 		break;
-	case 5:		/* S_AGENT, half a body */
+	case R_AGENT:	/* S_AGENT, half a body */
 		use_escalate(f, 0);
 		client(f, "POST /pinhole/request HTTP/1.1\r\nHost: p\r\n"
 		    "Content-Length: 10\r\n\r\nhost=");
 		break;
-	case 6:		/* S_REPLY: a reply the client does not read */
+	case R_REPLY:	/* S_REPLY: a reply the client does not read */
 		f->rcvbuf = 2048;
 		client(f, NULL);
 		f->rcvbuf = 0;
@@ -1536,7 +1627,6 @@ reach(struct fx *f, int state)
 	assert_int_equal(gateway_connections(f->gw), 1);
 }
 
-#define STATES	7
 
 /* Close the client in each state: the connection goes, nothing leaks. */
 static void
@@ -1547,9 +1637,11 @@ test_client_closes(void **state)
 	static const char	ok[] = "HTTP/1.1 200 OK\r\n"
 	    "Content-Length: 0\r\n\r\n";
 	struct fx	*f = *state;
+	const struct escalate_request *r;
+	char		 err[256];
 	int		 s;
 
-	for (s = 0; s < STATES; s++) {
+	for (s = 0; s < R_MAX; s++) {
 		reach(f, s);
 		client_close(f);
 		/*
@@ -1557,15 +1649,22 @@ test_client_closes(void **state)
 		 * (it has nothing to say), so its EOF is seen only once the
 		 * next step writes to it: let that step have its input.
 		 */
-		if (s == 1)
+		if (s == R_RESOLVE)
 			fake_release(&answer);
-		else if (s == 3)
+		else if (s == R_FORWARD)
 			put(f->o.fd, ok, sizeof ok - 1);
 		expect_that(f, no_conns, "connection closed");
+		/* A decision after the client left finds no one waiting. */
+		if (s == R_ASK) {
+			assert_non_null(r = escalate_next(f->esc, NULL));
+			assert_int_equal(escalate_deny(f->esc, r->id, "late",
+			    "tester", err, sizeof err), 0);
+		}
 		assert_int_equal(fake_open, 0);
 		origin_drop(&f->o);
 		f->o.accepts = 0;
 		f->o.mode = O_ECHO;
+		blackhole_stop(f);
 		gateway_set_escalate(f->gw, NULL, NULL, NULL, 0);
 		escalate_free(f->esc);
 		grants_free(f->grants);
@@ -1575,32 +1674,25 @@ test_client_closes(void **state)
 	}
 }
 
-/* Free the gateway in the given state. */
+/* Free the gateway in a state (the test's prestate). */
 static void
-free_in(void **state, int s)
+test_free_in(void **state)
 {
 	struct fx	*f = *state;
 
-	reach(f, s);
+	reach(f, f->which);
 	gateway_free(f->gw);
 	f->gw = NULL;
 	assert_int_equal(fake_open, 0);
-	if (s != 6)
+	if (f->which != R_REPLY)
 		expect_eof(f);
 }
-
-/* Free the gateway mid-head, mid-resolve, mid-tunnel, ... */
-static void test_free_head(void **s) { free_in(s, 0); }
-static void test_free_resolve(void **s) { free_in(s, 1); }
-static void test_free_tunnel(void **s) { free_in(s, 2); }
-static void test_free_forward(void **s) { free_in(s, 3); }
-static void test_free_ask(void **s) { free_in(s, 4); }
-static void test_free_agent(void **s) { free_in(s, 5); }
-static void test_free_reply(void **s) { free_in(s, 6); }
 
 int
 main(void)
 {
+	static int		states[R_MAX] = { R_HEAD, R_RESOLVE, R_DIAL,
+	    R_TUNNEL, R_FORWARD, R_ASK, R_AGENT, R_REPLY };
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsupported, setup,
@@ -1661,18 +1753,13 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_closes, setup,
 		    teardown),
-		cmocka_unit_test_setup_teardown(test_free_head, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_free_resolve, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_free_tunnel, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_free_forward, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_free_ask, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_free_agent, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_free_reply, setup,
-		    teardown),
+#define FREE_IN(i) \
+		cmocka_unit_test_prestate_setup_teardown(test_free_in, setup, \
+		    teardown, &states[i])
+		FREE_IN(R_HEAD), FREE_IN(R_RESOLVE), FREE_IN(R_DIAL),
+		FREE_IN(R_TUNNEL),
+		FREE_IN(R_FORWARD), FREE_IN(R_ASK), FREE_IN(R_AGENT),
+		FREE_IN(R_REPLY),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
