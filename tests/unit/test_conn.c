@@ -83,7 +83,7 @@ struct resolver_query {
 static const struct fake_answer	 fake_nohost = { NULL, NULL, "no such host" };
 static const struct fake_answer	*fake_script;
 static struct resolver_query	*fake_held;
-static int			 fake_open;	/* neither answered nor cancelled */
+static int			 fake_open;	/* not answered, not cancelled */
 static int			 fake_cancels;
 
 /* Answer a query from the event loop. */
@@ -255,7 +255,7 @@ struct fx {
 	const char		*want;
 	size_t			 want_len;
 	int			 rcvbuf;	/* client's SO_RCVBUF, or 0 */
-	int			 idle;		/* a client that sends nothing */
+	int			 idle;		/* a client sending nothing */
 	int			 which;		/* the state to reach, or -1 */
 	int			 bh;		/* blackhole(), or -1 */
 	int			 fill[FILL];
@@ -853,6 +853,23 @@ expect_audit(struct fx *f, const char *event, const char *verdict,
 	    reason != NULL ? reason : "-", status);
 }
 
+/*
+ * The client is refused: this status and Pinhole-Error, and one audit
+ * line with this event, verdict and reason.
+ */
+static void
+expect_refusal(struct fx *f, int status, const char *perr,
+    const char *event, const char *verdict, const char *reason)
+{
+	char	line[64];
+
+	snprintf(line, sizeof line, "HTTP/1.1 %d ", status);
+	expect_status(f, line);
+	snprintf(line, sizeof line, "Pinhole-Error: %s\r\n", perr);
+	expect(f, line);
+	expect_audit(f, event, verdict, reason, status);
+}
+
 /* A CONNECT request for host:port. */
 static const char *
 connect_to(struct fx *f, const char *host, int port)
@@ -1051,10 +1068,9 @@ test_forward_bad_upstream(void **state)
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		f->o.mode = cases[i].mode;
 		client(f, req);
-		expect_status(f, "HTTP/1.1 502 ");
-		expect(f, "Pinhole-Error: bad-gateway\r\n");
+		expect_refusal(f, 502, "bad-gateway", "request", "allow",
+		    cases[i].why);
 		expect(f, cases[i].why);
-		expect_audit(f, "request", "allow", cases[i].why, 502);
 		client_close(f);
 	}
 }
@@ -1101,12 +1117,11 @@ test_denied(void **state)
 	struct fx	*f = *state;
 
 	client(f, connect_to(f, "other.test", 443));
-	expect_status(f, "HTTP/1.1 403 ");
-	expect(f, "Pinhole-Error: denied-by-policy\r\n");
+	expect_refusal(f, 403, "denied-by-policy", "connect", "deny",
+	    "denied-by-policy");
 	expect(f, "Pinhole-Request: pinhole request other.test:443\r\n");
 	expect(f, "pinhole request other.test");
 	expect_eof(f);
-	expect_audit(f, "connect", "deny", "denied-by-policy", 403);
 	assert_int_equal(fake_open + fake_cancels, 0);	/* never resolved */
 }
 
@@ -1117,9 +1132,7 @@ test_denied_port(void **state)
 	struct fx	*f = *state;
 
 	client(f, connect_to(f, "origin.test", oport(f) == 1 ? 2 : 1));
-	expect_status(f, "HTTP/1.1 403 ");
-	expect(f, "Pinhole-Error: port\r\n");
-	expect_audit(f, "connect", "deny", "port", 403);
+	expect_refusal(f, 403, "port", "connect", "deny", "port");
 }
 
 /* An address literal no rule allows. */
@@ -1129,9 +1142,7 @@ test_denied_ip_literal(void **state)
 	struct fx	*f = *state;
 
 	client(f, connect_to(f, "127.0.0.1", oport(f)));
-	expect_status(f, "HTTP/1.1 403 ");
-	expect(f, "Pinhole-Error: ip-literal\r\n");
-	expect_audit(f, "connect", "deny", "ip-literal", 403);
+	expect_refusal(f, 403, "ip-literal", "connect", "deny", "ip-literal");
 	assert_int_equal(f->o.accepts, 0);
 }
 
@@ -1143,10 +1154,9 @@ test_denied_private(void **state)
 
 	policy(f, "allow private.test:443\nallow-private 127.0.0.0/8\n");
 	client(f, connect_to(f, "private.test", 443));
-	expect_status(f, "HTTP/1.1 403 ");
-	expect(f, "Pinhole-Error: private-address\r\n");
+	expect_refusal(f, 403, "private-address", "connect", "deny",
+	    "private-address");
 	expect(f, "10.1.2.3");
-	expect_audit(f, "connect", "deny", "private-address", 403);
 }
 
 /* No policy at all denies everything. */
@@ -1170,15 +1180,13 @@ test_resolve_failed(void **state)
 
 	policy(f, "allow gone.test:443\nallow slow.test:443\n");
 	client(f, connect_to(f, "gone.test", 443));
-	expect_status(f, "HTTP/1.1 502 ");
-	expect(f, "Pinhole-Error: resolve-failed\r\n");
+	expect_refusal(f, 502, "resolve-failed", "connect", "allow",
+	    "resolve-failed");
 	expect(f, "name resolution failed: no such host");
-	expect_audit(f, "connect", "allow", "resolve-failed", 502);
 	client_close(f);
 	client(f, connect_to(f, "slow.test", 443));
-	expect_status(f, "HTTP/1.1 504 ");
-	expect(f, "Pinhole-Error: resolve-failed\r\n");
-	expect_audit(f, "connect", "allow", "resolve-failed", 504);
+	expect_refusal(f, 504, "resolve-failed", "connect", "allow",
+	    "resolve-failed");
 	assert_int_equal(fake_cancels, 0);
 }
 
@@ -1224,10 +1232,9 @@ test_dial_refused(void **state)
 
 	origin_stop(&f->o);	/* its port is now refused */
 	client(f, connect_to(f, "origin.test", port));
-	expect_status(f, "HTTP/1.1 502 ");
-	expect(f, "Pinhole-Error: connect-failed\r\n");
+	expect_refusal(f, 502, "connect-failed", "connect", "allow",
+	    "connect-failed");
 	expect(f, "Connection refused");
-	expect_audit(f, "connect", "allow", "connect-failed", 502);
 }
 
 /*
@@ -1241,10 +1248,8 @@ test_dial_timeout(void **state)
 
 	blackhole(f);
 	client(f, connect_to(f, "origin.test", f->bhport));
-	expect_status(f, "HTTP/1.1 504 ");
-	expect(f, "Pinhole-Error: timeout\r\n");
+	expect_refusal(f, 504, "timeout", "connect", "allow", "timeout");
 	expect(f, "timed out");
-	expect_audit(f, "connect", "allow", "timeout", 504);
 }
 
 /* The socket idle got EOF. */
@@ -1363,9 +1368,9 @@ test_ask_timeout(void **state)
 	client(f, connect_to(f, "asked.test", 443));
 	expect_that(f, ask_pending, "request filed");
 	assert_int_equal(f->clen, 0);
-	expect_status(f, "HTTP/1.1 403 ");
+	expect_refusal(f, 403, "denied-by-policy", "connect", "deny",
+	    "denied-by-policy");
 	expect(f, "no answer in time");
-	expect_audit(f, "connect", "deny", "denied-by-policy", 403);
 }
 
 /* Ask mode: a person denies, or approves once (then it tunnels). */
@@ -1422,7 +1427,8 @@ use_fakeip(struct fx *f, uint8_t *addr)
 static int
 use_transparent(struct fx *f, struct sockaddr_in *dst)
 {
-	char		 oaddr[INET_ADDRSTRLEN], fake[INET_ADDRSTRLEN], err[256];
+	char		 oaddr[INET_ADDRSTRLEN], fake[INET_ADDRSTRLEN];
+	char		 err[256];
 	uint8_t		 a[4];
 	int		 fd;
 
@@ -1694,72 +1700,29 @@ main(void)
 	static int		states[R_MAX] = { R_HEAD, R_RESOLVE, R_DIAL,
 	    R_TUNNEL, R_FORWARD, R_ASK, R_AGENT, R_REPLY };
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unsupported, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_head_too_large, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_bad_host, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_info_page, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connect_tunnel, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_forward_keepalive, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_forward_broken_chunked,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_forward_bad_upstream, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_forward_upgrade, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_forward_silent, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_denied, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_denied_port, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_denied_ip_literal, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_denied_private, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_no_policy, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_resolve_failed, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_resolve_timeout, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_resolve_late, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_dial_refused, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_dial_timeout, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_handshake_timeout, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_idle_timeout, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_agent, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_agent_wait, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_ask_timeout, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_ask_decided, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_transparent_host, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_transparent_sni, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_transparent_fronting, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_transparent_refused, setup,
-		    teardown),
-		cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_client_closes, setup,
-		    teardown),
+#define T(fn)	cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_malformed), T(test_unsupported),
+		T(test_head_too_large), T(test_bad_host), T(test_info_page),
+		T(test_connect_tunnel), T(test_forward_keepalive),
+		T(test_forward_broken_chunked), T(test_forward_bad_upstream),
+		T(test_forward_upgrade), T(test_forward_silent),
+		T(test_denied), T(test_denied_port),
+		T(test_denied_ip_literal), T(test_denied_private),
+		T(test_no_policy), T(test_resolve_failed),
+		T(test_resolve_timeout), T(test_resolve_late),
+		T(test_dial_refused), T(test_dial_timeout),
+		T(test_handshake_timeout), T(test_idle_timeout),
+		T(test_agent), T(test_agent_wait), T(test_ask_timeout),
+		T(test_ask_decided), T(test_transparent_host),
+		T(test_transparent_sni), T(test_transparent_fronting),
+		T(test_transparent_refused), T(test_stop),
+		T(test_client_closes),
 #define FREE_IN(i) \
 		cmocka_unit_test_prestate_setup_teardown(test_free_in, setup, \
 		    teardown, &states[i])
 		FREE_IN(R_HEAD), FREE_IN(R_RESOLVE), FREE_IN(R_DIAL),
-		FREE_IN(R_TUNNEL),
-		FREE_IN(R_FORWARD), FREE_IN(R_ASK), FREE_IN(R_AGENT),
-		FREE_IN(R_REPLY),
+		FREE_IN(R_TUNNEL), FREE_IN(R_FORWARD), FREE_IN(R_ASK),
+		FREE_IN(R_AGENT), FREE_IN(R_REPLY),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
