@@ -81,9 +81,10 @@ struct resolver_query {
 };
 
 static const struct fake_answer	 fake_nohost = { NULL, NULL, "no such host" };
+static const char		 fake_fail[] = "";	/* lookup gives NULL */
 static const struct fake_answer	*fake_script;
 static struct resolver_query	*fake_held;
-static int			 fake_open;	/* not answered, not cancelled */
+static int			 fake_open;	/* still pending */
 static int			 fake_cancels;
 
 /* Answer a query from the event loop. */
@@ -159,6 +160,10 @@ resolver_lookup(struct resolver *r, const char *name, resolver_cb cb,
 			q->a = a;
 			break;
 		}
+	}
+	if (q->a->error == fake_fail) {
+		free(q);
+		return (NULL);
 	}
 	q->cb = cb;
 	q->arg = arg;
@@ -260,6 +265,7 @@ struct fx {
 	int			 bh;		/* blackhole(), or -1 */
 	int			 fill[FILL];
 	int			 bhport;
+	uint8_t			 fake[4];	/* origin.test's fake address */
 	int			 stopped;
 };
 
@@ -518,6 +524,7 @@ setup(void **state)
 	script(f, "gone.test", NULL, "no such host");
 	script(f, "slow.test", NULL, "timed out");
 	script(f, "held.test", NULL, NULL);
+	script(f, "nomem.test", NULL, fake_fail);
 	fake_script = f->script;
 	fake_held = NULL;
 	fake_open = fake_cancels = 0;
@@ -1190,6 +1197,20 @@ test_resolve_failed(void **state)
 	assert_int_equal(fake_cancels, 0);
 }
 
+/* The resolver cannot take the query: 502. */
+static void
+test_resolve_refused(void **state)
+{
+	struct fx	*f = *state;
+
+	policy(f, "allow nomem.test:443\n");
+	client(f, connect_to(f, "nomem.test", 443));
+	expect_refusal(f, 502, "resolve-failed", "connect", "allow",
+	    "resolve-failed");
+	expect(f, "resolver failure");
+	assert_int_equal(fake_open, 0);
+}
+
 /* The resolver never answers: 504 at the connect timeout, query dropped. */
 static void
 test_resolve_timeout(void **state)
@@ -1419,6 +1440,28 @@ use_fakeip(struct fx *f, uint8_t *addr)
 	gateway_set_fakeip(f->gw, f->fakeip);
 }
 
+/* An address in the fake map's prefix that origin.test (at a) is not. */
+static const char *
+fake_unused(const uint8_t *a)
+{
+	return (a[2] == 255 && a[3] == 254 ? "127.77.255.253" :
+	    "127.77.255.254");
+}
+
+/* A request to a fake address no name has now: 502. */
+static void
+test_fake_unused(void **state)
+{
+	struct fx	*f = *state;
+	uint8_t		 a[4];
+
+	use_fakeip(f, a);
+	client(f, connect_to(f, fake_unused(a), 443));
+	expect_status(f, "HTTP/1.1 502 ");
+	expect(f, "fake address not in use");
+	expect_audit(f, "connect", "allow", "fake address not in use", 502);
+}
+
 /*
  * Transparent capture: the origin on 127.78.x.y:SNIFF_PORT, the listener
  * on origin.test's fake address and the same port.  Returns -1 (skip)
@@ -1429,7 +1472,6 @@ use_transparent(struct fx *f, struct sockaddr_in *dst)
 {
 	char		 oaddr[INET_ADDRSTRLEN], fake[INET_ADDRSTRLEN];
 	char		 err[256];
-	uint8_t		 a[4];
 	int		 fd;
 
 	origin_stop(&f->o);
@@ -1438,8 +1480,8 @@ use_transparent(struct fx *f, struct sockaddr_in *dst)
 	if (origin_start(f, oaddr, SNIFF_PORT) == -1)
 		return (-1);
 	policy(f, default_policy);
-	use_fakeip(f, a);
-	inet_ntop(AF_INET, a, fake, sizeof fake);
+	use_fakeip(f, f->fake);
+	inet_ntop(AF_INET, f->fake, fake, sizeof fake);
 	if ((fd = listen_on(fake, SNIFF_PORT, dst)) == -1)
 		return (-1);
 	assert_int_equal(gateway_listen_transparent_fd(f->gw, fd, err,
@@ -1524,7 +1566,7 @@ test_transparent_refused(void **state)
 
 	if (use_transparent(f, &dst) == -1)
 		skip_busy();
-	if ((fd = listen_on("127.77.255.254", SNIFF_PORT, &other)) == -1)
+	if ((fd = listen_on(fake_unused(f->fake), SNIFF_PORT, &other)) == -1)
 		skip_busy();
 	assert_int_equal(gateway_listen_transparent_fd(f->gw, fd, err,
 	    sizeof err), 0);
@@ -1706,14 +1748,14 @@ main(void)
 		T(test_connect_tunnel), T(test_forward_keepalive),
 		T(test_forward_broken_chunked), T(test_forward_bad_upstream),
 		T(test_forward_upgrade), T(test_forward_silent),
-		T(test_denied), T(test_denied_port),
-		T(test_denied_ip_literal), T(test_denied_private),
-		T(test_no_policy), T(test_resolve_failed),
+		T(test_denied), T(test_denied_port), T(test_denied_ip_literal),
+		T(test_denied_private), T(test_no_policy),
+		T(test_resolve_failed), T(test_resolve_refused),
 		T(test_resolve_timeout), T(test_resolve_late),
 		T(test_dial_refused), T(test_dial_timeout),
-		T(test_handshake_timeout), T(test_idle_timeout),
-		T(test_agent), T(test_agent_wait), T(test_ask_timeout),
-		T(test_ask_decided), T(test_transparent_host),
+		T(test_handshake_timeout), T(test_idle_timeout), T(test_agent),
+		T(test_agent_wait), T(test_ask_timeout), T(test_ask_decided),
+		T(test_transparent_host), T(test_fake_unused),
 		T(test_transparent_sni), T(test_transparent_fronting),
 		T(test_transparent_refused), T(test_stop),
 		T(test_client_closes),
