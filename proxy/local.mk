@@ -46,6 +46,10 @@ UNIT_TESTS += tests/unit/test_auditchain
 UNIT_TESTS += tests/unit/test_auditline
 
 UNIT_TESTS += tests/unit/test_http
+# One connection through the gateway, state by state, on a real event
+# loop: scripted origins on loopback, and a fake resolver the test
+# defines in place of proxy/resolver/ (so resolver.o is never linked).
+UNIT_TESTS += tests/unit/test_conn
 
 FUZZ_TARGETS += tests/fuzz/fuzz_http
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
