@@ -98,6 +98,11 @@ EXTRA_DIST += tests/fuzz/sni
 # Transparent capture: which ports wait for the first bytes, and whether
 # SNI or Host names the host of the fake address.
 UNIT_TESTS += tests/unit/test_transparent
+FUZZ_TARGETS += tests/fuzz/fuzz_transparent
+tests_fuzz_fuzz_transparent_SOURCES = tests/fuzz/fuzz_transparent.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_transparent_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_transparent_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/transparent
 TESTS += tests/integration/transparent.sh
 EXTRA_DIST += tests/integration/transparent.sh
 # Transparent beside CONNECT with the benchmark's programs; by hand.
