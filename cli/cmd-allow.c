@@ -183,14 +183,14 @@ static const struct cmd_opt allow_opts[] = {
 	{ "for", 'f', CMD_ARG_REQUIRED, "DURATION",
 	    .help = "the rules end after DURATION (90s, 15m, 2h, 7d): "
 	    "written `allow RULE until TIME`" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 /* The options of disallow. */
 static const struct cmd_opt disallow_opts[] = {
 	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
 	    .help = "edit FILE instead of the user's policy file" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_allow_entry = {

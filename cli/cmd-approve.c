@@ -69,7 +69,7 @@ static const struct cmd_opt approve_opts[] = {
 	{ "session-id", 's', CMD_ARG_REQUIRED, "SESSION",
 	    .help = "the session holding ID, when several sessions run (or "
 	    "write SESSION/ID)" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_approve_entry = {

@@ -166,7 +166,7 @@ static const struct cmd_opt check_opts[] = {
 	    "when XDG_CONFIG_HOME is unset (a missing one denies everything)" },
 	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
 	    .help = "add the rule 'allow RULE' (repeatable)" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_check_entry = {

@@ -44,7 +44,7 @@ static const struct cmd_opt deny_opts[] = {
 	{ "session-id", 's', CMD_ARG_REQUIRED, "SESSION",
 	    .help = "the session holding ID, when several run" },
 	{ .name = "session" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_deny_entry = {

@@ -694,14 +694,14 @@ static const struct cmd_opt log_opts[] = {
 	{ "summary", 'u', CMD_ARG_NONE, NULL,
 	    .help = "top blocked hosts, top allowed hosts by bytes, "
 	    "outcomes, and requests per session" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 /* The options of log verify. */
 static const struct cmd_opt log_verify_opts[] = {
 	{ "key", 'k', CMD_ARG_REQUIRED, "FILE",
 	    .help = "the --log-key of the gateway" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 static const struct cmd_entry cmd_log_verify_entry = {

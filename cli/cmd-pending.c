@@ -262,7 +262,7 @@ static const struct cmd_opt pending_opts[] = {
 	    .help = "only this session (default: every running session of "
 	    "this user)" },
 	{ .name = "session-id" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_pending_entry = {

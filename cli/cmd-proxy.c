@@ -217,7 +217,7 @@ static const struct cmd_opt proxy_opts[] = {
 	{ "grace", 0, CMD_ARG_REQUIRED, "S", .key = GWOPTS_GRACE,
 	    .help = "time open tunnels get at exit (10)" },
 	{ .include = gwopts_opts },
-	{ NULL }
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_proxy_entry = {

@@ -428,7 +428,7 @@ static const struct cmd_opt request_opts[] = {
 	    .help = "wait for the answer (default 600 s)" },
 	{ "status", 0, CMD_ARG_REQUIRED, "ID", .key = OPT_STATUS,
 	    .help = "the state of a request filed before" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_request_entry = {

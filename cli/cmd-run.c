@@ -507,7 +507,7 @@ static const struct cmd_opt run_opts[] = {
 	{ "grace", 0, CMD_ARG_REQUIRED, "S", .key = GWOPTS_GRACE,
 	    .help = "time open tunnels get once CMD ends (1)" },
 	{ .include = gwopts_opts },
-	{ NULL }
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_run_entry = {

@@ -472,7 +472,7 @@ cmd_watch_exec(const struct cmd_entry *self, int argc, char **argv)
 static const struct cmd_opt watch_opts[] = {
 	{ "session", 's', CMD_ARG_REQUIRED, "ID", .help = "only this session" },
 	{ .name = "session-id" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_watch_entry = {

@@ -173,7 +173,7 @@ cmd_getopt_error(const struct cmd_entry *cmd, char **argv,
 int
 cmd_getopt(const struct cmd_entry *cmd, int argc, char **argv)
 {
-	static const struct cmd_opt	 none[] = { { NULL } };
+	static const struct cmd_opt	 none[] = { { .name = NULL } };
 	struct cmd_getopt_args		 g;
 	char				 opts[sizeof g.shortopts + 2];
 	int				 ch;

@@ -80,7 +80,7 @@ const struct cmd_opt gwopts_opts[] = {
 	    .help = "time to connect to one address (10)" },
 	{ "verbose", 'v', CMD_ARG_NONE, NULL,
 	    .help = "say more on stderr (twice: debug)" },
-	{ NULL }
+	{ .name = NULL }
 };
 
 /* Start from the defaults. */
