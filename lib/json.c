@@ -478,15 +478,29 @@ json_writer_init(struct json_writer *w, size_t max)
 	w->max = max;
 }
 
-/* Free the text written. */
+/* Start writing into the caller's buffer of size bytes, never grown. */
+void
+json_writer_buf(struct json_writer *w, char *buf, size_t size)
+{
+	memset(w, 0, sizeof *w);
+	w->buf = buf;
+	w->cap = size;
+	w->fixed = 1;
+}
+
+/* Free the text written (unless the buffer is the caller's). */
 void
 json_writer_free(struct json_writer *w)
 {
-	free(w->buf);
+	if (!w->fixed)
+		free(w->buf);
 	memset(w, 0, sizeof *w);
 }
 
-/* Append bytes, growing the buffer; the text stays NUL-terminated. */
+/*
+ * Append bytes, growing the buffer unless it is the caller's; the text
+ * stays NUL-terminated.
+ */
 void
 json_put_raw(struct json_writer *w, const char *p, size_t n)
 {
@@ -495,7 +509,8 @@ json_put_raw(struct json_writer *w, const char *p, size_t n)
 
 	if (w->failed)
 		return;
-	if (w->max != 0 && w->len + n > w->max) {
+	if ((w->max != 0 && w->len + n > w->max) ||
+	    (w->fixed && w->len + n + 1 > w->cap)) {
 		w->failed = 1;
 		return;
 	}
@@ -515,6 +530,18 @@ json_put_raw(struct json_writer *w, const char *p, size_t n)
 	w->buf[w->len] = '\0';
 }
 
+/* Append one byte, in place when it fits. */
+static inline void
+json_put_c(struct json_writer *w, char c)
+{
+	if (!w->failed && w->len + 2 <= w->cap &&
+	    (w->max == 0 || w->len < w->max)) {
+		w->buf[w->len++] = c;
+		w->buf[w->len] = '\0';
+	} else
+		json_put_raw(w, &c, 1);
+}
+
 /* Tell whether a code point is written as an escape. */
 int
 json_must_escape(uint32_t cp)
@@ -523,44 +550,66 @@ json_must_escape(uint32_t cp)
 	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069));
 }
 
+/* Append a character as \uXXXX. */
+static void
+json_put_u(struct json_writer *w, uint32_t cp)
+{
+	static const char	hex[] = "0123456789abcdef";
+	char			esc[6] = { '\\', 'u', hex[(cp >> 12) & 0xf],
+				    hex[(cp >> 8) & 0xf], hex[(cp >> 4) & 0xf],
+				    hex[cp & 0xf] };
+
+	json_put_raw(w, esc, sizeof esc);
+}
+
 /*
  * Append a quoted string: quote and backslash escaped, control, line
  * separator and bidirectional characters as \uXXXX, invalid UTF-8 bytes
- * as \ufffd.
+ * as \ufffd; cut after str_max bytes.  What needs no escape is copied
+ * a run at a time.
  */
 void
 json_put_quoted(struct json_writer *w, const char *str, size_t n)
 {
 	const uint8_t	*s = (const uint8_t *)str;
-	size_t		 i = 0, len;
+	size_t		 i, run = 0, len, stop = n;
 	uint32_t	 cp;
-	char		 esc[8];
 
-	json_put_raw(w, "\"", 1);
-	while (i < n) {
-		if ((len = json_utf8(s + i, n - i, &cp)) == 0) {
-			json_put_raw(w, "\\ufffd", 6);
-			i++;
+	if (w->str_max != 0 && w->str_max < n)
+		stop = w->str_max;
+	json_put_c(w, '"');
+	for (i = 0; i < stop; i += len) {
+		len = 1;
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\')
 			continue;
-		}
-		if (cp == '"' || cp == '\\') {
-			json_put_raw(w, "\\", 1);
-			json_put_raw(w, str + i, 1);
-		} else if (json_must_escape(cp)) {
-			snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
-			json_put_raw(w, esc, 6);
+		len = json_utf8(s + i, n - i, &cp);
+		if (len != 0 && cp != '"' && cp != '\\' &&
+		    !json_must_escape(cp))
+			continue;
+		json_put_raw(w, str + run, i - run);
+		if (len == 0) {
+			json_put_u(w, 0xfffd);
+			len = 1;
+		} else if (cp == '"' || cp == '\\') {
+			json_put_c(w, '\\');
+			json_put_c(w, str[i]);
 		} else
-			json_put_raw(w, str + i, len);
-		i += len;
+			json_put_u(w, cp);
+		run = i + len;
 	}
-	json_put_raw(w, "\"", 1);
+	json_put_raw(w, str + run, i - run);
+	if (i < n) {
+		json_put_raw(w, "...", 3);
+		w->cut = 1;
+	}
+	json_put_c(w, '"');
 }
 
 /* Open an object. */
 void
 json_open(struct json_writer *w)
 {
-	json_put_raw(w, "{", 1);
+	json_put_c(w, '{');
 	w->members = 0;
 }
 
@@ -568,7 +617,7 @@ json_open(struct json_writer *w)
 void
 json_close(struct json_writer *w)
 {
-	json_put_raw(w, "}", 1);
+	json_put_c(w, '}');
 }
 
 /* Write a key and its colon, with a comma before all but the first. */
@@ -576,9 +625,9 @@ static void
 json_key(struct json_writer *w, const char *key)
 {
 	if (w->members++ > 0)
-		json_put_raw(w, ",", 1);
+		json_put_c(w, ',');
 	json_put_quoted(w, key, strlen(key));
-	json_put_raw(w, ":", 1);
+	json_put_c(w, ':');
 }
 
 /* Write a string member (NULL writes nothing). */
@@ -599,6 +648,17 @@ json_put_int(struct json_writer *w, const char *key, int64_t v)
 
 	json_key(w, key);
 	snprintf(num, sizeof num, "%lld", (long long)v);
+	json_put_raw(w, num, strlen(num));
+}
+
+/* Write an unsigned integer member. */
+void
+json_put_uint(struct json_writer *w, const char *key, unsigned long long v)
+{
+	char	num[32];
+
+	json_key(w, key);
+	snprintf(num, sizeof num, "%llu", v);
 	json_put_raw(w, num, strlen(num));
 }
 

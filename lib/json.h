@@ -78,24 +78,32 @@ int			 json_get_int(const struct json_obj *, const char *,
 			    int64_t *);
 
 /*
- * An object being written: {"k":v,...}.  On overflow or out of memory
- * the writer marks itself failed and ignores the rest.
+ * An object being written: {"k":v,...}, into a buffer that grows, or
+ * one of the caller's that does not.  String values longer than str_max
+ * bytes (0: no bound) are cut at a character boundary and end with
+ * "...", and cut says one was.  On overflow or out of memory the writer
+ * marks itself failed and ignores the rest.
  */
 struct json_writer {
 	char	*buf;
 	size_t	 len;
 	size_t	 cap;
 	size_t	 max;		/* 0: unbounded */
+	int	 fixed;		/* buf is the caller's */
+	size_t	 str_max;
+	int	 cut;
 	int	 failed;
 	int	 members;
 };
 
 void	json_writer_init(struct json_writer *, size_t);
+void	json_writer_buf(struct json_writer *, char *, size_t);
 void	json_writer_free(struct json_writer *);
 void	json_open(struct json_writer *);
 void	json_close(struct json_writer *);
 void	json_put_str(struct json_writer *, const char *, const char *);
 void	json_put_int(struct json_writer *, const char *, int64_t);
+void	json_put_uint(struct json_writer *, const char *, unsigned long long);
 void	json_put_bool(struct json_writer *, const char *, int);
 void	json_put_null(struct json_writer *, const char *);
 /* Append a JSON string literal for bytes (escaped, invalid UTF-8 as U+FFFD). */

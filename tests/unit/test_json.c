@@ -96,12 +96,80 @@ test_json_read_raw(void **state)
 	assert_int_equal(test_read("{\"abc\":\"defgh\"}", 10, 0, 0, m, &n), 0);
 }
 
+/* Write a string value into a fixed buffer with str_max bytes kept. */
+static const char *
+test_quote(const char *s, size_t str_max, int *cut)
+{
+	static char		buf[64];
+	struct json_writer	w;
+
+	json_writer_buf(&w, buf, sizeof buf);
+	w.str_max = str_max;
+	json_put_quoted(&w, s, strlen(s));
+	assert_false(w.failed);
+	assert_ptr_equal(w.buf, buf);
+	assert_int_equal(w.len, strlen(buf));
+	*cut = w.cut;
+	json_writer_free(&w);
+	return (buf);
+}
+
+/* Escapes, and values cut at a character boundary after str_max bytes. */
+static void
+test_json_write_quoted(void **state)
+{
+	int	cut;
+
+	assert_string_equal(test_quote("a\"b\\c\x01\x7f\xc2\x85\xe2\x80\xae"
+	    "\xff\xc3\xa9z", 0, &cut), "\"a\\\"b\\\\c\\u0001\\u007f"
+	    "\\u0085\\u202e\\ufffd\xc3\xa9z\"");
+	assert_false(cut);
+	assert_string_equal(test_quote("abcd", 4, &cut), "\"abcd\"");
+	assert_false(cut);
+	assert_string_equal(test_quote("abcde", 4, &cut), "\"abcd...\"");
+	assert_true(cut);
+	assert_string_equal(test_quote("abc\xc3\xa9" "de", 4, &cut),
+	    "\"abc\xc3\xa9...\"");
+	assert_true(cut);
+	assert_string_equal(test_quote("abc\xff\xff" "e", 4, &cut),
+	    "\"abc\\ufffd...\"");
+	assert_true(cut);
+}
+
+/* A caller's buffer is never grown: what does not fit fails the writer. */
+static void
+test_json_write_fixed(void **state)
+{
+	struct json_writer	w;
+	char			buf[24];
+
+	memset(buf, 'x', sizeof buf);
+	json_writer_buf(&w, buf, 15);
+	json_open(&w);
+	json_put_uint(&w, "n", 18446744073709551615ULL);
+	assert_true(w.failed);
+	assert_int_equal(buf[15], 'x');
+	/* 16 bytes and the NUL fit exactly. */
+	json_writer_buf(&w, buf, 17);
+	json_open(&w);
+	json_put_uint(&w, "n", 1844674407ULL);
+	json_close(&w);
+	assert_false(w.failed);
+	assert_string_equal(buf, "{\"n\":1844674407}");
+	json_close(&w);
+	assert_true(w.failed);
+	assert_int_equal(buf[17], 'x');
+	json_writer_free(&w);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_read_options),
 		cmocka_unit_test(test_json_read_raw),
+		cmocka_unit_test(test_json_write_quoted),
+		cmocka_unit_test(test_json_write_fixed),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
