@@ -406,15 +406,18 @@ json_get(const struct json_obj *o, const char *key)
 	return (json_find(o->m, o->n, key));
 }
 
+/* A member's string, or NULL when there is no member or it is no string. */
+const char *
+json_str(const struct json_member *m)
+{
+	return (m != NULL && m->type == JSON_STRING ? m->str : NULL);
+}
+
 /* A string member, or NULL. */
 const char *
 json_get_str(const struct json_obj *o, const char *key)
 {
-	const struct json_member	*m = json_get(o, key);
-
-	if (m == NULL || m->type != JSON_STRING)
-		return (NULL);
-	return (m->str);
+	return (json_str(json_get(o, key)));
 }
 
 /* An integer member: 0, or -1 when absent or of another type. */

@@ -64,8 +64,10 @@ struct json_reader {
  */
 int			 json_read(const struct json_reader *, const char *,
 			    size_t, size_t *, const char **);
+/* A member among n by key; a member's string, NULL when absent or not one. */
 const struct json_member *json_find(const struct json_member *, size_t,
 			    const char *);
+const char		*json_str(const struct json_member *);
 
 /* Read one object of at most JSON_TEXT_MAX bytes with json_read(). */
 int			 json_parse(const char *, size_t, struct json_obj *,

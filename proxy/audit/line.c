@@ -41,9 +41,7 @@ audit_rec_get(const struct audit_rec *rec, const char *key)
 const char *
 audit_rec_str(const struct audit_rec *rec, const char *key)
 {
-	const struct json_member	*f = audit_rec_get(rec, key);
-
-	return (f != NULL && f->type == JSON_STRING ? f->str : NULL);
+	return (json_str(audit_rec_get(rec, key)));
 }
 
 /* Give a number member's value, or -1 when absent or not a number. */
