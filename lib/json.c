@@ -375,8 +375,8 @@ int
 json_parse(const char *buf, size_t len, struct json_obj *o,
     const char **errstr)
 {
-	struct json_reader	r = { o->m, JSON_MEMBERS_MAX, o->store,
-				    sizeof o->store, 0, 0 };
+	struct json_reader	r = { .m = o->m, .max = JSON_MEMBERS_MAX,
+				    .store = o->store, .size = sizeof o->store };
 
 	if (len > JSON_TEXT_MAX) {
 		o->n = 0;

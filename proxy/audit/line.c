@@ -21,8 +21,9 @@ int
 audit_rec_parse(const char *line, size_t len, char *store, size_t storelen,
     struct audit_rec *rec)
 {
-	struct json_reader	r = { rec->f, AUDIT_REC_MAX, store, storelen,
-				    1, 1 };
+	struct json_reader	r = { .m = rec->f, .max = AUDIT_REC_MAX,
+				    .store = store, .size = storelen,
+				    .one_line = 1, .full_range = 1 };
 	const char		*err;
 
 	if (len > 0 && line[len - 1] == '\n')

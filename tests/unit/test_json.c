@@ -24,8 +24,10 @@ test_read(const char *text, size_t size, int one_line, int full_range,
     struct json_member *m, size_t *n)
 {
 	static char		 store[256];
-	struct json_reader	 r = { m, TEST_MEMBERS, store, size, one_line,
-				    full_range };
+	struct json_reader	 r = { .m = m, .max = TEST_MEMBERS,
+				    .store = store, .size = size,
+				    .one_line = one_line,
+				    .full_range = full_range };
 	const char		*err = NULL;
 	int			 rv;
 
