@@ -81,10 +81,10 @@ int			 json_get_int(const struct json_obj *, const char *,
 
 /*
  * An object being written: {"k":v,...}, into a buffer that grows, or
- * one of the caller's that does not.  String values longer than str_max
- * bytes (0: no bound) are cut at a character boundary and end with
- * "...", and cut says one was.  On overflow or out of memory the writer
- * marks itself failed and ignores the rest.
+ * one of the caller's that does not.  A string longer than str_max
+ * bytes (0: no bound) is cut at the first character boundary at or past
+ * str_max and ends with "...", and cut says one was.  On overflow or out
+ * of memory the writer marks itself failed and ignores the rest.
  */
 struct json_writer {
 	char	*buf;
