@@ -13,23 +13,29 @@
 
 #define JSON_DIGITS_MAX	15
 
-/* The reader's position in its input. */
+/* The reader's position in its input, and what it has read. */
 struct json_in {
-	const uint8_t	*p;
-	size_t		 len;
-	size_t		 pos;
-	struct json_obj	*o;
-	const char	*err;
+	const uint8_t			*p;
+	size_t				 len;
+	size_t				 pos;
+	const struct json_reader	*r;
+	size_t				 n;	/* members read */
+	size_t				 used;	/* bytes of the store */
+	const char			*err;
 };
 
-/* Skip JSON whitespace. */
+/* Skip JSON white space (only blanks and tabs in one_line). */
 static void
 json_skip_ws(struct json_in *in)
 {
-	while (in->pos < in->len && (in->p[in->pos] == ' ' ||
-	    in->p[in->pos] == '\t' || in->p[in->pos] == '\n' ||
-	    in->p[in->pos] == '\r'))
-		in->pos++;
+	uint8_t	c;
+
+	for (; in->pos < in->len; in->pos++) {
+		c = in->p[in->pos];
+		if (c != ' ' && c != '\t' && (in->r->one_line ||
+		    (c != '\n' && c != '\r')))
+			break;
+	}
 }
 
 /* Fail with a message; returns -1. */
@@ -56,12 +62,10 @@ json_expect(struct json_in *in, uint8_t c, const char *err)
 static int
 json_store(struct json_in *in, const void *p, size_t n)
 {
-	struct json_obj	*o = in->o;
-
-	if (o->used + n > sizeof o->store)
+	if (in->r->size - in->used < n)
 		return (json_fail(in, "object too long"));
-	memcpy(o->store + o->used, p, n);
-	o->used += n;
+	memcpy(in->r->store + in->used, p, n);
+	in->used += n;
 	return (0);
 }
 
@@ -181,7 +185,7 @@ json_string(struct json_in *in, const char **out, size_t *outlen)
 
 	if (json_expect(in, '"', "string expected") == -1)
 		return (-1);
-	start = in->o->used;
+	start = in->used;
 	for (;;) {
 		if (in->pos >= in->len)
 			return (json_fail(in, "unterminated string"));
@@ -204,18 +208,21 @@ json_string(struct json_in *in, const char **out, size_t *outlen)
 		in->pos += n;
 	}
 	in->pos++;
-	*outlen = in->o->used - start;
+	*outlen = in->used - start;
 	if (json_store(in, "", 1) == -1)
 		return (-1);
-	*out = in->o->store + start;
+	*out = in->r->store + start;
 	return (0);
 }
 
-/* Read an integer: -?(0|[1-9][0-9]*), no fraction nor exponent. */
+/*
+ * Read an integer: -?(0|[1-9][0-9]*), no fraction nor exponent; of 15
+ * digits, or in full_range up to INT64_MAX either way.
+ */
 static int
-json_number(struct json_in *in, int64_t *v)
+json_number(struct json_in *in, long long *v)
 {
-	int	neg = 0, digits = 0;
+	int	neg = 0, digits = 0, d;
 	uint8_t	c;
 
 	if (in->p[in->pos] == '-') {
@@ -227,9 +234,12 @@ json_number(struct json_in *in, int64_t *v)
 	    in->p[in->pos] <= '9') {
 		if (digits == 1 && *v == 0)
 			return (json_fail(in, "leading zero"));
-		if (++digits > JSON_DIGITS_MAX)
+		d = in->p[in->pos++] - '0';
+		if (in->r->full_range ? *v > (INT64_MAX - d) / 10 :
+		    digits >= JSON_DIGITS_MAX)
 			return (json_fail(in, "number too long"));
-		*v = *v * 10 + (in->p[in->pos++] - '0');
+		*v = *v * 10 + d;
+		digits++;
 	}
 	if (digits == 0)
 		return (json_fail(in, "bad number"));
@@ -253,16 +263,12 @@ json_word(struct json_in *in, const char *w)
 	return (0);
 }
 
-/* Read a member's value. */
+/* Read a member's value of the type its first byte says. */
 static int
-json_value(struct json_in *in, struct json_member *m)
+json_value_typed(struct json_in *in, struct json_member *m)
 {
-	uint8_t	c;
+	uint8_t	c = in->p[in->pos];
 
-	json_skip_ws(in);
-	if (in->pos >= in->len)
-		return (json_fail(in, "value expected"));
-	c = in->p[in->pos];
 	if (c == '"') {
 		m->type = JSON_STRING;
 		return (json_string(in, &m->str, &m->len));
@@ -285,42 +291,54 @@ json_value(struct json_in *in, struct json_member *m)
 	return (json_fail(in, "bad value"));
 }
 
+/* Read a member's value, and where it stands in the input. */
+static int
+json_value(struct json_in *in, struct json_member *m)
+{
+	size_t	start, quotes;
+
+	json_skip_ws(in);
+	if (in->pos >= in->len)
+		return (json_fail(in, "value expected"));
+	start = in->pos;
+	if (json_value_typed(in, m) == -1)
+		return (-1);
+	quotes = m->type == JSON_STRING;
+	m->raw = (const char *)in->p + start + quotes;
+	m->rawlen = in->pos - start - 2 * quotes;
+	return (0);
+}
+
 /* Read one "key": value member. */
 static int
 json_member(struct json_in *in)
 {
-	struct json_obj		*o = in->o;
 	struct json_member	*m;
 	size_t			 keylen;
 
-	if (o->n == JSON_MEMBERS_MAX)
+	if (in->n == in->r->max)
 		return (json_fail(in, "too many members"));
-	m = &o->m[o->n];
+	m = &in->r->m[in->n];
 	memset(m, 0, sizeof *m);
 	if (json_string(in, &m->key, &keylen) == -1)
 		return (-1);
-	if (json_get(o, m->key) != NULL)
+	if (json_find(in->r->m, in->n, m->key) != NULL)
 		return (json_fail(in, "duplicate key"));
 	if (json_expect(in, ':', "':' expected") == -1 ||
 	    json_value(in, m) == -1)
 		return (-1);
-	o->n++;
+	in->n++;
 	return (0);
 }
 
-/* Parse one flat object. */
+/* Read one flat object into the reader's members and store. */
 int
-json_parse(const char *buf, size_t len, struct json_obj *o,
-    const char **errstr)
+json_read(const struct json_reader *r, const char *buf, size_t len,
+    size_t *n, const char **errstr)
 {
-	struct json_in	in = { (const uint8_t *)buf, len, 0, o, NULL };
+	struct json_in	in = { (const uint8_t *)buf, len, 0, r, 0, 0, NULL };
 
-	o->n = 0;
-	o->used = 0;
-	if (len > JSON_TEXT_MAX) {
-		*errstr = "object too long";
-		return (-1);
-	}
+	*n = 0;
 	if (json_expect(&in, '{', "object expected") == -1)
 		goto fail;
 	json_skip_ws(&in);
@@ -345,35 +363,61 @@ json_parse(const char *buf, size_t len, struct json_obj *o,
 		json_fail(&in, "trailing bytes after the object");
 		goto fail;
 	}
+	*n = in.n;
 	return (0);
 fail:
 	*errstr = in.err;
-	o->n = 0;
 	return (-1);
 }
 
-/* Find a member by key. */
+/* Parse one flat object of at most JSON_TEXT_MAX bytes. */
+int
+json_parse(const char *buf, size_t len, struct json_obj *o,
+    const char **errstr)
+{
+	struct json_reader	r = { .m = o->m, .max = JSON_MEMBERS_MAX,
+				    .store = o->store, .size = sizeof o->store };
+
+	if (len > JSON_TEXT_MAX) {
+		o->n = 0;
+		*errstr = "object too long";
+		return (-1);
+	}
+	return (json_read(&r, buf, len, &o->n, errstr));
+}
+
+/* Find a member by key among n. */
 const struct json_member *
-json_get(const struct json_obj *o, const char *key)
+json_find(const struct json_member *m, size_t n, const char *key)
 {
 	size_t	i;
 
-	for (i = 0; i < o->n; i++) {
-		if (strcmp(o->m[i].key, key) == 0)
-			return (&o->m[i]);
+	for (i = 0; i < n; i++) {
+		if (strcmp(m[i].key, key) == 0)
+			return (&m[i]);
 	}
 	return (NULL);
+}
+
+/* Find a member of an object by key. */
+const struct json_member *
+json_get(const struct json_obj *o, const char *key)
+{
+	return (json_find(o->m, o->n, key));
+}
+
+/* A member's string, or NULL when there is no member or it is no string. */
+const char *
+json_str(const struct json_member *m)
+{
+	return (m != NULL && m->type == JSON_STRING ? m->str : NULL);
 }
 
 /* A string member, or NULL. */
 const char *
 json_get_str(const struct json_obj *o, const char *key)
 {
-	const struct json_member	*m = json_get(o, key);
-
-	if (m == NULL || m->type != JSON_STRING)
-		return (NULL);
-	return (m->str);
+	return (json_str(json_get(o, key)));
 }
 
 /* An integer member: 0, or -1 when absent or of another type. */
@@ -437,15 +481,29 @@ json_writer_init(struct json_writer *w, size_t max)
 	w->max = max;
 }
 
-/* Free the text written. */
+/* Start writing into the caller's buffer of size bytes, never grown. */
+void
+json_writer_buf(struct json_writer *w, char *buf, size_t size)
+{
+	memset(w, 0, sizeof *w);
+	w->buf = buf;
+	w->cap = size;
+	w->fixed = 1;
+}
+
+/* Free the text written (unless the buffer is the caller's). */
 void
 json_writer_free(struct json_writer *w)
 {
-	free(w->buf);
+	if (!w->fixed)
+		free(w->buf);
 	memset(w, 0, sizeof *w);
 }
 
-/* Append bytes, growing the buffer; the text stays NUL-terminated. */
+/*
+ * Append bytes, growing the buffer unless it is the caller's; the text
+ * stays NUL-terminated.
+ */
 void
 json_put_raw(struct json_writer *w, const char *p, size_t n)
 {
@@ -454,7 +512,8 @@ json_put_raw(struct json_writer *w, const char *p, size_t n)
 
 	if (w->failed)
 		return;
-	if (w->max != 0 && w->len + n > w->max) {
+	if ((w->max != 0 && w->len + n > w->max) ||
+	    (w->fixed && w->len + n + 1 > w->cap)) {
 		w->failed = 1;
 		return;
 	}
@@ -474,6 +533,18 @@ json_put_raw(struct json_writer *w, const char *p, size_t n)
 	w->buf[w->len] = '\0';
 }
 
+/* Append one byte, in place when it fits. */
+static inline void
+json_put_c(struct json_writer *w, char c)
+{
+	if (!w->failed && w->len + 2 <= w->cap &&
+	    (w->max == 0 || w->len < w->max)) {
+		w->buf[w->len++] = c;
+		w->buf[w->len] = '\0';
+	} else
+		json_put_raw(w, &c, 1);
+}
+
 /* Tell whether a code point is written as an escape. */
 int
 json_must_escape(uint32_t cp)
@@ -482,44 +553,66 @@ json_must_escape(uint32_t cp)
 	    (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069));
 }
 
+/* Append a character as \uXXXX. */
+static void
+json_put_u(struct json_writer *w, uint32_t cp)
+{
+	static const char	hex[] = "0123456789abcdef";
+	char			esc[6] = { '\\', 'u', hex[(cp >> 12) & 0xf],
+				    hex[(cp >> 8) & 0xf], hex[(cp >> 4) & 0xf],
+				    hex[cp & 0xf] };
+
+	json_put_raw(w, esc, sizeof esc);
+}
+
 /*
  * Append a quoted string: quote and backslash escaped, control, line
  * separator and bidirectional characters as \uXXXX, invalid UTF-8 bytes
- * as \ufffd.
+ * as \ufffd; cut after str_max bytes.  What needs no escape is copied
+ * a run at a time.
  */
 void
 json_put_quoted(struct json_writer *w, const char *str, size_t n)
 {
 	const uint8_t	*s = (const uint8_t *)str;
-	size_t		 i = 0, len;
+	size_t		 i, run = 0, len, stop = n;
 	uint32_t	 cp;
-	char		 esc[8];
 
-	json_put_raw(w, "\"", 1);
-	while (i < n) {
-		if ((len = json_utf8(s + i, n - i, &cp)) == 0) {
-			json_put_raw(w, "\\ufffd", 6);
-			i++;
+	if (w->str_max != 0 && w->str_max < n)
+		stop = w->str_max;
+	json_put_c(w, '"');
+	for (i = 0; i < stop; i += len) {
+		len = 1;
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\')
 			continue;
-		}
-		if (cp == '"' || cp == '\\') {
-			json_put_raw(w, "\\", 1);
-			json_put_raw(w, str + i, 1);
-		} else if (json_must_escape(cp)) {
-			snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
-			json_put_raw(w, esc, 6);
+		len = json_utf8(s + i, n - i, &cp);
+		if (len != 0 && cp != '"' && cp != '\\' &&
+		    !json_must_escape(cp))
+			continue;
+		json_put_raw(w, str + run, i - run);
+		if (len == 0) {
+			json_put_u(w, 0xfffd);
+			len = 1;
+		} else if (cp == '"' || cp == '\\') {
+			json_put_c(w, '\\');
+			json_put_c(w, str[i]);
 		} else
-			json_put_raw(w, str + i, len);
-		i += len;
+			json_put_u(w, cp);
+		run = i + len;
 	}
-	json_put_raw(w, "\"", 1);
+	json_put_raw(w, str + run, i - run);
+	if (i < n) {
+		json_put_raw(w, "...", 3);
+		w->cut = 1;
+	}
+	json_put_c(w, '"');
 }
 
 /* Open an object. */
 void
 json_open(struct json_writer *w)
 {
-	json_put_raw(w, "{", 1);
+	json_put_c(w, '{');
 	w->members = 0;
 }
 
@@ -527,7 +620,7 @@ json_open(struct json_writer *w)
 void
 json_close(struct json_writer *w)
 {
-	json_put_raw(w, "}", 1);
+	json_put_c(w, '}');
 }
 
 /* Write a key and its colon, with a comma before all but the first. */
@@ -535,9 +628,9 @@ static void
 json_key(struct json_writer *w, const char *key)
 {
 	if (w->members++ > 0)
-		json_put_raw(w, ",", 1);
+		json_put_c(w, ',');
 	json_put_quoted(w, key, strlen(key));
-	json_put_raw(w, ":", 1);
+	json_put_c(w, ':');
 }
 
 /* Write a string member (NULL writes nothing). */
@@ -558,6 +651,17 @@ json_put_int(struct json_writer *w, const char *key, int64_t v)
 
 	json_key(w, key);
 	snprintf(num, sizeof num, "%lld", (long long)v);
+	json_put_raw(w, num, strlen(num));
+}
+
+/* Write an unsigned integer member. */
+void
+json_put_uint(struct json_writer *w, const char *key, unsigned long long v)
+{
+	char	num[32];
+
+	json_key(w, key);
+	snprintf(num, sizeof num, "%llu", v);
 	json_put_raw(w, num, strlen(num));
 }
 

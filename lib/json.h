@@ -25,7 +25,9 @@ struct json_member {
 	enum json_type	 type;
 	const char	*str;		/* JSON_STRING: decoded, NUL-ended */
 	size_t		 len;		/* its length */
-	int64_t		 num;		/* JSON_INT, or JSON_BOOL 0/1 */
+	const char	*raw;		/* the value as written, in the input */
+	size_t		 rawlen;	/* (a string's without its quotes) */
+	long long	 num;		/* JSON_INT, or JSON_BOOL 0/1 */
 };
 
 /*
@@ -36,14 +38,38 @@ struct json_obj {
 	size_t			n;
 	struct json_member	m[JSON_MEMBERS_MAX];
 	char			store[JSON_TEXT_MAX + JSON_MEMBERS_MAX * 2];
-	size_t			used;
 };
 
 /*
- * Parse one object of len bytes (surrounding whitespace allowed).  Keys
- * must be unique, strings valid UTF-8 without raw control characters,
- * numbers integers in 15 digits.  Returns 0, or -1 with *errstr set.
+ * Where a reader puts an object (room for max members, and a store of
+ * size bytes for the decoded keys and strings), and how strict it is
+ * where its callers differ.
  */
+struct json_reader {
+	struct json_member	*m;
+	size_t			 max;
+	char			*store;
+	size_t			 size;
+	int			 one_line;	/* white space: blank, tab */
+	int			 full_range;	/* integers: int64_t, not 15 digits */
+};
+
+/*
+ * Read one object of len bytes (surrounding white space allowed) into
+ * r's members and store; *n is how many were read.  Keys must be unique,
+ * strings valid UTF-8 without raw control characters, numbers integers:
+ * of 15 digits at most, or with full_range anything in int64_t but its
+ * minimum.  White space is blank, tab, CR and LF, or with one_line only
+ * blank and tab.  Returns 0, or -1 with *errstr set and *n 0.
+ */
+int			 json_read(const struct json_reader *, const char *,
+			    size_t, size_t *, const char **);
+/* A member among n by key; a member's string, NULL when absent or not one. */
+const struct json_member *json_find(const struct json_member *, size_t,
+			    const char *);
+const char		*json_str(const struct json_member *);
+
+/* Read one object of at most JSON_TEXT_MAX bytes with json_read(). */
 int			 json_parse(const char *, size_t, struct json_obj *,
 			    const char **);
 
@@ -54,24 +80,32 @@ int			 json_get_int(const struct json_obj *, const char *,
 			    int64_t *);
 
 /*
- * An object being written: {"k":v,...}.  On overflow or out of memory
- * the writer marks itself failed and ignores the rest.
+ * An object being written: {"k":v,...}, into a buffer that grows, or
+ * one of the caller's that does not.  A string longer than str_max
+ * bytes (0: no bound) is cut at the first character boundary at or past
+ * str_max and ends with "...", and cut says one was.  On overflow or out
+ * of memory the writer marks itself failed and ignores the rest.
  */
 struct json_writer {
 	char	*buf;
 	size_t	 len;
 	size_t	 cap;
 	size_t	 max;		/* 0: unbounded */
+	int	 fixed;		/* buf is the caller's */
+	size_t	 str_max;
+	int	 cut;
 	int	 failed;
 	int	 members;
 };
 
 void	json_writer_init(struct json_writer *, size_t);
+void	json_writer_buf(struct json_writer *, char *, size_t);
 void	json_writer_free(struct json_writer *);
 void	json_open(struct json_writer *);
 void	json_close(struct json_writer *);
 void	json_put_str(struct json_writer *, const char *, const char *);
 void	json_put_int(struct json_writer *, const char *, int64_t);
+void	json_put_uint(struct json_writer *, const char *, unsigned long long);
 void	json_put_bool(struct json_writer *, const char *, int);
 void	json_put_null(struct json_writer *, const char *);
 /* Append a JSON string literal for bytes (escaped, invalid UTF-8 as U+FFFD). */

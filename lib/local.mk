@@ -3,3 +3,5 @@ libpinhole_a_SOURCES += \
 	lib/clock.c lib/clock.h \
 	lib/log.c lib/log.h \
 	lib/json.c lib/json.h
+
+UNIT_TESTS += tests/unit/test_json

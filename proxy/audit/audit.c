@@ -81,12 +81,6 @@ struct audit {
 	ino_t		 ino;
 };
 
-struct audit_line {
-	char		*p;
-	size_t		 len;
-	int		 truncated;
-};
-
 enum audit_type {
 	AUDIT_STR,
 	AUDIT_INT,
@@ -143,97 +137,26 @@ audit_event_init(struct audit_event *ev)
 	ev->lost_bytes = -1;
 }
 
-/* Append bytes (the buffer is sized for the longest line). */
-static void
-audit_put(struct audit_line *l, const char *s, size_t n)
-{
-	memcpy(l->p + l->len, s, n);
-	l->len += n;
-}
-
-/* Append a string. */
-static void
-audit_puts(struct audit_line *l, const char *s)
-{
-	audit_put(l, s, strlen(s));
-}
-
-/* Append a \uXXXX escape. */
-static void
-audit_put_u(struct audit_line *l, uint32_t cp)
-{
-	char	buf[8];
-
-	snprintf(buf, sizeof buf, "\\u%04x", (unsigned)cp);
-	audit_put(l, buf, 6);
-}
-
-/*
- * Append a string value, quoted and escaped: quote and backslash with a
- * backslash, control characters (C0, DEL, C1), line separators and
- * bidirectional controls as \uXXXX, each byte that is not valid UTF-8 as
- * \ufffd.  Longer values are cut after AUDIT_FIELD_MAX bytes, at a
- * character boundary, and end with "...".
- */
-static void
-audit_put_string(struct audit_line *l, const char *str)
-{
-	const unsigned char	*s = (const unsigned char *)str;
-	size_t			 n = strlen(str), i = 0, len;
-	unsigned int		 cp;
-
-	audit_put(l, "\"", 1);
-	while (i < n) {
-		if (i >= AUDIT_FIELD_MAX) {
-			audit_puts(l, "...");
-			l->truncated = 1;
-			break;
-		}
-		if ((len = json_utf8(s + i, n - i, &cp)) == 0) {
-			audit_put_u(l, 0xfffd);
-			i++;
-			continue;
-		}
-		if (cp == '"' || cp == '\\') {
-			audit_put(l, "\\", 1);
-			audit_put(l, (const char *)s + i, 1);
-		} else if (json_must_escape(cp))
-			audit_put_u(l, cp);
-		else
-			audit_put(l, (const char *)s + i, len);
-		i += len;
-	}
-	audit_put(l, "\"", 1);
-}
-
 /* Append one field of an event, unless it is absent. */
 static void
-audit_put_field(struct audit_line *l, const struct audit_event *ev,
+audit_put_field(struct json_writer *w, const struct audit_event *ev,
     const struct audit_field *f)
 {
 	const char	*p = (const char *)ev + f->off;
 	const char	*s;
 	int64_t		 v;
-	char		 num[32];
 
 	if (f->type == AUDIT_STR) {
 		memcpy(&s, p, sizeof s);
-		if (s == NULL)
-			return;
-		audit_put(l, ",\"", 2);
-		audit_puts(l, f->name);
-		audit_put(l, "\":", 2);
-		audit_put_string(l, s);
+		json_put_str(w, f->name, s);
 		return;
 	}
 	if (f->type == AUDIT_INT)
 		v = *(const int *)(const void *)p;
 	else
 		v = *(const int64_t *)(const void *)p;
-	if (v < 0)
-		return;
-	snprintf(num, sizeof num, ",\"%s\":%lld", f->name, (long long)v);
-	audit_puts(l, num);
+	if (v >= 0)
+		json_put_int(w, f->name, v);
 }
 
 /* Format the current time as RFC 3339 UTC with milliseconds. */
@@ -250,22 +173,25 @@ audit_timestamp(char *buf, size_t len)
 	snprintf(buf, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
 }
 
-/* Build the body of an event's line at ts: every field but the chain's. */
+/*
+ * Build the body of an event's line at ts: every field but the chain's.
+ * String values are cut after AUDIT_FIELD_MAX bytes, and then the line
+ * says it was truncated.
+ */
 static void
-audit_format(struct audit_line *l, const struct audit_event *ev,
+audit_format(struct json_writer *w, const struct audit_event *ev,
     const char *ts)
 {
-	char	head[96];
 	size_t	i;
 
-	snprintf(head, sizeof head, "{\"schema\":%d,\"ts\":\"%s\",\"event\":",
-	    AUDIT_SCHEMA, ts);
-	audit_puts(l, head);
-	audit_put_string(l, ev->event != NULL ? ev->event : "unknown");
+	json_open(w);
+	json_put_int(w, "schema", AUDIT_SCHEMA);
+	json_put_str(w, "ts", ts);
+	json_put_str(w, "event", ev->event != NULL ? ev->event : "unknown");
 	for (i = 0; i < sizeof audit_fields / sizeof audit_fields[0]; i++)
-		audit_put_field(l, ev, &audit_fields[i]);
-	if (l->truncated)
-		audit_puts(l, ",\"truncated\":true");
+		audit_put_field(w, ev, &audit_fields[i]);
+	if (w->cut)
+		json_put_bool(w, "truncated", 1);
 }
 
 /*
@@ -273,25 +199,23 @@ audit_format(struct audit_line *l, const struct audit_event *ev,
  * carries on another one, seq, then chain over everything before it.
  */
 static int
-audit_seal(struct audit *a, struct audit_line *l, unsigned char *next)
+audit_seal(struct audit *a, struct json_writer *w, unsigned char *next)
 {
-	char	hex[AUDIT_HEX_LEN + 1], num[48];
+	char	hex[AUDIT_HEX_LEN + 1];
 
 	if (a->link) {
 		audit_hex(a->chain, hex);
-		audit_puts(l, ",\"prev_chain\":\"");
-		audit_puts(l, hex);
-		audit_puts(l, "\"");
+		json_put_str(w, "prev_chain", hex);
 	}
-	snprintf(num, sizeof num, ",\"seq\":%llu", a->seq + 1);
-	audit_puts(l, num);
-	if (audit_hash_step(a->hash, a->chain, l->p, l->len, next) == -1)
+	json_put_uint(w, "seq", a->seq + 1);
+	if (w->failed ||
+	    audit_hash_step(a->hash, a->chain, w->buf, w->len, next) == -1)
 		return (-1);
 	audit_hex(next, hex);
-	audit_puts(l, ",\"chain\":\"");
-	audit_puts(l, hex);
-	audit_puts(l, "\"}\n");
-	return (0);
+	json_put_str(w, "chain", hex);
+	json_close(w);
+	json_put_raw(w, "\n", 1);
+	return (w->failed ? -1 : 0);
 }
 
 /* Name the output in messages. */
@@ -437,27 +361,28 @@ static int
 audit_put_event(struct audit *a, const struct audit_event *ev, int send,
     const char *ts, size_t *len)
 {
-	struct audit_line	l;
+	struct json_writer	w;
 	unsigned char		next[AUDIT_HASH_LEN];
 	int			rv;
 
-	memset(&l, 0, sizeof l);
-	l.p = a->buf + 1;
-	audit_format(&l, ev, ts);
-	if (send && audit_full(a, l.len))
+	json_writer_buf(&w, a->buf + 1, AUDIT_LINE_MAX - 1);
+	w.str_max = AUDIT_FIELD_MAX;
+	audit_format(&w, ev, ts);
+	if (send && audit_full(a, w.len))
 		audit_rotate(a);
-	if (audit_seal(a, &l, next) == -1) {
-		snprintf(a->err, sizeof a->err, "cannot hash a line");
-		*len = l.len;
+	rv = audit_seal(a, &w, next);
+	*len = w.len;
+	if (rv == -1) {
+		snprintf(a->err, sizeof a->err, "%s", w.failed ?
+		    "line too long" : "cannot hash a line");
 		return (-1);
 	}
-	*len = l.len;
 	if (!send)
 		return (0);
 	if (a->kind == AUDIT_FILE)
-		rv = audit_emit(a, l.p, l.len);
+		rv = audit_emit(a, w.buf, w.len);
 	else
-		rv = audit_send(a, l.p, l.len - 1);
+		rv = audit_send(a, w.buf, w.len - 1);
 	if (rv == 0) {
 		a->seq++;
 		memcpy(a->chain, next, sizeof a->chain);

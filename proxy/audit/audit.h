@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "lib/json.h"
+
 #define AUDIT_SCHEMA	1
 
 struct audit;
@@ -140,37 +142,28 @@ struct audit_link {
 int		 audit_link_parse(const char *, size_t, struct audit_link *);
 
 /*
- * Reading lines back: a strict reader for our flat objects (strings,
- * integers, booleans), bounded and without I/O.  Strings are decoded into
+ * Reading lines back: lib/json's strict reader, kept to one line, with
+ * room for more members than JSON_MEMBERS_MAX.  Strings are decoded into
  * the caller's store (at least as long as the line); raw keeps the
- * escaped text between the quotes.
+ * escaped text between the quotes.  audit_rec_field and AUDIT_REC_* are
+ * the names cli/ reads a record's members by.
  */
 #define AUDIT_REC_MAX	40
 
-enum audit_rec_type {
-	AUDIT_REC_STR,
-	AUDIT_REC_NUM,
-	AUDIT_REC_BOOL,
-	AUDIT_REC_NULL
-};
-
-struct audit_rec_field {
-	const char		*key;
-	enum audit_rec_type	 type;
-	const char		*str;	/* decoded, NUL-terminated */
-	const char		*raw;	/* escaped, not terminated */
-	size_t			 rawlen;
-	long long		 num;	/* numbers; booleans 0 or 1 */
-};
+#define audit_rec_field	json_member
+#define AUDIT_REC_STR	JSON_STRING
+#define AUDIT_REC_NUM	JSON_INT
+#define AUDIT_REC_BOOL	JSON_BOOL
+#define AUDIT_REC_NULL	JSON_NULL
 
 struct audit_rec {
 	size_t			 n;
-	struct audit_rec_field	 f[AUDIT_REC_MAX];
+	struct json_member	 f[AUDIT_REC_MAX];
 };
 
 int		 audit_rec_parse(const char *, size_t, char *, size_t,
 		    struct audit_rec *);
-const struct audit_rec_field *audit_rec_get(const struct audit_rec *,
+const struct json_member *audit_rec_get(const struct audit_rec *,
 		    const char *);
 const char	*audit_rec_str(const struct audit_rec *, const char *);
 long long	 audit_rec_num(const struct audit_rec *, const char *);

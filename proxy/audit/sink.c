@@ -46,13 +46,13 @@ out_puts(struct out *o, const char *s)
 
 /* Append a field's value as the line has it (strings without quotes). */
 static void
-out_value(struct out *o, const struct audit_rec_field *f, int sd)
+out_value(struct out *o, const struct json_member *f, int sd)
 {
 	char	num[32];
 	size_t	i;
 
 	switch (f->type) {
-	case AUDIT_REC_STR:
+	case JSON_STRING:
 		for (i = 0; i < f->rawlen; i++) {
 			if (sd && (f->raw[i] == '"' || f->raw[i] == '\\' ||
 			    f->raw[i] == ']'))
@@ -60,14 +60,14 @@ out_value(struct out *o, const struct audit_rec_field *f, int sd)
 			out_put(o, f->raw + i, 1);
 		}
 		break;
-	case AUDIT_REC_NUM:
+	case JSON_INT:
 		snprintf(num, sizeof num, "%lld", f->num);
 		out_puts(o, num);
 		break;
-	case AUDIT_REC_BOOL:
+	case JSON_BOOL:
 		out_puts(o, f->num ? "true" : "false");
 		break;
-	case AUDIT_REC_NULL:
+	case JSON_NULL:
 		out_puts(o, "null");
 		break;
 	}
@@ -155,7 +155,7 @@ out_journal(struct out *o, const char *key, const char *v, size_t n)
 
 /* Append a field as PINHOLE_KEY, its value decoded. */
 static void
-out_journal_field(struct out *o, const struct audit_rec_field *f)
+out_journal_field(struct out *o, const struct json_member *f)
 {
 	char	key[64], num[32];
 	size_t	i;
@@ -165,13 +165,13 @@ out_journal_field(struct out *o, const struct audit_rec_field *f)
 		key[i + 8] = isalnum((unsigned char)f->key[i]) ?
 		    toupper((unsigned char)f->key[i]) : '_';
 	key[i + 8] = '\0';
-	if (f->type == AUDIT_REC_STR) {
+	if (f->type == JSON_STRING) {
 		out_journal(o, key, f->str, strlen(f->str));
 		return;
 	}
-	if (f->type == AUDIT_REC_NUM)
+	if (f->type == JSON_INT)
 		snprintf(num, sizeof num, "%lld", f->num);
-	else if (f->type == AUDIT_REC_BOOL)
+	else if (f->type == JSON_BOOL)
 		snprintf(num, sizeof num, "%s", f->num ? "true" : "false");
 	else
 		snprintf(num, sizeof num, "null");
