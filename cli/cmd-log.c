@@ -182,12 +182,12 @@ cmd_log_col(FILE *fp, const char *s, int width, const char *colour)
 static void
 cmd_log_detail(FILE *fp, const struct audit_rec *rec, const char *key)
 {
-	const struct audit_rec_field	*f = audit_rec_get(rec, key);
+	const struct json_member	*f = audit_rec_get(rec, key);
 
 	if (f == NULL)
 		return;
 	fprintf(fp, " %s=", key);
-	if (f->type == AUDIT_REC_STR)
+	if (f->type == JSON_STRING)
 		cmd_log_term(fp, f->str);
 	else
 		fprintf(fp, "%lld", f->num);

@@ -145,16 +145,9 @@ int		 audit_link_parse(const char *, size_t, struct audit_link *);
  * Reading lines back: lib/json's strict reader, kept to one line, with
  * room for more members than JSON_MEMBERS_MAX.  Strings are decoded into
  * the caller's store (at least as long as the line); raw keeps the
- * escaped text between the quotes.  audit_rec_field and AUDIT_REC_* are
- * the names cli/ reads a record's members by.
+ * escaped text between the quotes.  Members are struct json_member.
  */
 #define AUDIT_REC_MAX	40
-
-#define audit_rec_field	json_member
-#define AUDIT_REC_STR	JSON_STRING
-#define AUDIT_REC_NUM	JSON_INT
-#define AUDIT_REC_BOOL	JSON_BOOL
-#define AUDIT_REC_NULL	JSON_NULL
 
 struct audit_rec {
 	size_t			 n;

@@ -27,7 +27,7 @@ test_good(void **state)
 {
 	struct audit_rec	 rec;
 	char			 store[256];
-	const struct audit_rec_field *f;
+	const struct json_member *f;
 
 	assert_int_equal(parse("{\"schema\":1,\"host\":\"a\\\"b\\\\c\","
 	    "\"port\":443,\"t\":true,\"f\":false,\"z\":null,\"neg\":-5}\n",
@@ -40,9 +40,9 @@ test_good(void **state)
 	assert_null(audit_rec_str(&rec, "port"));
 	assert_null(audit_rec_get(&rec, "missing"));
 	f = audit_rec_get(&rec, "t");
-	assert_int_equal(f->type, AUDIT_REC_BOOL);
+	assert_int_equal(f->type, JSON_BOOL);
 	assert_int_equal(f->num, 1);
-	assert_int_equal(audit_rec_get(&rec, "z")->type, AUDIT_REC_NULL);
+	assert_int_equal(audit_rec_get(&rec, "z")->type, JSON_NULL);
 	f = audit_rec_get(&rec, "host");
 	assert_int_equal(f->rawlen, 7);
 	assert_memory_equal(f->raw, "a\\\"b\\\\c", 7);
