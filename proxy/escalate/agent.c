@@ -84,8 +84,11 @@ agent_form_get(const char *s, size_t len, const char *key, char *out,
     size_t outlen)
 {
 	size_t		 klen = strlen(key), n;
-	const char	*end = s + len, *amp, *p = s;
+	const char	*end, *amp, *p = s;
 
+	if (s == NULL)
+		return (-1);	/* no query, no body: nothing to find */
+	end = s + len;
 	while (p < end) {
 		amp = memchr(p, '&', end - p);
 		n = (amp != NULL ? amp : end) - p;
