@@ -131,7 +131,7 @@ proxy_setup(struct proxy *p)
 	if (proxy_dns(p) == -1)
 		return (-1);
 	for (i = 0; i < o->nlisten; i++) {
-		if (gateway_listen(p->c.gw, o->listen[i], err,
+		if (gateway_listen(p->c.gw, o->listen[i], CONN_PROXY, err,
 		    sizeof err) == -1) {
 			log_warnx("cannot listen on %s", err);
 			return (-1);

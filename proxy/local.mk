@@ -35,7 +35,7 @@ libpinhole_a_SOURCES += \
 	proxy/conn/core.c proxy/conn/reply.c proxy/conn/tunnel.c \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
-	proxy/conn/events.c
+	proxy/conn/socks.c proxy/conn/events.c
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
