@@ -113,6 +113,8 @@ tests_fuzz_fuzz_socks_SOURCES = tests/fuzz/fuzz_socks.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_socks_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_socks_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/socks
+TESTS += tests/integration/socks.sh
+EXTRA_DIST += tests/integration/socks.sh tests/integration/socksraw.py
 # Transparent beside CONNECT with the benchmark's programs; by hand.
 EXTRA_DIST += tests/bench/transparent.sh
 
