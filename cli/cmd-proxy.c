@@ -122,36 +122,41 @@ proxy_dns(struct proxy *p)
 	return (0);
 }
 
+/* Listen on each of n addresses for clients of one kind. */
+static int
+proxy_listen(struct proxy *p, const char **addrs, size_t n,
+    enum conn_kind kind)
+{
+	char	err[1024];
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (gateway_listen(p->c.gw, addrs[i], kind, err,
+		    sizeof err) == -1) {
+			log_warnx("cannot listen on %s", err);
+			return (-1);
+		}
+		log_info("%s on %s", kind == CONN_SOCKS ? "SOCKS5" :
+		    "listening", addrs[i]);
+	}
+	return (0);
+}
+
 /* Set up the gateway and its listeners. */
 static int
 proxy_setup(struct proxy *p)
 {
 	struct proxy_opts	*o = p->o;
 	char			 err[1024];
-	size_t			 i;
 
 	if (gwctx_setup(&p->c, &o->g) == -1)
 		return (-1);
 	gwctx_catch_sighup(&p->c);
 	gwctx_watch_policy(&p->c);
-	if (proxy_dns(p) == -1)
+	if (proxy_dns(p) == -1 ||
+	    proxy_listen(p, o->listen, o->nlisten, CONN_PROXY) == -1 ||
+	    proxy_listen(p, o->socks, o->nsocks, CONN_SOCKS) == -1)
 		return (-1);
-	for (i = 0; i < o->nlisten; i++) {
-		if (gateway_listen(p->c.gw, o->listen[i], CONN_PROXY, err,
-		    sizeof err) == -1) {
-			log_warnx("cannot listen on %s", err);
-			return (-1);
-		}
-		log_info("listening on %s", o->listen[i]);
-	}
-	for (i = 0; i < o->nsocks; i++) {
-		if (gateway_listen(p->c.gw, o->socks[i], CONN_SOCKS, err,
-		    sizeof err) == -1) {
-			log_warnx("cannot listen on %s", err);
-			return (-1);
-		}
-		log_info("SOCKS5 on %s", o->socks[i]);
-	}
 	snprintf(err, sizeof err, "http://%s", o->listen[0]);
 	gwctx_agent_url(&p->c, err);
 	return (0);

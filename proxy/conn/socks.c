@@ -29,55 +29,45 @@ conn_socks_start(struct conn *c)
 	conn_timer(c, c->set->handshake_timeout);
 }
 
-/* Take n bytes of the client's input, and answer with two. */
+/*
+ * The greeting or the credentials: answer it (the method chosen, or
+ * success) and go on to the next message, or refuse.
+ */
 static void
-conn_socks_next(struct conn *c, size_t n, uint8_t ver, uint8_t code,
-    enum conn_socks_phase next)
+conn_socks_handshake(struct conn *c, const uint8_t *p, size_t len)
 {
-	uint8_t	msg[2] = { ver, code };
+	struct socks_greeting	 g;
+	struct socks_auth	 a;
+	enum socks_status	 st;
+	enum conn_socks_phase	 next = SOCKS_REQUEST;
+	const char		*error;
+	uint8_t			 msg[2];
+	size_t			 n;
 
+	if (c->socks_phase == SOCKS_HELLO) {
+		st = socks_greeting_parse(p, len, &g);
+		n = g.len;
+		error = g.error;
+		msg[0] = SOCKS_VERSION;
+		msg[1] = g.method;
+		if (g.method == SOCKS_METHOD_USERPASS)
+			next = SOCKS_AUTH;
+	} else {
+		st = socks_auth_parse(p, len, &a);	/* taken, not kept */
+		n = a.len;
+		error = a.error;
+		msg[0] = SOCKS_AUTH_VERSION;
+		msg[1] = 0;
+	}
+	if (st == SOCKS_NEED_MORE)
+		return;
+	if (st == SOCKS_ERROR) {
+		conn_socks_refuse(c, 400, error, SOCKS_REP_FAILURE);
+		return;
+	}
 	evbuffer_drain(bufferevent_get_input(c->client), n);
 	conn_send(c->client, msg, sizeof msg);
 	c->socks_phase = next;
-}
-
-/* The greeting: the method chosen, or none acceptable. */
-static void
-conn_socks_hello(struct conn *c, const uint8_t *p, size_t len)
-{
-	struct socks_greeting	g;
-
-	switch (socks_greeting_parse(p, len, &g)) {
-	case SOCKS_NEED_MORE:
-		break;
-	case SOCKS_ERROR:
-		conn_socks_refuse(c, 400, g.error, SOCKS_REP_FAILURE);
-		break;
-	default:
-		conn_socks_next(c, g.len, SOCKS_VERSION, g.method,
-		    g.method == SOCKS_METHOD_USERPASS ? SOCKS_AUTH :
-		    SOCKS_REQUEST);
-		break;
-	}
-}
-
-/* RFC 1929 credentials: any well-formed pair will do. */
-static void
-conn_socks_auth(struct conn *c, const uint8_t *p, size_t len)
-{
-	struct socks_auth	a;
-
-	switch (socks_auth_parse(p, len, &a)) {
-	case SOCKS_NEED_MORE:
-		break;
-	case SOCKS_ERROR:
-		conn_socks_refuse(c, 400, a.error, SOCKS_REP_FAILURE);
-		break;
-	default:
-		conn_socks_next(c, a.len, SOCKS_AUTH_VERSION, 0,
-		    SOCKS_REQUEST);
-		break;
-	}
 }
 
 /* The request: decide (host, port) as a CONNECT, then dial. */
@@ -126,11 +116,9 @@ conn_socks_read(struct conn *c)
 			conn_close(c, "out of memory");
 			return;
 		}
-		if (phase == SOCKS_HELLO)
-			conn_socks_hello(c, p, len);
-		else if (phase == SOCKS_AUTH)
-			conn_socks_auth(c, p, len);
-		else
+		if (phase == SOCKS_REQUEST)
 			conn_socks_request(c, p, len);
+		else
+			conn_socks_handshake(c, p, len);
 	} while (!c->dead && c->state == S_SOCKS && c->socks_phase != phase);
 }
