@@ -1,6 +1,7 @@
 /*
  * pinhole proxy: the gateway alone, as a default-deny allowlisting HTTP
- * proxy (CONNECT and absolute-form HTTP), with no namespace.
+ * proxy (CONNECT and absolute-form HTTP) and SOCKS5 proxy, with no
+ * namespace.
  */
 #include "config.h"
 
@@ -31,6 +32,8 @@ struct proxy_opts {
 	size_t			 nlisten;
 	const char		*dns_listen[GWOPTS_MAX_ARGS];
 	size_t			 ndns_listen;
+	const char		*socks[GWOPTS_MAX_ARGS];
+	size_t			 nsocks;
 };
 
 /* The running proxy. */
@@ -43,7 +46,7 @@ struct proxy {
 };
 
 enum {
-	OPT_DNS_LISTEN = GWOPTS_LAST
+	OPT_DNS_LISTEN = GWOPTS_LAST, OPT_SOCKS
 };
 
 /* Read the command line. */
@@ -63,6 +66,9 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 		else if (ch == OPT_DNS_LISTEN)
 			rv = gwopts_push_addr(cmd, o->dns_listen,
 			    &o->ndns_listen, "--dns-listen", optarg, 0);
+		else if (ch == OPT_SOCKS)
+			rv = gwopts_push_addr(cmd, o->socks, &o->nsocks,
+			    "--socks", optarg, 0);
 		else
 			rv = gwopts_option(cmd, &o->g, ch, optarg);
 	}
@@ -116,28 +122,41 @@ proxy_dns(struct proxy *p)
 	return (0);
 }
 
+/* Listen on each of n addresses for clients of one kind. */
+static int
+proxy_listen(struct proxy *p, const char **addrs, size_t n,
+    enum conn_kind kind)
+{
+	char	err[1024];
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (gateway_listen(p->c.gw, addrs[i], kind, err,
+		    sizeof err) == -1) {
+			log_warnx("cannot listen on %s", err);
+			return (-1);
+		}
+		log_info("%s on %s", kind == CONN_SOCKS ? "SOCKS5" :
+		    "listening", addrs[i]);
+	}
+	return (0);
+}
+
 /* Set up the gateway and its listeners. */
 static int
 proxy_setup(struct proxy *p)
 {
 	struct proxy_opts	*o = p->o;
 	char			 err[1024];
-	size_t			 i;
 
 	if (gwctx_setup(&p->c, &o->g) == -1)
 		return (-1);
 	gwctx_catch_sighup(&p->c);
 	gwctx_watch_policy(&p->c);
-	if (proxy_dns(p) == -1)
+	if (proxy_dns(p) == -1 ||
+	    proxy_listen(p, o->listen, o->nlisten, CONN_PROXY) == -1 ||
+	    proxy_listen(p, o->socks, o->nsocks, CONN_SOCKS) == -1)
 		return (-1);
-	for (i = 0; i < o->nlisten; i++) {
-		if (gateway_listen(p->c.gw, o->listen[i], err,
-		    sizeof err) == -1) {
-			log_warnx("cannot listen on %s", err);
-			return (-1);
-		}
-		log_info("listening on %s", o->listen[i]);
-	}
 	snprintf(err, sizeof err, "http://%s", o->listen[0]);
 	gwctx_agent_url(&p->c, err);
 	return (0);
@@ -192,6 +211,9 @@ cmd_proxy_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	for (i = 0; i < o->nlisten && n < sizeof listening; i++)
 		n += snprintf(listening + n, sizeof listening - n, "%s%s",
 		    i ? " " : "", o->listen[i]);
+	for (i = 0; i < o->nsocks && n < sizeof listening; i++)
+		n += snprintf(listening + n, sizeof listening - n,
+		    " socks5://%s", o->socks[i]);
 	gwctx_audit(&p.c, "start", NULL, NULL, listening);
 	event_base_dispatch(p.c.base);
 	gwctx_audit(&p.c, "stop", NULL, NULL, NULL);
@@ -214,6 +236,9 @@ static const struct cmd_opt proxy_opts[] = {
 	    .help = "answer DNS here, UDP and TCP: allowed names get a fake "
 	    "address (a request to it is decided as the name), others "
 	    "NXDOMAIN; nothing leaves for them" },
+	{ "socks", 0, CMD_ARG_REQUIRED, "ADDR:PORT", .key = OPT_SOCKS,
+	    .help = "serve SOCKS5 here too (CONNECT; no authentication, or "
+	    "any username and password; repeatable)" },
 	{ "grace", 0, CMD_ARG_REQUIRED, "S", .key = GWOPTS_GRACE,
 	    .help = "time open tunnels get at exit (10)" },
 	{ .include = gwopts_opts },
@@ -224,12 +249,14 @@ const struct cmd_entry cmd_proxy_entry = {
 	.name = "proxy",
 	.usage = "[--listen ADDR:PORT]... [--policy FILE]... [--allow RULE]... "
 	    "[--log FILE|-] [--resolver ADDR[:PORT]]... "
-	    "[--dns-listen ADDR:PORT]...",
+	    "[--dns-listen ADDR:PORT]... [--socks ADDR:PORT]...",
 	.summary = "Run a default-deny allowlisting HTTP proxy",
 	.intro =
 	    "Serve HTTP CONNECT and absolute-form HTTP requests for the hosts\n"
 	    "the policy allows; refuse everything else with 403 and a\n"
-	    "Pinhole-Error header.  Point HTTPS_PROXY / HTTP_PROXY at it.\n",
+	    "Pinhole-Error header.  Point HTTPS_PROXY / HTTP_PROXY at it.\n"
+	    "With --socks, serve SOCKS5 CONNECT too, decided the same way; a\n"
+	    "refused SOCKS5 client gets only a reply code (the log says why).\n",
 	.opts = proxy_opts,
 	.help =
 	    "SIGHUP reloads the policy and reopens the log; SIGTERM and SIGINT\n"

@@ -33,7 +33,7 @@ struct gateway_listener {
 	TAILQ_ENTRY(gateway_listener)	 entry;
 	struct gateway			*gw;
 	struct evconnlistener		*l;
-	int				 transparent;
+	enum conn_kind			 kind;
 	int				 nodelay;	/* accepted sockets inherit it */
 };
 
@@ -106,7 +106,7 @@ gateway_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	gw->fd_warned = 0;
 	if (!gl->nodelay)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	conn_open(&gw->cs, fd, sa, salen, gl->transparent);
+	conn_open(&gw->cs, fd, sa, salen, gl->kind);
 	if (gw->cs.nconns >= gw->max_clients && !gw->paused_full) {
 		log_info("%s: %zu connections: not accepting for now",
 		    __func__, gw->cs.nconns);
@@ -227,10 +227,10 @@ gateway_free(struct gateway *gw)
 	free(gw);
 }
 
-/* Listen on a bound socket, for proxy or for captured connections. */
+/* Listen on a bound socket for clients of one kind. */
 static int
-gateway_listen_kind(struct gateway *gw, int fd, int transparent, char *err,
-    size_t errlen)
+gateway_listen_kind(struct gateway *gw, int fd, enum conn_kind kind,
+    char *err, size_t errlen)
 {
 	struct gateway_listener	*gl;
 	int			 one = 1;
@@ -241,7 +241,7 @@ gateway_listen_kind(struct gateway *gw, int fd, int transparent, char *err,
 	}
 	evutil_make_socket_nonblocking(fd);
 	gl->gw = gw;
-	gl->transparent = transparent;
+	gl->kind = kind;
 	/* Set once here, not per connection: accepted sockets inherit it. */
 	gl->nodelay = setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 	    sizeof one) == 0;
@@ -264,7 +264,7 @@ gateway_listen_kind(struct gateway *gw, int fd, int transparent, char *err,
 int
 gateway_listen_fd(struct gateway *gw, int fd, char *err, size_t errlen)
 {
-	return (gateway_listen_kind(gw, fd, 0, err, errlen));
+	return (gateway_listen_kind(gw, fd, CONN_PROXY, err, errlen));
 }
 
 /* Listen on a bound socket for captured (transparent) connections. */
@@ -272,12 +272,21 @@ int
 gateway_listen_transparent_fd(struct gateway *gw, int fd, char *err,
     size_t errlen)
 {
-	return (gateway_listen_kind(gw, fd, 1, err, errlen));
+	return (gateway_listen_kind(gw, fd, CONN_TRANSPARENT, err, errlen));
 }
 
-/* Create, bind and listen on a socket for "ADDR:PORT". */
+/* Listen on a bound socket for SOCKS5 clients. */
 int
-gateway_listen(struct gateway *gw, const char *spec, char *err, size_t errlen)
+gateway_listen_socks_fd(struct gateway *gw, int fd, char *err,
+    size_t errlen)
+{
+	return (gateway_listen_kind(gw, fd, CONN_SOCKS, err, errlen));
+}
+
+/* Create, bind and listen on a socket for "ADDR:PORT", for one kind. */
+int
+gateway_listen(struct gateway *gw, const char *spec, enum conn_kind kind,
+    char *err, size_t errlen)
 {
 	struct addrinfo	*ai = NULL;
 	int		 fd = -1, one = 1, rv = -1;
@@ -293,7 +302,7 @@ gateway_listen(struct gateway *gw, const char *spec, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", spec, strerror(errno));
 		goto out;
 	}
-	if (gateway_listen_fd(gw, fd, err, errlen) == -1)
+	if (gateway_listen_kind(gw, fd, kind, err, errlen) == -1)
 		goto out;
 	fd = -1;
 	rv = 0;

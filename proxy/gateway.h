@@ -1,13 +1,16 @@
 /*
  * The gateway: listeners, and one connection (proxy/conn/) per client
- * speaking HTTP CONNECT and absolute-form HTTP, under a default-deny policy.  It
- * lives on the caller's event base and keeps no global state, so several
- * can run in one process.
+ * speaking HTTP CONNECT and absolute-form HTTP, or SOCKS5, or captured
+ * on its way anywhere, under a default-deny policy.  It lives on the
+ * caller's event base and keeps no global state, so several can run in
+ * one process.
  */
 #ifndef GATEWAY_H
 #define GATEWAY_H
 
 #include <stddef.h>
+
+#include "proxy/conn/conn.h"	/* enum conn_kind */
 
 struct audit;
 struct fakeip;
@@ -42,9 +45,17 @@ struct gateway	*gateway_create(struct event_base *,
 		    struct audit *);
 void		 gateway_free(struct gateway *);
 
-/* Listen on "ADDR:PORT" ("[V6]:PORT"), or on a bound socket (taken over). */
-int		 gateway_listen(struct gateway *, const char *, char *, size_t);
+/*
+ * Listen on "ADDR:PORT" ("[V6]:PORT") for clients of a kind (CONN_PROXY,
+ * CONN_SOCKS), or on a bound socket (taken over) for HTTP proxy clients.
+ */
+int		 gateway_listen(struct gateway *, const char *, enum conn_kind,
+		    char *, size_t);
 int		 gateway_listen_fd(struct gateway *, int, char *, size_t);
+
+/* Listen on a bound socket for SOCKS5 clients (RFC 1928, 1929). */
+int		 gateway_listen_socks_fd(struct gateway *, int, char *,
+		    size_t);
 
 /*
  * Listen on a bound socket for captured connections (transparent): the

@@ -4,6 +4,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/http.c proxy/wire/http.h \
 	proxy/wire/sni.c proxy/wire/sni.h \
 	proxy/wire/transparent.c proxy/wire/transparent.h \
+	proxy/wire/socks.c proxy/wire/socks.h \
 	proxy/wire/dns.c proxy/wire/dns.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
@@ -34,7 +35,7 @@ libpinhole_a_SOURCES += \
 	proxy/conn/core.c proxy/conn/reply.c proxy/conn/tunnel.c \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
-	proxy/conn/events.c
+	proxy/conn/socks.c proxy/conn/events.c
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
@@ -105,6 +106,15 @@ tests_fuzz_fuzz_transparent_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/transparent
 TESTS += tests/integration/transparent.sh
 EXTRA_DIST += tests/integration/transparent.sh
+# SOCKS5 (RFC 1928, 1929): the parsers of a client's messages.
+UNIT_TESTS += tests/unit/test_socks
+FUZZ_TARGETS += tests/fuzz/fuzz_socks
+tests_fuzz_fuzz_socks_SOURCES = tests/fuzz/fuzz_socks.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_socks_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_socks_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/socks
+TESTS += tests/integration/socks.sh
+EXTRA_DIST += tests/integration/socks.sh tests/integration/socksraw.py
 # Transparent beside CONNECT with the benchmark's programs; by hand.
 EXTRA_DIST += tests/bench/transparent.sh
 

@@ -51,7 +51,15 @@ enum conn_state {
 	S_TUNNEL,		/* CONNECT: bytes both ways */
 	S_REPLY,		/* sending our own answer */
 	S_AGENT,		/* agent endpoint: body, or a long poll */
-	S_ASK			/* ask mode: held for a person's decision */
+	S_ASK,			/* ask mode: held for a person's decision */
+	S_SOCKS			/* SOCKS5: greeting, credentials, request */
+};
+
+/* Where a SOCKS5 handshake is: what the client sends next. */
+enum conn_socks_phase {
+	SOCKS_HELLO,		/* the greeting */
+	SOCKS_AUTH,		/* RFC 1929 credentials */
+	SOCKS_REQUEST		/* the request, then its reply */
 };
 
 enum conn_pending {
@@ -145,6 +153,10 @@ struct conn {
 	struct pipebuf		 down_pipe;	/* server to client */
 	struct event		*cev;		/* edge-triggered, both ways */
 	struct event		*sev;
+
+	/* SOCKS5. */
+	int			 socks;		/* from a SOCKS listener */
+	enum conn_socks_phase	 socks_phase;
 };
 
 /*
@@ -187,6 +199,8 @@ void	conn_reply(struct conn *, int, const char *, int, const char *, ...);
 void	conn_refuse(struct conn *, int, const char *, const char *);
 int	conn_audit_ready(struct conn *);
 void	conn_transparent_refuse(struct conn *, int, const char *, const char *);
+void	conn_socks_send(struct conn *, uint8_t);
+void	conn_socks_refuse(struct conn *, int, const char *, uint8_t);
 
 /* tunnel.c: bytes both ways, by bufferevents or splice(2). */
 void	conn_tunnel_io(struct conn *);
@@ -207,7 +221,8 @@ void	conn_dial_next(struct conn *);
 void	conn_dialed(struct conn *);
 int	conn_retry(struct conn *);
 
-/* decide.c: policy, grants, hold-and-ask. */
+/* decide.c: fake addresses, policy, grants, hold-and-ask. */
+int	conn_unfake(struct conn *);
 void	conn_asked(struct conn *, const struct escalate_request *, int);
 int	conn_decide(struct conn *);
 void	conn_go(struct conn *);
@@ -225,5 +240,9 @@ void	conn_read_head(struct conn *);
 void	conn_transparent_start(struct conn *, int);
 void	conn_transparent_go(struct conn *);
 int	conn_sniff(struct conn *);
+
+/* socks.c: a SOCKS5 client's greeting, credentials and request. */
+void	conn_socks_start(struct conn *);
+void	conn_socks_read(struct conn *);
 
 #endif

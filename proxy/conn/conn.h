@@ -29,6 +29,13 @@ struct event_base;
 struct fakeip;
 struct rules;
 
+/* What a listener's clients speak. */
+enum conn_kind {
+	CONN_PROXY,		/* HTTP: CONNECT and absolute-form */
+	CONN_TRANSPARENT,	/* captured: anything, to any address */
+	CONN_SOCKS		/* SOCKS5 (RFC 1928) */
+};
+
 struct conn_set {
 	struct event_base	*base;
 	struct http_limits	 lim;
@@ -66,7 +73,7 @@ void	conn_own_load(struct conn_set *);
 
 /* Take over an accepted socket; returns -1 (socket closed) on failure. */
 int	conn_open(struct conn_set *, int, const struct sockaddr *,
-	    socklen_t, int);
+	    socklen_t, enum conn_kind);
 /* Stopping: close the connections idle between requests. */
 void	conn_stop_all(struct conn_set *);
 void	conn_close_all(struct conn_set *, const char *);

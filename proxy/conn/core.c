@@ -264,6 +264,7 @@ conn_update_io(struct conn *c)
 		sr = c->srv_idle;
 		break;
 	case S_SNIFF:
+	case S_SOCKS:
 		cr = 1;
 		break;
 	case S_FORWARD:

@@ -1,7 +1,7 @@
 /*
- * Decide (host, port): the policy, then the grants in force; refuse
- * saying how to ask, or, in ask mode, hold the connection while a
- * person decides.
+ * Decide (host, port): a fake address as the name behind it, the
+ * policy, then the grants in force; refuse saying how to ask, or, in
+ * ask mode, hold the connection while a person decides.
  */
 #include "config.h"
 
@@ -10,9 +10,31 @@
 
 #include "lib/clock.h"
 #include "proxy/conn/conn-int.h"
+#include "proxy/dns/fakeip.h"
 #include "proxy/escalate/escalate.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
+
+/* A fake address stands for the name the DNS side gave it. */
+int
+conn_unfake(struct conn *c)
+{
+	const char	*name, *errstr;
+
+	if (c->host.kind != HOST_IPV4 || c->set->fakeip == NULL ||
+	    !fakeip_contains(c->set->fakeip, c->host.addr, 4))
+		return (0);
+	if ((name = fakeip_lookup_name(c->set->fakeip, c->host.addr,
+	    4)) == NULL) {
+		conn_refuse(c, 502, NULL, "fake address not in use");
+		return (-1);
+	}
+	if (host_parse(name, strlen(name), &c->host, &errstr) == -1) {
+		conn_refuse(c, 502, NULL, errstr);
+		return (-1);
+	}
+	return (0);
+}
 
 /* Would this host be allowed on another port? */
 static int

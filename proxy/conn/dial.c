@@ -27,6 +27,7 @@
 #include "proxy/conn/conn-int.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/wire/socks.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 
@@ -259,7 +260,7 @@ conn_dial_next(struct conn *c)
 	conn_dial_failed(c);
 }
 
-/* Connected: open the tunnel, or send the request. */
+/* Connected: open the tunnel (saying so), or send the request. */
 void
 conn_dialed(struct conn *c)
 {
@@ -270,17 +271,19 @@ conn_dialed(struct conn *c)
 	bufferevent_setwatermark(c->server, EV_WRITE, CONN_LOW, 0);
 	c->srv_port = c->port;
 	c->reused = 0;
-	if (!c->transparent && !c->req->is_connect) {
+	if (!c->transparent && !c->socks && !c->req->is_connect) {
 		c->srv_name = strdup(c->host.text);	/* NULL: no reuse */
 		conn_send_request(c);
 		return;
 	}
-	if (!c->transparent)
+	if (!c->transparent && !c->socks)
 		c->status = 200;
 	conn_audit(c, "connect", "allow", NULL, 0);
 	c->pending = P_TUNNEL;
 	conn_http_free(c);
-	if (!c->transparent)
+	if (c->socks)
+		conn_socks_send(c, SOCKS_REP_OK);
+	else if (!c->transparent)
 		conn_send(c->client, CONN_ESTABLISHED,
 		    sizeof CONN_ESTABLISHED - 1);
 	if (c->sniffed)

@@ -31,7 +31,7 @@ static void	conn_timer_cb(evutil_socket_t, short, void *);
 /* Take over an accepted client connection. */
 int
 conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
-    socklen_t salen, int transparent)
+    socklen_t salen, enum conn_kind kind)
 {
 	struct conn	*c;
 
@@ -51,10 +51,13 @@ conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
 	bufferevent_setwatermark(c->client, EV_WRITE, CONN_LOW, 0);
 	TAILQ_INSERT_TAIL(&set->conns, c, entry);
 	set->nconns++;
-	c->sniffed = !transparent;
-	c->transparent = transparent;
-	if (transparent)
+	c->transparent = kind == CONN_TRANSPARENT;
+	c->sniffed = !c->transparent;
+	c->socks = kind == CONN_SOCKS;
+	if (c->transparent)
 		conn_transparent_start(c, fd);
+	else if (c->socks)
+		conn_socks_start(c);
 	else
 		conn_head_start(c);
 	if (!c->dead)
@@ -99,6 +102,9 @@ conn_step(struct conn *c)
 		conn_forward_request(c);
 		if (!c->dead && c->state == S_FORWARD)
 			conn_forward_response(c);
+		break;
+	case S_SOCKS:
+		conn_socks_read(c);
 		break;
 	case S_SNIFF:
 		if (conn_sniff(c) == 1)
@@ -222,6 +228,8 @@ conn_server_event_cb(struct bufferevent *bev, short what, void *arg)
 		if (c->dial_err == 0)
 			c->dial_err = ECONNREFUSED;
 		conn_dial_next(c);
+		if (!c->dead)
+			conn_pump(c);
 		return;
 	}
 	if (c->state == S_TUNNEL && (what & BEV_EVENT_EOF)) {
@@ -289,6 +297,9 @@ conn_timed_out(struct conn *c)
 		c->dial_err = ETIMEDOUT;
 		c->dial_timeouts++;
 		conn_dial_next(c);
+		return (0);
+	case S_SOCKS:
+		conn_close(c, "SOCKS5 handshake not received in time");
 		return (0);
 	case S_AGENT:
 	case S_ASK:
@@ -405,7 +416,7 @@ conn_stop_all(struct conn_set *set)
 
 	for (c = TAILQ_FIRST(&set->conns); c != NULL; c = next) {
 		next = TAILQ_NEXT(c, entry);
-		if (c->state == S_HEAD &&
+		if ((c->state == S_HEAD || c->state == S_SOCKS) &&
 		    evbuffer_get_length(bufferevent_get_input(c->client)) == 0)
 			conn_close(c, "stopping");
 	}

@@ -20,7 +20,6 @@
 
 #include "proxy/audit/audit.h"
 #include "proxy/conn/conn-int.h"
-#include "proxy/dns/fakeip.h"
 #include "proxy/escalate/agent.h"
 #include "proxy/wire/http.h"
 #include "rules/rules.h"
@@ -64,27 +63,6 @@ conn_info_page(struct conn *c)
 	    "why.  To ask for a host:\n"
 	    "    pinhole request HOST:PORT --reason \"why it is needed\"\n",
 	    about != NULL ? about : "what the policy says (default: nothing)");
-}
-
-/* A fake address stands for the name the DNS side gave it. */
-static int
-conn_unfake(struct conn *c)
-{
-	const char	*name, *errstr;
-
-	if (c->host.kind != HOST_IPV4 || c->set->fakeip == NULL ||
-	    !fakeip_contains(c->set->fakeip, c->host.addr, 4))
-		return (0);
-	if ((name = fakeip_lookup_name(c->set->fakeip, c->host.addr,
-	    4)) == NULL) {
-		conn_refuse(c, 502, NULL, "fake address not in use");
-		return (-1);
-	}
-	if (host_parse(name, strlen(name), &c->host, &errstr) == -1) {
-		conn_refuse(c, 502, NULL, errstr);
-		return (-1);
-	}
-	return (0);
 }
 
 /*

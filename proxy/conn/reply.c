@@ -1,12 +1,14 @@
 /*
  * Answers of our own: a status with a Pinhole-Error label for programs
  * and a text for people, a refusal (audited; a captured connection gets
- * a RST instead unless it spoke HTTP), then S_REPLY until it drains.
+ * a RST instead unless it spoke HTTP, a SOCKS5 one its reply code),
+ * then S_REPLY until it drains.
  */
 #include "config.h"
 
 #include <sys/socket.h>
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "proxy/conn/conn-int.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/wire/http.h"
+#include "proxy/wire/socks.h"
 
 /* Once the client's output drains, close or go on (the pump's S_REPLY). */
 void
@@ -107,6 +110,31 @@ conn_forbid(struct conn *c, const char *perr, int close_after,
 		    target, why, target);
 }
 
+/* The SOCKS5 reply code for a refusal (RFC 1928, section 6). */
+static uint8_t
+conn_socks_code(const struct conn *c, int status, const char *perr)
+{
+	if (status == 403)
+		return (SOCKS_REP_NOT_ALLOWED);
+	if (perr != NULL && (strcmp(perr, "resolve-failed") == 0 ||
+	    strcmp(perr, "timeout") == 0))
+		return (SOCKS_REP_HOST_UNREACH);
+	if (perr == NULL || strcmp(perr, "connect-failed") != 0)
+		return (SOCKS_REP_FAILURE);
+	switch (c->dial_err) {
+	case 0:
+	case ECONNREFUSED:
+		return (SOCKS_REP_REFUSED);
+	case ENETUNREACH:
+		return (SOCKS_REP_NET_UNREACH);
+	case EHOSTUNREACH:
+	case ETIMEDOUT:
+		return (SOCKS_REP_HOST_UNREACH);
+	default:
+		return (SOCKS_REP_FAILURE);
+	}
+}
+
 /* Refuse a request: audit it, then tell the client. */
 void
 conn_refuse(struct conn *c, int status, const char *perr,
@@ -117,6 +145,11 @@ conn_refuse(struct conn *c, int status, const char *perr,
 
 	if (c->transparent) {
 		conn_transparent_refuse(c, status, perr, why);
+		return;
+	}
+	if (c->socks) {
+		conn_socks_refuse(c, status, perr != NULL ? perr : why,
+		    conn_socks_code(c, status, perr));
 		return;
 	}
 	if (c->state == S_FORWARD)
@@ -151,6 +184,11 @@ conn_audit_ready(struct conn *c)
 		conn_close(c, "the audit log cannot be written");
 		return (-1);
 	}
+	if (c->socks) {
+		conn_socks_send(c, SOCKS_REP_FAILURE);
+		conn_drain(c, 1);
+		return (-1);
+	}
 	conn_reply(c, 503, "audit-log-unwritable", 1, "pinhole: the audit "
 	    "log cannot be written, so no new connection is let through "
 	    "(--log-fail=closed).\n");
@@ -176,4 +214,51 @@ conn_transparent_refuse(struct conn *c, int status, const char *perr,
 	}
 	c->reset = 1;
 	conn_close(c, perr != NULL ? perr : why);
+}
+
+/*
+ * Send a SOCKS5 client the reply to its request: rep, and on success
+ * the gateway's own address of the upstream socket (zeros otherwise).
+ * Before the request, a refusal is the answer to the greeting (no
+ * acceptable method) or to the credentials (failure).
+ */
+void
+conn_socks_send(struct conn *c, uint8_t rep)
+{
+	struct sockaddr_storage	ss;
+	socklen_t		len = sizeof ss;
+	uint8_t			buf[SOCKS_REPLY_MAX];
+	size_t			n = 2;
+
+	memset(&ss, 0, sizeof ss);
+	if (c->socks_phase == SOCKS_HELLO) {
+		buf[0] = SOCKS_VERSION;
+		buf[1] = SOCKS_METHOD_REFUSED;
+	} else if (c->socks_phase == SOCKS_AUTH) {
+		buf[0] = SOCKS_AUTH_VERSION;
+		buf[1] = SOCKS_REP_FAILURE;
+	} else {
+		if (rep != SOCKS_REP_OK || c->server == NULL ||
+		    getsockname(bufferevent_getfd(c->server),
+		    (struct sockaddr *)&ss, &len) == -1)
+			ss.ss_family = AF_UNSPEC;
+		n = socks_reply_build(rep, (struct sockaddr *)&ss, buf);
+	}
+	conn_send(c->client, buf, n);
+}
+
+/*
+ * Refuse a SOCKS5 client: audit it as a connect (a request the policy
+ * denies names how to ask in the line: the client gets only the code),
+ * send the reply code, close once it has drained.
+ */
+void
+conn_socks_refuse(struct conn *c, int status, const char *reason,
+    uint8_t rep)
+{
+	c->pending = P_NONE;
+	conn_audit(c, "connect", status < 500 ? "deny" : "allow", reason, 0);
+	conn_server_free(c);
+	conn_socks_send(c, rep);
+	conn_drain(c, 1);
 }

@@ -1608,6 +1608,153 @@ test_transparent_refused(void **state)
 	expect_audit(f, "connect", "deny", "ip-literal", -1);
 }
 
+/* A SOCKS5 listener beside the proxy's; the client connects to it. */
+static void
+socks_client(struct fx *f)
+{
+	struct sockaddr_in	sin;
+	char			err[256];
+	int			fd;
+
+	assert_true((fd = listen_on("127.0.0.1", 0, &sin)) >= 0);
+	assert_int_equal(gateway_listen_socks_fd(f->gw, fd, err, sizeof err),
+	    0);
+	client_to(f, &sin);
+}
+
+/* The greeting (no authentication) and a CONNECT, sent at once. */
+static void
+socks_connect(struct fx *f, uint8_t atyp, const void *addr, size_t n,
+    int port)
+{
+	uint8_t	m[300] = { 5, 1, 0, 5, 1, 0 };
+
+	m[6] = atyp;
+	memcpy(m + 7, addr, n);
+	m[7 + n] = port >> 8;
+	m[8 + n] = port & 0xff;
+	put(f->c, m, 9 + n);
+}
+
+/* The same to a name. */
+static void
+socks_connect_name(struct fx *f, const char *name, int port)
+{
+	uint8_t	a[256];
+	size_t	n = strlen(name);
+
+	a[0] = n;
+	memcpy(a + 1, name, n);
+	socks_connect(f, 3, a, n + 1, port);
+}
+
+/* The method chosen, then a reply with code rep (BND.ADDR IPv4). */
+static void
+expect_socks(struct fx *f, uint8_t rep)
+{
+	f->want_len = 12;
+	expect_that(f, got_len, "a SOCKS5 reply");
+	assert_memory_equal(f->cbuf, "\005\000\005", 3);
+	assert_int_equal((uint8_t)f->cbuf[3], rep);
+	assert_int_equal((uint8_t)f->cbuf[4], 0);
+	assert_int_equal((uint8_t)f->cbuf[5], 1);
+}
+
+/* SOCKS5 CONNECT allowed: the reply names our end, then a tunnel. */
+static void
+test_socks_tunnel(void **state)
+{
+	struct fx	*f = *state;
+
+	socks_client(f);
+	socks_connect_name(f, "origin.test", oport(f));
+	expect_socks(f, 0);
+	assert_memory_equal(f->cbuf + 6, "\177\000\000\001", 4);
+	assert_true(f->cbuf[10] != 0 || f->cbuf[11] != 0);
+	expect_audit(f, "connect", "allow", NULL, -1);
+	put(f->c, "ping", 4);
+	shutdown(f->c, SHUT_WR);
+	f->want_len = 12 + 7;
+	expect_that(f, got_len, "the echo through the tunnel");
+	assert_memory_equal(f->cbuf + 12, "pingbye", 7);
+	expect_eof(f);
+	expect_audit(f, "close", NULL, "eof", -1);
+	assert_int_equal(audit_count_field(f, "via", "socks"), 2);
+	expect_that(f, no_conns, "connection freed");
+}
+
+/* A SOCKS5 request to a fake address is decided as its name. */
+static void
+test_socks_fake(void **state)
+{
+	struct fx	*f = *state;
+
+	use_fakeip(f, f->fake);
+	socks_client(f);
+	socks_connect(f, 1, f->fake, 4, oport(f));
+	expect_socks(f, 0);
+	expect_audit(f, "connect", "allow", NULL, -1);
+	assert_int_equal(audit_count_field(f, "host", "origin.test"), 1);
+}
+
+/* Refusals: each its reply code, closed, and its audit line. */
+static void
+test_socks_refused(void **state)
+{
+	struct fx	*f = *state;
+	const uint8_t	 lo[4] = { 127, 0, 0, 1 };
+
+	socks_client(f);
+	socks_connect_name(f, "denied.test", 443);
+	expect_socks(f, 2);
+	expect_eof(f);
+	expect_audit(f, "connect", "deny", "denied-by-policy", -1);
+	assert_int_equal(audit_count_field(f, "ask",
+	    "pinhole request denied.test:443"), 1);
+	client_close(f);
+	socks_client(f);
+	socks_connect(f, 1, lo, 4, oport(f));
+	expect_socks(f, 2);
+	expect_eof(f);
+	expect_audit(f, "connect", "deny", "ip-literal", -1);
+	client_close(f);
+	policy(f, "allow origin.test:%u\nallow private.test\n"
+	    "allow gone.test\nallow-private 127.0.0.0/8\n");
+	socks_client(f);
+	socks_connect_name(f, "private.test", 443);
+	expect_socks(f, 2);
+	expect_eof(f);
+	expect_audit(f, "connect", "deny", "private-address", -1);
+	client_close(f);
+	socks_client(f);
+	socks_connect_name(f, "gone.test", 443);
+	expect_socks(f, 4);
+	expect_eof(f);
+	expect_audit(f, "connect", "allow", "resolve-failed", -1);
+	assert_int_equal(f->o.accepts, 0);
+}
+
+/* A SOCKS5 handshake cut short is closed at the handshake timeout. */
+static void
+test_socks_handshake(void **state)
+{
+	struct fx	*f = *state;
+
+	socks_client(f);
+	put(f->c, "\005\001", 2);
+	expect_eof(f);
+	assert_int_equal(f->clen, 0);
+	expect_that(f, no_conns, "connection freed");
+	client_close(f);
+	socks_client(f);
+	put(f->c, "\004\001", 2);
+	f->want_len = 2;
+	expect_that(f, got_len, "no acceptable method");
+	assert_memory_equal(f->cbuf, "\005\377", 2);
+	expect_eof(f);
+	expect_audit(f, "connect", "deny", "not a SOCKS5 greeting", -1);
+}
+
 /* The gateway was stopped. */
 static void
 stopped_cb(void *arg)
@@ -1780,7 +1927,9 @@ main(void)
 		T(test_agent_wait), T(test_ask_timeout), T(test_ask_decided),
 		T(test_transparent_host), T(test_fake_unused),
 		T(test_transparent_sni), T(test_transparent_fronting),
-		T(test_transparent_refused), T(test_stop),
+		T(test_transparent_refused), T(test_socks_tunnel),
+		T(test_socks_fake), T(test_socks_refused),
+		T(test_socks_handshake), T(test_stop),
 		T(test_client_closes),
 #define FREE_IN(i) \
 		cmocka_unit_test_prestate_setup_teardown(test_free_in, setup, \
