@@ -545,6 +545,15 @@ json_put_c(struct json_writer *w, char c)
 		json_put_raw(w, &c, 1);
 }
 
+#define JSON_KEY_FAST	32	/* key bytes json_key() copies itself */
+
+/* Is a byte printable ASCII written as itself (not '"' or '\\')? */
+static inline int
+json_plain(uint8_t c)
+{
+	return ((uint8_t)(c - 0x20) < 0x5f && c != '"' && c != '\\');
+}
+
 /* Tell whether a code point is written as an escape. */
 int
 json_must_escape(uint32_t cp)
@@ -582,9 +591,10 @@ json_put_quoted(struct json_writer *w, const char *str, size_t n)
 		stop = w->str_max;
 	json_put_c(w, '"');
 	for (i = 0; i < stop; i += len) {
-		len = 1;
-		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\')
-			continue;
+		while (i < stop && json_plain(s[i]))
+			i++;
+		if (i == stop)
+			break;
 		len = json_utf8(s + i, n - i, &cp);
 		if (len != 0 && cp != '"' && cp != '\\' &&
 		    !json_must_escape(cp))
@@ -623,12 +633,32 @@ json_close(struct json_writer *w)
 	json_put_c(w, '}');
 }
 
-/* Write a key and its colon, with a comma before all but the first. */
+/*
+ * Write a key and its colon, with a comma before all but the first, in
+ * one append.  A key of plain characters (the program's own names) goes
+ * out as it is; any other is quoted.
+ */
 static void
 json_key(struct json_writer *w, const char *key)
 {
+	char	buf[JSON_KEY_FAST + 4];
+	size_t	n = 0, i;
+
 	if (w->members++ > 0)
-		json_put_c(w, ',');
+		buf[n++] = ',';
+	buf[n++] = '"';
+	for (i = 0; key[i] != '\0' && i < JSON_KEY_FAST; i++) {
+		if (!json_plain(key[i]))
+			break;
+		buf[n++] = key[i];
+	}
+	if (key[i] == '\0') {
+		buf[n++] = '"';
+		buf[n++] = ':';
+		json_put_raw(w, buf, n);
+		return;
+	}
+	json_put_raw(w, buf, n - 1 - i);	/* the comma, if any */
 	json_put_quoted(w, key, strlen(key));
 	json_put_c(w, ':');
 }
