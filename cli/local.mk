@@ -19,5 +19,5 @@ libpinhole_a_SOURCES += \
 	cli/cmd-deny.c \
 	cli/cmd-watch.c
 # Usage errors of every command: ports, missing values, refused rules.
-TESTS += tests/integration/usage.sh
-EXTRA_DIST += tests/integration/usage.sh
+TESTS += tests/integration/usage.sh tests/integration/manpage.sh
+EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh
