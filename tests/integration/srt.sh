@@ -47,6 +47,7 @@ EOF
 bg "$PINHOLE" proxy --listen "127.0.0.1:$P" --socks "127.0.0.1:$SP" \
     --policy "$T/policy" --log "$LOG" --resolver "127.0.0.1:$DNSP" \
     --ask=20 2>"$ERR"
+PROXY=$!
 wait_port "$P" && wait_port "$SP" || { cat "$ERR" >&2; finish; exit 1; }
 
 # srt's settings: no domain list of its own (both proxies are external,
@@ -74,20 +75,6 @@ srt() {
 	fi
 }
 
-# The id of the pending request for host $1, waiting for it (at most 10 s).
-pending_id() {
-	i=0
-	while [ $i -lt 100 ]; do
-		id=$("$PINHOLE" pending --json 2>/dev/null | sed -n \
-		    "s/.*\"id\":\"\(r[0-9a-f]*\)\",\"host\":\"$1\".*/\1/p" |
-		    head -1)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 U="http://origin.test:$HP/hello.txt"
 for MODE in root nobody; do
 	srt "curl -sS -m 10 $U" && grep -q "hello from origin" "$T/srt.out" &&
@@ -108,7 +95,8 @@ for MODE in root nobody; do
 	H="held-$MODE.test"
 	srt "curl -sS -m 25 http://$H:$HP/hello.txt" &
 	held=$!
-	id=$(pending_id "$H") && ok "$MODE: the held connection filed $id" ||
+	id=$(wait_pending "$H" "$PINHOLE") &&
+	    ok "$MODE: the held connection filed $id" ||
 	    fail "$MODE: no request filed for $H"
 	"$PINHOLE" approve --session "$id" >/dev/null 2>&1 ||
 	    fail "$MODE: approve --session $id"
@@ -130,6 +118,8 @@ loggrep "$LOG" '"verdict":"allow".*"host":"origin.test".*"via":"socks"' &&
     ok "audit: allow via socks" || fail "no SOCKS5 allow line"
 loggrep "$LOG" '"verdict":"deny".*"host":"blocked.test"' &&
     ok "audit: the deny line" || fail "no deny line for blocked.test"
+kill -TERM "$PROXY"
+wait "$PROXY" || fail "the proxy exited with $?"
 if grep -q 'ERROR: \(Address\|Leak\)Sanitizer' "$ERR"; then
 	fail "sanitizer: $(grep -A5 Sanitizer "$ERR")"
 fi
