@@ -1,2 +1,7 @@
 # Shared test helpers.
 EXTRA_DIST += tests/integration/lib.sh
+
+# sandbox-runtime (srt) behind pinhole proxy; the npm package it pins.
+TESTS += tests/integration/srt.sh
+EXTRA_DIST += tests/integration/srt.sh tests/integration/srt/package.json \
+	tests/integration/srt/package-lock.json

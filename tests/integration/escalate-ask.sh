@@ -33,19 +33,9 @@ P() {
 	as_mode "$T/pinhole" "$@"
 }
 
-# Wait (at most 30 s) for a pending request for host; print its id.
+# Wait for a pending request for host $1; print its id.
 pending_id() {
-	i=0
-	while [ $i -lt 300 ]; do
-		id=$(P pending --json 2>/dev/null | sed -n \
-		    "s/.*\"id\":\"\(r[0-9a-f]*\)\",\"host\":\"$1\".*/\1/p" |
-		    head -1)
-		[ -n "$id" ] && { echo "$id"; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "person: no pending request for $1" >&2
-	return 1
+	wait_pending "$1" P
 }
 
 # Start a sandbox running script $1 in ask mode; its output goes to $1.out.

@@ -163,6 +163,23 @@ bg_mode() {
 	bg env HOME="$W" XDG_RUNTIME_DIR="$W/xdg" "$@"
 }
 
+# Wait (at most 30 s) for a pending request for host $1, asking the
+# gateway with the pinhole command in "$@" (e.g. "$PINHOLE"); print its id.
+wait_pending() {
+	host=$1; shift
+	i=0
+	while [ $i -lt 300 ]; do
+		id=$("$@" pending --json 2>/dev/null | sed -n \
+		    "s/.*\"id\":\"\(r[0-9a-f]*\)\",\"host\":\"$host\".*/\1/p" |
+		    head -1)
+		[ -n "$id" ] && { echo "$id"; return 0; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "no pending request for $host" >&2
+	return 1
+}
+
 # Print the closing line and exit with the verdict.
 finish() {
 	echo "$NPASS passed, $NFAIL failed"

@@ -150,16 +150,8 @@ curl -sS -m 25 -o "$T/held.body" --socks5-hostname "$S" \
     "http://held.test:$HP/hello.txt" 2>"$T/held.err" &
 CURL=$!
 PIDS="$PIDS $CURL"
-id=
-i=0
-while [ $i -lt 100 ] && [ -z "$id" ]; do
-	id=$("$PINHOLE" pending --json 2>/dev/null | sed -n \
-	    "s/.*\"id\":\"\(r[0-9a-f]*\)\",\"host\":\"held.test\".*/\1/p" |
-	    head -1)
-	[ -n "$id" ] || sleep 0.1
-	i=$((i + 1))
-done
-[ -n "$id" ] && ok "ask mode: the held SOCKS5 connection filed $id" ||
+id=$(wait_pending held.test "$PINHOLE") &&
+    ok "ask mode: the held SOCKS5 connection filed $id" ||
     fail "no request filed for held.test"
 "$PINHOLE" approve --once "$id" >/dev/null 2>&1 || fail "approve $id"
 wait "$CURL" && grep -q "hello from origin" "$T/held.body" &&
