@@ -5,7 +5,7 @@ libpinhole_a_SOURCES += \
 	cli/cmd-version.c \
 	cli/cmd-check.c \
 	cli/gwopts.c cli/gwopts.h \
-	cli/cmd-proxy.c \
+	cli/cmd-proxy.c cli/proxy.h \
 	cli/cmd-run.c \
 	cli/runguard.c cli/runguard.h
 libpinhole_a_SOURCES += cli/cmd-allow.c
