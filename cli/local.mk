@@ -17,7 +17,8 @@ libpinhole_a_SOURCES += \
 	cli/cmd-pending.c \
 	cli/cmd-approve.c \
 	cli/cmd-deny.c \
-	cli/cmd-watch.c
+	cli/cmd-watch.c \
+	cli/cmd-session.c
 # Usage errors of every command: ports, missing values, refused rules.
 TESTS += tests/integration/usage.sh
 EXTRA_DIST += tests/integration/usage.sh
