@@ -22,3 +22,6 @@ libpinhole_a_SOURCES += \
 # Usage errors of every command: ports, missing values, refused rules.
 TESTS += tests/integration/usage.sh
 EXTRA_DIST += tests/integration/usage.sh
+# Named long-lived gateways: start, list, status, stop.
+TESTS += tests/integration/session.sh
+EXTRA_DIST += tests/integration/session.sh
