@@ -62,6 +62,14 @@ session_name_ok(const char *s)
 	    "0123456789._-") == n);
 }
 
+/* Refuse a bad session name; returns EXIT_USAGE. */
+static int
+session_name_error(const struct cmd_entry *cmd, const char *name)
+{
+	return (cmd_usage_error(cmd, "bad session name '%s' (letters, digits, "
+	    "'.', '_', '-'; at most 64)", name));
+}
+
 /* Fill a file's path in the control directory: DIR/session-NAME.EXT. */
 static int
 session_path(char *buf, size_t len, const char *dir, const char *name,
@@ -195,8 +203,7 @@ session_args(const struct cmd_entry *cmd, int argc, char **argv, int *json,
 		return (cmd_usage_error(cmd, want_name ? "takes one session "
 		    "name" : "takes no arguments"));
 	if (want_name && !session_name_ok(argv[optind]))
-		return (cmd_usage_error(cmd, "bad session name '%s' (letters, "
-		    "digits, '.', '_', '-'; at most 64)", argv[optind]));
+		return (session_name_error(cmd, argv[optind]));
 	if (want_name)
 		*name = argv[optind];
 	return (0);
@@ -354,8 +361,7 @@ session_name_arg(void *arg, const struct cmd_entry *cmd, struct gwopts *g,
 		return (cmd_usage_error(cmd, "unexpected argument '%s'",
 		    argv[1]));
 	if (argc == 1 && !session_name_ok(argv[0]))
-		return (cmd_usage_error(cmd, "bad session name '%s' (letters, "
-		    "digits, '.', '_', '-'; at most 64)", argv[0]));
+		return (session_name_error(cmd, argv[0]));
 	if (argc == 1)
 		s->name = argv[0];
 	else if (escalate_random_hex(s->id, 4) == 0)
