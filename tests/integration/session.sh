@@ -114,6 +114,14 @@ for MODE in root nobody; do
 	    fail "$MODE: restart after kill"
 	as_mode "$PINHOLE" session stop k || fail "$MODE: stop k"
 
+	# A gateway that cannot serve: the parent says why, nothing is left.
+	start busy --listen "127.0.0.1:$oport" >/dev/null 2>"$T/err"
+	[ $? = 1 ] && grep -q "cannot listen on 127.0.0.1:$oport" "$T/err" &&
+	    [ ! -e "$W/xdg/pinhole/session-busy.json" ] &&
+	    [ ! -e "$W/xdg/pinhole/session-busy.lock" ] &&
+	    ok "$MODE: a session that cannot listen says why, exit 1" ||
+	    fail "$MODE: busy port: $(cat "$T/err")"
+
 	# Bad names are usage errors.
 	for bad in 'a/b' '' "$(printf '%065d' 0)"; do
 		as_mode "$PINHOLE" session start "$bad" 2>/dev/null
