@@ -80,13 +80,29 @@ session_path(char *buf, size_t len, const char *dir, const char *name,
 	return (n < 0 || (size_t)n >= len ? -1 : 0);
 }
 
+/* Read a record of at most JSON_TEXT_MAX bytes. */
+static int
+session_read(const char *record, struct json_obj *rec)
+{
+	char	buf[JSON_TEXT_MAX];
+	ssize_t	n;
+	int	fd;
+
+	if ((fd = open(record, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return (-1);
+	n = read(fd, buf, sizeof buf);
+	close(fd);
+	if (n <= 0 || json_parse(buf, n, rec, NULL) == -1)
+		return (-1);
+	return (0);
+}
+
 /* Read a session's record, if its lock says it lives; else remove it. */
 static int
 session_probe(const char *dir, const char *name, struct json_obj *rec,
     int *lockfd)
 {
-	char	lock[PATH_MAX], record[PATH_MAX], buf[JSON_TEXT_MAX];
-	ssize_t	n;
+	char	lock[PATH_MAX], record[PATH_MAX];
 	int	fd, rv = -1;
 
 	if (session_path(lock, sizeof lock, dir, name, "lock") == -1 ||
@@ -100,17 +116,8 @@ session_probe(const char *dir, const char *name, struct json_obj *rec,
 		/* Nobody holds it: the session is dead. */
 		unlink(record);
 		unlink(lock);
-		goto out;
-	}
-	if ((rv = open(record, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		goto out;
-	n = read(rv, buf, sizeof buf - 1);
-	close(rv);
-	rv = -1;
-	if (n <= 0 || json_parse(buf, n, rec, NULL) == -1)
-		goto out;
-	rv = 0;
-out:
+	} else
+		rv = session_read(record, rec);
 	if (rv == 0 && lockfd != NULL)
 		*lockfd = fd;
 	else
