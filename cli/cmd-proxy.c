@@ -16,6 +16,7 @@
 
 #include "cli/gwopts.h"
 #include "cli/pinhole.h"
+#include "cli/proxy.h"
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
 #include "proxy/dns/dns.h"
@@ -52,7 +53,7 @@ enum {
 /* Read the command line. */
 static int
 proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
-    struct proxy_opts *o)
+    struct proxy_opts *o, const struct proxy_hooks *h)
 {
 	int	ch, rv = 0;
 
@@ -69,14 +70,19 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 		else if (ch == OPT_SOCKS)
 			rv = gwopts_push_addr(cmd, o->socks, &o->nsocks,
 			    "--socks", optarg, 0);
-		else
+		else if (h->option == NULL ||
+		    (rv = h->option(h->arg, cmd, ch, optarg)) == -1)
 			rv = gwopts_option(cmd, &o->g, ch, optarg);
 	}
 	if (rv != 0)
 		return (rv);
-	if (optind < argc)
-		return (cmd_usage_error(cmd, "unexpected argument '%s'",
-		    argv[optind]));
+	if (h->args != NULL)
+		rv = h->args(h->arg, cmd, &o->g, argc - optind, argv + optind);
+	else if (optind < argc)
+		rv = cmd_usage_error(cmd, "unexpected argument '%s'",
+		    argv[optind]);
+	if (rv != 0)
+		return (rv);
 	if (o->nlisten == 0)
 		o->listen[o->nlisten++] = PROXY_LISTEN_DEFAULT;
 	return (0);
@@ -185,47 +191,71 @@ proxy_teardown(struct proxy *p)
 	gwctx_teardown(&p->c);
 }
 
-/* Run the proxy until SIGTERM or SIGINT. */
-static int
-cmd_proxy_exec(const struct cmd_entry *cmd, int argc, char **argv)
+/* Write the listeners as one line: ADDR:PORT... socks5://ADDR:PORT... */
+static void
+proxy_listening(const struct proxy_opts *o, char *buf, size_t len)
+{
+	size_t	i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < o->nlisten && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "",
+		    o->listen[i]);
+	for (i = 0; i < o->nsocks && n < len; i++)
+		n += snprintf(buf + n, len - n, " socks5://%s", o->socks[i]);
+}
+
+/* Run the gateway from the command line until SIGTERM or SIGINT. */
+int
+proxy_main(const struct cmd_entry *cmd, int argc, char **argv,
+    const struct proxy_hooks *h)
 {
 	struct proxy_opts	*o;
 	struct proxy		 p;
 	char			 listening[512];
-	size_t			 i, n = 0;
-	int			 rv;
+	int			 rv, prepared = 0;
 
 	if ((o = calloc(1, sizeof *o)) == NULL)
 		fatal("calloc");
 	memset(&p, 0, sizeof p);
 	p.o = o;
-	if ((rv = proxy_options(cmd, argc, argv, o)) != 0)
+	if ((rv = proxy_options(cmd, argc, argv, o, h)) != 0)
 		goto out;
+	if (h->prepare != NULL && (rv = h->prepare(h->arg)) != 0)
+		goto out;
+	prepared = 1;
 	log_setverbose(o->g.verbose);
 	gwopts_fd_limit(&o->g);
 	rv = 1;
 	if (proxy_setup(&p) == -1)
 		goto out;
 	proxy_signals(&p);
-	listening[0] = '\0';
-	for (i = 0; i < o->nlisten && n < sizeof listening; i++)
-		n += snprintf(listening + n, sizeof listening - n, "%s%s",
-		    i ? " " : "", o->listen[i]);
-	for (i = 0; i < o->nsocks && n < sizeof listening; i++)
-		n += snprintf(listening + n, sizeof listening - n,
-		    " socks5://%s", o->socks[i]);
+	proxy_listening(o, listening, sizeof listening);
+	if (h->ready != NULL && h->ready(h->arg, &p.c, listening) == -1)
+		goto out;
 	gwctx_audit(&p.c, "start", NULL, NULL, listening);
 	event_base_dispatch(p.c.base);
 	gwctx_audit(&p.c, "stop", NULL, NULL, NULL);
 	rv = 0;
 out:
+	if (prepared && h->done != NULL)
+		h->done(h->arg, rv);
 	proxy_teardown(&p);
 	free(o);
 	return (rv);
 }
 
+/* Run the proxy until SIGTERM or SIGINT. */
+static int
+cmd_proxy_exec(const struct cmd_entry *cmd, int argc, char **argv)
+{
+	static const struct proxy_hooks	none;
+
+	return (proxy_main(cmd, argc, argv, &none));
+}
+
 /* The options of proxy: its own, then those it shares with run. */
-static const struct cmd_opt proxy_opts[] = {
+const struct cmd_opt proxy_gateway_opts[] = {
 	{ "listen", 'l', CMD_ARG_REQUIRED, "ADDR:PORT",
 	    .help = "listen here (default " PROXY_LISTEN_DEFAULT "; "
 	    "repeatable)" },
@@ -257,7 +287,7 @@ const struct cmd_entry cmd_proxy_entry = {
 	    "Pinhole-Error header.  Point HTTPS_PROXY / HTTP_PROXY at it.\n"
 	    "With --socks, serve SOCKS5 CONNECT too, decided the same way; a\n"
 	    "refused SOCKS5 client gets only a reply code (the log says why).\n",
-	.opts = proxy_opts,
+	.opts = proxy_gateway_opts,
 	.help =
 	    "SIGHUP reloads the policy and reopens the log; SIGTERM and SIGINT\n"
 	    "stop accepting and exit once open connections end or the grace\n"

@@ -25,6 +25,7 @@ extern const struct cmd_entry cmd_pending_entry;
 extern const struct cmd_entry cmd_approve_entry;
 extern const struct cmd_entry cmd_deny_entry;
 extern const struct cmd_entry cmd_watch_entry;
+extern const struct cmd_entry cmd_session_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
 const struct cmd_entry *cmd_table[] = {
@@ -41,6 +42,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_approve_entry,
 	&cmd_deny_entry,
 	&cmd_watch_entry,
+	&cmd_session_entry,
 	NULL
 };
 

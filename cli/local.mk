@@ -5,7 +5,7 @@ libpinhole_a_SOURCES += \
 	cli/cmd-version.c \
 	cli/cmd-check.c \
 	cli/gwopts.c cli/gwopts.h \
-	cli/cmd-proxy.c \
+	cli/cmd-proxy.c cli/proxy.h \
 	cli/cmd-run.c \
 	cli/runguard.c cli/runguard.h
 libpinhole_a_SOURCES += cli/cmd-allow.c
@@ -17,7 +17,11 @@ libpinhole_a_SOURCES += \
 	cli/cmd-pending.c \
 	cli/cmd-approve.c \
 	cli/cmd-deny.c \
-	cli/cmd-watch.c
-# Usage errors of every command: ports, missing values, refused rules.
+	cli/cmd-watch.c \
+	cli/cmd-session.c
+# Usage errors of every command, and the manual against --help.
 TESTS += tests/integration/usage.sh tests/integration/manpage.sh
 EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh
+# Named long-lived gateways: start, list, status, stop.
+TESTS += tests/integration/session.sh
+EXTRA_DIST += tests/integration/session.sh
