@@ -33,6 +33,7 @@
 #define SESSION_NAME_MAX	64
 #define SESSION_STOP_EXTRA	5	/* s past the grace period */
 #define SESSION_POLL_US		100000
+#define SESSION_LOCK_TRIES	10	/* 20 ms apart */
 
 enum {
 	OPT_FOREGROUND = GWOPTS_LAST + 16
@@ -95,6 +96,38 @@ session_read(const char *record, struct json_obj *rec)
 	if (n <= 0 || json_parse(buf, n, rec, NULL) == -1)
 		return (-1);
 	return (0);
+}
+
+/*
+ * Hold a session's lock file exclusively: the one at the path now, not
+ * one a probe of a dead session unlinked meanwhile, and not refused
+ * for the instant a probe holds it shared.  Returns the descriptor, or
+ * -1 with errno (EWOULDBLOCK: a live session holds it).
+ */
+static int
+session_lock(const char *path)
+{
+	struct stat	held, named;
+	int		fd, i;
+
+	for (i = 0; i < SESSION_LOCK_TRIES; i++) {
+		if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		    0600)) == -1)
+			return (-1);
+		if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+			close(fd);
+			if (errno != EWOULDBLOCK)
+				return (-1);
+			usleep(20 * 1000);
+			continue;
+		}
+		if (fstat(fd, &held) == 0 && stat(path, &named) == 0 &&
+		    held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+			return (fd);
+		close(fd);
+	}
+	errno = EWOULDBLOCK;
+	return (-1);
 }
 
 /* Read a session's record, if its lock says it lives; else remove it. */
@@ -454,15 +487,11 @@ session_prepare(void *arg)
 		log_warnx("%s: path too long", s->dir);
 		return (1);
 	}
-	if ((s->lockfd = open(s->lock, O_RDWR | O_CREAT | O_CLOEXEC |
-	    O_NOFOLLOW, 0600)) == -1) {
-		log_warn("%s", s->lock);
-		return (1);
-	}
-	if (flock(s->lockfd, LOCK_EX | LOCK_NB) == -1) {
-		log_warnx("session %s is already running", s->name);
-		close(s->lockfd);
-		s->lockfd = -1;
+	if ((s->lockfd = session_lock(s->lock)) == -1) {
+		if (errno == EWOULDBLOCK)
+			log_warnx("session %s is already running", s->name);
+		else
+			log_warn("%s", s->lock);
 		return (1);
 	}
 	/* A dead session's record is ours to replace. */
