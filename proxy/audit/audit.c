@@ -96,6 +96,10 @@ static const struct audit_field {
 	{ "verdict", offsetof(struct audit_event, verdict), AUDIT_STR },
 	{ "reason", offsetof(struct audit_event, reason), AUDIT_STR },
 	{ "session", offsetof(struct audit_event, session), AUDIT_STR },
+	{ "sandbox", offsetof(struct audit_event, sandbox), AUDIT_STR },
+	{ "cmd", offsetof(struct audit_event, cmd), AUDIT_STR },
+	{ "pid", offsetof(struct audit_event, pid), AUDIT_I64 },
+	{ "conn", offsetof(struct audit_event, conn), AUDIT_I64 },
 	{ "client", offsetof(struct audit_event, client), AUDIT_STR },
 	{ "host", offsetof(struct audit_event, host), AUDIT_STR },
 	{ "port", offsetof(struct audit_event, port), AUDIT_INT },
@@ -132,9 +136,104 @@ audit_event_init(struct audit_event *ev)
 	ev->bytes_up = -1;
 	ev->bytes_down = -1;
 	ev->ms = -1;
+	ev->pid = -1;
+	ev->conn = -1;
 	ev->ttl = -1;
 	ev->lost = -1;
 	ev->lost_bytes = -1;
+}
+
+/* A new sandbox with one reference; NULL when out of memory. */
+struct audit_sandbox *
+audit_sandbox_new(const char *id, char *const argv[], long pid)
+{
+	struct audit_sandbox	*sb;
+
+	if ((sb = calloc(1, sizeof *sb)) == NULL)
+		return (NULL);
+	snprintf(sb->id, sizeof sb->id, "%s", id);
+	audit_cmdline(argv, sb->cmd, sizeof sb->cmd);
+	sb->pid = pid;
+	sb->refs = 1;
+	return (sb);
+}
+
+struct audit_sandbox *
+audit_sandbox_ref(struct audit_sandbox *sb)
+{
+	if (sb != NULL)
+		sb->refs++;
+	return (sb);
+}
+
+void
+audit_sandbox_unref(struct audit_sandbox *sb)
+{
+	if (sb != NULL && --sb->refs == 0)
+		free(sb);
+}
+
+/* Name the sandbox (NULL: none) in an event. */
+void
+audit_event_sandbox(struct audit_event *ev, const struct audit_sandbox *sb)
+{
+	if (sb == NULL)
+		return;
+	ev->sandbox = sb->id;
+	ev->cmd = sb->cmd;
+	ev->pid = sb->pid;
+}
+
+/* Is this word read back by a shell as it is? */
+static int
+audit_plain_word(const char *w)
+{
+	return (w[0] != '\0' && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") == strlen(w));
+}
+
+/*
+ * argv as one line a shell would read back: plain words as they are,
+ * others in single quotes (a quote in one as '\''); cut with "..." at a
+ * character boundary when it does not fit.
+ */
+void
+audit_cmdline(char *const argv[], char *buf, size_t len)
+{
+	char		 tmp[AUDIT_CMD_LEN * 4];
+	const char	*p;
+	size_t		 n = 0;
+	int		 i, plain;
+
+	if (len == 0)
+		return;
+	for (i = 0; argv != NULL && argv[i] != NULL && n < sizeof tmp; i++) {
+		plain = audit_plain_word(argv[i]);
+		if (i > 0)
+			tmp[n++] = ' ';
+		if (!plain && n < sizeof tmp)
+			tmp[n++] = '\'';
+		for (p = argv[i]; *p != '\0' && n + 4 < sizeof tmp; p++) {
+			if (*p == '\'' && !plain) {
+				memcpy(tmp + n, "'\\''", 4);
+				n += 4;
+			} else
+				tmp[n++] = *p;
+		}
+		if (!plain && n < sizeof tmp)
+			tmp[n++] = '\'';
+	}
+	if (n < len) {
+		memcpy(buf, tmp, n);
+		buf[n] = '\0';
+		return;
+	}
+	n = len > 4 ? len - 4 : 0;
+	/* Not in the middle of a UTF-8 sequence. */
+	while (n > 0 && ((unsigned char)tmp[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(buf, tmp, n);
+	snprintf(buf + n, len - n, "%s", len > 4 ? "..." : "");
 }
 
 /* Append one field of an event, unless it is absent. */

@@ -9,7 +9,7 @@
 
 #include "lib/json.h"
 
-#define AUDIT_SCHEMA	1
+#define AUDIT_SCHEMA	2
 
 struct audit;
 
@@ -22,7 +22,11 @@ struct audit_event {
 	const char	*event;		/* start stop reload connect request close dns ... */
 	const char	*verdict;	/* allow deny */
 	const char	*reason;
-	const char	*session;
+	const char	*session;	/* the gateway: run-HEX or a name */
+	const char	*sandbox;	/* the command: its id in the session */
+	const char	*cmd;		/* its argv, quoted as a shell would */
+	int64_t		 pid;		/* its pid, as seen from outside */
+	int64_t		 conn;		/* the client connection's number */
 	const char	*client;	/* "addr:port" */
 	const char	*host;
 	int		 port;
@@ -51,6 +55,35 @@ struct audit_event {
 
 /* Clear an event: strings NULL, numbers -1. */
 void		 audit_event_init(struct audit_event *);
+
+/*
+ * A sandbox: one command attached to a session's gateway, named in
+ * every line its traffic causes.  Shared by everything that came from it
+ * (listeners, connections, DNS queries, requests) and freed with the
+ * last reference.
+ */
+#define AUDIT_SANDBOX_ID_LEN	16
+#define AUDIT_CMD_LEN		160	/* argv kept, with quotes and "..." */
+
+struct audit_sandbox {
+	char		id[AUDIT_SANDBOX_ID_LEN];
+	char		cmd[AUDIT_CMD_LEN];
+	long		pid;
+	unsigned int	refs;
+};
+
+/* A new sandbox with one reference; NULL when out of memory. */
+struct audit_sandbox *audit_sandbox_new(const char *, char *const [], long);
+struct audit_sandbox *audit_sandbox_ref(struct audit_sandbox *);
+void		 audit_sandbox_unref(struct audit_sandbox *);
+/* Name the sandbox (NULL: none) in an event. */
+void		 audit_event_sandbox(struct audit_event *,
+		    const struct audit_sandbox *);
+/*
+ * argv as one line a shell would read back: words of plain characters
+ * as they are, others in single quotes; cut with "..." to fit.  Pure.
+ */
+void		 audit_cmdline(char *const [], char *, size_t);
 
 /*
  * Where: a file path, "-" for stdout, "syslog" (RFC 5424 to /dev/log),

@@ -405,14 +405,14 @@ test_fields(void **state)
 	strip_ts(out);
 	strip_ts(strchr(out, '\n') + 1);
 	assert_string_equal(out,
-	    "{\"schema\":1,\"ts\":\"TS\",\"event\":\"close\",\"verdict\":\"allow\","
+	    "{\"schema\":2,\"ts\":\"TS\",\"event\":\"close\",\"verdict\":\"allow\","
 	    "\"reason\":\"rule\",\"session\":\"s1\",\"client\":\"10.0.0.2:4242\","
 	    "\"host\":\"pypi.org\",\"port\":443,\"addr\":\"151.101.0.223\","
 	    "\"via\":\"connect\",\"rule\":\"policy:3\",\"status\":200,"
 	    "\"bytes_up\":1234,\"bytes_down\":5000000000,\"ms\":0,"
 	    "\"qname\":\"pypi.org\",\"qtype\":\"A\",\"answer\":\"198.18.0.1\","
 	    "\"detail\":\"ok\"}\n"
-	    "{\"schema\":1,\"ts\":\"TS\",\"event\":\"start\"}\n");
+	    "{\"schema\":2,\"ts\":\"TS\",\"event\":\"start\"}\n");
 	free(out);
 	check_json(f->path, 0);
 }
@@ -601,7 +601,7 @@ test_short_write_torn(void **state)
 	assert_int_equal(count_lines(out, "\"event\":\"loss\""), 1);
 	assert_int_equal(count_lines(out, "\"event\":\"second\""), 1);
 	assert_non_null(strstr(out, "\"event\":\"first\"}\n{"));
-	assert_non_null(strstr(out, "\n{\"schema\":1,"));
+	assert_non_null(strstr(out, "\n{\"schema\":2,"));
 	assert_non_null(strstr(out, "\"event\":\"fourth\"}\n"));
 	check_json(f->path, 1);
 	free(out);
@@ -707,7 +707,7 @@ test_loss(void **state)
 	out = slurp(f->path);
 	assert_int_equal(count_lines(out, "\"schema\""), 3);
 	assert_int_equal(count_lines(out, "lost.example"), 0);
-	assert_non_null(p = strstr(out, "\n{\"schema\":1,\"ts\":"));
+	assert_non_null(p = strstr(out, "\n{\"schema\":2,\"ts\":"));
 	assert_non_null(p = strstr(p, "\"event\":\"loss\",\"reason\":"
 	    "\"File too large\",\"detail\":\"the log could not be written; "
 	    "new connections were refused meanwhile\",\"lost\":3,"
@@ -719,7 +719,7 @@ test_loss(void **state)
 	assert_true(bytes > 3 * 100 && bytes < 3 * 250);
 	assert_non_null(strstr(p, ",\"lost_first\":\"20"));
 	assert_non_null(strstr(p, ",\"lost_last\":\"20"));
-	assert_non_null(strstr(p, "\n{\"schema\":1,\"ts\":"));
+	assert_non_null(strstr(p, "\n{\"schema\":2,\"ts\":"));
 	assert_non_null(strstr(out, "\"event\":\"stop\""));
 	verify_log(f->path, 1, 3);
 	free(out);
@@ -881,11 +881,49 @@ test_stdout(void **state)
 	free(out);
 }
 
+/* argv comes back as a shell would read it, cut to fit. */
+static void
+test_cmdline(void **state)
+{
+	char	*plain[] = { "uv", "lock", "--frozen", NULL };
+	char	*odd[] = { "sh", "-c", "echo 'a b' $HOME", "", NULL };
+	char	*big[] = { "x", NULL, NULL };
+	char	 buf[AUDIT_CMD_LEN], longarg[400];
+	struct audit_sandbox	*sb;
+	struct audit_event	 ev;
+
+	(void)state;
+	audit_cmdline(plain, buf, sizeof buf);
+	assert_string_equal(buf, "uv lock --frozen");
+	audit_cmdline(odd, buf, sizeof buf);
+	assert_string_equal(buf, "sh -c 'echo '\\''a b'\\'' $HOME' ''");
+	memset(longarg, 'a', sizeof longarg - 1);
+	longarg[sizeof longarg - 1] = '\0';
+	memcpy(longarg + 152, "\xc3\xa9", 2);
+	big[1] = longarg;
+	audit_cmdline(big, buf, sizeof buf);
+	assert_int_equal(strlen(buf), sizeof buf - 2);
+	assert_string_equal(buf + strlen(buf) - 3, "...");
+	audit_cmdline(big, buf, 8);
+	assert_string_equal(buf, "x aa...");
+	sb = audit_sandbox_new("3", plain, 4242);
+	assert_non_null(sb);
+	assert_ptr_equal(audit_sandbox_ref(sb), sb);
+	audit_sandbox_unref(sb);
+	audit_event_init(&ev);
+	audit_event_sandbox(&ev, sb);
+	assert_string_equal(ev.sandbox, "3");
+	assert_string_equal(ev.cmd, "uv lock --frozen");
+	assert_int_equal(ev.pid, 4242);
+	audit_sandbox_unref(sb);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checker),
+		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test_setup_teardown(test_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncate, setup, teardown),

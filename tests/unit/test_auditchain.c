@@ -533,11 +533,11 @@ test_syslog(void **state)
 	/* authpriv (10) * 8 + notice (5) for a denial. */
 	assert_int_equal(strncmp(buf, "<85>1 20", 8), 0);
 	assert_non_null(strstr(buf, " pinhole "));
-	assert_non_null(strstr(buf, " connect [pinhole@32473 schema=\"1\" ts=\""));
+	assert_non_null(strstr(buf, " connect [pinhole@32473 schema=\"2\" ts=\""));
 	assert_non_null(strstr(buf, " event=\"connect\" verdict=\"deny\" "
 	    "host=\"a\\\\\\\"b\\]c\\\\\\\\\" port=\"443\" "
 	    "detail=\"two\\\\u000alines\" seq=\"1\" chain=\""));
-	assert_non_null(line = strstr(buf, "] {\"schema\":1,"));
+	assert_non_null(line = strstr(buf, "] {\"schema\":2,"));
 	line += 2;
 	assert_null(strchr(line, '\n'));
 	assert_int_equal(audit_link_parse(line, strlen(line), &lk), 0);
@@ -570,7 +570,7 @@ test_journald(void **state)
 	buf[n] = '\0';
 	audit_close(a);
 	close(fd);
-	assert_int_equal(strncmp(buf, "MESSAGE={\"schema\":1,", 20), 0);
+	assert_int_equal(strncmp(buf, "MESSAGE={\"schema\":2,", 20), 0);
 	assert_true(has(buf, n, "\nPRIORITY=5\nSYSLOG_IDENTIFIER=pinhole\n"));
 	assert_true(has(buf, n, "\nPINHOLE_EVENT=connect\n"));
 	assert_true(has(buf, n, "\nPINHOLE_HOST=a\"b]c\\\n"));
