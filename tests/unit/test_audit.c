@@ -905,7 +905,7 @@ test_cmdline(void **state)
 	assert_int_equal(strlen(buf), sizeof buf - 2);
 	assert_string_equal(buf + strlen(buf) - 3, "...");
 	audit_cmdline(big, buf, 8);
-	assert_string_equal(buf, "x aa...");
+	assert_string_equal(buf, "x 'a...");
 	sb = audit_sandbox_new("3", plain, 4242);
 	assert_non_null(sb);
 	assert_ptr_equal(audit_sandbox_ref(sb), sb);
