@@ -196,7 +196,8 @@ run_listen_capture(struct run *r, uint16_t port)
 	int	fd;
 
 	fd = netns_sandbox_take(r->sb, SOCK_STREAM, port);
-	if (fd == -1 || gateway_listen_transparent_fd(r->c.gw, fd, err,
+	if (fd == -1 || gateway_listen_fd(r->c.gw, fd,
+	    CONN_TRANSPARENT, NULL, err,
 	    sizeof err) == -1) {
 		log_warnx("cannot capture port %u: %s", port,
 		    fd == -1 ? "no listener" : err);
@@ -255,7 +256,7 @@ run_listen(struct run *r)
 	int	fd;
 
 	fd = netns_sandbox_take(r->sb, SOCK_STREAM, NETNS_PROXY_PORT);
-	if (fd == -1 || gateway_listen_fd(r->c.gw, fd, err,
+	if (fd == -1 || gateway_listen_fd(r->c.gw, fd, CONN_PROXY, NULL, err,
 	    sizeof err) == -1) {
 		log_warnx("cannot serve the proxy listener: %s",
 		    fd == -1 ? "no listener" : err);

@@ -22,6 +22,7 @@
 #include <event2/listener.h>
 
 #include "lib/log.h"
+#include "proxy/audit/audit.h"
 #include "proxy/conn/conn.h"
 #include "proxy/gateway.h"
 #include "proxy/escalate/escalate.h"
@@ -34,6 +35,7 @@ struct gateway_listener {
 	struct gateway			*gw;
 	struct evconnlistener		*l;
 	enum conn_kind			 kind;
+	struct audit_sandbox		*sandbox;	/* its clients', or NULL */
 	int				 nodelay;	/* accepted sockets inherit it */
 };
 
@@ -106,7 +108,7 @@ gateway_accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 	gw->fd_warned = 0;
 	if (!gl->nodelay)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	conn_open(&gw->cs, fd, sa, salen, gl->kind);
+	conn_open(&gw->cs, fd, sa, salen, gl->kind, gl->sandbox);
 	if (gw->cs.nconns >= gw->max_clients && !gw->paused_full) {
 		log_info("%s: %zu connections: not accepting for now",
 		    __func__, gw->cs.nconns);
@@ -195,17 +197,36 @@ gateway_create(struct event_base *base, const struct gateway_config *cfg,
 	return (gw);
 }
 
+/* Close one listener. */
+static void
+gateway_listener_free(struct gateway *gw, struct gateway_listener *gl)
+{
+	TAILQ_REMOVE(&gw->listeners, gl, entry);
+	evconnlistener_free(gl->l);
+	audit_sandbox_unref(gl->sandbox);
+	free(gl);
+}
+
 /* Close every listener. */
 static void
 gateway_unlisten(struct gateway *gw)
 {
-	struct gateway_listener	*gl;
+	while (!TAILQ_EMPTY(&gw->listeners))
+		gateway_listener_free(gw, TAILQ_FIRST(&gw->listeners));
+}
 
-	while ((gl = TAILQ_FIRST(&gw->listeners)) != NULL) {
-		TAILQ_REMOVE(&gw->listeners, gl, entry);
-		evconnlistener_free(gl->l);
-		free(gl);
+/* A sandbox is gone: close its listeners and its connections. */
+void
+gateway_drop_sandbox(struct gateway *gw, const struct audit_sandbox *sb)
+{
+	struct gateway_listener	*gl, *next;
+
+	for (gl = TAILQ_FIRST(&gw->listeners); gl != NULL; gl = next) {
+		next = TAILQ_NEXT(gl, entry);
+		if (gl->sandbox == sb)
+			gateway_listener_free(gw, gl);
 	}
+	conn_close_sandbox(&gw->cs, sb, "sandbox gone");
 }
 
 /* Free the gateway, closing every connection at once. */
@@ -227,10 +248,10 @@ gateway_free(struct gateway *gw)
 	free(gw);
 }
 
-/* Listen on a bound socket for clients of one kind. */
-static int
-gateway_listen_kind(struct gateway *gw, int fd, enum conn_kind kind,
-    char *err, size_t errlen)
+/* Listen on a bound socket for clients of one kind (from a sandbox). */
+int
+gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
+    struct audit_sandbox *sb, char *err, size_t errlen)
 {
 	struct gateway_listener	*gl;
 	int			 one = 1;
@@ -242,6 +263,7 @@ gateway_listen_kind(struct gateway *gw, int fd, enum conn_kind kind,
 	evutil_make_socket_nonblocking(fd);
 	gl->gw = gw;
 	gl->kind = kind;
+	gl->sandbox = audit_sandbox_ref(sb);
 	/* Set once here, not per connection: accepted sockets inherit it. */
 	gl->nodelay = setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 	    sizeof one) == 0;
@@ -250,6 +272,7 @@ gateway_listen_kind(struct gateway *gw, int fd, enum conn_kind kind,
 	    -1, fd);
 	if (gl->l == NULL) {
 		snprintf(err, errlen, "listen: %s", strerror(errno));
+		audit_sandbox_unref(gl->sandbox);
 		free(gl);
 		return (-1);
 	}
@@ -258,29 +281,6 @@ gateway_listen_kind(struct gateway *gw, int fd, enum conn_kind kind,
 	if (gw->paused_fd || gw->paused_full || gw->cs.stopping)
 		evconnlistener_disable(gl->l);
 	return (0);
-}
-
-/* Listen on a socket that is already bound (and maybe listening). */
-int
-gateway_listen_fd(struct gateway *gw, int fd, char *err, size_t errlen)
-{
-	return (gateway_listen_kind(gw, fd, CONN_PROXY, err, errlen));
-}
-
-/* Listen on a bound socket for captured (transparent) connections. */
-int
-gateway_listen_transparent_fd(struct gateway *gw, int fd, char *err,
-    size_t errlen)
-{
-	return (gateway_listen_kind(gw, fd, CONN_TRANSPARENT, err, errlen));
-}
-
-/* Listen on a bound socket for SOCKS5 clients. */
-int
-gateway_listen_socks_fd(struct gateway *gw, int fd, char *err,
-    size_t errlen)
-{
-	return (gateway_listen_kind(gw, fd, CONN_SOCKS, err, errlen));
 }
 
 /* Create, bind and listen on a socket for "ADDR:PORT", for one kind. */
@@ -302,7 +302,7 @@ gateway_listen(struct gateway *gw, const char *spec, enum conn_kind kind,
 		snprintf(err, errlen, "%s: %s", spec, strerror(errno));
 		goto out;
 	}
-	if (gateway_listen_kind(gw, fd, kind, err, errlen) == -1)
+	if (gateway_listen_fd(gw, fd, kind, NULL, err, errlen) == -1)
 		goto out;
 	fd = -1;
 	rv = 0;

@@ -13,6 +13,7 @@
 #include "proxy/conn/conn.h"	/* enum conn_kind */
 
 struct audit;
+struct audit_sandbox;
 struct fakeip;
 struct event_base;
 struct escalate;
@@ -46,24 +47,20 @@ struct gateway	*gateway_create(struct event_base *,
 void		 gateway_free(struct gateway *);
 
 /*
- * Listen on "ADDR:PORT" ("[V6]:PORT") for clients of a kind (CONN_PROXY,
- * CONN_SOCKS), or on a bound socket (taken over) for HTTP proxy clients.
+ * Listen on "ADDR:PORT" ("[V6]:PORT") for clients of a kind (CONN_PROXY:
+ * HTTP proxy, CONN_SOCKS: SOCKS5, RFC 1928 and 1929), or on a bound
+ * socket (taken over) of a sandbox (NULL: none; a reference is taken).
+ * CONN_TRANSPARENT: captured connections, the destination each was made
+ * to its local address (a fake address standing for a name, or a real
+ * one).
  */
 int		 gateway_listen(struct gateway *, const char *, enum conn_kind,
 		    char *, size_t);
-int		 gateway_listen_fd(struct gateway *, int, char *, size_t);
-
-/* Listen on a bound socket for SOCKS5 clients (RFC 1928, 1929). */
-int		 gateway_listen_socks_fd(struct gateway *, int, char *,
-		    size_t);
-
-/*
- * Listen on a bound socket for captured connections (transparent): the
- * destination each connection was made to is its local address, a fake
- * address standing for a name, or a real one.
- */
-int		 gateway_listen_transparent_fd(struct gateway *, int, char *,
-		    size_t);
+int		 gateway_listen_fd(struct gateway *, int, enum conn_kind,
+		    struct audit_sandbox *, char *, size_t);
+/* A sandbox is gone: close its listeners and its connections. */
+void		 gateway_drop_sandbox(struct gateway *,
+		    const struct audit_sandbox *);
 
 /*
  * Escalation (proxy/escalate/escalate.h): report blocked attempts to esc, serve

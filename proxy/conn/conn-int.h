@@ -72,6 +72,7 @@ struct conn {
 	struct conn_set		*set;
 	TAILQ_ENTRY(conn)	 entry;
 	unsigned long long	 id;
+	struct audit_sandbox	*sandbox;	/* where it came from, or NULL */
 	int			 refs;
 	int			 dead;
 	enum conn_state	 state;

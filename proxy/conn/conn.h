@@ -21,6 +21,7 @@
 #define CONN_OWN_MAX		64	/* own addresses remembered */
 
 struct audit;
+struct audit_sandbox;
 struct conn;
 struct conn_events;
 struct escalate;
@@ -71,12 +72,18 @@ void	conn_set_init(struct conn_set *, struct event_base *,
 /* Learn this host's own addresses again (they are refused to dial). */
 void	conn_own_load(struct conn_set *);
 
-/* Take over an accepted socket; returns -1 (socket closed) on failure. */
+/*
+ * Take over an accepted socket from a sandbox (NULL: none; a reference
+ * is taken); returns -1 (socket closed) on failure.
+ */
 int	conn_open(struct conn_set *, int, const struct sockaddr *,
-	    socklen_t, enum conn_kind);
+	    socklen_t, enum conn_kind, struct audit_sandbox *);
 /* Stopping: close the connections idle between requests. */
 void	conn_stop_all(struct conn_set *);
 void	conn_close_all(struct conn_set *, const char *);
+/* Close the connections that came from one sandbox. */
+void	conn_close_sandbox(struct conn_set *, const struct audit_sandbox *,
+	    const char *);
 /*
  * Free the closed connections no asynchronous step still holds (all of
  * them when force is set).  Returns how many were freed.

@@ -76,6 +76,8 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	e.verdict = verdict;
 	e.reason = reason;
 	e.session = c->set->session;
+	audit_event_sandbox(&e, c->sandbox);
+	e.conn = (int64_t)c->id;
 	e.client = c->client_addr;
 	e.host = c->have_host ? c->host.text : NULL;
 	e.port = c->have_host ? c->port : -1;
@@ -209,6 +211,7 @@ void
 conn_free(struct conn *c)
 {
 	conn_http_free(c);
+	audit_sandbox_unref(c->sandbox);
 	free(c);
 }
 

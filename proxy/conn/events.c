@@ -18,6 +18,7 @@
 #include <event2/event.h>
 
 #include "lib/log.h"
+#include "proxy/audit/audit.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/escalate/agent.h"
 #include "proxy/resolver/resolver.h"
@@ -31,7 +32,7 @@ static void	conn_timer_cb(evutil_socket_t, short, void *);
 /* Take over an accepted client connection. */
 int
 conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
-    socklen_t salen, enum conn_kind kind)
+    socklen_t salen, enum conn_kind kind, struct audit_sandbox *sb)
 {
 	struct conn	*c;
 
@@ -39,6 +40,7 @@ conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
 		goto fail;
 	c->set = set;
 	c->id = ++set->next_id;
+	c->sandbox = audit_sandbox_ref(sb);
 	c->up_pipe.fd[0] = c->up_pipe.fd[1] = -1;
 	c->down_pipe.fd[0] = c->down_pipe.fd[1] = -1;
 	conn_sockaddr_text(sa, c->client_addr, sizeof c->client_addr);
@@ -72,6 +74,7 @@ fail:
 			evutil_closesocket(fd);
 		if (c->timer != NULL)
 			event_free(c->timer);
+		audit_sandbox_unref(c->sandbox);
 		free(c);
 	} else
 		evutil_closesocket(fd);
@@ -430,6 +433,20 @@ conn_close_all(struct conn_set *set, const char *reason)
 
 	while ((c = TAILQ_FIRST(&set->conns)) != NULL)
 		conn_close(c, reason);
+}
+
+/* Close the connections that came from one sandbox. */
+void
+conn_close_sandbox(struct conn_set *set, const struct audit_sandbox *sb,
+    const char *reason)
+{
+	struct conn	*c, *next;
+
+	for (c = TAILQ_FIRST(&set->conns); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (c->sandbox == sb)
+			conn_close(c, reason);
+	}
 }
 
 /*

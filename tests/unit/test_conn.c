@@ -517,7 +517,8 @@ setup(void **state)
 	    f->audit));
 	assert_int_equal(origin_start(f, "127.0.0.1", 0), 0);
 	assert_true((fd = listen_on("127.0.0.1", 0, &f->gwsin)) >= 0);
-	assert_int_equal(gateway_listen_fd(f->gw, fd, err, sizeof err), 0);
+	assert_int_equal(gateway_listen_fd(f->gw, fd, CONN_PROXY, NULL, err,
+	    sizeof err), 0);
 	policy(f, default_policy);
 	script(f, "origin.test", f->otext, NULL);
 	script(f, "private.test", "10.1.2.3", NULL);
@@ -1507,8 +1508,8 @@ use_transparent(struct fx *f, struct sockaddr_in *dst)
 	inet_ntop(AF_INET, f->fake, fake, sizeof fake);
 	if ((fd = listen_on(fake, SNIFF_PORT, dst)) == -1)
 		return (-1);
-	assert_int_equal(gateway_listen_transparent_fd(f->gw, fd, err,
-	    sizeof err), 0);
+	assert_int_equal(gateway_listen_fd(f->gw, fd,
+	    CONN_TRANSPARENT, NULL, err, sizeof err), 0);
 	return (0);
 }
 
@@ -1591,8 +1592,8 @@ test_transparent_refused(void **state)
 		skip_busy();
 	if ((fd = listen_on(fake_unused(f->fake), SNIFF_PORT, &other)) == -1)
 		skip_busy();
-	assert_int_equal(gateway_listen_transparent_fd(f->gw, fd, err,
-	    sizeof err), 0);
+	assert_int_equal(gateway_listen_fd(f->gw, fd,
+	    CONN_TRANSPARENT, NULL, err, sizeof err), 0);
 	client_to(f, &other);
 	expect_eof(f);
 	assert_true(f->creset);
@@ -1600,8 +1601,8 @@ test_transparent_refused(void **state)
 	client_close(f);
 
 	assert_true((fd = listen_on("127.0.0.1", 0, &real)) >= 0);
-	assert_int_equal(gateway_listen_transparent_fd(f->gw, fd, err,
-	    sizeof err), 0);
+	assert_int_equal(gateway_listen_fd(f->gw, fd,
+	    CONN_TRANSPARENT, NULL, err, sizeof err), 0);
 	client_to(f, &real);
 	expect_eof(f);
 	assert_true(f->creset);
@@ -1617,8 +1618,8 @@ socks_client(struct fx *f)
 	int			fd;
 
 	assert_true((fd = listen_on("127.0.0.1", 0, &sin)) >= 0);
-	assert_int_equal(gateway_listen_socks_fd(f->gw, fd, err, sizeof err),
-	    0);
+	assert_int_equal(gateway_listen_fd(f->gw, fd, CONN_SOCKS,
+	    NULL, err, sizeof err), 0);
 	client_to(f, &sin);
 }
 
