@@ -179,7 +179,7 @@ run_listen_dns(struct run *r, int type)
 	int	fd;
 
 	fd = netns_sandbox_take(r->sb, type, NETNS_DNS_PORT);
-	if (fd == -1 || dns_server_listen_fd(r->c.dns, fd, err,
+	if (fd == -1 || dns_server_listen_fd(r->c.dns, fd, NULL, err,
 	    sizeof err) == -1) {
 		log_warnx("cannot serve DNS in the sandbox: %s",
 		    fd == -1 ? "no listener" : err);
@@ -215,7 +215,7 @@ run_listen_udp(struct run *r)
 	fd = netns_sandbox_take(r->sb, SOCK_DGRAM, NETNS_CAPTURE_PORT);
 	raw = netns_sandbox_take(r->sb, SOCK_RAW, NETNS_CAPTURE_PORT);
 	if (fd == -1 || raw == -1 || (r->udp = udpcatch_create(r->c.base,
-	    fd, raw, r->c.audit, r->session, r->c.fakeip)) == NULL) {
+	    fd, raw, r->c.audit, r->session, NULL, r->c.fakeip)) == NULL) {
 		log_warnx("cannot catch UDP in the sandbox");
 		return (-1);
 	}

@@ -34,6 +34,7 @@ struct udpcatch {
 	int			 raw;
 	struct audit		*audit;
 	const char		*session;
+	struct audit_sandbox	*sandbox;	/* whose datagrams, or NULL */
 	const struct fakeip	*fakeip;
 	time_t			 second;	/* of the last log line */
 	unsigned int		 logged;	/* lines in that second */
@@ -166,6 +167,7 @@ udpcatch_log(struct udpcatch *u, const struct sockaddr_in *src,
 	e.verdict = "deny";
 	e.reason = "udp";
 	e.session = u->session;
+	audit_event_sandbox(&e, u->sandbox);
 	e.client = client;
 	e.host = name != NULL ? name : addr;
 	e.port = ntohs(dst->sin_port);
@@ -233,7 +235,8 @@ udpcatch_read_cb(evutil_socket_t fd, short what, void *arg)
 /* Take over the catch-all UDP socket and the raw ICMP socket. */
 struct udpcatch *
 udpcatch_create(struct event_base *base, int fd, int raw,
-    struct audit *audit, const char *session, const struct fakeip *fakeip)
+    struct audit *audit, const char *session, struct audit_sandbox *sb,
+    const struct fakeip *fakeip)
 {
 	struct udpcatch	*u;
 
@@ -246,6 +249,7 @@ udpcatch_create(struct event_base *base, int fd, int raw,
 	u->raw = raw;
 	u->audit = audit;
 	u->session = session;
+	u->sandbox = audit_sandbox_ref(sb);
 	u->fakeip = fakeip;
 	u->ev = event_new(base, fd, EV_READ | EV_PERSIST, udpcatch_read_cb, u);
 	if (u->ev == NULL || event_add(u->ev, NULL) == -1) {
@@ -253,6 +257,7 @@ udpcatch_create(struct event_base *base, int fd, int raw,
 			event_free(u->ev);
 		close(fd);
 		close(raw);
+		audit_sandbox_unref(u->sandbox);
 		free(u);
 		return (NULL);
 	}
@@ -268,5 +273,6 @@ udpcatch_free(struct udpcatch *u)
 	event_free(u->ev);
 	close(u->fd);
 	close(u->raw);
+	audit_sandbox_unref(u->sandbox);
 	free(u);
 }

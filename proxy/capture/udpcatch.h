@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct audit;
+struct audit_sandbox;
 struct event_base;
 struct fakeip;
 struct udpcatch;
@@ -21,12 +22,13 @@ struct udpcatch;
 #define UDPCATCH_ICMP_MAX	(8 + 20 + 8)
 
 /*
- * Take over the catch-all UDP socket (IP_RECVORIGDSTADDR set) and the raw
- * ICMP socket (closed on failure too).  audit and fakeip stay the
- * caller's; either may be NULL.
+ * Take over a sandbox's catch-all UDP socket (IP_RECVORIGDSTADDR set)
+ * and raw ICMP socket (closed on failure too).  audit and fakeip stay
+ * the caller's, the sandbox is referenced; any may be NULL.
  */
 struct udpcatch	*udpcatch_create(struct event_base *, int, int,
-		    struct audit *, const char *, const struct fakeip *);
+		    struct audit *, const char *, struct audit_sandbox *,
+		    const struct fakeip *);
 void		 udpcatch_free(struct udpcatch *);
 
 /*

@@ -38,6 +38,7 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 	e.event = "dns";
 	e.verdict = allow ? "allow" : "deny";
 	e.session = r->srv->p.session;
+	audit_event_sandbox(&e, dns_req_sandbox(r));
 	e.client = r->client;
 	e.via = "dns";
 	e.qname = r->named ? r->host.text : r->q.qname;
@@ -49,7 +50,7 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 		escalate_hint(&r->host, 0, hint, sizeof hint);
 		e.ask = hint;
 	}
-	dns_log_write(r->srv->log, &e);
+	dns_log_write(r->srv->log, &e, dns_req_sandbox(r));
 }
 
 /* Build a reply and send it. */

@@ -15,6 +15,7 @@
 #include "rules/rules.h"
 
 struct audit_event;
+struct audit_sandbox;
 struct dns_conn;
 struct dns_listener;
 struct dns_log;
@@ -67,6 +68,7 @@ struct dns_listener {
 	struct dns_server		*srv;
 	int				 fd;
 	int				 family;
+	struct audit_sandbox		*sandbox;	/* its queries', or NULL */
 	struct event			*ev;	/* UDP */
 	struct evconnlistener		*lev;	/* TCP */
 	struct event			*backoff;
@@ -77,6 +79,7 @@ struct dns_conn {
 	struct dns_server	*srv;
 	struct bufferevent	*bev;
 	char			 peer[64];
+	struct dns_listener	*l;		/* accepted on */
 	struct dns_reqs		 reqs;
 	size_t			 nreqs;
 	int			 paused;	/* reading stopped: too much */
@@ -97,6 +100,10 @@ void		 dns_answer(struct dns_req *, const uint8_t *, size_t);
 struct dns_log	*dns_log_create(struct event_base *, struct audit *,
 		    unsigned int);
 void		 dns_log_free(struct dns_log *);
-void		 dns_log_write(struct dns_log *, const struct audit_event *);
+void		 dns_log_write(struct dns_log *, const struct audit_event *,
+		    struct audit_sandbox *);
+
+/* server.c: the sandbox a query came from, or NULL. */
+struct audit_sandbox *dns_req_sandbox(const struct dns_req *);
 
 #endif

@@ -23,6 +23,7 @@ struct grants;
 struct rules;
 struct resolver;
 struct audit;
+struct audit_sandbox;
 struct dns_server;
 
 /* What the server needs; the pointers outlive it. */
@@ -60,8 +61,13 @@ int		 dns_server_listen(struct dns_server *, const char *, char *,
 
 /*
  * Serve on a descriptor already bound (UDP) or listening (TCP), e.g.
- * created in another network namespace; the server owns it from now.
+ * created in another network namespace, for a sandbox (NULL: none; a
+ * reference is taken); the server owns it from now.
  */
-int		 dns_server_listen_fd(struct dns_server *, int, char *, size_t);
+int		 dns_server_listen_fd(struct dns_server *, int,
+		    struct audit_sandbox *, char *, size_t);
+/* A sandbox is gone: close its sockets, connections and queries. */
+void		 dns_server_drop_sandbox(struct dns_server *,
+		    const struct audit_sandbox *);
 
 #endif

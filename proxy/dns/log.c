@@ -24,7 +24,8 @@
 #define DNS_LOG_RATE		200	/* first lines a second */
 
 struct dns_log_entry {
-	char			*key;		/* "verdict type name" */
+	char			*key;		/* "sandbox verdict type name" */
+	struct audit_sandbox	*sandbox;	/* whose queries, or NULL */
 	const char		*qname;		/* its tail */
 	char			 verdict[8];
 	char			 qtype[12];
@@ -71,6 +72,7 @@ dns_log_repeats(struct dns_log *l, const struct dns_log_entry *e)
 	ev.event = "dns";
 	ev.verdict = e->verdict;
 	ev.session = l->session;
+	audit_event_sandbox(&ev, e->sandbox);
 	ev.via = "dns";
 	ev.qname = e->qname;
 	ev.qtype = e->qtype;
@@ -87,6 +89,7 @@ static void
 dns_log_entry_free(struct dns_log_entry *e)
 {
 	free(e->key);
+	audit_sandbox_unref(e->sandbox);
 	free(e->rule);
 	free(e->reason);
 	free(e->answer);
@@ -207,12 +210,12 @@ dns_log_strdup(char **dst, const char *src)
 	return (src == NULL || (*dst = strdup(src)) != NULL ? 0 : -1);
 }
 
-/* Remember that ev was written now, under key. */
+/* Remember that ev, from sb, was written now, under key. */
 static void
-dns_log_remember(struct dns_log *l, char *key, const struct audit_event *ev)
+dns_log_remember(struct dns_log *l, char *key, const struct audit_event *ev,
+    struct audit_sandbox *sb)
 {
 	struct dns_log_entry	**bucket, *e;
-	size_t			  vlen = strlen(ev->verdict);
 
 	if (l->n >= DNS_LOG_MAX)
 		dns_log_retire(l, TAILQ_FIRST(&l->entries));
@@ -226,7 +229,8 @@ dns_log_remember(struct dns_log *l, char *key, const struct audit_event *ev)
 		return;
 	}
 	e->key = key;
-	e->qname = key + vlen + 1 + strlen(ev->qtype) + 1;
+	e->sandbox = audit_sandbox_ref(sb);
+	e->qname = strchr(strchr(strchr(key, ' ') + 1, ' ') + 1, ' ') + 1;
 	snprintf(e->verdict, sizeof e->verdict, "%s", ev->verdict);
 	snprintf(e->qtype, sizeof e->qtype, "%s", ev->qtype);
 	e->first = mono_sec();
@@ -237,26 +241,24 @@ dns_log_remember(struct dns_log *l, char *key, const struct audit_event *ev)
 	l->n++;
 }
 
-/* Write a dns event, or count it when its window is open. */
+/*
+ * Write a dns event from a sandbox (or NULL), or count it when its
+ * window is open: one per sandbox, verdict, type and name.
+ */
 void
-dns_log_write(struct dns_log *l, const struct audit_event *ev)
+dns_log_write(struct dns_log *l, const struct audit_event *ev,
+    struct audit_sandbox *sb)
 {
 	struct dns_log_entry	*e;
 	char			*key;
-	size_t			 vlen, tlen, nlen;
 
 	if (l == NULL || l->audit == NULL)
 		return;
 	l->session = ev->session;
-	vlen = strlen(ev->verdict);
-	tlen = strlen(ev->qtype);
-	nlen = strlen(ev->qname);
-	if ((key = malloc(vlen + tlen + nlen + 3)) == NULL)
+	/* Sandbox ids and verdicts have no blank; types are numbers or words. */
+	if (asprintf(&key, "%s %s %s %s", sb != NULL ? sb->id : "",
+	    ev->verdict, ev->qtype, ev->qname) == -1)
 		return;
-	memcpy(key, ev->verdict, vlen + 1);
-	memcpy(key + vlen + 1, ev->qtype, tlen + 1);
-	memcpy(key + vlen + tlen + 2, ev->qname, nlen + 1);
-	key[vlen] = key[vlen + tlen + 1] = ' ';
 	if ((e = dns_log_find(l, key)) != NULL) {
 		e->repeats++;
 		free(key);
@@ -269,5 +271,5 @@ dns_log_write(struct dns_log *l, const struct audit_event *ev)
 	}
 	l->written++;
 	audit_write(l->audit, ev);
-	dns_log_remember(l, key, ev);
+	dns_log_remember(l, key, ev, sb);
 }

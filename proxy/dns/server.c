@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "proxy/audit/audit.h"
 #include "proxy/dns/dns-int.h"
 #include "proxy/resolver/resolver.h"
 #include "rules/rules.h"
@@ -286,6 +287,7 @@ dns_tcp_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 		return;
 	}
 	c->srv = srv;
+	c->l = l;
 	TAILQ_INIT(&c->reqs);
 	dns_sa_text(sa, c->peer, sizeof c->peer);
 	c->bev = bufferevent_socket_new(evconnlistener_get_base(lev), fd,
@@ -375,12 +377,53 @@ dns_listener_free(struct dns_listener *l)
 		evconnlistener_free(l->lev);
 	else if (l->fd != -1)
 		close(l->fd);
+	audit_sandbox_unref(l->sandbox);
 	free(l);
 }
 
-/* Serve on a descriptor already bound (UDP) or listening (TCP). */
+/* The sandbox a query came from, or NULL. */
+struct audit_sandbox *
+dns_req_sandbox(const struct dns_req *r)
+{
+	if (r->conn != NULL)
+		return (r->conn->l->sandbox);
+	return (r->udp != NULL ? r->udp->sandbox : NULL);
+}
+
+/*
+ * A sandbox is gone: close its sockets, its TCP connections and forget
+ * its queries still waiting for the upstream.
+ */
+void
+dns_server_drop_sandbox(struct dns_server *srv, const struct audit_sandbox *sb)
+{
+	struct dns_listener	*l, *lnext;
+	struct dns_conn		*c, *cnext;
+	struct dns_req		*k, *knext;
+
+	for (c = TAILQ_FIRST(&srv->conns); c != NULL; c = cnext) {
+		cnext = TAILQ_NEXT(c, entry);
+		if (c->l->sandbox == sb)
+			dns_conn_free(c);
+	}
+	for (k = TAILQ_FIRST(&srv->pending); k != NULL; k = knext) {
+		knext = TAILQ_NEXT(k, entry);
+		if (k->udp != NULL && k->udp->sandbox == sb)
+			dns_req_free(k);
+	}
+	for (l = TAILQ_FIRST(&srv->listeners); l != NULL; l = lnext) {
+		lnext = TAILQ_NEXT(l, entry);
+		if (l->sandbox == sb) {
+			TAILQ_REMOVE(&srv->listeners, l, entry);
+			dns_listener_free(l);
+		}
+	}
+}
+
+/* Serve a sandbox (or NULL) on a descriptor bound (UDP) or listening (TCP). */
 int
-dns_server_listen_fd(struct dns_server *srv, int fd, char *err, size_t errlen)
+dns_server_listen_fd(struct dns_server *srv, int fd, struct audit_sandbox *sb,
+    char *err, size_t errlen)
 {
 	struct dns_listener	*l;
 	struct sockaddr_storage	 ss;
@@ -403,6 +446,7 @@ dns_server_listen_fd(struct dns_server *srv, int fd, char *err, size_t errlen)
 	}
 	l->srv = srv;
 	l->fd = fd;
+	l->sandbox = audit_sandbox_ref(sb);
 	l->family = ss.ss_family;
 	if (evutil_make_socket_nonblocking(fd) == -1 ||
 	    dns_listener_start(l, type) == -1) {
@@ -451,10 +495,10 @@ dns_server_listen(struct dns_server *srv, const char *spec, char *err,
 	if ((ai = addr_port_addrinfo(spec, SOCK_DGRAM, err, errlen)) == NULL)
 		return (-1);
 	if ((fd = dns_socket_open(ai, SOCK_DGRAM, err, errlen)) == -1 ||
-	    dns_server_listen_fd(srv, fd, err, errlen) == -1)
+	    dns_server_listen_fd(srv, fd, NULL, err, errlen) == -1)
 		goto out;
 	if ((fd = dns_socket_open(ai, SOCK_STREAM, err, errlen)) == -1 ||
-	    dns_server_listen_fd(srv, fd, err, errlen) == -1)
+	    dns_server_listen_fd(srv, fd, NULL, err, errlen) == -1)
 		goto out;
 	rv = 0;
 out:

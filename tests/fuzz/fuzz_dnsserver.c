@@ -138,9 +138,9 @@ fz_init(void)
 		CHECK((servers[i].srv = dns_server_create(&p, err,
 		    sizeof err)) != NULL);
 		CHECK(dns_server_listen_fd(servers[i].srv, fz_bound(SOCK_DGRAM,
-		    &servers[i].udp), err, sizeof err) == 0);
+		    &servers[i].udp), NULL, err, sizeof err) == 0);
 		CHECK(dns_server_listen_fd(servers[i].srv, fz_bound(SOCK_STREAM,
-		    &servers[i].tcp), err, sizeof err) == 0);
+		    &servers[i].tcp), NULL, err, sizeof err) == 0);
 	}
 	client = fz_bound(SOCK_DGRAM, &(struct sockaddr_in){ 0 });
 }

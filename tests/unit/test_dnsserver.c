@@ -113,9 +113,9 @@ start(int ask, int refuse)
 	assert_non_null(f->srv = dns_server_create(&p, err, sizeof err));
 	f->udp = bound_socket(SOCK_DGRAM, &f->sin);
 	f->tcp = bound_socket(SOCK_STREAM, &f->tsin);
-	assert_int_equal(dns_server_listen_fd(f->srv, f->udp, err,
+	assert_int_equal(dns_server_listen_fd(f->srv, f->udp, NULL, err,
 	    sizeof err), 0);
-	assert_int_equal(dns_server_listen_fd(f->srv, f->tcp, err,
+	assert_int_equal(dns_server_listen_fd(f->srv, f->tcp, NULL, err,
 	    sizeof err), 0);
 	assert_true((f->client = socket(AF_INET, SOCK_DGRAM, 0)) >= 0);
 	setsockopt(f->client, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
