@@ -83,7 +83,7 @@ proxy_options(const struct cmd_entry *cmd, int argc, char **argv,
 		    argv[optind]);
 	if (rv != 0)
 		return (rv);
-	if (o->nlisten == 0)
+	if (o->nlisten == 0 && !h->listen_none)
 		o->listen[o->nlisten++] = PROXY_LISTEN_DEFAULT;
 	return (0);
 }
@@ -163,8 +163,10 @@ proxy_setup(struct proxy *p)
 	    proxy_listen(p, o->listen, o->nlisten, CONN_PROXY) == -1 ||
 	    proxy_listen(p, o->socks, o->nsocks, CONN_SOCKS) == -1)
 		return (-1);
-	snprintf(err, sizeof err, "http://%s", o->listen[0]);
-	gwctx_agent_url(&p->c, err);
+	if (o->nlisten > 0) {
+		snprintf(err, sizeof err, "http://%s", o->listen[0]);
+		gwctx_agent_url(&p->c, err);
+	}
 	return (0);
 }
 
@@ -202,7 +204,8 @@ proxy_listening(const struct proxy_opts *o, char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "",
 		    o->listen[i]);
 	for (i = 0; i < o->nsocks && n < len; i++)
-		n += snprintf(buf + n, len - n, " socks5://%s", o->socks[i]);
+		n += snprintf(buf + n, len - n, "%ssocks5://%s", n ? " " : "",
+		    o->socks[i]);
 }
 
 /* Run the gateway from the command line until SIGTERM or SIGINT. */

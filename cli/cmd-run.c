@@ -6,6 +6,7 @@
 
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <sys/stat.h>
 
@@ -20,15 +21,18 @@
 
 #include <event2/event.h>
 
+#include "cli/attach.h"
 #include "cli/gwopts.h"
 #include "cli/pinhole.h"
 #include "cli/runguard.h"
 #include "lib/log.h"
 #include "netns/netns.h"
+#include "proxy/audit/audit.h"
 #include "proxy/capture/udpcatch.h"
 #include "proxy/dns/dns.h"
 #include "proxy/escalate/control.h"
 #include "proxy/gateway.h"
+#include "proxy/wire/attach.h"
 #include "rules/rules.h"
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
@@ -40,6 +44,8 @@
 struct run_opts {
 	struct gwopts		 g;
 	struct netns_net	 net;
+	const char		*session;	/* --session, PINHOLE_SESSION */
+	const char		*gwopt;		/* a gateway option given */
 	char			*const *argv;	/* the command */
 };
 
@@ -57,6 +63,7 @@ struct run {
 	size_t			 nports;
 	struct udpcatch		*udp;		/* UDP but DNS, logged */
 	char			 ctldir[PATH_MAX];	/* control sockets */
+	struct event		*gone;		/* attached: the session's end */
 };
 
 enum {
@@ -81,11 +88,25 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 		    &errstr) != 0)
 			return (cmd_usage_error(cmd, "--net %s: %s", optarg,
 			    errstr));
-		else if (ch != OPT_NET)
+		else if (ch == 'S')
+			o->session = optarg;
+		else if (ch != OPT_NET) {
+			o->gwopt = optarg != NULL && optind >= 2 &&
+			    optarg == argv[optind - 1] ? argv[optind - 2] :
+			    argv[optind - 1];
 			rv = gwopts_option(cmd, &o->g, ch, optarg);
+		}
 	}
 	if (rv != 0)
 		return (rv);
+	if (o->session == NULL && (o->session = getenv("PINHOLE_SESSION")) !=
+	    NULL && o->session[0] == '\0')
+		o->session = NULL;
+	if (o->session != NULL && o->gwopt != NULL)
+		return (cmd_usage_error(cmd, "%s belongs to the session's "
+		    "gateway (pinhole session start); a command attached to "
+		    "session %s takes its policy and log", o->gwopt,
+		    o->session));
 	if (optind >= argc)
 		return (cmd_usage_error(cmd, "no command to run"));
 	if (o->g.ask_bare && argv[optind][0] != '\0' &&
@@ -119,16 +140,15 @@ run_session(struct run *r)
  * policy names (the catch-all, when there is one, takes the others).
  */
 static void
-run_capture_ports(struct run *r)
+run_capture_ports(struct run *r, const uint16_t *named, size_t n)
 {
-	uint16_t	named[RUN_MAX_PORTS];
-	size_t		n, i;
+	size_t		i;
 
 	r->nports = 0;
 	r->ports[r->nports++] = 80;
 	r->ports[r->nports++] = 443;
-	n = rules_ports(r->c.rules, named, RUN_MAX_PORTS);
-	for (i = 0; i < n && r->nports < RUN_MAX_PORTS; i++) {
+	for (i = 0; i < n && i < RUN_MAX_PORTS && r->nports < RUN_MAX_PORTS;
+	    i++) {
 		if (named[i] != 80 && named[i] != 443 &&
 		    named[i] != NETNS_PROXY_PORT && named[i] != NETNS_DNS_PORT)
 			r->ports[r->nports++] = named[i];
@@ -155,20 +175,24 @@ run_control_dir(struct run *r)
 	return (0);
 }
 
-/* The namespaces' configuration from the options. */
+/*
+ * The namespaces' configuration: the options, the ports the policy
+ * names, whether it allows vsock.
+ */
 static void
-run_netns_config(struct run *r, struct netns_config *cfg)
+run_netns_config(struct run *r, struct netns_config *cfg,
+    const uint16_t *named, size_t nnamed, int vsock)
 {
 	memset(cfg, 0, sizeof *cfg);
 	cfg->net = r->o->net;
 	cfg->proxy_port = NETNS_PROXY_PORT;
 	cfg->dns_port = NETNS_DNS_PORT;
-	run_capture_ports(r);
+	run_capture_ports(r, named, nnamed);
 	cfg->tcp_ports = r->ports;
 	cfg->ntcp_ports = r->nports;
 	cfg->capture_port = NETNS_CAPTURE_PORT;
 	cfg->argv = r->o->argv;
-	cfg->allow_vsock = rules_allow_vsock(r->c.rules);
+	cfg->allow_vsock = vsock;
 }
 
 /* Hand one listener of the sandbox to the DNS server. */
@@ -296,72 +320,22 @@ run_cmdline(char *const argv[], char *buf, size_t len)
 		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", argv[i]);
 }
 
-/* Is the audit log a file (not stdout, syslog or journald)? */
-static int
-run_log_file(const char *log)
-{
-	if (log == NULL || strcmp(log, "-") == 0)
-		return (0);
-	return (strcmp(log, "syslog") != 0 && strcmp(log, "journald") != 0 &&
-	    strncmp(log, "syslog:", 7) != 0 && strncmp(log, "journald:", 9) != 0);
-}
-
-/* Guard the user's policy directory: $XDG_CONFIG_HOME/pinhole, made. */
-static int
-run_guard_userdir(struct run *r)
-{
-	char	dir[PATH_MAX], *slash;
-
-	if (rules_default_path(dir, sizeof dir) == -1 ||
-	    (slash = strrchr(dir, '/')) == NULL)
-		return (0);
-	*slash = '\0';
-	/* Its parent too ($XDG_CONFIG_HOME or ~/.config) may be missing. */
-	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
-		*slash = '\0';
-		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
-			log_debug("cannot make %s: %s", dir, strerror(errno));
-		*slash = '/';
-	}
-	if (runguard_dir(&r->guard, dir) == -1)
-		log_debug("cannot make %s: %s", dir, strerror(errno));
-	return (0);
-}
-
 /*
  * Keep what the gateway reads and writes out of the command's reach,
- * for this run and the next (see cli/runguard.h): the user's policy
- * directory (made now if missing, so the command cannot make it first)
- * and those of every file the policy was read from, the log's and its
- * key's (the key hidden), the control sockets (hidden); and /etc/hosts,
- * which the resolver reads (root's to write, when pinhole runs as root).
+ * for this run and the next (see cli/runguard.h): the plan a gateway
+ * gives (a session's, or this run's own), guarded and checked here.
  */
 static int
-run_guard(struct run *r, struct netns_config *cfg)
+run_guard(struct run *r, const char *plan, struct netns_config *cfg)
 {
-	const char	*files[RUN_MAX_FILES];
-	const char	*log = r->o->g.audit.log, *key = r->o->g.audit.keyfile;
-	char		 err[1024];
-	size_t		 i, n;
+	char	err[1024];
 
 	runguard_init(&r->guard);
-	run_guard_userdir(r);
-	n = rules_files(r->c.rules, files, RUN_MAX_FILES);
-	if (n > RUN_MAX_FILES) {
-		log_warnx("the policy reads more than %d files", RUN_MAX_FILES);
+	if (runguard_apply(&r->guard, plan) == -1) {
+		log_warnx("cannot guard the policy and log: %s",
+		    strerror(errno));
 		return (-1);
 	}
-	for (i = 0; i < n; i++) {
-		if (runguard_file(&r->guard, files[i]) == -1)
-			goto fail;
-	}
-	if (run_log_file(log) && runguard_file(&r->guard, log) == -1)
-		goto fail;
-	if (key != NULL && runguard_hide(&r->guard, key) == -1)
-		goto fail;
-	if (runguard_hide(&r->guard, r->ctldir) == -1 ||
-	    runguard_ro(&r->guard, "/etc/hosts") == -1)
-		goto fail;
 	if (runguard_check(&r->guard, err, sizeof err) == -1) {
 		log_warnx("%s", err);
 		return (-1);
@@ -369,37 +343,15 @@ run_guard(struct run *r, struct netns_config *cfg)
 	cfg->guards = r->guard.g;
 	cfg->nguards = r->guard.n;
 	return (0);
-fail:
-	log_warnx("cannot guard the policy and log: %s", strerror(errno));
-	return (-1);
 }
 
-/*
- * A reload may read only files the sandbox cannot change: a new include
- * in another directory waits for the next run.
- */
+/* A reload may read only files the sandbox cannot change. */
 static int
 run_vet_rules(void *arg, const struct rules *rules, char *err, size_t len)
 {
 	struct run	*r = arg;
-	const char	*files[RUN_MAX_FILES];
-	size_t		 i, n;
 
-	n = rules_files(rules, files, RUN_MAX_FILES);
-	for (i = 0; i < n && i < RUN_MAX_FILES; i++) {
-		if (!runguard_covers(&r->guard, files[i])) {
-			snprintf(err, len, "%s is in a directory the running "
-			    "sandbox can change: it is read from the next run "
-			    "on", files[i]);
-			return (-1);
-		}
-	}
-	if (n > RUN_MAX_FILES) {
-		snprintf(err, len, "the policy reads more than %d files",
-		    RUN_MAX_FILES);
-		return (-1);
-	}
-	return (0);
+	return (runguard_vet(&r->guard, rules, err, len));
 }
 
 /* Tell control clients where the sandbox finds the agent endpoint. */
@@ -418,13 +370,22 @@ static int
 run_start(struct run *r)
 {
 	struct netns_config	cfg;
-	char			err[512];
+	char			err[512], plan[ATTACH_GUARDS_MAX];
+	uint16_t		named[RUN_MAX_PORTS];
+	size_t			nnamed;
 
 	run_session(r);
 	if (run_control_dir(r) == -1 || gwctx_setup(&r->c, &r->o->g) == -1)
 		return (-1);
-	run_netns_config(r, &cfg);
-	if (run_guard(r, &cfg) == -1)
+	nnamed = rules_ports(r->c.rules, named, RUN_MAX_PORTS);
+	run_netns_config(r, &cfg, named, nnamed, rules_allow_vsock(r->c.rules));
+	if (runguard_plan(plan, sizeof plan, r->c.rules, r->o->g.audit.log,
+	    r->o->g.audit.keyfile, r->ctldir) == -1) {
+		log_warnx("cannot guard the policy and log: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	if (run_guard(r, plan, &cfg) == -1)
 		return (-1);
 	gwctx_vet_rules(&r->c, run_vet_rules, r);
 	gwctx_watch_policy(&r->c);
@@ -444,6 +405,138 @@ run_start(struct run *r)
 	return (0);
 }
 
+/* The attached command ended: tell the session, stop. */
+static void
+run_attached_done(int status, void *arg)
+{
+	struct run	*r = arg;
+
+	r->status = status;
+	event_base_loopexit(r->c.base, NULL);
+}
+
+/* The session closed the attach socket: it has gone, and our network. */
+static void
+run_session_gone_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct run	*r = arg;
+	char		 c;
+
+	if (recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+		return;
+	log_warnx("session %s has gone: the command has no network now",
+	    r->o->session);
+	event_del(r->gone);
+}
+
+/* Connect to the session's attach socket; -1 after saying why not. */
+static int
+run_session_connect(struct run *r)
+{
+	struct sockaddr_un	sun;
+	char			dir[PATH_MAX];
+	const char		*name = r->o->session;
+	int			fd;
+
+	if (strlen(name) == 0 || strlen(name) > 64 || strspn(name,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789._-") != strlen(name) || name[0] == '.') {
+		log_warnx("session %s: not a session name", name);
+		return (-1);
+	}
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (control_dir(dir, sizeof dir) == -1 ||
+	    (size_t)snprintf(sun.sun_path, sizeof sun.sun_path,
+	    "%s/%s.attach", dir, name) >= sizeof sun.sun_path) {
+		log_warnx("session %s: the control directory's path is too "
+		    "long", name);
+		return (-1);
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd == -1 || connect(fd, (struct sockaddr *)&sun, sizeof sun) ==
+	    -1) {
+		log_warnx("session %s is not running (pinhole session start "
+		    "%s)", name, name);
+		if (fd != -1)
+			close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * Attach: the session gives the configuration, we make the sandbox and
+ * hand its listeners over, then the command runs; its network is the
+ * session's gateway, or none once the session has gone.
+ */
+static int
+run_attach(struct run *r, int fd)
+{
+	struct attach_msg	*m;
+	struct netns_config	 cfg;
+	char			 line[ATTACH_CMD_MAX], err[512];
+	int			 rv = -1;
+
+	if ((m = calloc(1, sizeof *m)) == NULL)
+		fatal("calloc");
+	audit_cmdline(r->o->argv, line, sizeof line);
+	if (attach_hello(fd, line, m, err, sizeof err) == -1) {
+		log_warnx("session %s: %s", r->o->session, err);
+		goto out;
+	}
+	log_debug("sandbox %s of session %s", m->sandbox, r->o->session);
+	run_netns_config(r, &cfg, m->ports, m->nports, m->vsock);
+	if (run_guard(r, m->guards, &cfg) == -1)
+		goto out;
+	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
+		log_warnx("cannot open the sandbox: %s", err);
+		goto out;
+	}
+	if (attach_handover(fd, r->sb, err, sizeof err) == -1) {
+		log_warnx("session %s: %s", r->o->session, err);
+		goto out;
+	}
+	if ((r->c.base = event_base_new()) == NULL ||
+	    (r->gone = event_new(r->c.base, fd, EV_READ | EV_PERSIST,
+	    run_session_gone_cb, r)) == NULL || event_add(r->gone, NULL) == -1)
+		fatalx("cannot make the event loop");
+	r->child = netns_child_start(r->c.base, r->sb, run_attached_done, r,
+	    err, sizeof err);
+	if (r->child == NULL) {
+		log_warnx("cannot start the command: %s", err);
+		goto out;
+	}
+	event_base_dispatch(r->c.base);
+	attach_bye(fd, r->status);
+	rv = r->status;
+out:
+	free(m);
+	return (rv);
+}
+
+/* Run the command attached to a session; exit with its status. */
+static int
+run_attached(struct run *r)
+{
+	int	fd, rv = RUN_FAILED;
+
+	if ((fd = run_session_connect(r)) != -1) {
+		rv = run_attach(r, fd);
+		if (rv == -1)
+			rv = RUN_FAILED;
+		close(fd);
+	}
+	netns_child_free(r->child);
+	netns_sandbox_close(r->sb);
+	if (r->gone != NULL)
+		event_free(r->gone);
+	if (r->c.base != NULL)
+		event_base_free(r->c.base);
+	runguard_free(&r->guard);
+	return (rv);
+}
+
 /* Run the command in the sandbox; exit with its status. */
 static int
 cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
@@ -460,6 +553,11 @@ cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	if ((rv = run_options(cmd, argc, argv, o)) != 0)
 		goto out;
 	log_setverbose(o->g.verbose);
+	if (o->session != NULL) {
+		rv = run_attached(&r);
+		free(o);
+		return (rv);
+	}
 	gwopts_fd_limit(&o->g);
 	rv = RUN_FAILED;
 	if (run_start(&r) == -1)
@@ -502,6 +600,9 @@ static const struct cmd_opt run_opts[] = {
 	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
 	    .help = "policy file (repeatable; default: the user's policy "
 	    "file, if any)" },
+	{ "session", 'S', CMD_ARG_REQUIRED, "NAME",
+	    .help = "attach to the running session NAME: its gateway, policy, "
+	    "grants and log (default: $PINHOLE_SESSION)" },
 	{ "net", 0, CMD_ARG_REQUIRED, "CIDR", .key = OPT_NET,
 	    .help = "the sandbox link's network (default " NETNS_NET_DEFAULT
 	    ")" },

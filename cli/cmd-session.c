@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <arpa/inet.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,10 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/attach.h"
 #include "cli/ctl.h"
 #include "cli/gwopts.h"
 #include "cli/pinhole.h"
 #include "cli/proxy.h"
+#include "cli/runguard.h"
+#include "netns/netns.h"
+#include "proxy/wire/attach.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "proxy/escalate/control.h"
@@ -36,7 +42,7 @@
 #define SESSION_LOCK_TRIES	10	/* 20 ms apart */
 
 enum {
-	OPT_FOREGROUND = GWOPTS_LAST + 16
+	OPT_FOREGROUND = GWOPTS_LAST + 16, OPT_MAX_SANDBOXES
 };
 
 /* A session being started, and then served. */
@@ -50,6 +56,12 @@ struct session {
 	int		 lockfd;
 	int		 notify;	/* to the waiting parent, or -1 */
 	int		 recorded;
+	char		 since[32];
+	char		 listening[512];
+	struct gwctx	*c;
+	unsigned int	 max_sandboxes;
+	struct attach_server *attach;
+	struct runguard	 guard;		/* what every sandbox gets */
 };
 
 /* Is this a session name: [A-Za-z0-9._-]{1,64}? */
@@ -173,6 +185,10 @@ session_put(struct json_writer *w, const struct json_obj *rec)
 		if (json_get_str(rec, keys[i]) != NULL)
 			json_put_str(w, keys[i], json_get_str(rec, keys[i]));
 	}
+	if (json_get_int(rec, "attached", &pid) == 0)
+		json_put_int(w, "attached", pid);
+	if (json_get_int(rec, "attached_total", &pid) == 0)
+		json_put_int(w, "attached_total", pid);
 }
 
 /* A record member, or "-". */
@@ -189,13 +205,16 @@ static void
 session_print(const struct json_obj *rec, int json, int64_t requests)
 {
 	struct json_writer	w;
-	int64_t			pid = 0;
+	int64_t			pid = 0, now = 0, total = 0;
 
 	json_get_int(rec, "pid", &pid);
+	json_get_int(rec, "attached", &now);
+	json_get_int(rec, "attached_total", &total);
 	if (!json) {
-		printf("%s %lld %s %s", session_str(rec, "name"),
-		    (long long)pid, session_str(rec, "since"),
-		    session_str(rec, "listeners"));
+		printf("%s %lld %s %s attached %lld of %lld",
+		    session_str(rec, "name"), (long long)pid,
+		    session_str(rec, "since"), session_str(rec, "listeners"),
+		    (long long)now, (long long)total);
 		if (requests >= 0)
 			printf(" requests %lld", (long long)requests);
 		printf("\n");
@@ -263,6 +282,8 @@ session_file_name(const char *file, char *out, size_t outlen)
 	return (session_name_ok(out));
 }
 
+static int64_t	session_requests(const char *);
+
 /* List the running sessions; remove the records of dead ones. */
 static int
 cmd_session_list(const struct cmd_entry *cmd, int argc, char **argv)
@@ -281,7 +302,7 @@ cmd_session_list(const struct cmd_entry *cmd, int argc, char **argv)
 	while ((de = readdir(d)) != NULL) {
 		if (session_file_name(de->d_name, name, sizeof name) &&
 		    session_probe(dir, name, &rec, NULL) == 0)
-			session_print(&rec, json, -1);
+			session_print(&rec, json, session_requests(name));
 	}
 	closedir(d);
 	return (0);
@@ -383,7 +404,15 @@ session_option(void *arg, const struct cmd_entry *cmd, int ch,
     const char *value)
 {
 	struct session	*s = arg;
+	long long	 v;
 
+	if (ch == OPT_MAX_SANDBOXES) {
+		if (gwopts_number(cmd, "--max-sandboxes", value, 1, 4096,
+		    &v) != 0)
+			return (EXIT_USAGE);
+		s->max_sandboxes = (unsigned int)v;
+		return (0);
+	}
 	if (ch != OPT_FOREGROUND)
 		return (-1);
 	s->foreground = 1;
@@ -501,23 +530,25 @@ session_prepare(void *arg)
 
 /* Write the record, atomically: a temporary file renamed over it. */
 static int
-session_write_record(struct session *s, struct gwctx *c, const char *listening)
+session_write_record(struct session *s)
 {
+	struct gwctx		*c = s->c;
 	struct json_writer	 w;
-	char			 tmp[PATH_MAX + 8], since[32];
-	time_t			 now = time(NULL);
-	struct tm		 tm;
+	char			 tmp[PATH_MAX + 8];
+	unsigned long long	 total;
+	unsigned int		 now;
 	FILE			*f;
 	int			 rv = -1;
 
-	strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%SZ",
-	    gmtime_r(&now, &tm));
+	now = attach_server_count(s->attach, &total);
 	json_writer_init(&w, 0);
 	json_open(&w);
 	json_put_str(&w, "name", s->name);
 	json_put_int(&w, "pid", getpid());
-	json_put_str(&w, "since", since);
-	json_put_str(&w, "listeners", listening);
+	json_put_str(&w, "since", s->since);
+	json_put_str(&w, "listeners", s->listening);
+	json_put_uint(&w, "attached", now);
+	json_put_uint(&w, "attached_total", total);
 	json_put_str(&w, "log", c->o->audit.log != NULL ? c->o->audit.log :
 	    "");
 	json_put_str(&w, "control", c->ctl != NULL ? control_path(c->ctl) :
@@ -538,14 +569,82 @@ session_write_record(struct session *s, struct gwctx *c, const char *listening)
 	return (rv);
 }
 
-/* Serving: write the record, tell the parent, let the terminal go. */
+/* A sandbox came or went: the record says how many are attached. */
+static void
+session_attach_changed(void *arg)
+{
+	session_write_record(arg);
+}
+
+/* May a reloaded policy be put in force (sandboxes cannot change it)? */
+static int
+session_vet_rules(void *arg, const struct rules *rules, char *err, size_t len)
+{
+	struct session	*s = arg;
+
+	return (runguard_vet(&s->guard, rules, err, len));
+}
+
+/*
+ * Take sandboxes: DNS for them, the guards every one gets (refused
+ * here, once, if they cannot be), and the attach socket.
+ */
+static int
+session_attach(struct session *s, struct gwctx *c)
+{
+	char			 plan[ATTACH_GUARDS_MAX], err[PATH_MAX + 256];
+	char			 path[PATH_MAX], url[64], gw[INET_ADDRSTRLEN];
+	struct netns_net	 net;
+	const char		*errstr;
+
+	if (c->dns == NULL && gwctx_dns(c, err, sizeof err) == -1) {
+		log_warnx("dns: %s", err);
+		return (-1);
+	}
+	runguard_init(&s->guard);
+	if (runguard_plan(plan, sizeof plan, c->rules, c->o->audit.log,
+	    c->o->audit.keyfile, s->dir) == -1 ||
+	    runguard_apply(&s->guard, plan) == -1) {
+		log_warn("cannot guard the policy and log");
+		return (-1);
+	}
+	gwctx_vet_rules(c, session_vet_rules, s);
+	if ((size_t)snprintf(path, sizeof path, "%s/%s.attach", s->dir,
+	    s->name) >= sizeof path) {
+		log_warnx("%s: path too long", s->dir);
+		return (-1);
+	}
+	s->attach = attach_server_open(c, path, plan, s->max_sandboxes != 0 ?
+	    s->max_sandboxes : ATTACH_MAX_DEFAULT, err, sizeof err);
+	if (s->attach == NULL) {
+		log_warnx("cannot take sandboxes: %s", err);
+		return (-1);
+	}
+	attach_server_on_change(s->attach, session_attach_changed, s);
+	if (s->listening[0] == '\0' &&
+	    netns_net_parse(NETNS_NET_DEFAULT, &net, &errstr) == 0) {
+		inet_ntop(AF_INET, &net.gateway, gw, sizeof gw);
+		snprintf(url, sizeof url, "http://%s:%u", gw,
+		    NETNS_PROXY_PORT);
+		gwctx_agent_url(c, url);
+	}
+	return (0);
+}
+
+/* Serving: take sandboxes, write the record, let the terminal go. */
 static int
 session_ready(void *arg, struct gwctx *c, const char *listening)
 {
 	struct session	*s = arg;
+	time_t		 now = time(NULL);
+	struct tm	 tm;
 	int		 null;
 
-	if (session_write_record(s, c, listening) == -1)
+	s->c = c;
+	snprintf(s->listening, sizeof s->listening, "%s", listening);
+	strftime(s->since, sizeof s->since, "%Y-%m-%dT%H:%M:%SZ",
+	    gmtime_r(&now, &tm));
+	if (session_attach(s, c) == -1 || session_write_record(s) == -1)
 		return (-1);
 	s->recorded = 1;
 	if (s->notify == -1)
@@ -565,6 +664,10 @@ session_done(void *arg, int rv)
 {
 	struct session	*s = arg;
 
+	/* Attached sandboxes lose their network now. */
+	attach_server_free(s->attach);
+	s->attach = NULL;
+	runguard_free(&s->guard);
 	if (s->recorded)
 		unlink(s->record);
 	if (s->lockfd != -1) {
@@ -591,6 +694,7 @@ cmd_session_start(const struct cmd_entry *cmd, int argc, char **argv)
 	h.ready = session_ready;
 	h.done = session_done;
 	h.arg = &s;
+	h.listen_none = 1;
 	return (proxy_main(cmd, argc, argv, &h));
 }
 
@@ -599,6 +703,9 @@ cmd_session_start(const struct cmd_entry *cmd, int argc, char **argv)
 static const struct cmd_opt session_start_opts[] = {
 	{ "foreground", 0, CMD_ARG_NONE, NULL, .key = OPT_FOREGROUND,
 	    .help = "stay attached until SIGTERM or SIGINT" },
+	{ "max-sandboxes", 0, CMD_ARG_REQUIRED, "N",
+	    .key = OPT_MAX_SANDBOXES,
+	    .help = "commands attached at once, at most (256)" },
 	{ .include = proxy_gateway_opts },
 	{ .name = NULL }
 };

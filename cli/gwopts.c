@@ -121,7 +121,7 @@ gwopts_push_addr(const struct cmd_entry *cmd, const char **list, size_t *n,
 }
 
 /* Parse a number option within [min, max]. */
-static int
+int
 gwopts_number(const struct cmd_entry *cmd, const char *opt, const char *s,
     long long min, long long max, long long *v)
 {

@@ -84,6 +84,10 @@ int	gwopts_push(const struct cmd_entry *, const char **, size_t *,
 int	gwopts_push_addr(const struct cmd_entry *, const char **, size_t *,
 	    const char *, const char *, uint16_t);
 
+/* Parse a number option within [min, max]: 0, or EXIT_USAGE after saying. */
+int	gwopts_number(const struct cmd_entry *, const char *, const char *,
+	    long long, long long, long long *);
+
 /*
  * Handle one of the shared options.  Returns 0 when handled, -1 when
  * the option is not a shared one, EXIT_USAGE after reporting an error.

@@ -7,7 +7,8 @@ libpinhole_a_SOURCES += \
 	cli/gwopts.c cli/gwopts.h \
 	cli/cmd-proxy.c cli/proxy.h \
 	cli/cmd-run.c \
-	cli/runguard.c cli/runguard.h
+	cli/runguard.c cli/runguard.h \
+	cli/attach.c cli/attach.h
 libpinhole_a_SOURCES += cli/cmd-allow.c
 libpinhole_a_SOURCES += cli/cmd-log.c
 # Escalation: the agent's and the person's commands.

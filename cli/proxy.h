@@ -25,6 +25,7 @@ struct proxy_hooks {
 	/* Setup failed or the loop ended, with the exit status. */
 	void	(*done)(void *, int);
 	void	*arg;
+	int	 listen_none;	/* no --listen: no TCP listener */
 };
 
 /* Run the gateway from the command line until SIGTERM or SIGINT. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/runguard.h"
+#include "rules/rules.h"
 
 /* Start empty. */
 void
@@ -233,4 +234,160 @@ runguard_covers(const struct runguard *rg, const char *file)
 	}
 	runguard_dirname(abs);
 	return (runguard_has(rg, abs));
+}
+
+/*
+ * May a reloaded policy be put in force: does it read only files a
+ * running sandbox cannot change?  A new include in another directory
+ * waits for the next gateway.  0, or -1 with err saying why not.
+ */
+int
+runguard_vet(const struct runguard *rg, const struct rules *rules, char *err,
+    size_t len)
+{
+	const char	*files[RUNGUARD_MAX];
+	size_t		 i, n;
+
+	n = rules_files(rules, files, RUNGUARD_MAX);
+	for (i = 0; i < n && i < RUNGUARD_MAX; i++) {
+		if (!runguard_covers(rg, files[i])) {
+			snprintf(err, len, "%s is in a directory a running "
+			    "sandbox can change: it is read from the next run "
+			    "on", files[i]);
+			return (-1);
+		}
+	}
+	if (n > RUNGUARD_MAX) {
+		snprintf(err, len, "the policy reads more than %d files",
+		    RUNGUARD_MAX);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Is the audit log a file (not stdout, syslog or journald)? */
+static int
+runguard_log_file(const char *log)
+{
+	if (log == NULL || strcmp(log, "-") == 0)
+		return (0);
+	return (strcmp(log, "syslog") != 0 && strcmp(log, "journald") != 0 &&
+	    strncmp(log, "syslog:", 7) != 0 && strncmp(log, "journald:", 9) != 0);
+}
+
+/* Add one plan line "K /PATH"; -1 when it does not fit or cannot be. */
+static int
+runguard_line(char *buf, size_t len, size_t *n, char kind, const char *path)
+{
+	char	abs[PATH_MAX];
+	int	w;
+
+	if (runguard_abs(path, abs, sizeof abs) == -1 ||
+	    strchr(abs, '\n') != NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
+	w = snprintf(buf + *n, len - *n, "%c %s\n", kind, abs);
+	if (w < 0 || (size_t)w >= len - *n) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	*n += (size_t)w;
+	return (0);
+}
+
+/* The user's policy directory, $XDG_CONFIG_HOME/pinhole, and its parent. */
+static int
+runguard_plan_userdir(char *buf, size_t len, size_t *n)
+{
+	char	dir[PATH_MAX], *slash;
+
+	if (rules_default_path(dir, sizeof dir) == -1 ||
+	    (slash = strrchr(dir, '/')) == NULL)
+		return (0);
+	*slash = '\0';
+	/* Its parent too ($XDG_CONFIG_HOME or ~/.config) may be missing. */
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+			return (0);
+		*slash = '/';
+	}
+	return (runguard_line(buf, len, n, 'd', dir));
+}
+
+/*
+ * What a sandbox of a gateway must not change or see, as lines "K /PATH"
+ * (proxy/wire/attach.h): the user's policy directory, the policy files',
+ * the log's, the key and the control directory hidden, /etc/hosts.
+ */
+int
+runguard_plan(char *buf, size_t len, const struct rules *rules,
+    const char *log, const char *key, const char *ctldir)
+{
+	const char	*files[RUNGUARD_MAX];
+	size_t		 i, nf, n = 0;
+
+	buf[0] = '\0';
+	if (runguard_plan_userdir(buf, len, &n) == -1)
+		return (-1);
+	if ((nf = rules_files(rules, files, RUNGUARD_MAX)) > RUNGUARD_MAX) {
+		errno = E2BIG;
+		return (-1);
+	}
+	for (i = 0; i < nf; i++) {
+		if (runguard_line(buf, len, &n, 'f', files[i]) == -1)
+			return (-1);
+	}
+	if (runguard_log_file(log) && runguard_line(buf, len, &n, 'f',
+	    log) == -1)
+		return (-1);
+	if (key != NULL && runguard_line(buf, len, &n, 'h', key) == -1)
+		return (-1);
+	if (runguard_line(buf, len, &n, 'h', ctldir) == -1 ||
+	    runguard_line(buf, len, &n, 'r', "/etc/hosts") == -1)
+		return (-1);
+	return (0);
+}
+
+/* Guard what a plan says.  Returns 0, or -1 with errno set. */
+int
+runguard_apply(struct runguard *rg, const char *plan)
+{
+	char		 path[PATH_MAX];
+	const char	*nl;
+	size_t		 len;
+	int		 rv;
+
+	for (; *plan != '\0'; plan = nl + 1) {
+		if ((nl = strchr(plan, '\n')) == NULL || nl - plan < 3 ||
+		    (len = (size_t)(nl - plan - 2)) >= sizeof path) {
+			errno = EINVAL;
+			return (-1);
+		}
+		memcpy(path, plan + 2, len);
+		path[len] = '\0';
+		switch (plan[0]) {
+		case 'd':
+			/* Made if missing; one that cannot be is not fatal. */
+			(void)runguard_dir(rg, path);
+			rv = 0;
+			break;
+		case 'f':
+			rv = runguard_file(rg, path);
+			break;
+		case 'h':
+			rv = runguard_hide(rg, path);
+			break;
+		case 'r':
+			rv = runguard_ro(rg, path);
+			break;
+		default:
+			errno = EINVAL;
+			rv = -1;
+		}
+		if (rv == -1)
+			return (-1);
+	}
+	return (0);
 }

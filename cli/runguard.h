@@ -49,4 +49,24 @@ int	runguard_check(const struct runguard *, char *, size_t);
 /* Are a file's directories guarded (may a reload read it)? */
 int	runguard_covers(const struct runguard *, const char *);
 
+/*
+ * What a sandbox of a gateway must not change or see, as lines "K /PATH"
+ * (proxy/wire/attach.h): the user's policy directory (made if missing),
+ * the policy's files and the log file (their directories read-only), the
+ * log key and the control directory (hidden), /etc/hosts (read-only).
+ * Paths are made absolute here.  runguard_apply() guards what a plan
+ * says.  Both return 0, or -1 with errno set.
+ */
+struct rules;
+int	runguard_plan(char *, size_t, const struct rules *, const char *,
+	    const char *, const char *);
+int	runguard_apply(struct runguard *, const char *);
+
+/*
+ * May a reloaded policy be put in force: are all its files guarded?
+ * 0, or -1 with err saying which is not (it is read by the next gateway).
+ */
+int	runguard_vet(const struct runguard *, const struct rules *, char *,
+	    size_t);
+
 #endif

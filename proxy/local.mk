@@ -5,6 +5,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/sni.c proxy/wire/sni.h \
 	proxy/wire/transparent.c proxy/wire/transparent.h \
 	proxy/wire/socks.c proxy/wire/socks.h \
+	proxy/wire/attach.c proxy/wire/attach.h \
 	proxy/wire/dns.c proxy/wire/dns.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \

@@ -281,7 +281,7 @@ control_peer_netns_ok(pid_t pid)
 }
 
 /* Tell whether a peer may speak to us: the same uid (or root), our netns. */
-static int
+int
 control_peer_ok(int fd, uid_t *uid)
 {
 	struct ucred	cred;

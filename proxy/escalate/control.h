@@ -46,6 +46,12 @@ int	control_dir(char *, size_t);
  */
 int	control_dir_make(char *, size_t, char *, size_t);
 
+/*
+ * May the peer of a unix socket speak to us: the same uid (or root), in
+ * our netns?  Its uid is put in *uid.
+ */
+int	control_peer_ok(int, uid_t *);
+
 /* Listen on DIR/SESSION.sock for this queue.  NULL with err filled. */
 struct control	*control_open(struct event_base *, struct escalate *,
 		    char *, size_t);

@@ -1,0 +1,614 @@
+/*
+ * Attaching sandboxes to a session: the session's listener and one
+ * struct attached per sandbox (see cli/attach.h), and the run side's
+ * steps.  Messages are proxy/wire/attach.h's, one SOCK_SEQPACKET
+ * message each, descriptors alongside the "listeners" one.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cli/attach.h"
+#include "cli/gwopts.h"
+#include "lib/log.h"
+#include "netns/netns.h"
+#include "proxy/audit/audit.h"
+#include "proxy/capture/udpcatch.h"
+#include "proxy/dns/dns.h"
+#include "proxy/escalate/control.h"
+#include "proxy/gateway.h"
+#include "proxy/wire/attach.h"
+#include "rules/rules.h"
+
+#define ATTACH_REPLY_MS		10000	/* the run side waits this long */
+
+/* Room for a message's descriptors, aligned for a cmsghdr. */
+union attach_cmsg {
+	char		buf[CMSG_SPACE(sizeof(int) * ATTACH_FDS_MAX)];
+	struct cmsghdr	align;
+};
+
+enum attached_state {
+	A_HELLO,		/* waiting for "attach" */
+	A_CONFIGURED,		/* waiting for "listeners" */
+	A_SERVED,		/* its listeners are ours */
+	A_EXITED		/* it told its exit status */
+};
+
+struct attach_server;
+
+/* One sandbox, as long as its connection lasts. */
+struct attached {
+	struct attach_server		*srv;
+	TAILQ_ENTRY(attached)		 entry;
+	int				 fd;
+	struct event			*ev;
+	enum attached_state		 state;
+	struct audit_sandbox		*sb;
+	struct udpcatch			*udp;
+	int				 status;
+};
+
+struct attach_server {
+	struct gwctx			*c;
+	int				 fd;
+	struct event			*ev;
+	char				 path[256];
+	char				*plan;		/* guards */
+	unsigned int			 max;
+	unsigned int			 n;
+	unsigned long long		 total;
+	TAILQ_HEAD(, attached)		 all;
+	void				(*changed)(void *);
+	void				*changed_arg;
+};
+
+/* Send one message (and descriptors).  Returns 0 or -1. */
+static int
+attach_send(int fd, const struct attach_msg *m, const int *fds, size_t nfds)
+{
+	char			 buf[ATTACH_MSG_MAX];
+	struct msghdr		 mh;
+	struct iovec		 iov;
+	struct cmsghdr		*cmsg;
+	union attach_cmsg	 cm;
+	size_t			 len;
+
+	if ((len = attach_build(m, buf, sizeof buf)) == 0) {
+		errno = EMSGSIZE;
+		return (-1);
+	}
+	memset(&mh, 0, sizeof mh);
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (nfds > 0) {
+		memset(&cm, 0, sizeof cm);
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cmsg = CMSG_FIRSTHDR(&mh);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * nfds);
+	}
+	return (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	    (ssize_t)len ? 0 : -1);
+}
+
+/* Send an error message. */
+static void
+attach_send_error(int fd, const char *fmt, const char *arg)
+{
+	struct attach_msg	m;
+
+	attach_msg_init(&m, ATTACH_ERROR);
+	snprintf(m.error, sizeof m.error, fmt, arg);
+	attach_send(fd, &m, NULL, 0);
+}
+
+/*
+ * Receive one message and its descriptors (*nfds of them, close-on-exec).
+ * Returns its length, 0 at the end, -1 on error (EAGAIN: none yet).
+ */
+static ssize_t
+attach_recv(int fd, char *buf, size_t len, int *fds, size_t *nfds)
+{
+	struct msghdr		 mh;
+	struct iovec		 iov;
+	struct cmsghdr		*cmsg;
+	union attach_cmsg	 cm;
+	ssize_t			 n;
+	size_t			 k;
+
+	memset(&mh, 0, sizeof mh);
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = sizeof cm.buf;
+	*nfds = 0;
+	do
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	while (n == -1 && errno == EINTR);
+	if (n == -1)
+		return (-1);
+	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
+	    cmsg = CMSG_NXTHDR(&mh, cmsg)) {
+		if (cmsg->cmsg_level != SOL_SOCKET ||
+		    cmsg->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (*nfds + k > ATTACH_FDS_MAX)
+			k = ATTACH_FDS_MAX - *nfds;
+		memcpy(fds + *nfds, CMSG_DATA(cmsg), k * sizeof(int));
+		*nfds += k;
+	}
+	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		for (k = 0; k < *nfds; k++)
+			close(fds[k]);
+		*nfds = 0;
+		errno = EMSGSIZE;
+		return (-1);
+	}
+	return (n);
+}
+
+/* Write a line about a sandbox: attach or detach. */
+static void
+attached_audit(struct attached *a, const char *event, const char *detail)
+{
+	struct audit_event	e;
+
+	if (a->srv->c->audit == NULL)
+		return;
+	audit_event_init(&e);
+	e.event = event;
+	e.session = a->srv->c->o->cfg.session;
+	audit_event_sandbox(&e, a->sb);
+	e.detail = detail;
+	audit_write(a->srv->c->audit, &e);
+}
+
+/* The sandbox is gone: close everything of it at once. */
+static void
+attached_free(struct attached *a)
+{
+	struct attach_server	*srv = a->srv;
+	char			 detail[64];
+
+	if (a->state >= A_SERVED) {
+		if (a->state == A_EXITED)
+			snprintf(detail, sizeof detail, "exit %d", a->status);
+		else
+			snprintf(detail, sizeof detail, "gone");
+		attached_audit(a, "detach", detail);
+		gateway_drop_sandbox(srv->c->gw, a->sb);
+		dns_server_drop_sandbox(srv->c->dns, a->sb);
+	}
+	udpcatch_free(a->udp);
+	if (a->ev != NULL)
+		event_free(a->ev);
+	close(a->fd);
+	TAILQ_REMOVE(&srv->all, a, entry);
+	srv->n--;
+	audit_sandbox_unref(a->sb);
+	free(a);
+	if (srv->changed != NULL)
+		srv->changed(srv->changed_arg);
+}
+
+/* "attach": name the sandbox and send its configuration. */
+static int
+attached_hello(struct attached *a, const struct attach_msg *in)
+{
+	struct attach_server	*srv = a->srv;
+	struct attach_msg	*m;
+	char			 id[ATTACH_ID_MAX];
+	int			 rv;
+
+	snprintf(id, sizeof id, "%llu", ++srv->total);
+	if ((a->sb = audit_sandbox_new(id, NULL, -1)) == NULL ||
+	    (m = calloc(1, sizeof *m)) == NULL)
+		return (-1);
+	snprintf(a->sb->cmd, sizeof a->sb->cmd, "%s", in->cmd);
+	attach_msg_init(m, ATTACH_CONFIG);
+	snprintf(m->sandbox, sizeof m->sandbox, "%s", id);
+	m->nports = rules_ports(srv->c->rules, m->ports, ATTACH_PORTS_MAX);
+	if (m->nports > ATTACH_PORTS_MAX)
+		m->nports = ATTACH_PORTS_MAX;
+	m->vsock = rules_allow_vsock(srv->c->rules);
+	snprintf(m->guards, sizeof m->guards, "%s", srv->plan);
+	rv = attach_send(a->fd, m, NULL, 0);
+	free(m);
+	a->state = A_CONFIGURED;
+	return (rv);
+}
+
+/* Serve one listener of the sandbox; the descriptor is taken over. */
+static int
+attached_listen(struct attached *a, enum attach_fd kind, int fd, int *raw,
+    char *err, size_t errlen)
+{
+	struct gwctx	*c = a->srv->c;
+	int		 type;
+	socklen_t	 tlen = sizeof type;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) == -1)
+		type = -1;
+	switch (kind) {
+	case ATTACH_FD_PROXY:
+	case ATTACH_FD_CAPTURE:
+		if (type != SOCK_STREAM)
+			break;
+		return (gateway_listen_fd(c->gw, fd, kind == ATTACH_FD_PROXY ?
+		    CONN_PROXY : CONN_TRANSPARENT, a->sb, err, errlen));
+	case ATTACH_FD_DNS:
+		return (dns_server_listen_fd(c->dns, fd, a->sb, err, errlen));
+	case ATTACH_FD_RAW:
+		if (type != SOCK_RAW || *raw != -1)
+			break;
+		*raw = fd;
+		return (0);
+	case ATTACH_FD_UDP:
+		if (type != SOCK_DGRAM || *raw == -1 || a->udp != NULL)
+			break;
+		a->udp = udpcatch_create(c->base, fd, *raw, c->audit,
+		    c->o->cfg.session, a->sb, c->fakeip);
+		*raw = -1;
+		if (a->udp == NULL) {
+			snprintf(err, errlen, "cannot catch UDP");
+			return (-1);
+		}
+		return (0);
+	}
+	snprintf(err, errlen, "descriptor %d is not what it is said to be",
+	    fd);
+	close(fd);
+	return (-1);
+}
+
+/* "listeners": serve them all, or none. */
+static int
+attached_take(struct attached *a, const struct attach_msg *in, int *fds,
+    size_t nfds)
+{
+	struct attach_msg	m;
+	char			err[256];
+	size_t			i;
+	int			raw = -1, failed = 0;
+
+	if (nfds != in->nfds) {
+		attach_send_error(a->fd, "%s", "descriptors missing");
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return (-1);
+	}
+	a->sb->pid = (long)in->pid;
+	/* Raw first: the UDP catch-all takes it. */
+	for (i = 0; i < nfds; i++) {
+		if (in->fds[i] == ATTACH_FD_RAW && !failed)
+			failed = attached_listen(a, in->fds[i], fds[i], &raw,
+			    err, sizeof err) == -1;
+		else if (in->fds[i] == ATTACH_FD_RAW)
+			close(fds[i]);
+	}
+	for (i = 0; i < nfds; i++) {
+		if (in->fds[i] == ATTACH_FD_RAW)
+			continue;
+		if (failed)
+			close(fds[i]);
+		else
+			failed = attached_listen(a, in->fds[i], fds[i], &raw,
+			    err, sizeof err) == -1;
+	}
+	if (raw != -1)
+		close(raw);
+	/* What was served is dropped with the sandbox. */
+	a->state = A_SERVED;
+	if (failed) {
+		attach_send_error(a->fd, "%s", err);
+		return (-1);
+	}
+	attached_audit(a, "attach", NULL);
+	attach_msg_init(&m, ATTACH_OK);
+	return (attach_send(a->fd, &m, NULL, 0));
+}
+
+/* A message from the run side, or its end. */
+static void
+attached_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct attached		*a = arg;
+	struct attach_msg	*m = NULL;
+	char			 buf[ATTACH_MSG_MAX];
+	int			 fds[ATTACH_FDS_MAX];
+	const char		*errstr;
+	size_t			 nfds, i;
+	ssize_t			 n;
+	int			 ok = 0;
+
+	if ((n = attach_recv(fd, buf, sizeof buf, fds, &nfds)) == -1 &&
+	    errno == EAGAIN)
+		return;
+	if (n > 0 && (m = malloc(sizeof *m)) != NULL &&
+	    attach_parse(buf, (size_t)n, m, &errstr) == 0) {
+		if (a->state == A_HELLO && m->op == ATTACH_ATTACH && nfds == 0)
+			ok = attached_hello(a, m) == 0;
+		else if (a->state == A_CONFIGURED &&
+		    m->op == ATTACH_LISTENERS) {
+			ok = attached_take(a, m, fds, nfds) == 0;
+			nfds = 0;
+		} else if (a->state == A_SERVED && m->op == ATTACH_EXIT &&
+		    nfds == 0) {
+			a->status = m->status;
+			a->state = A_EXITED;
+			ok = 1;
+		}
+	} else if (n > 0 && m != NULL)
+		attach_send_error(fd, "%s", errstr);
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	free(m);
+	if (!ok)
+		attached_free(a);
+}
+
+/* A new run side: the same user (or root), or refused. */
+static void
+attach_accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct attach_server	*srv = arg;
+	struct attached		*a;
+	uid_t			 uid = (uid_t)-1;
+	char			 count[16];
+	int			 fd;
+
+	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) ==
+	    -1)
+		return;
+	if (!control_peer_ok(fd, &uid)) {
+		log_warnx("attach: refused a client (uid %ld)", (long)uid);
+		close(fd);
+		return;
+	}
+	if (srv->n >= srv->max) {
+		snprintf(count, sizeof count, "%u", srv->n);
+		log_warnx("attach: %s sandboxes attached: refusing another",
+		    count);
+		attach_send_error(fd, "%s sandboxes are attached, as many as "
+		    "the session takes (--max-sandboxes)", count);
+		close(fd);
+		return;
+	}
+	if ((a = calloc(1, sizeof *a)) == NULL) {
+		close(fd);
+		return;
+	}
+	a->srv = srv;
+	a->fd = fd;
+	a->status = -1;
+	TAILQ_INSERT_TAIL(&srv->all, a, entry);
+	srv->n++;
+	a->ev = event_new(srv->c->base, fd, EV_READ | EV_PERSIST,
+	    attached_read_cb, a);
+	if (a->ev == NULL || event_add(a->ev, NULL) == -1) {
+		attached_free(a);
+		return;
+	}
+	if (srv->changed != NULL)
+		srv->changed(srv->changed_arg);
+}
+
+/* Listen on path for the sandboxes of a gateway. */
+struct attach_server *
+attach_server_open(struct gwctx *c, const char *path, const char *plan,
+    unsigned int max, char *err, size_t errlen)
+{
+	struct attach_server	*srv;
+	struct sockaddr_un	 sun;
+
+	memset(&sun, 0, sizeof sun);
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sun.sun_path ||
+	    strlen(path) >= sizeof srv->path) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return (NULL);
+	}
+	if ((srv = calloc(1, sizeof *srv)) == NULL ||
+	    (srv->plan = strdup(plan)) == NULL) {
+		free(srv);
+		snprintf(err, errlen, "out of memory");
+		return (NULL);
+	}
+	srv->c = c;
+	srv->max = max;
+	TAILQ_INIT(&srv->all);
+	snprintf(srv->path, sizeof srv->path, "%s", path);
+	memcpy(sun.sun_path, path, strlen(path));
+	unlink(path);
+	srv->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+	    SOCK_NONBLOCK, 0);
+	if (srv->fd == -1 ||
+	    bind(srv->fd, (struct sockaddr *)&sun, sizeof sun) == -1 ||
+	    chmod(path, 0600) == -1 || listen(srv->fd, 128) == -1 ||
+	    (srv->ev = event_new(c->base, srv->fd, EV_READ | EV_PERSIST,
+	    attach_accept_cb, srv)) == NULL || event_add(srv->ev, NULL) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		attach_server_free(srv);
+		return (NULL);
+	}
+	return (srv);
+}
+
+/* Stop: every sandbox is dropped (it has no network from now on). */
+void
+attach_server_free(struct attach_server *srv)
+{
+	if (srv == NULL)
+		return;
+	srv->changed = NULL;
+	while (!TAILQ_EMPTY(&srv->all))
+		attached_free(TAILQ_FIRST(&srv->all));
+	if (srv->ev != NULL)
+		event_free(srv->ev);
+	if (srv->fd != -1) {
+		close(srv->fd);
+		unlink(srv->path);
+	}
+	free(srv->plan);
+	free(srv);
+}
+
+/* Sandboxes attached now, and since the session started. */
+unsigned int
+attach_server_count(const struct attach_server *srv, unsigned long long *total)
+{
+	if (total != NULL)
+		*total = srv != NULL ? srv->total : 0;
+	return (srv != NULL ? srv->n : 0);
+}
+
+/* Call cb(arg) whenever a sandbox attaches or detaches. */
+void
+attach_server_on_change(struct attach_server *srv, void (*cb)(void *),
+    void *arg)
+{
+	srv->changed = cb;
+	srv->changed_arg = arg;
+}
+
+/* The run side: wait for one message (up to ATTACH_REPLY_MS). */
+static int
+attach_wait(int fd, struct attach_msg *m, char *err, size_t errlen)
+{
+	char		 buf[ATTACH_MSG_MAX];
+	int		 fds[ATTACH_FDS_MAX];
+	struct pollfd	 pfd = { .fd = fd, .events = POLLIN };
+	const char	*errstr;
+	size_t		 nfds, i;
+	ssize_t		 n;
+	int		 r;
+
+	while ((r = poll(&pfd, 1, ATTACH_REPLY_MS)) == -1 && errno == EINTR)
+		;
+	if (r == 0) {
+		snprintf(err, errlen, "it does not answer");
+		return (-1);
+	}
+	n = attach_recv(fd, buf, sizeof buf, fds, &nfds);
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (n <= 0) {
+		snprintf(err, errlen, "%s", n == 0 ? "it has gone" :
+		    strerror(errno));
+		return (-1);
+	}
+	if (attach_parse(buf, (size_t)n, m, &errstr) == -1) {
+		snprintf(err, errlen, "it sent a bad message: %s", errstr);
+		return (-1);
+	}
+	if (m->op == ATTACH_ERROR) {
+		snprintf(err, errlen, "%s", m->error);
+		return (-1);
+	}
+	return (0);
+}
+
+/* Send the command line; read the sandbox's configuration. */
+int
+attach_hello(int fd, const char *cmd, struct attach_msg *cfg, char *err,
+    size_t errlen)
+{
+	attach_msg_init(cfg, ATTACH_ATTACH);
+	snprintf(cfg->cmd, sizeof cfg->cmd, "%s", cmd);
+	if (attach_send(fd, cfg, NULL, 0) == -1) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return (-1);
+	}
+	if (attach_wait(fd, cfg, err, errlen) == -1)
+		return (-1);
+	if (cfg->op != ATTACH_CONFIG) {
+		snprintf(err, errlen, "it sent an unexpected message");
+		return (-1);
+	}
+	return (0);
+}
+
+/* What one listener of the sandbox is for. */
+static enum attach_fd
+attach_kind(const struct netns_listener *l)
+{
+	if (l->type == SOCK_RAW)
+		return (ATTACH_FD_RAW);
+	if (l->port == NETNS_DNS_PORT)
+		return (ATTACH_FD_DNS);
+	if (l->type == SOCK_DGRAM)
+		return (ATTACH_FD_UDP);
+	return (l->port == NETNS_PROXY_PORT ? ATTACH_FD_PROXY :
+	    ATTACH_FD_CAPTURE);
+}
+
+/* Hand over the sandbox's listeners (our copies closed); wait for "ok". */
+int
+attach_handover(int fd, struct netns_sandbox *sb, char *err, size_t errlen)
+{
+	struct attach_msg	m;
+	int			fds[ATTACH_FDS_MAX];
+	size_t			i;
+	int			k;
+
+	attach_msg_init(&m, ATTACH_LISTENERS);
+	m.pid = sb->pid;
+	for (i = 0; i < sb->nlisteners && m.nfds < ATTACH_FDS_MAX; i++) {
+		if (sb->listeners[i].type == SOCK_DGRAM &&
+		    sb->listeners[i].port != NETNS_DNS_PORT && !sb->capture_udp)
+			continue;
+		k = netns_sandbox_take(sb, sb->listeners[i].type,
+		    sb->listeners[i].port);
+		if (k == -1)
+			continue;
+		m.fds[m.nfds] = attach_kind(&sb->listeners[i]);
+		fds[m.nfds++] = k;
+	}
+	k = attach_send(fd, &m, fds, m.nfds);
+	for (i = 0; i < m.nfds; i++)
+		close(fds[i]);
+	if (k == -1) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return (-1);
+	}
+	if (attach_wait(fd, &m, err, errlen) == -1)
+		return (-1);
+	if (m.op != ATTACH_OK) {
+		snprintf(err, errlen, "it sent an unexpected message");
+		return (-1);
+	}
+	return (0);
+}
+
+/* Tell the exit status. */
+void
+attach_bye(int fd, int status)
+{
+	struct attach_msg	m;
+
+	attach_msg_init(&m, ATTACH_EXIT);
+	m.status = status;
+	attach_send(fd, &m, NULL, 0);
+}
