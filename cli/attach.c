@@ -42,6 +42,7 @@ union attach_cmsg {
 };
 
 enum attached_state {
+	A_FULL,			/* over the limit: told so once it speaks */
 	A_HELLO,		/* waiting for "attach" */
 	A_CONFIGURED,		/* waiting for "listeners" */
 	A_SERVED,		/* its listeners are ours */
@@ -206,11 +207,13 @@ attached_free(struct attached *a)
 		event_free(a->ev);
 	close(a->fd);
 	TAILQ_REMOVE(&srv->all, a, entry);
-	srv->n--;
 	audit_sandbox_unref(a->sb);
+	if (a->state != A_FULL) {
+		srv->n--;
+		if (srv->changed != NULL)
+			srv->changed(srv->changed_arg);
+	}
 	free(a);
-	if (srv->changed != NULL)
-		srv->changed(srv->changed_arg);
 }
 
 /* "attach": name the sandbox and send its configuration. */
@@ -336,7 +339,7 @@ attached_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct attached		*a = arg;
 	struct attach_msg	*m = NULL;
-	char			 buf[ATTACH_MSG_MAX];
+	char			 buf[ATTACH_MSG_MAX], count[16];
 	int			 fds[ATTACH_FDS_MAX];
 	const char		*errstr;
 	size_t			 nfds, i;
@@ -346,7 +349,11 @@ attached_read_cb(evutil_socket_t fd, short what, void *arg)
 	if ((n = attach_recv(fd, buf, sizeof buf, fds, &nfds)) == -1 &&
 	    errno == EAGAIN)
 		return;
-	if (n > 0 && (m = malloc(sizeof *m)) != NULL &&
+	if (n > 0 && a->state == A_FULL) {
+		snprintf(count, sizeof count, "%u", a->srv->n);
+		attach_send_error(fd, "%s sandboxes are attached, as many as "
+		    "the session takes (--max-sandboxes)", count);
+	} else if (n > 0 && (m = malloc(sizeof *m)) != NULL &&
 	    attach_parse(buf, (size_t)n, m, &errstr) == 0) {
 		if (a->state == A_HELLO && m->op == ATTACH_ATTACH && nfds == 0)
 			ok = attached_hello(a, m) == 0;
@@ -376,7 +383,6 @@ attach_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	struct attach_server	*srv = arg;
 	struct attached		*a;
 	uid_t			 uid = (uid_t)-1;
-	char			 count[16];
 	int			 fd;
 
 	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) ==
@@ -384,15 +390,6 @@ attach_accept_cb(evutil_socket_t lfd, short what, void *arg)
 		return;
 	if (!control_peer_ok(fd, &uid)) {
 		log_warnx("attach: refused a client (uid %ld)", (long)uid);
-		close(fd);
-		return;
-	}
-	if (srv->n >= srv->max) {
-		snprintf(count, sizeof count, "%u", srv->n);
-		log_warnx("attach: %s sandboxes attached: refusing another",
-		    count);
-		attach_send_error(fd, "%s sandboxes are attached, as many as "
-		    "the session takes (--max-sandboxes)", count);
 		close(fd);
 		return;
 	}
@@ -404,14 +401,20 @@ attach_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	a->fd = fd;
 	a->status = -1;
 	TAILQ_INSERT_TAIL(&srv->all, a, entry);
-	srv->n++;
+	if (srv->n >= srv->max)
+		log_warnx("attach: %u sandboxes attached: refusing another",
+		    srv->n);
+	else {
+		a->state = A_HELLO;
+		srv->n++;
+	}
 	a->ev = event_new(srv->c->base, fd, EV_READ | EV_PERSIST,
 	    attached_read_cb, a);
 	if (a->ev == NULL || event_add(a->ev, NULL) == -1) {
 		attached_free(a);
 		return;
 	}
-	if (srv->changed != NULL)
+	if (a->state != A_FULL && srv->changed != NULL)
 		srv->changed(srv->changed_arg);
 }
 
@@ -537,7 +540,9 @@ attach_hello(int fd, const char *cmd, struct attach_msg *cfg, char *err,
 {
 	attach_msg_init(cfg, ATTACH_ATTACH);
 	snprintf(cfg->cmd, sizeof cfg->cmd, "%s", cmd);
-	if (attach_send(fd, cfg, NULL, 0) == -1) {
+	/* A session that refuses says why first: read that too. */
+	if (attach_send(fd, cfg, NULL, 0) == -1 && errno != EPIPE &&
+	    errno != ECONNRESET) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return (-1);
 	}

@@ -26,3 +26,5 @@ EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh
 # Named long-lived gateways: start, list, status, stop.
 TESTS += tests/integration/session.sh
 EXTRA_DIST += tests/integration/session.sh
+TESTS += tests/integration/attach.sh
+EXTRA_DIST += tests/integration/attach.sh tests/integration/attach-cycle.py
