@@ -176,3 +176,11 @@ EXTRA_DIST += tests/integration/escalate-fixed.sh
 TESTS += tests/integration/escalate-watch.sh
 EXTRA_DIST += tests/integration/escalate-watch.sh
 EXTRA_DIST += tests/integration/ptydrive.py
+
+# The attach protocol between run --session and a session.
+UNIT_TESTS += tests/unit/test_attach
+FUZZ_TARGETS += tests/fuzz/fuzz_attach
+tests_fuzz_fuzz_attach_SOURCES = tests/fuzz/fuzz_attach.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_attach_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_attach_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/attach

@@ -1,0 +1,77 @@
+/*
+ * Fuzz the attach protocol's reader (proxy/wire/attach.c): any bytes
+ * are a message or an error, never a crash; an error says why; what was
+ * read keeps its bounds (ports 1-65535, descriptor kinds known, guard
+ * lines "K /PATH"), and a message written back reads back the same.
+ * Corpus: tests/fuzz/attach/ (one message of each kind).
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy/wire/attach.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* Stop loudly when an invariant breaks. */
+#define CHECK(x) do {							\
+	if (!(x)) {							\
+		fprintf(stderr, "fuzz_attach: %s\n", #x);		\
+		abort();						\
+	}								\
+} while (0)
+
+/* The guard lines are what the reader promised. */
+static void
+check_guards(const char *g)
+{
+	const char	*nl;
+
+	for (; *g != '\0'; g = nl + 1) {
+		CHECK((nl = strchr(g, '\n')) != NULL);
+		CHECK(strchr("dfrh", g[0]) != NULL && g[1] == ' ' &&
+		    g[2] == '/');
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct attach_msg	m, back;
+	static char			buf[ATTACH_MSG_MAX * 2];
+	const char			*errstr = NULL;
+	size_t				i, len;
+
+	if (attach_parse((const char *)data, size, &m, &errstr) == -1) {
+		CHECK(errstr != NULL && errstr[0] != '\0');
+		return (0);
+	}
+	CHECK(m.op <= ATTACH_ERROR);
+	CHECK(m.nports <= ATTACH_PORTS_MAX && m.nfds <= ATTACH_FDS_MAX);
+	for (i = 0; i < m.nports; i++)
+		CHECK(m.ports[i] != 0);
+	for (i = 0; i < m.nfds; i++)
+		CHECK(m.fds[i] <= ATTACH_FD_RAW);
+	CHECK(memchr(m.cmd, '\0', sizeof m.cmd) != NULL);
+	check_guards(m.guards);
+	if (m.op == ATTACH_LISTENERS)
+		CHECK(m.pid >= 1);
+	if (m.op == ATTACH_EXIT)
+		CHECK(m.status >= 0 && m.status <= 255);
+	/* Written back, it reads back the same. */
+	len = attach_build(&m, buf, sizeof buf);
+	CHECK(len > 0);
+	CHECK(attach_parse(buf, len, &back, &errstr) == 0);
+	CHECK(back.op == m.op && back.nports == m.nports &&
+	    back.nfds == m.nfds && back.pid == m.pid &&
+	    back.status == m.status);
+	CHECK(memcmp(back.ports, m.ports, m.nports * sizeof m.ports[0]) == 0);
+	CHECK(memcmp(back.fds, m.fds, m.nfds * sizeof m.fds[0]) == 0);
+	if (m.op == ATTACH_CONFIG)
+		CHECK(strcmp(back.guards, m.guards) == 0 &&
+		    strcmp(back.sandbox, m.sandbox) == 0);
+	return (0);
+}
