@@ -43,6 +43,11 @@ wait_attached() {
 	[ "$(field "$1" attached)" = "$2" ]
 }
 
+in_s3() {	# a pinhole command for session s3: in_s3 VERB ARGS...
+	verb=$1; shift
+	as_mode "$T/pinhole" "$verb" -s s3 "$@"
+}
+
 for MODE in root nobody; do
 	W="$T/w/$MODE"
 	mkdir -p "$W/log" && mkdir -m 700 "$W/xdg"
@@ -143,6 +148,26 @@ for MODE in root nobody; do
 	[ $? = 125 ] && [ ! -e "$W/ran2" ] &&
 	    ok "$MODE: a dead session refuses new commands" ||
 	    fail "$MODE: dead session: $(cat "$T/err")"
+
+	# Held connections (--ask) of three commands, one approval.
+	start s3 --ask=20 >/dev/null 2>"$T/err" || fail "$MODE: s3: $(cat "$T/err")"
+	i=0 jobs=
+	while [ $i -lt 3 ]; do
+		as_mode "$T/pinhole" run --session s3 -- sh -c \
+		    "curl -s -o /dev/null -w %{http_code} -m 25 --noproxy '' http://127.0.0.1:$gport/" \
+		    >"$W/ask.$i" 2>&1 &
+		jobs="$jobs $!"
+		i=$((i + 1))
+	done
+	id=$(wait_pending 127.0.0.1 in_s3)
+	sleep 0.5
+	as_mode "$T/pinhole" approve "$id" --session -s s3 >/dev/null 2>&1 ||
+	    fail "$MODE: approve held $id"
+	wait $jobs
+	[ "$(cat "$W"/ask.*)" = 200200200 ] &&
+	    ok "$MODE: one approval releases three commands' held connections" ||
+	    fail "$MODE: held: $(cat "$W"/ask.*)"
+	as_mode "$T/pinhole" session stop s3 >/dev/null 2>&1
 
 	# 10,000 attach cycles: descriptors and memory as they were.
 	pid=$(field s1 pid)
