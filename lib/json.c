@@ -1,6 +1,7 @@
 /*
  * Flat JSON objects: a strict reader (RFC 8259, restricted to one level
- * of string, integer, boolean and null members) and a writer.
+ * of string, integer, boolean and null members, and nested values kept
+ * as text when asked) and a writer.
  */
 #include "config.h"
 
@@ -23,6 +24,8 @@ struct json_in {
 	size_t				 used;	/* bytes of the store */
 	const char			*err;
 };
+
+static int	json_skip(struct json_in *, int);
 
 /* Skip JSON white space (only blanks and tabs in one_line). */
 static void
@@ -263,6 +266,110 @@ json_word(struct json_in *in, const char *w)
 	return (0);
 }
 
+/* Pass over a number of any form: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int
+json_skip_number(struct json_in *in)
+{
+	size_t	start;
+
+	if (in->pos < in->len && in->p[in->pos] == '-')
+		in->pos++;
+	start = in->pos;
+	while (in->pos < in->len && in->p[in->pos] >= '0' &&
+	    in->p[in->pos] <= '9')
+		in->pos++;
+	if (in->pos == start || (in->p[start] == '0' && in->pos - start > 1))
+		return (json_fail(in, "bad number"));
+	if (in->pos < in->len && in->p[in->pos] == '.') {
+		start = ++in->pos;
+		while (in->pos < in->len && in->p[in->pos] >= '0' &&
+		    in->p[in->pos] <= '9')
+			in->pos++;
+		if (in->pos == start)
+			return (json_fail(in, "bad number"));
+	}
+	if (in->pos < in->len && (in->p[in->pos] | 0x20) == 'e') {
+		in->pos++;
+		if (in->pos < in->len && (in->p[in->pos] == '+' ||
+		    in->p[in->pos] == '-'))
+			in->pos++;
+		start = in->pos;
+		while (in->pos < in->len && in->p[in->pos] >= '0' &&
+		    in->p[in->pos] <= '9')
+			in->pos++;
+		if (in->pos == start)
+			return (json_fail(in, "bad number"));
+	}
+	return (0);
+}
+
+/* Pass over a string, checked as json_string() does, storing nothing. */
+static int
+json_skip_string(struct json_in *in)
+{
+	size_t		 used = in->used, len;
+	const char	*s;
+	int		 rv;
+
+	rv = json_string(in, &s, &len);
+	in->used = used;
+	return (rv);
+}
+
+/* Pass over the members of an object or the values of an array. */
+static int
+json_skip_items(struct json_in *in, int depth, uint8_t close)
+{
+	json_skip_ws(in);
+	if (in->pos < in->len && in->p[in->pos] == close) {
+		in->pos++;
+		return (0);
+	}
+	for (;;) {
+		if (close == '}' && (json_skip_string(in) == -1 ||
+		    json_expect(in, ':', "':' expected") == -1))
+			return (-1);
+		if (json_skip(in, depth + 1) == -1)
+			return (-1);
+		json_skip_ws(in);
+		if (in->pos < in->len && in->p[in->pos] == ',') {
+			in->pos++;
+			continue;
+		}
+		return (json_expect(in, close, close == '}' ?
+		    "',' or '}' expected" : "',' or ']' expected"));
+	}
+}
+
+/* Pass over one value of any kind, checking it, at most JSON_DEPTH_MAX deep. */
+static int
+json_skip(struct json_in *in, int depth)
+{
+	uint8_t	c;
+
+	json_skip_ws(in);
+	if (in->pos >= in->len)
+		return (json_fail(in, "value expected"));
+	c = in->p[in->pos];
+	if (c == '{' || c == '[') {
+		if (depth >= JSON_DEPTH_MAX)
+			return (json_fail(in, "nested too deep"));
+		in->pos++;
+		return (json_skip_items(in, depth, c == '{' ? '}' : ']'));
+	}
+	if (c == '"')
+		return (json_skip_string(in));
+	if (c == '-' || (c >= '0' && c <= '9'))
+		return (json_skip_number(in));
+	if (c == 't')
+		return (json_word(in, "true"));
+	if (c == 'f')
+		return (json_word(in, "false"));
+	if (c == 'n')
+		return (json_word(in, "null"));
+	return (json_fail(in, "bad value"));
+}
+
 /* Read a member's value of the type its first byte says. */
 static int
 json_value_typed(struct json_in *in, struct json_member *m)
@@ -285,6 +392,11 @@ json_value_typed(struct json_in *in, struct json_member *m)
 	if (c == 'n') {
 		m->type = JSON_NULL;
 		return (json_word(in, "null"));
+	}
+	if ((c == '{' || c == '[') && in->r->nested) {
+		m->type = JSON_NULL;
+		m->nested = c;
+		return (json_skip(in, 0));
 	}
 	if (c == '{' || c == '[')
 		return (json_fail(in, "nested values are not accepted"));
@@ -626,11 +738,12 @@ json_open(struct json_writer *w)
 	w->members = 0;
 }
 
-/* Close an object. */
+/* Close an object (the one it is a member of has one member now). */
 void
 json_close(struct json_writer *w)
 {
 	json_put_c(w, '}');
+	w->members = 1;
 }
 
 /*
@@ -709,4 +822,24 @@ json_put_null(struct json_writer *w, const char *key)
 {
 	json_key(w, key);
 	json_put_raw(w, "null", 4);
+}
+
+/* Write a member as it was read: a string re-quoted, any other as written. */
+void
+json_put_member(struct json_writer *w, const char *key,
+    const struct json_member *m)
+{
+	json_key(w, key);
+	if (m->type == JSON_STRING)
+		json_put_quoted(w, m->str, m->len);
+	else
+		json_put_raw(w, m->raw, m->rawlen);
+}
+
+/* Open an object as a member: "key":{ */
+void
+json_open_member(struct json_writer *w, const char *key)
+{
+	json_key(w, key);
+	json_open(w);
 }

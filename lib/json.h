@@ -1,7 +1,8 @@
 /*
  * A small, strict JSON reader for flat objects (string, integer, boolean
- * and null members; no nesting) and a writer for the same: what the
- * control protocol and the agent endpoint speak.  Pure: no I/O, no
+ * and null members; an object or array member only when asked, kept as
+ * its text) and a writer for the same: what the control protocol, the
+ * agent endpoint and the harness hook speak.  Pure: no I/O, no
  * allocation in the reader.
  */
 #ifndef JSON_H
@@ -12,12 +13,13 @@
 
 #define JSON_MEMBERS_MAX	16
 #define JSON_TEXT_MAX		8192	/* longest object read */
+#define JSON_DEPTH_MAX		32	/* nesting a nested reader takes */
 
 enum json_type {
 	JSON_STRING,
 	JSON_INT,
 	JSON_BOOL,
-	JSON_NULL
+	JSON_NULL	/* and a nested value: see nested */
 };
 
 struct json_member {
@@ -28,6 +30,8 @@ struct json_member {
 	const char	*raw;		/* the value as written, in the input */
 	size_t		 rawlen;	/* (a string's without its quotes) */
 	long long	 num;		/* JSON_INT, or JSON_BOOL 0/1 */
+	char		 nested;	/* '{' or '[' (type JSON_NULL): an
+					   object or array, raw its text */
 };
 
 /*
@@ -52,6 +56,7 @@ struct json_reader {
 	size_t			 size;
 	int			 one_line;	/* white space: blank, tab */
 	int			 full_range;	/* integers: int64_t, not 15 digits */
+	int			 nested;	/* objects, arrays as members */
 };
 
 /*
@@ -60,7 +65,10 @@ struct json_reader {
  * strings valid UTF-8 without raw control characters, numbers integers:
  * of 15 digits at most, or with full_range anything in int64_t but its
  * minimum.  White space is blank, tab, CR and LF, or with one_line only
- * blank and tab.  Returns 0, or -1 with *errstr set and *n 0.
+ * blank and tab.  With nested, a member may be an object or an array
+ * (any valid JSON, JSON_DEPTH_MAX deep, fractions and exponents in it
+ * too), given only as its text: read it again to look inside.  Returns
+ * 0, or -1 with *errstr set and *n 0.
  */
 int			 json_read(const struct json_reader *, const char *,
 			    size_t, size_t *, const char **);
@@ -108,6 +116,10 @@ void	json_put_int(struct json_writer *, const char *, int64_t);
 void	json_put_uint(struct json_writer *, const char *, unsigned long long);
 void	json_put_bool(struct json_writer *, const char *, int);
 void	json_put_null(struct json_writer *, const char *);
+/* Write a member as it was read; open an object member (json_close it). */
+void	json_put_member(struct json_writer *, const char *,
+	    const struct json_member *);
+void	json_open_member(struct json_writer *, const char *);
 /* Append a JSON string literal for bytes (escaped, invalid UTF-8 as U+FFFD). */
 void	json_put_quoted(struct json_writer *, const char *, size_t);
 void	json_put_raw(struct json_writer *, const char *, size_t);
