@@ -26,6 +26,7 @@ extern const struct cmd_entry cmd_approve_entry;
 extern const struct cmd_entry cmd_deny_entry;
 extern const struct cmd_entry cmd_watch_entry;
 extern const struct cmd_entry cmd_session_entry;
+extern const struct cmd_entry cmd_hook_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
 const struct cmd_entry *cmd_table[] = {
@@ -43,6 +44,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_deny_entry,
 	&cmd_watch_entry,
 	&cmd_session_entry,
+	&cmd_hook_entry,
 	NULL
 };
 

@@ -20,6 +20,16 @@ libpinhole_a_SOURCES += \
 	cli/cmd-deny.c \
 	cli/cmd-watch.c \
 	cli/cmd-session.c
+# The agent harness's hook.
+libpinhole_a_SOURCES += cli/hook.c cli/hook.h cli/cmd-hook.c
+UNIT_TESTS += tests/unit/test_hook
+FUZZ_TARGETS += tests/fuzz/fuzz_hook
+tests_fuzz_fuzz_hook_SOURCES = tests/fuzz/fuzz_hook.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_hook_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_hook_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/hook
+TESTS += tests/integration/hook.sh
+EXTRA_DIST += tests/integration/hook.sh
 # Usage errors of every command, and the manual against --help.
 TESTS += tests/integration/usage.sh tests/integration/manpage.sh
 EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh

@@ -1,0 +1,291 @@
+/*
+ * pinhole hook: the PreToolUse hook of an agent harness (Claude Code's
+ * protocol).  A Bash call comes back with its command run in a sandbox
+ * attached to the session named after the harness's, which is started
+ * on first use; any other call is let be.  Whatever goes wrong blocks
+ * the call: a command never runs unfiltered because the hook failed.
+ */
+#include "config.h"
+
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/hook.h"
+#include "cli/pinhole.h"
+#include "lib/json.h"
+
+#define HOOK_BLOCK		2	/* the protocol's "block this call" */
+#define HOOK_ARGS_MAX		32	/* of session start */
+#define HOOK_WAIT_TRIES		100	/* 50 ms apart: for a racing start */
+
+enum {
+	OPT_SHELL = 256,
+	OPT_ALLOW_CALL,
+	OPT_ASK
+};
+
+/* What the hook was told. */
+struct hook_args {
+	const char	*shell;
+	const char	*decision;
+	char		*start[HOOK_ARGS_MAX];	/* session start's options */
+	size_t		 nstart;
+};
+
+/* Say why the call is blocked; returns HOOK_BLOCK. */
+static int
+hook_block(const char *fmt, const char *what)
+{
+	fprintf(stderr, "pinhole hook: ");
+	fprintf(stderr, fmt, what);
+	fprintf(stderr, "; the command was not run\n");
+	return (HOOK_BLOCK);
+}
+
+/* Read all of stdin, at most HOOK_INPUT_MAX bytes; NULL when it is more. */
+static char *
+hook_read_stdin(size_t *len)
+{
+	char	*buf;
+	ssize_t	 n;
+
+	if ((buf = malloc(HOOK_INPUT_MAX + 1)) == NULL)
+		return (NULL);
+	*len = 0;
+	while (*len <= HOOK_INPUT_MAX) {
+		n = read(0, buf + *len, HOOK_INPUT_MAX + 1 - *len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*len += n;
+	}
+	if (n == -1 || *len > HOOK_INPUT_MAX) {
+		free(buf);
+		return (NULL);
+	}
+	return (buf);
+}
+
+/*
+ * Run pinhole with args in "/", reading nothing, its output thrown
+ * away (and its errors too when quiet); returns its exit status, or -1.
+ */
+static int
+hook_spawn(char *const argv[], int quiet)
+{
+	pid_t	pid;
+	int	status, null;
+
+	fflush(NULL);
+	if ((pid = fork()) == -1)
+		return (-1);
+	if (pid == 0) {
+		if ((null = open("/dev/null", O_RDWR)) == -1 ||
+		    chdir("/") == -1 || dup2(null, 0) == -1 ||
+		    dup2(null, 1) == -1 || (quiet && dup2(null, 2) == -1))
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR)
+			return (-1);
+	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* Tell whether the session runs. */
+static int
+hook_session_runs(const char *pinhole, const char *name)
+{
+	char	*argv[] = { (char *)pinhole, "session", "status",
+		    (char *)name, NULL };
+
+	return (hook_spawn(argv, 1) == 0);
+}
+
+/*
+ * Make sure the session runs: start it unless it does; when the start
+ * fails because another call started it meanwhile, wait for that one.
+ */
+static int
+hook_session_ensure(const struct hook_args *a, const char *pinhole,
+    const char *name)
+{
+	char	*argv[HOOK_ARGS_MAX + 5];
+	size_t	 n = 0, i;
+	int	 tries;
+
+	if (hook_session_runs(pinhole, name))
+		return (0);
+	argv[n++] = (char *)pinhole;
+	argv[n++] = "session";
+	argv[n++] = "start";
+	for (i = 0; i < a->nstart; i++)
+		argv[n++] = a->start[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)name;
+	argv[n] = NULL;
+	if (hook_spawn(argv, 0) == 0)
+		return (0);
+	for (tries = 0; tries < HOOK_WAIT_TRIES; tries++) {
+		if (hook_session_runs(pinhole, name))
+			return (0);
+		usleep(50 * 1000);
+	}
+	return (-1);
+}
+
+/* Keep an option for session start: --NAME or --NAME=VALUE. */
+static int
+hook_keep(const struct cmd_entry *self, struct hook_args *a,
+    const char *name, const char *value)
+{
+	char	*opt;
+
+	if (a->nstart == HOOK_ARGS_MAX)
+		return (cmd_usage_error(self, "too many options"));
+	if (asprintf(&opt, "--%s%s%s", name, value != NULL ? "=" : "",
+	    value != NULL ? value : "") == -1)
+		return (1);
+	a->start[a->nstart++] = opt;
+	return (0);
+}
+
+/* Take the options. */
+static int
+hook_parse_args(const struct cmd_entry *self, int argc, char **argv,
+    struct hook_args *a)
+{
+	int	ch, rv = 0;
+
+	while (rv == 0 && (ch = cmd_getopt(self, argc, argv)) != -1) {
+		if (ch == '?')
+			return (EXIT_USAGE);
+		if (ch == OPT_SHELL)
+			a->shell = optarg;
+		else if (ch == OPT_ALLOW_CALL)
+			a->decision = "allow";
+		else if (ch == 'a')
+			rv = hook_keep(self, a, "allow", optarg);
+		else if (ch == OPT_ASK)
+			rv = hook_keep(self, a, "ask", optarg);
+	}
+	if (rv != 0)
+		return (rv);
+	if (argc > optind)
+		return (cmd_usage_error(self, "takes no arguments"));
+	if (a->shell[0] != '/')
+		return (cmd_usage_error(self, "--shell needs an absolute path"));
+	return (0);
+}
+
+/* Answer one call read from stdin. */
+static int
+hook_answer_call(const struct hook_args *a)
+{
+	struct hook_call	 c;
+	struct json_writer	 w;
+	char			 pinhole[PATH_MAX], name[HOOK_NAME_MAX + 1];
+	char			*buf, *store = NULL;
+	const char		*err = NULL;
+	size_t			 len;
+	ssize_t			 n;
+	int			 rv = HOOK_BLOCK;
+
+	json_writer_init(&w, 0);
+	if ((buf = hook_read_stdin(&len)) == NULL)
+		return (hook_block("%s", "cannot read the call (at most 1 MiB)"));
+	if ((store = malloc(HOOK_STORE_SIZE(len))) == NULL) {
+		hook_block("%s", "out of memory");
+		goto out;
+	}
+	if (hook_parse(buf, len, store, &c, &err) == -1) {
+		hook_block("malformed call: %s", err);
+		goto out;
+	}
+	if (!hook_wraps(&c)) {
+		rv = 0;
+		goto out;
+	}
+	if ((n = readlink("/proc/self/exe", pinhole, sizeof pinhole - 1)) <= 0) {
+		hook_block("%s", "cannot find the pinhole program");
+		goto out;
+	}
+	pinhole[n] = '\0';
+	hook_session_name(c.session, name);
+	if (hook_session_ensure(a, pinhole, name) == -1) {
+		hook_block("cannot start session %s", name);
+		goto out;
+	}
+	hook_answer(&w, &c, pinhole, name, a->shell, a->decision);
+	if (w.failed) {
+		hook_block("%s", "cannot write the answer");
+		goto out;
+	}
+	if (printf("%s\n", w.buf) < 0 || fflush(stdout) == EOF) {
+		hook_block("%s", "cannot write the answer");
+		goto out;
+	}
+	rv = 0;
+out:
+	json_writer_free(&w);
+	free(store);
+	free(buf);
+	return (rv);
+}
+
+/* pinhole hook: answer one PreToolUse call. */
+static int
+cmd_hook_exec(const struct cmd_entry *self, int argc, char **argv)
+{
+	struct hook_args	a = { .shell = "/bin/bash", .decision = "ask" };
+	size_t			i;
+	int			rv;
+
+	if ((rv = hook_parse_args(self, argc, argv, &a)) == 0)
+		rv = hook_answer_call(&a);
+	for (i = 0; i < a.nstart; i++)
+		free(a.start[i]);
+	return (rv);
+}
+
+/* The options of hook. */
+static const struct cmd_opt hook_opts[] = {
+	{ "shell", 0, CMD_ARG_REQUIRED, "PATH", .key = OPT_SHELL,
+	    .help = "the shell that runs the command in the sandbox "
+	    "(default /bin/bash)" },
+	{ "allow-call", 0, CMD_ARG_NONE, NULL, .key = OPT_ALLOW_CALL,
+	    .help = "tell the harness to run the wrapped call without asking "
+	    "(default: ask the person, showing the wrapped command)" },
+	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
+	    .help = "a rule for the session it starts (repeatable)" },
+	{ "ask", 0, CMD_ARG_OPTIONAL, "S", .key = OPT_ASK,
+	    .help = "the session it starts holds a blocked connection up to "
+	    "S seconds while the person decides (default 60)" },
+	{ .name = NULL }
+};
+
+const struct cmd_entry cmd_hook_entry = {
+	.name = "hook",
+	.usage = "[--shell PATH] [--allow-call] [--allow RULE] [--ask[=S]]",
+	.summary = "Run an agent harness's shell commands in a session",
+	.intro =
+	    "Reads one PreToolUse call of an agent harness (Claude Code's hook\n"
+	    "protocol) on stdin.  A Bash call is answered with its command\n"
+	    "wrapped in 'pinhole run --session NAME', NAME being the harness's\n"
+	    "session id (or a hash of it); the session is started on first use,\n"
+	    "in \"/\".  Any other call gets no answer.\n",
+	.opts = hook_opts,
+	.help =
+	    "A call that cannot be read, or a session that cannot be started,\n"
+	    "exits 2 with the reason on stderr: the harness blocks the call.\n",
+	.exec = cmd_hook_exec,
+};
