@@ -28,8 +28,8 @@ tests_fuzz_fuzz_hook_SOURCES = tests/fuzz/fuzz_hook.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_hook_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_hook_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/hook
-TESTS += tests/integration/hook.sh
-EXTRA_DIST += tests/integration/hook.sh
+TESTS += tests/integration/hook.sh tests/integration/bridge.sh
+EXTRA_DIST += tests/integration/hook.sh tests/integration/bridge.sh
 # Usage errors of every command, and the manual against --help.
 TESTS += tests/integration/usage.sh tests/integration/manpage.sh
 EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh

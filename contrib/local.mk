@@ -6,4 +6,5 @@ dist_preset_DATA = \
 	contrib/presets/node \
 	contrib/presets/python \
 	contrib/presets/rust
-EXTRA_DIST += contrib/demo.sh contrib/example.policy
+EXTRA_DIST += contrib/demo.sh contrib/example.policy \
+	contrib/approval-bridge/bridge.py
