@@ -735,7 +735,8 @@ static const struct cmd_entry *const cmd_log_verbs[] = {
 const struct cmd_entry cmd_log_entry = {
 	.name = "log",
 	.usage = "[FILE...] [--blocked] [--host GLOB] [--session ID] "
-	    "[--sandbox ID] [--since TIME] [--json | --summary] | verify [--key FILE] [FILE...]",
+	    "[--sandbox ID] [--since TIME] [--json | --summary] | "
+	    "verify [--key FILE] [FILE...]",
 	.summary = "Show, filter, summarise or verify the audit log",
 	.intro =
 	    "Without FILE, the default log is read: $XDG_STATE_HOME/pinhole/\n"

@@ -277,8 +277,8 @@ const struct cmd_entry cmd_pending_entry = {
 	.help =
 	    "Answer a request with pinhole approve ID or pinhole deny ID, or\n"
 	    "answer them as they come with pinhole watch.  Each request names\n"
-	    "the sandbox that asked (its id, pid and command) when the gateway\n"
-	    "knows it.  Text that came from the sandbox (reasons, names) is\n"
-	    "shown escaped.\n",
+	    "the sandbox that asked (its id, pid and command) when the\n"
+	    "gateway knows it.  Text that came from the sandbox (reasons,\n"
+	    "names) is shown escaped.\n",
 	.exec = cmd_pending_exec,
 };

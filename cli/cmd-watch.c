@@ -31,7 +31,7 @@ struct watch_item {
 	char		host[HOST_TEXT_LEN];
 	int64_t		port;
 	char		reason[ESCALATE_TEXT_LEN];
-	char		sandbox[AUDIT_SANDBOX_ID_LEN];	/* "": not known */
+	char		sandbox[AUDIT_SANDBOX_ID_LEN];	/* "": none */
 };
 
 struct watch {

@@ -85,7 +85,7 @@ struct escalate_request {
 	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
 	char				 cmd[AUDIT_CMD_LEN];
 	long				 pid;
-	unsigned int			 others;	/* asked by another */
+	unsigned int			 others;	/* from elsewhere */
 	enum escalate_state		 state;
 	enum escalate_scope		 scope;
 	long				 ttl;		/* s, 0: none */

@@ -2,8 +2,9 @@
  * Fuzz the control protocol (proxy/escalate/control-proto.c, and the JSON reader
  * of lib/json.c): the input is lines, each handled in turn by
  * control_handle() against one queue holding two requests (one filed from
- * a sandbox, one joined from it) and a blocked attempt ("ID0" and "ID1" in a line stand for the requests' ids, so
- * decisions are reached).  Checks what clients rely on:
+ * a sandbox, one joined from it) and a blocked attempt ("ID0" and "ID1" in
+ * a line stand for the requests' ids, so decisions are reached).  Checks
+ * what clients rely on:
  *  - every reply line is one flat JSON object our reader accepts, with
  *    no raw control character;
  *  - a parsed object written back out parses to the same members.

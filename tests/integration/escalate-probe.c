@@ -125,8 +125,8 @@ probe_agent(struct probe *p, struct evhttp_request *req)
 	struct audit_sandbox	*sb = NULL;
 	const char		*v;
 	static const char	*methods[] = { "GET", "POST", "HEAD", "PUT" };
-	static char *const	 cmd[] = { "agent", "--task", "fix \033[2J bug",
-				    NULL };
+	static char *const	 cmd[] = { "agent", "--task",
+				    "fix \033[2J bug", NULL };
 	int			 m = evhttp_request_get_command(req);
 
 	memset(&ar, 0, sizeof ar);

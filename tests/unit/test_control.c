@@ -173,7 +173,8 @@ test_control_table(void **state)
 	uint16_t		 port;
 	struct json_obj		 obj;
 	const char		*err, *out, *nl;
-	char *const		 argv[] = { "sh", "-c", "echo \x1b[2J", NULL };
+	char *const		 argv[] = { "sh", "-c", "echo \x1b[2J",
+				    NULL };
 	char			 line[512];
 	int			 want = 0;
 	size_t			 i;
