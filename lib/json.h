@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JSON_MEMBERS_MAX	16
+#define JSON_MEMBERS_MAX	32
 #define JSON_TEXT_MAX		8192	/* longest object read */
 
 enum json_type {
