@@ -86,8 +86,10 @@ for MODE in root nobody; do
 	inside s1 "\"$T/pinhole\" request 127.0.0.1:$gport --reason 'uv lock'" \
 	    >/dev/null
 	id=$(wait_pending 127.0.0.1 as_mode "$T/pinhole")
-	loggrep "$W/log/audit.log" '"event":"request","session":"s1","sandbox":"5"' &&
-	    ok "$MODE: the request names its sandbox" ||
+	as_mode "$T/pinhole" pending >"$T/pend"
+	loggrep "$W/log/audit.log" '"event":"request",.*"session":"s1","sandbox":"5","cmd":"sh -c' &&
+	    grep -q "sandbox 5, pid [0-9]*: sh -c" "$T/pend" &&
+	    ok "$MODE: the request names its sandbox, in the log and pending" ||
 	    fail "$MODE: request line: $(grep request_id "$W/log/audit.log" | tail -1)"
 	as_mode "$T/pinhole" approve "$id" --session -s s1 >/dev/null 2>&1 ||
 	    fail "$MODE: approve $id"
