@@ -525,12 +525,13 @@ run_attached(struct run *r)
 		rv = run_attach(r, fd);
 		if (rv == -1)
 			rv = RUN_FAILED;
-		close(fd);
 	}
 	netns_child_free(r->child);
 	netns_sandbox_close(r->sb);
 	if (r->gone != NULL)
 		event_free(r->gone);
+	if (fd != -1)
+		close(fd);
 	if (r->c.base != NULL)
 		event_base_free(r->c.base);
 	runguard_free(&r->guard);
