@@ -171,6 +171,20 @@ for MODE in root nobody; do
 	    fail "$MODE: held: $(cat "$W"/ask.*)"
 	as_mode "$T/pinhole" session stop s3 >/dev/null 2>&1
 
+	# Real commands come and go: no namespace, link or descriptor stays.
+	pid=$(field s1 pid)
+	fd0=$(ls /proc/"$pid"/fd | wc -l) ns0=$(lsns -n -t net | wc -l)
+	i=0
+	while [ $i -lt 100 ]; do
+		as_mode "$T/pinhole" run --session s1 -- true || break
+		i=$((i + 1))
+	done
+	sleep 0.5
+	fd1=$(ls /proc/"$pid"/fd | wc -l) ns1=$(lsns -n -t net | wc -l)
+	[ $i = 100 ] && [ "$fd0" = "$fd1" ] && [ "$ns0" = "$ns1" ] &&
+	    ok "$MODE: 100 commands: $fd1 descriptors, $ns1 network namespaces, as before" ||
+	    fail "$MODE: after $i commands: fds $fd0 -> $fd1, netns $ns0 -> $ns1"
+
 	# 10,000 attach cycles: descriptors and memory as they were.
 	pid=$(field s1 pid)
 	as_mode /usr/bin/python3 "$top_srcdir/tests/integration/attach-cycle.py" \
