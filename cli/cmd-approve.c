@@ -61,7 +61,7 @@ static const struct cmd_opt approve_opts[] = {
 	{ "once", 'o', CMD_ARG_NONE, NULL,
 	    .help = "one more connection (the default)" },
 	{ "session", 0, CMD_ARG_NONE, NULL, .key = OPT_SESSION,
-	    .help = "until the sandbox session ends" },
+	    .help = "for every command of the session, until it stops" },
 	{ "always", 0, CMD_ARG_NONE, NULL, .key = OPT_ALWAYS,
 	    .help = "and write it into the policy file" },
 	{ "ttl", 't', CMD_ARG_REQUIRED, "DURATION",

@@ -37,6 +37,7 @@ struct log_filter {
 	int		 blocked;
 	const char	*host;
 	const char	*session;
+	const char	*sandbox;
 	char		 since[32];
 };
 
@@ -158,6 +159,9 @@ cmd_log_match(const struct log_filter *f, const struct audit_rec *rec)
 	if (f->session != NULL && ((v = audit_rec_str(rec, "session")) ==
 	    NULL || strcmp(v, f->session) != 0))
 		return (0);
+	if (f->sandbox != NULL && ((v = audit_rec_str(rec, "sandbox")) ==
+	    NULL || strcmp(v, f->sandbox) != 0))
+		return (0);
 	if (f->since[0] != '\0' && ((v = audit_rec_str(rec, "ts")) == NULL ||
 	    strcmp(v, f->since) < 0))
 		return (0);
@@ -198,8 +202,8 @@ static void
 cmd_log_print_row(const struct log_opts *o, const struct audit_rec *rec)
 {
 	static const char	*details[] = {
-		"via", "reason", "rule", "status", "addr", "qtype", "answer",
-		"bytes_up", "bytes_down", "ms", "detail"
+		"sandbox", "via", "reason", "rule", "status", "addr", "qtype",
+		"answer", "bytes_up", "bytes_down", "ms", "detail"
 	};
 	const char		*ts = audit_rec_str(rec, "ts");
 	const char		*verdict = audit_rec_str(rec, "verdict");
@@ -466,6 +470,7 @@ cmd_log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
 		case 'b': o->filter.blocked = 1; break;
 		case 'H': o->filter.host = optarg; break;
 		case 's': o->filter.session = optarg; break;
+		case 'x': o->filter.sandbox = optarg; break;
 		case 'j': o->json = 1; break;
 		case 'u': o->summary = 1; break;
 		case 'S':
@@ -686,6 +691,8 @@ static const struct cmd_opt log_opts[] = {
 	    .help = "only hosts (or DNS names) matching GLOB (*.example.org)" },
 	{ "session", 's', CMD_ARG_REQUIRED, "ID", .help = "only one session" },
 	{ .name = "session-id" },
+	{ "sandbox", 'x', CMD_ARG_REQUIRED, "ID",
+	    .help = "only one sandbox (a command run through the session)" },
 	{ "since", 'S', CMD_ARG_REQUIRED, "TIME",
 	    .help = "only events since 30m, 2h, 7d ago, or since a UTC "
 	    "time: 2026-12-02, 2026-12-02T12:00[:00][Z]" },
@@ -728,7 +735,8 @@ static const struct cmd_entry *const cmd_log_verbs[] = {
 const struct cmd_entry cmd_log_entry = {
 	.name = "log",
 	.usage = "[FILE...] [--blocked] [--host GLOB] [--session ID] "
-	    "[--since TIME] [--json | --summary] | verify [--key FILE] [FILE...]",
+	    "[--sandbox ID] [--since TIME] [--json | --summary] | "
+	    "verify [--key FILE] [FILE...]",
 	.summary = "Show, filter, summarise or verify the audit log",
 	.intro =
 	    "Without FILE, the default log is read: $XDG_STATE_HOME/pinhole/\n"

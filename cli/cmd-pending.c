@@ -43,9 +43,10 @@ pending_copy_int(struct json_writer *w, const struct json_obj *o,
 static void
 pending_print_json(const struct json_obj *o, int request)
 {
-	static const char	*strs[] = { "reason", "session", "since",
-	    "state", "via", "first", "last", "scope", "answer", "by", "hint",
-	    "fix" };
+	static const char	*strs[] = { "reason", "session", "sandbox",
+	    "cmd", "since", "state", "via", "first", "last", "scope", "answer",
+	    "by", "hint", "fix" };
+	static const char	*ints[] = { "count", "pid", "others", "ttl" };
 	struct json_writer	 w;
 	size_t			 i;
 
@@ -58,8 +59,8 @@ pending_print_json(const struct json_obj *o, int request)
 	pending_copy_int(&w, o, "port");
 	for (i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		pending_copy_str(&w, o, strs[i], strs[i]);
-	pending_copy_int(&w, o, "count");
-	pending_copy_int(&w, o, "ttl");
+	for (i = 0; i < sizeof ints / sizeof ints[0]; i++)
+		pending_copy_int(&w, o, ints[i]);
 	json_close(&w);
 	if (!w.failed)
 		printf("%s\n", w.buf);
@@ -107,7 +108,9 @@ pending_print_request(const struct json_obj *o)
 		printf(", ");
 		pending_print_member(o, "state");
 	}
-	printf("\n    reason: ");
+	putchar('\n');
+	ctl_print_sandbox(stdout, "    ", o);
+	printf("    reason: ");
 	pending_print_member(o, "reason");
 	putchar('\n');
 }
@@ -255,7 +258,8 @@ cmd_pending_exec(const struct cmd_entry *self, int argc, char **argv)
 static const struct cmd_opt pending_opts[] = {
 	{ "json", 'j', CMD_ARG_NONE, NULL,
 	    .help = "one JSON object a line: kind (request or blocked), id, "
-	    "host, port, reason, session, since, state, via, count, ..." },
+	    "host, port, reason, session, sandbox, cmd, pid, since, state, "
+	    "via, count, ..." },
 	{ "all", 'A', CMD_ARG_NONE, NULL,
 	    .help = "also requests already decided" },
 	{ "session", 's', CMD_ARG_REQUIRED, "ID",
@@ -272,7 +276,9 @@ const struct cmd_entry cmd_pending_entry = {
 	.opts = pending_opts,
 	.help =
 	    "Answer a request with pinhole approve ID or pinhole deny ID, or\n"
-	    "answer them as they come with pinhole watch.  Text that came from\n"
-	    "the sandbox (reasons, names) is shown escaped.\n",
+	    "answer them as they come with pinhole watch.  Each request names\n"
+	    "the sandbox that asked (its id, pid and command) when the\n"
+	    "gateway knows it.  Text that came from the sandbox (reasons,\n"
+	    "names) is shown escaped.\n",
 	.exec = cmd_pending_exec,
 };

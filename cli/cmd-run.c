@@ -88,7 +88,7 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 		    &errstr) != 0)
 			return (cmd_usage_error(cmd, "--net %s: %s", optarg,
 			    errstr));
-		else if (ch == 'S')
+		else if (ch == 's')
 			o->session = optarg;
 		else if (ch != OPT_NET) {
 			o->gwopt = optarg != NULL && optind >= 2 &&
@@ -525,12 +525,13 @@ run_attached(struct run *r)
 		rv = run_attach(r, fd);
 		if (rv == -1)
 			rv = RUN_FAILED;
-		close(fd);
 	}
 	netns_child_free(r->child);
 	netns_sandbox_close(r->sb);
 	if (r->gone != NULL)
 		event_free(r->gone);
+	if (fd != -1)
+		close(fd);
 	if (r->c.base != NULL)
 		event_base_free(r->c.base);
 	runguard_free(&r->guard);
@@ -600,9 +601,10 @@ static const struct cmd_opt run_opts[] = {
 	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
 	    .help = "policy file (repeatable; default: the user's policy "
 	    "file, if any)" },
-	{ "session", 'S', CMD_ARG_REQUIRED, "NAME",
+	{ "session", 's', CMD_ARG_REQUIRED, "NAME",
 	    .help = "attach to the running session NAME: its gateway, policy, "
 	    "grants and log (default: $PINHOLE_SESSION)" },
+	{ .name = "session-id" },
 	{ "net", 0, CMD_ARG_REQUIRED, "CIDR", .key = OPT_NET,
 	    .help = "the sandbox link's network (default " NETNS_NET_DEFAULT
 	    ")" },

@@ -31,6 +31,7 @@ struct watch_item {
 	char		host[HOST_TEXT_LEN];
 	int64_t		port;
 	char		reason[ESCALATE_TEXT_LEN];
+	char		sandbox[AUDIT_SANDBOX_ID_LEN];	/* "": none */
 };
 
 struct watch {
@@ -140,6 +141,10 @@ watch_prompt(struct watch *w)
 		ctl_print_target(stdout, it->host, it->port);
 		printf(" (session ");
 		ctl_print_safe(stdout, it->session);
+		if (it->sandbox[0] != '\0') {
+			printf(", sandbox ");
+			ctl_print_safe(stdout, it->sandbox);
+		}
 		printf(") [%zu open]: o=once s=session a=always d=deny n=next "
 		    "q=quit ", w->nitems);
 	}
@@ -168,6 +173,7 @@ watch_on_request(struct watch *w, const char *session, const struct json_obj *o)
 		snprintf(it->id, sizeof it->id, "%s", id);
 		watch_copy(it->host, sizeof it->host, o, "host");
 		watch_copy(it->reason, sizeof it->reason, o, "reason");
+		watch_copy(it->sandbox, sizeof it->sandbox, o, "sandbox");
 		it->port = 0;
 		json_get_int(o, "port", &it->port);
 	}
@@ -176,7 +182,9 @@ watch_on_request(struct watch *w, const char *session, const struct json_obj *o)
 	printf("  session %s", session);
 	if (count > 1)
 		printf(" (asked %lld times)", (long long)count);
-	printf("\n    reason: ");
+	putchar('\n');
+	ctl_print_sandbox(stdout, "    ", o);
+	printf("    reason: ");
 	ctl_print_safe(stdout, it->reason[0] != '\0' ? it->reason : "-");
 	printf("\n");
 }
@@ -483,8 +491,9 @@ const struct cmd_entry cmd_watch_entry = {
 	.help =
 	    "Keys: o approve once, s approve for the session, a approve always\n"
 	    "(written into the policy), d deny, n next request, q quit.  The\n"
-	    "prompt shows one open request and the session it belongs to; a\n"
-	    "key answers exactly that request, in that session.\n"
+	    "prompt shows one open request, the session it belongs to and the\n"
+	    "sandbox that asked; a key answers exactly that request, in that\n"
+	    "session.\n"
 	    "\n"
 	    "Watches every running session of this user (or only --session ID),\n"
 	    "and sessions that start later.  Text that came from the sandbox is\n"

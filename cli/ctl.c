@@ -259,6 +259,28 @@ ctl_print_target(FILE *f, const char *host, int64_t port)
 		fprintf(f, v6 ? "]:%lld" : ":%lld", (long long)port);
 }
 
+/* Write the line naming the sandbox a request came from, if it names one. */
+void
+ctl_print_sandbox(FILE *f, const char *indent, const struct json_obj *o)
+{
+	const char	*sb = json_get_str(o, "sandbox");
+	const char	*cmd = json_get_str(o, "cmd");
+	int64_t		 pid, others;
+
+	if (sb == NULL)
+		return;
+	fprintf(f, "%ssandbox ", indent);
+	ctl_print_safe(f, sb);
+	if (json_get_int(o, "pid", &pid) == 0)
+		fprintf(f, ", pid %lld", (long long)pid);
+	fputs(": ", f);
+	ctl_print_safe(f, cmd != NULL && cmd[0] != '\0' ? cmd : "-");
+	if (json_get_int(o, "others", &others) == 0 && others > 0)
+		fprintf(f, " (asked %lld more time%s from elsewhere)",
+		    (long long)others, others == 1 ? "" : "s");
+	fputc('\n', f);
+}
+
 /* Look for a pending request's id among a session's items. */
 static void
 ctl_find_cb(struct ctl_conn *c, const struct json_obj *o, void *arg)

@@ -70,5 +70,11 @@ int		 ctl_decide(const char *, const char *, const char *,
 void	ctl_print_safe(FILE *, const char *);
 /* Write HOST:PORT so (escaped; port 0, a DNS lookup, prints HOST alone). */
 void	ctl_print_target(FILE *, const char *, int64_t);
+/*
+ * Write the line naming the sandbox a request object came from, after
+ * indent: "sandbox ID, pid N: CMD" (escaped), and how often it was asked
+ * from elsewhere; nothing when the object names none.
+ */
+void	ctl_print_sandbox(FILE *, const char *, const struct json_obj *);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JSON_MEMBERS_MAX	16
+#define JSON_MEMBERS_MAX	32
 #define JSON_TEXT_MAX		8192	/* longest object read */
 #define JSON_DEPTH_MAX		32	/* nesting a nested reader takes */
 

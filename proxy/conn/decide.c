@@ -150,7 +150,7 @@ conn_hold(struct conn *c)
 	enum escalate_filed	f;
 
 	c->ask = escalate_ask(c->set->esc, &c->host, c->port, c->via,
-	    c->set->ask, c->set->ev->asked, c, &f);
+	    c->sandbox, c->set->ask, c->set->ev->asked, c, &f);
 	if (c->ask == NULL)
 		return (-1);
 	c->state = S_ASK;

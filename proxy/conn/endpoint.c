@@ -67,6 +67,7 @@ conn_agent_body(struct conn *c)
 	ar.body.len = c->req_remain;
 	ar.body.p = c->req_remain > 0 ?
 	    (const char *)evbuffer_pullup(in, c->req_remain) : "";
+	ar.sandbox = c->sandbox;
 	agent_handle(c->set->esc, &ar, &resp);
 	evbuffer_drain(in, c->req_remain);
 	c->req_remain = 0;

@@ -384,7 +384,8 @@ agent_post_request(struct agent_ctx *c)
 		agent_already(c, &h, port);
 		return;
 	}
-	f = escalate_file(c->e, &h, port, reason, strlen(reason), "agent", &r);
+	f = escalate_file(c->e, &h, port, reason, strlen(reason), "agent",
+	    c->req->sandbox, &r);
 	if (f == ESCALATE_FILED_NEW || f == ESCALATE_FILED_SAME)
 		agent_filed(c, r, f);
 	else

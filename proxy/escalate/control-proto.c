@@ -65,6 +65,14 @@ control_put_request(struct json_writer *w, const char *key,
 	json_put_str(w, "via", r->via);
 	control_put_time(w, "since", r->since);
 	json_put_int(w, "count", r->count);
+	if (r->sandbox[0] != '\0') {
+		json_put_str(w, "sandbox", r->sandbox);
+		json_put_str(w, "cmd", r->cmd);
+		if (r->pid >= 0)
+			json_put_int(w, "pid", r->pid);
+	}
+	if (r->others > 0)
+		json_put_int(w, "others", r->others);
 	json_put_str(w, "state", escalate_state_name(r->state));
 	if (r->state == ESCALATE_PENDING)
 		return;

@@ -234,6 +234,11 @@ escalate_audit(struct escalate *e, const char *event,
 	ev.host = r->host.text;
 	ev.port = r->port;
 	ev.reason = reason;
+	if (r->sandbox[0] != '\0') {
+		ev.sandbox = r->sandbox;
+		ev.cmd = r->cmd;
+		ev.pid = r->pid;
+	}
 	if (strcmp(event, "request") == 0)
 		ev.via = r->via;
 	if (r->state == ESCALATE_APPROVED || r->state == ESCALATE_DENIED)
@@ -361,10 +366,32 @@ escalate_new_id(struct escalate *e, char *id)
 	return (-1);
 }
 
+/* Keep a copy of the sandbox that filed a request (NULL: none). */
+static void
+escalate_request_sandbox(struct escalate_request *r,
+    const struct audit_sandbox *sb)
+{
+	r->pid = -1;
+	if (sb == NULL)
+		return;
+	snprintf(r->sandbox, sizeof r->sandbox, "%s", sb->id);
+	snprintf(r->cmd, sizeof r->cmd, "%s", sb->cmd);
+	r->pid = sb->pid;
+}
+
+/* Tell whether a request was filed from this sandbox (NULL: none). */
+static int
+escalate_request_from(const struct escalate_request *r,
+    const struct audit_sandbox *sb)
+{
+	return (strcmp(r->sandbox, sb != NULL ? sb->id : "") == 0);
+}
+
 /* Make a new pending request. */
 static struct escalate_request *
 escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
-    const char *reason, size_t len, const char *via)
+    const char *reason, size_t len, const char *via,
+    const struct audit_sandbox *sb)
 {
 	struct escalate_request	*r;
 
@@ -379,6 +406,7 @@ escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
 	escalate_clean(reason, len, ESCALATE_REASON_MAX, r->reason,
 	    sizeof r->reason);
 	snprintf(r->via, sizeof r->via, "%s", via);
+	escalate_request_sandbox(r, sb);
 	r->since = e->now();
 	r->count = 1;
 	TAILQ_INIT(&r->waiters);
@@ -391,7 +419,7 @@ escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
 enum escalate_filed
 escalate_file(struct escalate *e, const struct host *h, uint16_t port,
     const char *reason, size_t len, const char *via,
-    struct escalate_request **out)
+    const struct audit_sandbox *sb, struct escalate_request **out)
 {
 	struct escalate_request	*r;
 
@@ -401,6 +429,8 @@ escalate_file(struct escalate *e, const struct host *h, uint16_t port,
 		return (ESCALATE_FILED_FIXED);
 	if ((r = escalate_find_open(e, h, port)) != NULL) {
 		r->count++;
+		if (!escalate_request_from(r, sb))
+			r->others++;
 		if (r->reason[0] == '\0' && len > 0)
 			escalate_clean(reason, len, ESCALATE_REASON_MAX,
 			    r->reason, sizeof r->reason);
@@ -412,7 +442,8 @@ escalate_file(struct escalate *e, const struct host *h, uint16_t port,
 		return (ESCALATE_FILED_FULL);
 	if (escalate_take_token(e) == -1)
 		return (ESCALATE_FILED_RATE);
-	if ((r = escalate_request_new(e, h, port, reason, len, via)) == NULL)
+	if ((r = escalate_request_new(e, h, port, reason, len, via,
+	    sb)) == NULL)
 		return (ESCALATE_FILED_NOMEM);
 	*out = r;
 	escalate_audit(e, "request", r, r->reason[0] != '\0' ? r->reason :
@@ -621,12 +652,12 @@ escalate_wait(struct escalate *e, struct escalate_request *r, int secs,
 /* Ask mode: file or join a request, and wait for it. */
 struct escalate_waiter *
 escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
-    const char *via, int secs, escalate_wait_cb *cb, void *arg,
-    enum escalate_filed *filed)
+    const char *via, const struct audit_sandbox *sb, int secs,
+    escalate_wait_cb *cb, void *arg, enum escalate_filed *filed)
 {
 	struct escalate_request	*r;
 
-	*filed = escalate_file(e, h, port, "", 0, via, &r);
+	*filed = escalate_file(e, h, port, "", 0, via, sb, &r);
 	if (r == NULL)
 		return (NULL);
 	return (escalate_wait(e, r, secs, cb, arg));

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "proxy/audit/audit.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 
@@ -80,6 +81,11 @@ struct escalate_request {
 	char				 via[ESCALATE_VIA_LEN];
 	time_t				 since;
 	unsigned int			 count;		/* times asked */
+	/* The sandbox that filed it first: id "" and pid -1 when none. */
+	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
+	char				 cmd[AUDIT_CMD_LEN];
+	long				 pid;
+	unsigned int			 others;	/* from elsewhere */
 	enum escalate_state		 state;
 	enum escalate_scope		 scope;
 	long				 ttl;		/* s, 0: none */
@@ -144,13 +150,15 @@ const struct escalate_hooks *escalate_hooks(const struct escalate *);
 
 /*
  * File a request for (host, port) with a reason of len bytes (cleaned and
- * cut here) coming in some way ("agent", "connect", ...).  *out is the
- * request for NEW and SAME.  A target no grant can open (escalate_fixed)
- * is refused: FIXED.
+ * cut here) coming in some way ("agent", "connect", ...) from a sandbox
+ * (NULL: none known).  A new request keeps a copy of the sandbox's id,
+ * command and pid; one joined from another sandbox keeps the first and
+ * counts the other.  *out is the request for NEW and SAME.  A target no
+ * grant can open (escalate_fixed) is refused: FIXED.
  */
 enum escalate_filed escalate_file(struct escalate *, const struct host *,
 		    uint16_t, const char *, size_t, const char *,
-		    struct escalate_request **);
+		    const struct audit_sandbox *, struct escalate_request **);
 const char	*escalate_filed_text(enum escalate_filed);
 
 /*
@@ -190,13 +198,14 @@ void		 escalate_wait_cancel(struct escalate_waiter *);
 
 /*
  * Ask mode: file (or join) the request for a held connection to (host,
- * port), coming in via, and wait for its decision for at most secs.
+ * port), coming in via from a sandbox (NULL: none), and wait for its
+ * decision for at most secs.
  * Returns the waiter, or NULL when no request could be filed (*filed
  * says why) or out of memory: refuse the connection then.
  */
 struct escalate_waiter *escalate_ask(struct escalate *, const struct host *,
-		    uint16_t, const char *, int, escalate_wait_cb *, void *,
-		    enum escalate_filed *);
+		    uint16_t, const char *, const struct audit_sandbox *, int,
+		    escalate_wait_cb *, void *, enum escalate_filed *);
 
 /* Be told of each request, blocked attempt and decision. */
 struct escalate_sub *escalate_subscribe(struct escalate *,

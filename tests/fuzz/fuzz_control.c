@@ -1,9 +1,10 @@
 /*
  * Fuzz the control protocol (proxy/escalate/control-proto.c, and the JSON reader
  * of lib/json.c): the input is lines, each handled in turn by
- * control_handle() against one queue holding two requests and a blocked
- * attempt ("ID0" and "ID1" in a line stand for the requests' ids, so
- * decisions are reached).  Checks what clients rely on:
+ * control_handle() against one queue holding two requests (one filed from
+ * a sandbox, one joined from it) and a blocked attempt ("ID0" and "ID1" in
+ * a line stand for the requests' ids, so decisions are reached).  Checks
+ * what clients rely on:
  *  - every reply line is one flat JSON object our reader accepts, with
  *    no raw control character;
  *  - a parsed object written back out parses to the same members.
@@ -115,6 +116,8 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char			 line[CONTROL_LINE_MAX + 64];
+	static const struct audit_sandbox sb = { .id = "sb1",
+	    .cmd = "sh -c 'echo \x1b[2J'", .pid = 4242, .refs = 1 };
 	struct escalate			*e;
 	struct escalate_request		*r0, *r1;
 	struct control_peer		 peer = { 1000, 0 };
@@ -128,9 +131,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (e = escalate_create(NULL, "f0000000", NULL)) == NULL)
 		return (0);
 	host_port_parse("a.test", &h, &port, 443, &err);
-	escalate_file(e, &h, port, "why \x1b[2J", 8, "agent", &r0);
+	escalate_file(e, &h, port, "why \x1b[2J", 8, "agent", &sb, &r0);
 	host_port_parse("[2001:db8::1]:22", &h, &port, 443, &err);
-	escalate_file(e, &h, port, "", 0, "connect", &r1);
+	escalate_file(e, &h, port, "", 0, "connect", NULL, &r1);
+	escalate_file(e, &h, port, "", 0, "agent", &sb, &r1);
 	escalate_blocked(e, &h, port, "dns", NULL);
 	for (; p < (const char *)data + size; p = end + 1) {
 		if ((end = memchr(p, '\n', (const char *)data + size - p)) ==

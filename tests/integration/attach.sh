@@ -86,8 +86,10 @@ for MODE in root nobody; do
 	inside s1 "\"$T/pinhole\" request 127.0.0.1:$gport --reason 'uv lock'" \
 	    >/dev/null
 	id=$(wait_pending 127.0.0.1 as_mode "$T/pinhole")
-	loggrep "$W/log/audit.log" '"event":"request","session":"s1","sandbox":"5"' &&
-	    ok "$MODE: the request names its sandbox" ||
+	as_mode "$T/pinhole" pending >"$T/pend"
+	loggrep "$W/log/audit.log" '"event":"request",.*"session":"s1","sandbox":"5","cmd":"sh -c' &&
+	    grep -q "sandbox 5, pid [0-9]*: sh -c" "$T/pend" &&
+	    ok "$MODE: the request names its sandbox, in the log and pending" ||
 	    fail "$MODE: request line: $(grep request_id "$W/log/audit.log" | tail -1)"
 	as_mode "$T/pinhole" approve "$id" --session -s s1 >/dev/null 2>&1 ||
 	    fail "$MODE: approve $id"
@@ -168,6 +170,20 @@ for MODE in root nobody; do
 	    ok "$MODE: one approval releases three commands' held connections" ||
 	    fail "$MODE: held: $(cat "$W"/ask.*)"
 	as_mode "$T/pinhole" session stop s3 >/dev/null 2>&1
+
+	# Real commands come and go: no namespace, link or descriptor stays.
+	pid=$(field s1 pid)
+	fd0=$(ls /proc/"$pid"/fd | wc -l) ns0=$(lsns -n -t net | wc -l)
+	i=0
+	while [ $i -lt 100 ]; do
+		as_mode "$T/pinhole" run --session s1 -- true || break
+		i=$((i + 1))
+	done
+	sleep 0.5
+	fd1=$(ls /proc/"$pid"/fd | wc -l) ns1=$(lsns -n -t net | wc -l)
+	[ $i = 100 ] && [ "$fd0" = "$fd1" ] && [ "$ns0" = "$ns1" ] &&
+	    ok "$MODE: 100 commands: $fd1 descriptors, $ns1 network namespaces, as before" ||
+	    fail "$MODE: after $i commands: fds $fd0 -> $fd1, netns $ns0 -> $ns1"
 
 	# 10,000 attach cycles: descriptors and memory as they were.
 	pid=$(field s1 pid)

@@ -2,7 +2,9 @@
  * A test-only host for the escalation plumbing, without the gateway: an
  * escalation queue, its control socket, and the agent endpoint served
  * over libevent's evhttp on 127.0.0.1.  GET /probe/block?host=H&port=P
- * reports a blocked attempt as the gateway would.
+ * reports a blocked attempt as the gateway would.  An agent request with
+ * "X-Probe-Sandbox: ID" comes from the sandbox ID, whose command is
+ * `agent --task 'fix ESC[2J bug'` and whose pid is the probe's.
  *
  * usage: escalate-probe PORT SESSION AUDITFILE
  * Prints "ready SOCKETPATH" once listening; stops on SIGTERM.
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -119,8 +122,11 @@ probe_agent(struct probe *p, struct evhttp_request *req)
 	struct evbuffer		*in = evhttp_request_get_input_buffer(req);
 	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
 	struct probe_wait	*pw;
+	struct audit_sandbox	*sb = NULL;
 	const char		*v;
 	static const char	*methods[] = { "GET", "POST", "HEAD", "PUT" };
+	static char *const	 cmd[] = { "agent", "--task",
+				    "fix \033[2J bug", NULL };
 	int			 m = evhttp_request_get_command(req);
 
 	memset(&ar, 0, sizeof ar);
@@ -139,7 +145,11 @@ probe_agent(struct probe *p, struct evhttp_request *req)
 	}
 	ar.body.len = evbuffer_get_length(in);
 	ar.body.p = (const char *)evbuffer_pullup(in, -1);
+	if ((v = evhttp_find_header(h, "X-Probe-Sandbox")) != NULL)
+		sb = audit_sandbox_new(v, cmd, getpid());
+	ar.sandbox = sb;
 	agent_handle(p->e, &ar, &resp);
+	audit_sandbox_unref(sb);
 	if (resp.wait > 0 && (pw = calloc(1, sizeof *pw)) != NULL) {
 		pw->req = req;
 		if ((pw->aw = agent_wait_start(p->e, &resp, probe_wait_done,

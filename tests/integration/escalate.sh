@@ -75,6 +75,27 @@ loggrep "$T/pending" "\"id\":\"$id1\",\"host\":\"pypi.org\",\"port\":443,\"reaso
 loggrep "$T/pending.txt" "$id1  pypi.org:443  session e5ca1a7e.*asked 2 times" &&
     ok "pending lists it for people" || fail "pending: $(cat "$T/pending.txt")"
 
+# A request names the sandbox that filed it first: pending shows its id,
+# pid and command (escaped), and how often it was asked from elsewhere.
+curl -s -H 'X-Probe-Sandbox: sbA' -d host=sb.test \
+    "$PINHOLE_AGENT/pinhole/request" >/dev/null
+curl -s -H 'X-Probe-Sandbox: sbB' -d host=sb.test \
+    "$PINHOLE_AGENT/pinhole/request" >/dev/null
+"$PINHOLE" pending >"$T/pending.txt"
+grep -A1 ' sb.test:443 ' "$T/pending.txt" | grep -qF \
+    "    sandbox sbA, pid $probe_pid: agent --task 'fix \\x1b[2J bug' (asked 1 more time from elsewhere)" &&
+    ok "pending names the sandbox that asked" ||
+    fail "pending sandbox: $(cat -v "$T/pending.txt")"
+if grep -q "$(printf '\033')" "$T/pending.txt"; then fail "raw ESC of the command reached the terminal"; else ok "the command is shown escaped"; fi
+grep -A1 " $id1 " "$T/pending.txt" | grep -q sandbox &&
+    fail "a request from no sandbox names one" ||
+    ok "a request from no sandbox names none"
+"$PINHOLE" pending --json >"$T/pending"
+loggrep "$T/pending" "\"host\":\"sb.test\",.*\"session\":\"e5ca1a7e\",\"sandbox\":\"sbA\",\"cmd\":\"agent --task 'fix \\\\u001b\[2J bug'\",.*\"count\":2,\"pid\":$probe_pid,\"others\":1" &&
+    ok "pending --json names the sandbox" || fail "pending --json sandbox: $(cat "$T/pending")"
+loggrep "$AUDIT" "\"event\":\"request\",.*\"sandbox\":\"sbA\",\"cmd\":\"agent --task 'fix \\\\u001b\[2J bug'\",\"pid\":$probe_pid,.*\"host\":\"sb.test\"" &&
+    ok "audit: the request names the sandbox" || fail "audit request sandbox"
+
 # Approve for the session while `pinhole request --wait` waits.
 (sleep 1; "$PINHOLE" approve --session --ttl 1h "$id1" >"$T/approve.out" 2>&1) &
 helper=$!
@@ -127,8 +148,8 @@ loggrep "$T/blocked" "blocked.test:443 via connect, 1 time.*ask with: pinhole re
 "$PINHOLE" pending --json | grep -q '"kind":"blocked","host":"blocked.test"' &&
     ok "pending --json lists blocked hosts" || fail "pending blocked"
 
-# The watch UI in a pty: a reason with terminal escapes shows escaped; s
-# approves for the session.
+# The watch UI in a pty: a reason with terminal escapes shows escaped, and
+# the sandbox that asked; s approves for the session.
 cat >"$T/watch.py" <<'EOF'
 import subprocess, sys
 sys.path.insert(0, sys.argv[3])
@@ -136,8 +157,10 @@ from ptydrive import Pty
 pinhole = sys.argv[1]
 p = Pty([pinhole, "watch"])
 p.pump(5, b"watching session")
-subprocess.run([pinhole, "request", "watch.test", "--reason",
-    "look \x1b[2J\x1b]0;pwned\x07 \u202e here"], stdout=subprocess.DEVNULL)
+subprocess.run(["curl", "-s", "-H", "X-Probe-Sandbox: sbW", "-d",
+    "host=watch.test", "--data-urlencode",
+    "reason=look \x1b[2J\x1b]0;pwned\x07 \u202e here",
+    sys.argv[4] + "/pinhole/request"], stdout=subprocess.DEVNULL)
 p.pump(5, b"watch.test")
 # answer the watch.test request: move it to the front with n
 for _ in range(20):
@@ -152,13 +175,17 @@ open(sys.argv[2], "wb").write(p.out)
 sys.exit(0 if ok else 1)
 EOF
 if timeout 30 python3 "$T/watch.py" "$PINHOLE" "$T/watch.out" \
-    "$top_srcdir/tests/integration"; then
+    "$top_srcdir/tests/integration" "$PINHOLE_AGENT"; then
 	ok "watch exits 0 on q"
 else
 	fail "watch: $(cat -v "$T/watch.out" | tail -5)"
 fi
 grep -q 'look \\x1b\[2J\\x1b\]0;pwned\\x07 \\u202e here' "$T/watch.out" &&
     ok "watch shows the reason escaped" || fail "watch reason: $(cat -v "$T/watch.out")"
+grep -qF "    sandbox sbW, pid $probe_pid: agent --task 'fix \\x1b[2J bug'" "$T/watch.out" &&
+    grep -q 'watch.test:443 (session e5ca1a7e, sandbox sbW)' "$T/watch.out" &&
+    ok "watch names the sandbox, escaped, in the request and the prompt" ||
+    fail "watch sandbox: $(cat -v "$T/watch.out")"
 if python3 -c "
 import sys; d = open(sys.argv[1], 'rb').read().replace(b'\x1b[K', b'')
 sys.exit(0 if b'\x1b' in d or b'\x07' in d or '\u202e'.encode() in d else 1)" "$T/watch.out"; then

@@ -36,7 +36,25 @@ events = [
     dict(event="connect", verdict="deny", reason="default-deny",
          session="s2", host="esc\u001b[31m.test", port=443, via="connect"),
 ]
-if len(sys.argv) > 3:
+# "v2": schema 2 lines follow, as after an upgrade: two sandboxes of
+# session s3, one with a quoted command.
+v2 = len(sys.argv) > 3 and sys.argv[3] == "v2"
+if v2:
+    events += [
+        dict(event="connect", verdict="allow", reason="rule", session="s3",
+             sandbox="sbA", cmd="pip install 'a b'", pid=4242, conn=1,
+             host="pypi.org", port=443, via="connect"),
+        dict(event="close", session="s3", sandbox="sbA",
+             cmd="pip install 'a b'", pid=4242, conn=1, host="pypi.org",
+             port=443, bytes_up=1, bytes_down=2, ms=3),
+        dict(event="connect", verdict="deny", reason="default-deny",
+             session="s3", sandbox="sbB", cmd="curl x", pid=4343, conn=2,
+             host="evil.example.net", port=443, via="connect"),
+        dict(event="request", session="s3", sandbox="sbB", cmd="curl x",
+             pid=4343, request_id="r0001", host="evil.example.net",
+             port=443, via="agent"),
+    ]
+elif len(sys.argv) > 3:
     events.insert(3, dict(event="loss", reason="No space left on device",
          detail="the log could not be written; new connections were "
          "refused meanwhile", lost=429, lost_bytes=51234,
@@ -45,7 +63,8 @@ if len(sys.argv) > 3:
 chain = H(b"pinhole-audit-v1")
 with open(out, "w", encoding="utf-8") as f:
     for i, e in enumerate(events):
-        rec = dict(schema=1, ts="2024-12-02T12:%02d:00.000Z" % i)
+        rec = dict(schema=2 if "sandbox" in e else 1,
+                   ts="2024-12-02T12:%02d:00.000Z" % i)
         rec.update(e)
         body = json.dumps(rec, separators=(",", ":"), ensure_ascii=False)
         body = body[:-1] + ',"seq":%d' % (i + 1)
@@ -144,6 +163,28 @@ printf 'not json\n' >>"$T/audit.log"
 "$PINHOLE" log --json "$T/audit.log" >"$T/out" 2>"$T/err"
 grep -q '1 line(s) were not audit lines' "$T/err" && ok "bad lines skipped, counted" ||
     fail "bad line: $(cat "$T/err")"
+
+# Schema 2 after schema 1 in one file: verified, read, filtered by
+# sandbox; the columns name the sandbox.
+python3 "$T/gen.py" "$T/v2.log" - v2
+expect "verify schema 1 and 2 lines in one chain" "$PINHOLE" log verify "$T/v2.log"
+grep -q '^intact: 13 lines' "$T/out" || fail "verify v2: $(cat "$T/out")"
+"$PINHOLE" log --json --sandbox sbA "$T/v2.log" >"$T/out"
+[ "$(wc -l <"$T/out")" -eq 2 ] && [ "$(grep -c '"sandbox":"sbA"' "$T/out")" -eq 2 ] &&
+    ok "--sandbox" || fail "--sandbox: $(cat "$T/out")"
+"$PINHOLE" log --json --sandbox sbB --blocked "$T/v2.log" >"$T/out"
+[ "$(wc -l <"$T/out")" -eq 1 ] && grep -q '"event":"connect"' "$T/out" &&
+    ok "--sandbox with --blocked" || fail "--sandbox --blocked: $(cat "$T/out")"
+"$PINHOLE" log --json --sandbox nosuch "$T/v2.log" >"$T/out"
+[ ! -s "$T/out" ] && ok "--sandbox matches no schema-1 line" ||
+    fail "--sandbox nosuch: $(cat "$T/out")"
+"$PINHOLE" log "$T/v2.log" >"$T/out"
+grep -q '^2024-12-02 12:09:00 connect allow s3 *pypi.org:443 *sandbox=sbA via=connect' "$T/out" &&
+    grep -q '^2024-12-02 12:01:00 connect allow s1 *pypi.org:443 *via=connect' "$T/out" &&
+    ok "columns name the sandbox of schema 2 lines" || fail "v2 columns: $(cat "$T/out")"
+"$PINHOLE" log --summary "$T/v2.log" >"$T/out" 2>/dev/null
+sed -n '/^Sessions/,$p' "$T/out" | grep -q '^ *2 *1 *1 *1 *2  s3$' &&
+    ok "--summary counts schema 2 sessions" || fail "v2 summary: $(cat "$T/out")"
 
 # Summary.
 "$PINHOLE" log --summary "$T/audit.log" >"$T/out" 2>/dev/null

@@ -61,7 +61,7 @@ for MODE in root nobody; do
 	[ $? = 0 ] && [ "$name" = s1 ] && ok "$MODE: start prints s1" ||
 	    fail "$MODE: start: $name $(cat "$T/err")"
 	as_mode "$PINHOLE" session list >"$T/list"
-	grep -q "^s1 [0-9]* 20[0-9-]*T[0-9:]*Z 127.0.0.1:$pport socks5://127.0.0.1:$sport$" \
+	grep -q "^s1 [0-9]* 20[0-9-]*T[0-9:]*Z 127.0.0.1:$pport socks5://127.0.0.1:$sport attached 0 of 0 requests 0$" \
 	    "$T/list" && ok "$MODE: list shows s1" ||
 	    fail "$MODE: list: $(cat "$T/list")"
 	[ "$(get "$pport" "$ORIGIN")" = 200 ] &&

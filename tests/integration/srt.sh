@@ -1,7 +1,7 @@
 #!/bin/sh
 # Anthropic's sandbox-runtime (srt, the version pinned in srt/package.json)
-# with its network.httpProxyPort and network.socksProxyPort pointed at
-# `pinhole proxy` on loopback: srt starts no proxy of its own and bridges
+# with its network.httpProxyPort and network.socksProxyPort pointed at a
+# pinhole session's listeners on loopback: srt starts no proxy of its own and bridges
 # the sandbox's proxy ports to pinhole's, so pinhole decides.  As root and
 # as nobody: an allowed host over HTTP and over SOCKS5, a denied host
 # refused and logged, and a host asked about from one srt command,
@@ -44,7 +44,8 @@ allow origin.test:$HP
 allow-private 127.0.0.0/8
 deny  blocked.test
 EOF
-bg "$PINHOLE" proxy --listen "127.0.0.1:$P" --socks "127.0.0.1:$SP" \
+bg "$PINHOLE" session start srt --foreground \
+    --listen "127.0.0.1:$P" --socks "127.0.0.1:$SP" \
     --policy "$T/policy" --log "$LOG" --resolver "127.0.0.1:$DNSP" \
     --ask=20 2>"$ERR"
 PROXY=$!
@@ -112,7 +113,7 @@ for MODE in root nobody; do
 	    fail "$MODE: grant lines: $(grep "$H" "$LOG")"
 done
 
-loggrep "$LOG" "\"verdict\":\"allow\".*\"host\":\"origin.test\".*\"via\":\"forward\"" &&
+loggrep "$LOG" "\"verdict\":\"allow\".*\"session\":\"srt\".*\"host\":\"origin.test\".*\"via\":\"forward\"" &&
     ok "audit: allow over HTTP" || fail "no HTTP allow line: $(grep origin.test "$LOG")"
 loggrep "$LOG" '"verdict":"allow".*"host":"origin.test".*"via":"socks"' &&
     ok "audit: allow via socks" || fail "no SOCKS5 allow line"

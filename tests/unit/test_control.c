@@ -154,16 +154,27 @@ subst(char *out, size_t len, const char *in, const char *id0,
 	out[o] = '\0';
 }
 
+/* The epoch, for times the table can name. */
+static time_t
+zero_clock(void)
+{
+	return (0);
+}
+
 /* A table of control lines and what their replies must contain. */
 static void
 test_control_table(void **state)
 {
 	struct escalate		*e;
 	struct escalate_request	*r;
+	struct audit_sandbox	*sb;
 	struct control_peer	 peer = { 1000, 0 };
 	struct host		 h;
 	uint16_t		 port;
-	const char		*err, *out;
+	struct json_obj		 obj;
+	const char		*err, *out, *nl;
+	char *const		 argv[] = { "sh", "-c", "echo \x1b[2J",
+				    NULL };
 	char			 line[512];
 	int			 want = 0;
 	size_t			 i;
@@ -180,6 +191,13 @@ test_control_table(void **state)
 		{ "{\"op\":\"fly\",\"id\":4}", "\"error\":\"unknown op\"" },
 		{ "{\"op\":\"hello\",\"id\":\"x\"}", "\"id\\\" must be an integer" },
 		{ "{\"op\":\"pending\",\"id\":5}", "\"item\":\"request\"" },
+		{ "{\"op\":\"pending\",\"id\":5}", "\"count\":1,"
+		    "\"sandbox\":\"sb1\",\"cmd\":\"sh -c 'echo \\u001b[2J'\","
+		    "\"pid\":4242,\"state\":\"pending\"" },
+		{ "{\"op\":\"pending\",\"id\":5}", "\"host\":\"b.test\","
+		    "\"port\":443,\"reason\":\"r b\",\"via\":\"agent\","
+		    "\"since\":\"1970-01-01T00:00:00Z\",\"count\":2,"
+		    "\"others\":1,\"state\":\"pending\"" },
 		{ "{\"op\":\"pending\",\"id\":5}", "\"requests\":2,\"blocked\":1}" },
 		{ "{\"op\":\"pending\",\"id\":5,\"all\":1}", "\"all\\\" must be" },
 		{ "{\"op\":\"approve\",\"id\":6}", "must name a request id" },
@@ -203,10 +221,14 @@ test_control_table(void **state)
 	};
 
 	assert_non_null(e = escalate_create(NULL, "s0000001", NULL));
+	escalate_set_clock(e, zero_clock);
+	assert_non_null(sb = audit_sandbox_new("sb1", argv, 4242));
 	host_port_parse("a.test", &h, &port, 443, &err);
-	escalate_file(e, &h, port, "r a", 3, "agent", &r);
+	escalate_file(e, &h, port, "r a", 3, "agent", sb, &r);
 	host_port_parse("b.test", &h, &port, 443, &err);
-	escalate_file(e, &h, port, "r b", 3, "agent", &r);
+	escalate_file(e, &h, port, "r b", 3, "agent", NULL, &r);
+	escalate_file(e, &h, port, "", 0, "connect", sb, &r);
+	audit_sandbox_unref(sb);
 	escalate_blocked(e, &h, 443, "connect", NULL);
 	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
 		/* ID0 and ID1 stand for the two requests' ids. */
@@ -221,8 +243,18 @@ test_control_table(void **state)
 	}
 	assert_true(want & CONTROL_WANT_SUBSCRIBE);
 	assert_true(peer.subscribed);
+	/* Every line, with all a decided request's members, reads back. */
+	out = control_run(e, &peer, "{\"op\":\"pending\",\"all\":true}",
+	    &want);
+	assert_non_null(strstr(out, "\"sandbox\":\"sb1\""));
+	assert_non_null(strstr(out, "\"scope\":\"session\""));
+	for (; (nl = strchr(out, '\n')) != NULL; out = nl + 1)
+		assert_int_equal(json_parse(out, nl - out, &obj, &err), 0);
 	escalate_free(e);
 }
+
+/* The sandbox agent requests come from (NULL: none). */
+static const struct audit_sandbox	*agent_sandbox;
 
 /* Handle one agent request; the reply body is returned (static). */
 static const char *
@@ -242,6 +274,7 @@ agent_run(struct escalate *e, const char *method, const char *target,
 	req.content_type.len = strlen(ctype);
 	req.body.p = body;
 	req.body.len = strlen(body);
+	req.sandbox = agent_sandbox;
 	agent_handle(e, &req, &resp);
 	*status = resp.status;
 	*wait = resp.wait;
@@ -257,19 +290,29 @@ test_agent(void **state)
 {
 	static const char	 form[] = "application/x-www-form-urlencoded";
 	struct escalate		*e;
+	struct audit_sandbox	*sb;
 	const char		*out;
+	char *const		 argv[] = { "pip", NULL };
 	char			 target[128], id[8], err[64];
 	int			 status, wait;
 
 	assert_non_null(e = escalate_create(NULL, "s0000002", NULL));
+	assert_non_null(sb = audit_sandbox_new("sb7", argv, 77));
+	agent_sandbox = sb;
 	out = agent_run(e, "POST", "/pinhole/request?format=json", form,
 	    "host=PyPI.org&reason=pip+install+%1b%5b2J", &status, &wait);
+	agent_sandbox = NULL;
+	audit_sandbox_unref(sb);
 	assert_int_equal(status, 201);
 	assert_non_null(strstr(out, "\"host\":\"pypi.org\",\"port\":443,"
 	    "\"state\":\"pending\""));
 	assert_non_null(strstr(out, "\"reason\":\"pip install \\\\x1b[2J\""));
 	memcpy(id, strstr(out, "\"request\":\"") + 11, 5);
 	id[5] = '\0';
+	/* The request names the sandbox it came from. */
+	assert_string_equal(escalate_find(e, id)->sandbox, "sb7");
+	assert_string_equal(escalate_find(e, id)->cmd, "pip");
+	assert_int_equal(escalate_find(e, id)->pid, 77);
 	out = agent_run(e, "POST", "/pinhole/request", "application/json",
 	    "{\"host\":\"pypi.org\",\"port\":443}", &status, &wait);
 	assert_int_equal(status, 200);

@@ -53,7 +53,8 @@ file(struct escalate *e, const char *target, const char *reason,
 	const char	*err;
 
 	assert_int_equal(host_port_parse(target, &h, &port, 443, &err), 0);
-	return (escalate_file(e, &h, port, reason, strlen(reason), "agent", r));
+	return (escalate_file(e, &h, port, reason, strlen(reason), "agent",
+	    NULL, r));
 }
 
 /* Requests for the same (host, port) coalesce; others do not. */
@@ -212,6 +213,87 @@ note_cb(enum escalate_note n, const struct escalate_request *r,
 	notes[n]++;
 }
 
+/*
+ * A request keeps a copy of the sandbox that filed it first; joined from
+ * another, it keeps the first and counts the other; its audit lines name
+ * it.  One filed from no sandbox names none.
+ */
+static void
+test_sandbox(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*a, *b, *c;
+	struct audit_sandbox	*one, *two;
+	struct audit		*au;
+	struct host		 h;
+	uint16_t		 port;
+	enum escalate_filed	 f;
+	char *const		 argv1[] = { "pip", "install", "a b", NULL };
+	char *const		 argv2[] = { "curl", NULL };
+	char			 err[256], path[] = "/tmp/test_escalate.XXXXXX";
+	char			 line[4096];
+	const char		*errstr;
+	FILE			*fp;
+	int			 fd, named = 0, unnamed = 0;
+
+	assert_true((fd = mkstemp(path)) != -1);
+	close(fd);
+	assert_non_null(au = audit_open(path, err, sizeof err));
+	escalate_set_audit(e, au);
+	assert_non_null(one = audit_sandbox_new("sb1", argv1, 4242));
+	assert_non_null(two = audit_sandbox_new("sb2", argv2, 4343));
+	host_port_parse("a.test", &h, &port, 443, &errstr);
+	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", one, &a),
+	    ESCALATE_FILED_NEW);
+	audit_sandbox_unref(one);	/* the request keeps a copy */
+	assert_non_null(escalate_ask(e, &h, port, "connect", two, 60, wake_cb,
+	    NULL, &f));
+	assert_int_equal(f, ESCALATE_FILED_SAME);
+	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", two, &b),
+	    ESCALATE_FILED_SAME);
+	assert_ptr_equal(a, b);
+	assert_string_equal(a->sandbox, "sb1");
+	assert_string_equal(a->cmd, "pip install 'a b'");
+	assert_int_equal(a->pid, 4242);
+	assert_int_equal(a->count, 3);
+	assert_int_equal(a->others, 2);
+	host_port_parse("c.test", &h, &port, 443, &errstr);
+	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", NULL, &c),
+	    ESCALATE_FILED_NEW);
+	assert_string_equal(c->sandbox, "");
+	assert_string_equal(c->cmd, "");
+	assert_int_equal(c->pid, -1);
+	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", two, &b),
+	    ESCALATE_FILED_SAME);
+	assert_string_equal(c->sandbox, "");
+	assert_int_equal(c->others, 1);
+	woken = 0;
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ONCE, 0,
+	    "t", err, sizeof err), 0);
+	assert_int_equal(woken, 1);
+	assert_int_equal(escalate_deny(e, c->id, NULL, "t", err, sizeof err),
+	    0);
+	audit_sandbox_unref(two);
+	audit_close(au);
+	assert_non_null(fp = fopen(path, "r"));
+	while (fgets(line, sizeof line, fp) != NULL) {
+		if (strstr(line, a->id) != NULL) {
+			assert_non_null(strstr(line, "\"sandbox\":\"sb1\","
+			    "\"cmd\":\"pip install 'a b'\",\"pid\":4242"));
+			named++;
+		} else {
+			assert_null(strstr(line, "\"sandbox\""));
+			assert_null(strstr(line, "\"pid\""));
+			unnamed++;
+		}
+	}
+	fclose(fp);
+	unlink(path);
+	assert_int_equal(named, 2);	/* request, grant */
+	assert_int_equal(unnamed, 2);	/* request, deny */
+	escalate_free(e);
+}
+
 /* Waiters wake on a decision or a timeout; subscribers hear it all. */
 static void
 test_waiters(void **state)
@@ -232,9 +314,9 @@ test_waiters(void **state)
 	assert_non_null(sub = escalate_subscribe(e, note_cb, NULL));
 	woken = woken_timeout = 0;
 	host_port_parse("a.test", &h, &port, 443, &errstr);
-	escalate_file(e, &h, port, "", 0, "agent", &a);
+	escalate_file(e, &h, port, "", 0, "agent", NULL, &a);
 	host_port_parse("b.test", &h, &port, 443, &errstr);
-	escalate_file(e, &h, port, "", 0, "connect", &b);
+	escalate_file(e, &h, port, "", 0, "connect", NULL, &b);
 	assert_non_null(escalate_wait(e, a, 60, wake_cb, NULL));
 	assert_non_null(escalate_wait(e, a, 60, wake_cb, NULL));
 	assert_non_null(escalate_wait(e, b, 0, wake_cb, NULL));
@@ -258,7 +340,7 @@ test_waiters(void **state)
 		enum escalate_filed	f;
 
 		assert_non_null(escalate_ask(e, &b->host, b->port, "connect",
-		    60, wake_cb, NULL, &f));
+		    NULL, 60, wake_cb, NULL, &f));
 		assert_int_equal(f, ESCALATE_FILED_SAME);
 		assert_int_equal(b->count, 2);
 		assert_int_equal(escalate_deny(e, b->id, NULL, "t", err,
@@ -267,7 +349,7 @@ test_waiters(void **state)
 		woken = 3;
 	}
 	/* A waiter left at free is freed without a call. */
-	escalate_file(e, &h, 8443, "", 0, "agent", &b);
+	escalate_file(e, &h, 8443, "", 0, "agent", NULL, &b);
 	assert_non_null(escalate_wait(e, b, 60, wake_cb, NULL));
 	escalate_free(e);
 	assert_int_equal(woken, 3);
@@ -576,6 +658,7 @@ main(void)
 		cmocka_unit_test(test_bound_and_rate),
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_waiters),
+		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_parse),
