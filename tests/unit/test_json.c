@@ -164,12 +164,56 @@ test_json_write_fixed(void **state)
 	json_writer_free(&w);
 }
 
+/* Nested members: only when asked, checked in full, kept as their text. */
+static void
+test_json_read_nested(void **state)
+{
+	static const struct {
+		const char	*in;
+		int		 ok;
+		const char	*raw;	/* of member "a" */
+	} t[] = {
+		{ "{\"a\":{\"b\":[1.5e3,-0.25,true,null,\"x\"]}}", 1,
+		    "{\"b\":[1.5e3,-0.25,true,null,\"x\"]}" },
+		{ "{\"a\":[ ]}", 1, "[ ]" },
+		{ "{\"a\":[1,]}", 0, NULL },
+		{ "{\"a\":{\"b\"}}", 0, NULL },
+		{ "{\"a\":[01]}", 0, NULL },
+		{ "{\"a\":[1.]}", 0, NULL },
+		{ "{\"a\":[\"\\u0000\"]}", 0, NULL },
+		{ "{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+		    0, NULL },
+	};
+	static char		 store[256];
+	struct json_member	 m[TEST_MEMBERS];
+	struct json_reader	 r = { .m = m, .max = TEST_MEMBERS,
+				    .store = store, .size = sizeof store };
+	const char		*err;
+	size_t			 i, n;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		r.nested = 0;
+		assert_int_equal(json_read(&r, t[i].in, strlen(t[i].in), &n,
+		    &err), -1);
+		r.nested = 1;
+		assert_int_equal(json_read(&r, t[i].in, strlen(t[i].in), &n,
+		    &err), t[i].ok ? 0 : -1);
+		if (!t[i].ok)
+			continue;
+		assert_int_equal(m[0].type, JSON_NULL);
+		assert_int_equal(m[0].nested, t[i].raw[0]);
+		assert_int_equal(m[0].rawlen, strlen(t[i].raw));
+		assert_memory_equal(m[0].raw, t[i].raw, m[0].rawlen);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_read_options),
 		cmocka_unit_test(test_json_read_raw),
+		cmocka_unit_test(test_json_read_nested),
 		cmocka_unit_test(test_json_write_quoted),
 		cmocka_unit_test(test_json_write_fixed),
 	};
