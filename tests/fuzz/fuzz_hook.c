@@ -55,16 +55,15 @@ inner(const struct json_member *m, size_t n, const char *key, char *store,
 	return (o);
 }
 
-/* Undo hook_quote() on the last word of s; the result in out. */
+/* Undo hook_quote() on the command word of s; the result in out. */
 static void
 unquote_last(const char *s, size_t len, char *out, size_t *outlen)
 {
-	const char	*q = s + len;
+	const char	*q = strstr(s, " -c '");
 
-	/* The word starts after the last " -c ". */
-	while (q > s && memcmp(q - 4, " -c ", 4) != 0)
-		q--;
-	check(q > s && *q == '\'', "command quoted");
+	/* The word starts after the first " -c ": the words before it are ours. */
+	check(q != NULL, "command quoted");
+	q += 4;
 	*outlen = 0;
 	for (q++; q < s + len; q++) {
 		if (*q != '\'') {
