@@ -259,8 +259,12 @@ attached_listen(struct attached *a, enum attach_fd kind, int fd, int *raw,
 	case ATTACH_FD_CAPTURE:
 		if (type != SOCK_STREAM)
 			break;
-		return (gateway_listen_fd(c->gw, fd, kind == ATTACH_FD_PROXY ?
-		    CONN_PROXY : CONN_TRANSPARENT, a->sb, err, errlen));
+		if (gateway_listen_fd(c->gw, fd, kind == ATTACH_FD_PROXY ?
+		    CONN_PROXY : CONN_TRANSPARENT, a->sb, err, errlen) == 0)
+			return (0);
+		/* Refused (not a listener, say): it is still ours to close. */
+		close(fd);
+		return (-1);
 	case ATTACH_FD_DNS:
 		return (dns_server_listen_fd(c->dns, fd, a->sb, err, errlen));
 	case ATTACH_FD_RAW:

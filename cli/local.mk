@@ -38,3 +38,6 @@ TESTS += tests/integration/session.sh
 EXTRA_DIST += tests/integration/session.sh
 TESTS += tests/integration/attach.sh
 EXTRA_DIST += tests/integration/attach.sh tests/integration/attach-cycle.py
+TESTS += tests/integration/attach-hostile.sh
+EXTRA_DIST += tests/integration/attach-hostile.sh \
+	tests/integration/attach-hostile.py
