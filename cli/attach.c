@@ -13,6 +13,7 @@
 #include <sys/un.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,9 @@
 #include "rules/rules.h"
 
 #define ATTACH_REPLY_MS		10000	/* the run side waits this long */
+#define ATTACH_SETUP_MS		10000	/* from accept to served, at most */
+#define ATTACH_HELLO_MAX	64	/* connections not yet attached */
+#define ATTACH_PAUSE_MS		1000	/* after accept ran out of fds */
 
 /* Room for a message's descriptors, aligned for a cmsghdr. */
 union attach_cmsg {
@@ -42,7 +46,6 @@ union attach_cmsg {
 };
 
 enum attached_state {
-	A_FULL,			/* over the limit: told so once it speaks */
 	A_HELLO,		/* waiting for "attach" */
 	A_CONFIGURED,		/* waiting for "listeners" */
 	A_SERVED,		/* its listeners are ours */
@@ -56,7 +59,9 @@ struct attached {
 	struct attach_server		*srv;
 	TAILQ_ENTRY(attached)		 entry;
 	int				 fd;
+	pid_t				 peer;		/* SO_PEERCRED */
 	struct event			*ev;
+	struct event			*setup;		/* until served */
 	enum attached_state		 state;
 	struct audit_sandbox		*sb;
 	struct udpcatch			*udp;
@@ -70,7 +75,10 @@ struct attach_server {
 	char				 path[256];
 	char				*plan;		/* guards */
 	unsigned int			 max;
-	unsigned int			 n;
+	unsigned int			 n;		/* attached, or being */
+	unsigned int			 nhello;	/* not yet */
+	struct event			*pause;		/* accepting again */
+	int				 full_said;
 	unsigned long long		 total;
 	TAILQ_HEAD(, attached)		 all;
 	void				(*changed)(void *);
@@ -205,10 +213,14 @@ attached_free(struct attached *a)
 	udpcatch_free(a->udp);
 	if (a->ev != NULL)
 		event_free(a->ev);
+	if (a->setup != NULL)
+		event_free(a->setup);
 	close(a->fd);
 	TAILQ_REMOVE(&srv->all, a, entry);
 	audit_sandbox_unref(a->sb);
-	if (a->state != A_FULL) {
+	if (a->state == A_HELLO)
+		srv->nhello--;
+	else {
 		srv->n--;
 		if (srv->changed != NULL)
 			srv->changed(srv->changed_arg);
@@ -225,6 +237,17 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 	char			 id[ATTACH_ID_MAX];
 	int			 rv;
 
+	if (srv->n >= srv->max) {
+		snprintf(id, sizeof id, "%u", srv->n);
+		if (!srv->full_said)
+			log_warnx("attach: %s sandboxes attached: refusing more",
+			    id);
+		srv->full_said = 1;
+		attach_send_error(a->fd, "%s sandboxes are attached, as many "
+		    "as the session takes (--max-sandboxes)", id);
+		return (-1);
+	}
+	srv->full_said = 0;
 	snprintf(id, sizeof id, "%llu", ++srv->total);
 	if ((a->sb = audit_sandbox_new(id, NULL, -1)) == NULL ||
 	    (m = calloc(1, sizeof *m)) == NULL)
@@ -240,7 +263,48 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 	rv = attach_send(a->fd, m, NULL, 0);
 	free(m);
 	a->state = A_CONFIGURED;
+	srv->nhello--;
+	srv->n++;
+	if (srv->changed != NULL)
+		srv->changed(srv->changed_arg);
 	return (rv);
+}
+
+/* Is this an IPv4 socket, as a sandbox's listeners are? */
+static int
+attach_inet_socket(int fd)
+{
+	struct sockaddr_storage	ss;
+	socklen_t		len = sizeof ss;
+
+	return (getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
+	    ss.ss_family == AF_INET);
+}
+
+/* Is pid the peer itself or its child (the sandbox's init)? */
+static int
+attach_pid_ok(pid_t peer, long long pid)
+{
+	char	path[64], buf[512], *p;
+	long	ppid;
+	ssize_t	n;
+	int	fd;
+
+	if (pid == peer)
+		return (1);
+	snprintf(path, sizeof path, "/proc/%lld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return (0);
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return (0);
+	buf[n] = '\0';
+	/* "pid (comm) state ppid": comm may hold anything but ends last. */
+	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %ld",
+	    &ppid) != 1)
+		return (0);
+	return (ppid == (long)peer);
 }
 
 /* Serve one listener of the sandbox; the descriptor is taken over. */
@@ -249,15 +313,20 @@ attached_listen(struct attached *a, enum attach_fd kind, int fd, int *raw,
     char *err, size_t errlen)
 {
 	struct gwctx	*c = a->srv->c;
-	int		 type;
-	socklen_t	 tlen = sizeof type;
+	int		 type, listening = 0;
+	socklen_t	 len = sizeof type;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) == -1)
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == -1 ||
+	    !attach_inet_socket(fd))
 		type = -1;
+	len = sizeof listening;
+	if (type == SOCK_STREAM && getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN,
+	    &listening, &len) == -1)
+		listening = 0;
 	switch (kind) {
 	case ATTACH_FD_PROXY:
 	case ATTACH_FD_CAPTURE:
-		if (type != SOCK_STREAM)
+		if (type != SOCK_STREAM || !listening)
 			break;
 		if (gateway_listen_fd(c->gw, fd, kind == ATTACH_FD_PROXY ?
 		    CONN_PROXY : CONN_TRANSPARENT, a->sb, err, errlen) == 0)
@@ -266,6 +335,8 @@ attached_listen(struct attached *a, enum attach_fd kind, int fd, int *raw,
 		close(fd);
 		return (-1);
 	case ATTACH_FD_DNS:
+		if (type != SOCK_DGRAM && (type != SOCK_STREAM || !listening))
+			break;
 		return (dns_server_listen_fd(c->dns, fd, a->sb, err, errlen));
 	case ATTACH_FD_RAW:
 		if (type != SOCK_RAW || *raw != -1)
@@ -306,6 +377,12 @@ attached_take(struct attached *a, const struct attach_msg *in, int *fds,
 			close(fds[i]);
 		return (-1);
 	}
+	if (!attach_pid_ok(a->peer, in->pid)) {
+		attach_send_error(a->fd, "%s", "that pid is not yours");
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return (-1);
+	}
 	a->sb->pid = (long)in->pid;
 	/* Raw first: the UDP catch-all takes it. */
 	for (i = 0; i < nfds; i++) {
@@ -333,6 +410,7 @@ attached_take(struct attached *a, const struct attach_msg *in, int *fds,
 		return (-1);
 	}
 	attached_audit(a, "attach", NULL);
+	event_del(a->setup);
 	attach_msg_init(&m, ATTACH_OK);
 	return (attach_send(a->fd, &m, NULL, 0));
 }
@@ -343,7 +421,7 @@ attached_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct attached		*a = arg;
 	struct attach_msg	*m = NULL;
-	char			 buf[ATTACH_MSG_MAX], count[16];
+	char			 buf[ATTACH_MSG_MAX];
 	int			 fds[ATTACH_FDS_MAX];
 	const char		*errstr;
 	size_t			 nfds, i;
@@ -353,11 +431,7 @@ attached_read_cb(evutil_socket_t fd, short what, void *arg)
 	if ((n = attach_recv(fd, buf, sizeof buf, fds, &nfds)) == -1 &&
 	    errno == EAGAIN)
 		return;
-	if (n > 0 && a->state == A_FULL) {
-		snprintf(count, sizeof count, "%u", a->srv->n);
-		attach_send_error(fd, "%s sandboxes are attached, as many as "
-		    "the session takes (--max-sandboxes)", count);
-	} else if (n > 0 && (m = malloc(sizeof *m)) != NULL &&
+	if (n > 0 && (m = malloc(sizeof *m)) != NULL &&
 	    attach_parse(buf, (size_t)n, m, &errstr) == 0) {
 		if (a->state == A_HELLO && m->op == ATTACH_ATTACH && nfds == 0)
 			ok = attached_hello(a, m) == 0;
@@ -367,9 +441,9 @@ attached_read_cb(evutil_socket_t fd, short what, void *arg)
 			nfds = 0;
 		} else if (a->state == A_SERVED && m->op == ATTACH_EXIT &&
 		    nfds == 0) {
+			/* Done: dropped now, the exit status logged. */
 			a->status = m->status;
 			a->state = A_EXITED;
-			ok = 1;
 		}
 	} else if (n > 0 && m != NULL)
 		attach_send_error(fd, "%s", errstr);
@@ -380,22 +454,58 @@ attached_read_cb(evutil_socket_t fd, short what, void *arg)
 		attached_free(a);
 }
 
+/* It did not attach in time: drop it. */
+static void
+attached_setup_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct attached	*a = arg;
+
+	log_warnx("attach: a client did not attach within %d s",
+	    ATTACH_SETUP_MS / 1000);
+	attached_free(a);
+}
+
 /* A new run side: the same user (or root), or refused. */
 static void
 attach_accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	struct attach_server	*srv = arg;
 	struct attached		*a;
+	struct timeval		 tv = { ATTACH_PAUSE_MS / 1000, 0 };
+	struct ucred		 cred;
+	socklen_t		 len = sizeof cred;
 	uid_t			 uid = (uid_t)-1;
 	int			 fd;
 
 	if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) ==
-	    -1)
+	    -1) {
+		/* Out of descriptors: pause rather than spin. */
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM) {
+			log_warn("attach: accept");
+			event_del(srv->ev);
+			evtimer_add(srv->pause, &tv);
+		}
 		return;
-	if (!control_peer_ok(fd, &uid)) {
+	}
+	if (!control_peer_ok(fd, &uid) || getsockopt(fd, SOL_SOCKET,
+	    SO_PEERCRED, &cred, &len) == -1) {
 		log_warnx("attach: refused a client (uid %ld)", (long)uid);
 		close(fd);
 		return;
+	}
+	/*
+	 * Those that have not attached yet are few and not for long: one
+	 * more makes way for it by dropping the one waiting longest (a real
+	 * run side speaks at once).
+	 */
+	if (srv->nhello >= ATTACH_HELLO_MAX) {
+		TAILQ_FOREACH(a, &srv->all, entry) {
+			if (a->state == A_HELLO)
+				break;
+		}
+		if (a != NULL)
+			attached_free(a);
 	}
 	if ((a = calloc(1, sizeof *a)) == NULL) {
 		close(fd);
@@ -403,23 +513,27 @@ attach_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	}
 	a->srv = srv;
 	a->fd = fd;
+	a->peer = cred.pid;
 	a->status = -1;
+	a->state = A_HELLO;
 	TAILQ_INSERT_TAIL(&srv->all, a, entry);
-	if (srv->n >= srv->max)
-		log_warnx("attach: %u sandboxes attached: refusing another",
-		    srv->n);
-	else {
-		a->state = A_HELLO;
-		srv->n++;
-	}
+	srv->nhello++;
+	tv.tv_sec = ATTACH_SETUP_MS / 1000;
 	a->ev = event_new(srv->c->base, fd, EV_READ | EV_PERSIST,
 	    attached_read_cb, a);
-	if (a->ev == NULL || event_add(a->ev, NULL) == -1) {
+	a->setup = evtimer_new(srv->c->base, attached_setup_cb, a);
+	if (a->ev == NULL || a->setup == NULL || event_add(a->ev, NULL) == -1 ||
+	    evtimer_add(a->setup, &tv) == -1)
 		attached_free(a);
-		return;
-	}
-	if (a->state != A_FULL && srv->changed != NULL)
-		srv->changed(srv->changed_arg);
+}
+
+/* Accept again after running out of descriptors. */
+static void
+attach_pause_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct attach_server	*srv = arg;
+
+	event_add(srv->ev, NULL);
 }
 
 /* Listen on path for the sandboxes of a gateway. */
@@ -445,6 +559,7 @@ attach_server_open(struct gwctx *c, const char *path, const char *plan,
 	}
 	srv->c = c;
 	srv->max = max;
+	srv->fd = -1;
 	TAILQ_INIT(&srv->all);
 	snprintf(srv->path, sizeof srv->path, "%s", path);
 	memcpy(sun.sun_path, path, strlen(path));
@@ -452,6 +567,7 @@ attach_server_open(struct gwctx *c, const char *path, const char *plan,
 	srv->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
 	    SOCK_NONBLOCK, 0);
 	if (srv->fd == -1 ||
+	    (srv->pause = evtimer_new(c->base, attach_pause_cb, srv)) == NULL ||
 	    bind(srv->fd, (struct sockaddr *)&sun, sizeof sun) == -1 ||
 	    chmod(path, 0600) == -1 || listen(srv->fd, 128) == -1 ||
 	    (srv->ev = event_new(c->base, srv->fd, EV_READ | EV_PERSIST,
@@ -474,6 +590,8 @@ attach_server_free(struct attach_server *srv)
 		attached_free(TAILQ_FIRST(&srv->all));
 	if (srv->ev != NULL)
 		event_free(srv->ev);
+	if (srv->pause != NULL)
+		event_free(srv->pause);
 	if (srv->fd != -1) {
 		close(srv->fd);
 		unlink(srv->path);
