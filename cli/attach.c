@@ -24,6 +24,7 @@
 
 #include "cli/attach.h"
 #include "cli/gwopts.h"
+#include "lib/fdpass.h"
 #include "lib/log.h"
 #include "netns/netns.h"
 #include "proxy/audit/audit.h"
@@ -38,12 +39,6 @@
 #define ATTACH_SETUP_MS		10000	/* from accept to served, at most */
 #define ATTACH_HELLO_MAX	64	/* connections not yet attached */
 #define ATTACH_PAUSE_MS		1000	/* after accept ran out of fds */
-
-/* Room for a message's descriptors, aligned for a cmsghdr. */
-union attach_cmsg {
-	char		buf[CMSG_SPACE(sizeof(int) * ATTACH_FDS_MAX)];
-	struct cmsghdr	align;
-};
 
 enum attached_state {
 	A_HELLO,		/* waiting for "attach" */
@@ -89,33 +84,14 @@ struct attach_server {
 static int
 attach_send(int fd, const struct attach_msg *m, const int *fds, size_t nfds)
 {
-	char			 buf[ATTACH_MSG_MAX];
-	struct msghdr		 mh;
-	struct iovec		 iov;
-	struct cmsghdr		*cmsg;
-	union attach_cmsg	 cm;
-	size_t			 len;
+	char	buf[ATTACH_MSG_MAX];
+	size_t	len;
 
 	if ((len = attach_build(m, buf, sizeof buf)) == 0) {
 		errno = EMSGSIZE;
 		return (-1);
 	}
-	memset(&mh, 0, sizeof mh);
-	iov.iov_base = buf;
-	iov.iov_len = len;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (nfds > 0) {
-		memset(&cm, 0, sizeof cm);
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-		cmsg = CMSG_FIRSTHDR(&mh);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * nfds);
-	}
-	return (sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	return (fdpass_send(fd, buf, len, fds, nfds, MSG_DONTWAIT) ==
 	    (ssize_t)len ? 0 : -1);
 }
 
@@ -128,54 +104,6 @@ attach_send_error(int fd, const char *fmt, const char *arg)
 	attach_msg_init(&m, ATTACH_ERROR);
 	snprintf(m.error, sizeof m.error, fmt, arg);
 	attach_send(fd, &m, NULL, 0);
-}
-
-/*
- * Receive one message and its descriptors (*nfds of them, close-on-exec).
- * Returns its length, 0 at the end, -1 on error (EAGAIN: none yet).
- */
-static ssize_t
-attach_recv(int fd, char *buf, size_t len, int *fds, size_t *nfds)
-{
-	struct msghdr		 mh;
-	struct iovec		 iov;
-	struct cmsghdr		*cmsg;
-	union attach_cmsg	 cm;
-	ssize_t			 n;
-	size_t			 k;
-
-	memset(&mh, 0, sizeof mh);
-	iov.iov_base = buf;
-	iov.iov_len = len;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof cm.buf;
-	*nfds = 0;
-	do
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	while (n == -1 && errno == EINTR);
-	if (n == -1)
-		return (-1);
-	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
-	    cmsg = CMSG_NXTHDR(&mh, cmsg)) {
-		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		k = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		if (*nfds + k > ATTACH_FDS_MAX)
-			k = ATTACH_FDS_MAX - *nfds;
-		memcpy(fds + *nfds, CMSG_DATA(cmsg), k * sizeof(int));
-		*nfds += k;
-	}
-	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-		for (k = 0; k < *nfds; k++)
-			close(fds[k]);
-		*nfds = 0;
-		errno = EMSGSIZE;
-		return (-1);
-	}
-	return (n);
 }
 
 /* Write a line about a sandbox: attach or detach. */
@@ -422,13 +350,13 @@ attached_read_cb(evutil_socket_t fd, short what, void *arg)
 	struct attached		*a = arg;
 	struct attach_msg	*m = NULL;
 	char			 buf[ATTACH_MSG_MAX];
-	int			 fds[ATTACH_FDS_MAX];
+	int			 fds[FDPASS_MAX];
 	const char		*errstr;
 	size_t			 nfds, i;
 	ssize_t			 n;
 	int			 ok = 0;
 
-	if ((n = attach_recv(fd, buf, sizeof buf, fds, &nfds)) == -1 &&
+	if ((n = fdpass_recv(fd, buf, sizeof buf, fds, &nfds, MSG_DONTWAIT)) == -1 &&
 	    errno == EAGAIN)
 		return;
 	if (n > 0 && (m = malloc(sizeof *m)) != NULL &&
@@ -623,7 +551,7 @@ static int
 attach_wait(int fd, struct attach_msg *m, char *err, size_t errlen)
 {
 	char		 buf[ATTACH_MSG_MAX];
-	int		 fds[ATTACH_FDS_MAX];
+	int		 fds[FDPASS_MAX];
 	struct pollfd	 pfd = { .fd = fd, .events = POLLIN };
 	const char	*errstr;
 	size_t		 nfds, i;
@@ -636,7 +564,7 @@ attach_wait(int fd, struct attach_msg *m, char *err, size_t errlen)
 		snprintf(err, errlen, "it does not answer");
 		return (-1);
 	}
-	n = attach_recv(fd, buf, sizeof buf, fds, &nfds);
+	n = fdpass_recv(fd, buf, sizeof buf, fds, &nfds, MSG_DONTWAIT);
 	for (i = 0; i < nfds; i++)
 		close(fds[i]);
 	if (n <= 0) {

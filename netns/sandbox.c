@@ -29,11 +29,13 @@
 
 #include <netlink/netlink.h>
 
+#include "lib/fdpass.h"
 #include "netns/netns-int.h"
 #include "netns/netns.h"
 
 #define SETUP_MAX_LISTENERS	(4 + NETNS_MAX_PORTS)
 #define SETUP_MAX_FDS		(3 + SETUP_MAX_LISTENERS)
+_Static_assert(SETUP_MAX_FDS <= FDPASS_MAX, "descriptors of a setup message");
 
 /* What the sandbox child sends back, with the descriptors alongside. */
 struct setup_msg {
@@ -48,12 +50,6 @@ struct setup_msg {
 		uint16_t	port;
 	}		listeners[SETUP_MAX_LISTENERS];
 	char		err[512];
-};
-
-/* Room for the descriptors of a setup_msg, aligned for a cmsghdr. */
-union setup_cmsg {
-	char		buf[CMSG_SPACE(sizeof(int) * SETUP_MAX_FDS)];
-	struct cmsghdr	align;
 };
 
 /* The sandbox child's state while it sets up. */
@@ -405,27 +401,8 @@ out:
 static int
 setup_send(struct setup *s, int sock)
 {
-	struct msghdr		 mh;
-	struct iovec		 iov;
-	struct cmsghdr		*cmsg;
-	union setup_cmsg	 cm;
-
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = &s->msg;
-	iov.iov_len = sizeof(s->msg);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (s->msg.ok && s->nfds > 0) {
-		memset(&cm, 0, sizeof(cm));
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = CMSG_SPACE(sizeof(int) * s->nfds);
-		cmsg = CMSG_FIRSTHDR(&mh);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * s->nfds);
-		memcpy(CMSG_DATA(cmsg), s->fds, sizeof(int) * s->nfds);
-	}
-	return (sendmsg(sock, &mh, MSG_NOSIGNAL) == -1 ? -1 : 0);
+	return (fdpass_send(sock, &s->msg, sizeof(s->msg), s->fds,
+	    s->msg.ok ? s->nfds : 0, 0) == -1 ? -1 : 0);
 }
 
 /*
@@ -492,34 +469,12 @@ sandbox_clone(int *userns, char *err, size_t errlen)
 static int
 sandbox_receive(int sock, struct setup_msg *msg, int *fds, unsigned int *nfds)
 {
-	struct msghdr		 mh;
-	struct iovec		 iov;
-	struct cmsghdr		*cmsg;
-	union setup_cmsg	 cm;
-	ssize_t			 n;
+	ssize_t	r;
+	size_t	n;
 
-	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = msg;
-	iov.iov_len = sizeof(*msg);
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = sizeof(cm.buf);
-	*nfds = 0;
-	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n == -1 && errno == EINTR);
-	if (n != (ssize_t)sizeof(*msg))
-		return (-1);
-	for (cmsg = CMSG_FIRSTHDR(&mh); cmsg != NULL;
-	    cmsg = CMSG_NXTHDR(&mh, cmsg)) {
-		if (cmsg->cmsg_level != SOL_SOCKET ||
-		    cmsg->cmsg_type != SCM_RIGHTS)
-			continue;
-		*nfds = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		memcpy(fds, CMSG_DATA(cmsg), *nfds * sizeof(int));
-	}
-	return ((mh.msg_flags & MSG_CTRUNC) ? -1 : 0);
+	r = fdpass_recv(sock, msg, sizeof(*msg), fds, &n, 0);
+	*nfds = (unsigned int)n;
+	return (r == (ssize_t)sizeof(*msg) ? 0 : -1);
 }
 
 /* Fill the sandbox from the message and its descriptors. */
@@ -557,7 +512,7 @@ sandbox_setup(struct netns_sandbox *sb, const struct netns_config *cfg,
     char *err, size_t errlen)
 {
 	struct setup_msg	*msg = NULL;
-	int			 sp[2] = { -1, -1 }, fds[SETUP_MAX_FDS];
+	int			 sp[2] = { -1, -1 }, fds[FDPASS_MAX];
 	unsigned int		 i, nfds = 0;
 	sigset_t		 ignored;
 	uid_t			 uid = geteuid();
