@@ -14,7 +14,7 @@ tests_bench_origin_SOURCES = tests/bench/origin.c \
 tests_bench_origin_CFLAGS = $(WARN_CFLAGS)
 tests_bench_origin_LDFLAGS =
 tests_bench_origin_LDADD =
-EXTRA_DIST += tests/bench/run.sh tests/bench/dns.sh tests/bench/table.awk tests/bench/README.md \
+EXTRA_DIST += tests/bench/run.sh tests/bench/session.py tests/bench/dns.sh tests/bench/table.awk tests/bench/README.md \
 	tests/bench/instructions.sh
 
 bench: pinhole$(EXEEXT) tests/bench/loadgen$(EXEEXT) tests/bench/origin$(EXEEXT)
