@@ -106,22 +106,6 @@ attach_send_error(int fd, const char *fmt, const char *arg)
 	attach_send(fd, &m, NULL, 0);
 }
 
-/* Write a line about a sandbox: attach or detach. */
-static void
-attached_audit(struct attached *a, const char *event, const char *detail)
-{
-	struct audit_event	e;
-
-	if (a->srv->c->audit == NULL)
-		return;
-	audit_event_init(&e);
-	e.event = event;
-	e.session = a->srv->c->o->cfg.session;
-	audit_event_sandbox(&e, a->sb);
-	e.detail = detail;
-	audit_write(a->srv->c->audit, &e);
-}
-
 /* The sandbox is gone: close everything of it at once. */
 static void
 attached_free(struct attached *a)
@@ -134,7 +118,8 @@ attached_free(struct attached *a)
 			snprintf(detail, sizeof detail, "exit %d", a->status);
 		else
 			snprintf(detail, sizeof detail, "gone");
-		attached_audit(a, "detach", detail);
+		gwctx_audit_sandbox(srv->c, a->sb, "detach", NULL, NULL,
+		    detail);
 		gateway_drop_sandbox(srv->c->gw, a->sb);
 		dns_server_drop_sandbox(srv->c->dns, a->sb);
 	}
@@ -177,10 +162,9 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 	}
 	srv->full_said = 0;
 	snprintf(id, sizeof id, "%llu", ++srv->total);
-	if ((a->sb = audit_sandbox_new(id, NULL, -1)) == NULL ||
+	if ((a->sb = audit_sandbox_new(id, in->cmd, -1)) == NULL ||
 	    (m = calloc(1, sizeof *m)) == NULL)
 		return (-1);
-	snprintf(a->sb->cmd, sizeof a->sb->cmd, "%s", in->cmd);
 	attach_msg_init(m, ATTACH_CONFIG);
 	snprintf(m->sandbox, sizeof m->sandbox, "%s", id);
 	m->nports = rules_ports(srv->c->rules, m->ports, ATTACH_PORTS_MAX);
@@ -256,12 +240,8 @@ attached_listen(struct attached *a, enum attach_fd kind, int fd, int *raw,
 	case ATTACH_FD_CAPTURE:
 		if (type != SOCK_STREAM || !listening)
 			break;
-		if (gateway_listen_fd(c->gw, fd, kind == ATTACH_FD_PROXY ?
-		    CONN_PROXY : CONN_TRANSPARENT, a->sb, err, errlen) == 0)
-			return (0);
-		/* Refused (not a listener, say): it is still ours to close. */
-		close(fd);
-		return (-1);
+		return (gateway_listen_fd(c->gw, fd, kind == ATTACH_FD_PROXY ?
+		    CONN_PROXY : CONN_TRANSPARENT, a->sb, err, errlen));
 	case ATTACH_FD_DNS:
 		if (type != SOCK_DGRAM && (type != SOCK_STREAM || !listening))
 			break;
@@ -337,7 +317,7 @@ attached_take(struct attached *a, const struct attach_msg *in, int *fds,
 		attach_send_error(a->fd, "%s", err);
 		return (-1);
 	}
-	attached_audit(a, "attach", NULL);
+	gwctx_audit_sandbox(a->srv->c, a->sb, "attach", NULL, NULL, NULL);
 	event_del(a->setup);
 	attach_msg_init(&m, ATTACH_OK);
 	return (attach_send(a->fd, &m, NULL, 0));

@@ -438,9 +438,7 @@ run_session_connect(struct run *r)
 	const char		*name = r->o->session;
 	int			fd;
 
-	if (strlen(name) == 0 || strlen(name) > 64 || strspn(name,
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789._-") != strlen(name) || name[0] == '.') {
+	if (!control_session_name_ok(name)) {
 		log_warnx("session %s: not a session name", name);
 		return (-1);
 	}

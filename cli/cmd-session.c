@@ -36,7 +36,6 @@
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
 
-#define SESSION_NAME_MAX	64
 #define SESSION_STOP_EXTRA	5	/* s past the grace period */
 #define SESSION_POLL_US		100000
 #define SESSION_LOCK_TRIES	10	/* 20 ms apart */
@@ -64,23 +63,12 @@ struct session {
 	struct runguard	 guard;		/* what every sandbox gets */
 };
 
-/* Is this a session name: [A-Za-z0-9._-]{1,64}? */
-static int
-session_name_ok(const char *s)
-{
-	size_t	n = strlen(s);
-
-	return (n >= 1 && n <= SESSION_NAME_MAX &&
-	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789._-") == n);
-}
-
 /* Refuse a bad session name; returns EXIT_USAGE. */
 static int
 session_name_error(const struct cmd_entry *cmd, const char *name)
 {
 	return (cmd_usage_error(cmd, "bad session name '%s' (letters, digits, "
-	    "'.', '_', '-'; at most 64)", name));
+	    "'.', '_', '-', not starting with '.'; at most 64)", name));
 }
 
 /* Fill a file's path in the control directory: DIR/session-NAME.EXT. */
@@ -261,7 +249,7 @@ session_args(const struct cmd_entry *cmd, int argc, char **argv, int *json,
 	if (argc - optind != want_name)
 		return (cmd_usage_error(cmd, want_name ? "takes one session "
 		    "name" : "takes no arguments"));
-	if (want_name && !session_name_ok(argv[optind]))
+	if (want_name && !control_session_name_ok(argv[optind]))
 		return (session_name_error(cmd, argv[optind]));
 	if (want_name)
 		*name = argv[optind];
@@ -279,7 +267,7 @@ session_file_name(const char *file, char *out, size_t outlen)
 		return (0);
 	memcpy(out, file + 8, n - 13);
 	out[n - 13] = '\0';
-	return (session_name_ok(out));
+	return (control_session_name_ok(out));
 }
 
 static int64_t	session_requests(const char *);
@@ -291,7 +279,7 @@ cmd_session_list(const struct cmd_entry *cmd, int argc, char **argv)
 	struct json_obj	 rec;
 	struct dirent	*de;
 	DIR		*d;
-	char		 dir[PATH_MAX], name[SESSION_NAME_MAX + 1];
+	char		 dir[PATH_MAX], name[CONTROL_NAME_MAX + 1];
 	const char	*none = NULL;
 	int		 json = 0, rv;
 
@@ -429,7 +417,7 @@ session_name_arg(void *arg, const struct cmd_entry *cmd, struct gwopts *g,
 	if (argc > 1)
 		return (cmd_usage_error(cmd, "unexpected argument '%s'",
 		    argv[1]));
-	if (argc == 1 && !session_name_ok(argv[0]))
+	if (argc == 1 && !control_session_name_ok(argv[0]))
 		return (session_name_error(cmd, argv[0]));
 	if (argc == 1)
 		s->name = argv[0];

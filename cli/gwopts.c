@@ -359,10 +359,11 @@ gwopts_fd_limit(struct gwopts *o)
 	}
 }
 
-/* Write a lifecycle line to the audit log. */
+/* Write a lifecycle line of the gateway, or of one of its sandboxes. */
 void
-gwctx_audit(struct gwctx *c, const char *event, const char *verdict,
-    const char *reason, const char *detail)
+gwctx_audit_sandbox(struct gwctx *c, const struct audit_sandbox *sb,
+    const char *event, const char *verdict, const char *reason,
+    const char *detail)
 {
 	struct audit_event	e;
 
@@ -374,7 +375,16 @@ gwctx_audit(struct gwctx *c, const char *event, const char *verdict,
 	e.reason = reason;
 	e.detail = detail;
 	e.session = c->o->cfg.session;
+	audit_event_sandbox(&e, sb);
 	audit_write(c->audit, &e);
+}
+
+/* Write a lifecycle line (start, stop, reload) to the audit log. */
+void
+gwctx_audit(struct gwctx *c, const char *event, const char *verdict,
+    const char *reason, const char *detail)
+{
+	gwctx_audit_sandbox(c, NULL, event, verdict, reason, detail);
 }
 
 static void	gwctx_reload(struct gwctx *);

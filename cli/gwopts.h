@@ -170,7 +170,12 @@ int	gwctx_escalate(struct gwctx *, int);
 void	gwctx_agent_url(struct gwctx *, const char *);
 const struct grants *gwctx_grants(void *);
 
-/* Write a lifecycle line (start, stop, reload) to the audit log. */
+/*
+ * Write a lifecycle line (start, stop, reload) to the audit log; of a
+ * sandbox (attach, detach) with gwctx_audit_sandbox().
+ */
+void	gwctx_audit_sandbox(struct gwctx *, const struct audit_sandbox *,
+	    const char *, const char *, const char *, const char *);
 void	gwctx_audit(struct gwctx *, const char *, const char *, const char *,
 	    const char *);
 

@@ -12,8 +12,6 @@
 #include "cli/hook.h"
 #include "lib/json.h"
 
-#define HOOK_NAME_CHARS	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" \
-			"0123456789._-"
 
 /* Read an object of len bytes, nested members kept as text. */
 static int
@@ -84,8 +82,7 @@ hook_session_name(const char *id, char *buf)
 	unsigned char		md[SHA256_DIGEST_LENGTH];
 	size_t			n = strlen(id), i;
 
-	if (n >= 1 && n <= HOOK_NAME_MAX && strspn(id, HOOK_NAME_CHARS) == n &&
-	    id[0] != '.') {
+	if (control_session_name_ok(id)) {
 		memcpy(buf, id, n + 1);
 		return;
 	}

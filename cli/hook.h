@@ -8,10 +8,11 @@
 #include <stddef.h>
 
 #include "lib/json.h"
+#include "proxy/escalate/control.h"
 
 #define HOOK_INPUT_MAX		(1024 * 1024)	/* bytes of one call */
 #define HOOK_MEMBERS_MAX	32
-#define HOOK_NAME_MAX		64		/* as pinhole session takes */
+#define HOOK_NAME_MAX		CONTROL_NAME_MAX	/* as pinhole session takes */
 
 /*
  * One tool call as the harness describes it.  Strings point into the

@@ -266,7 +266,10 @@ json_word(struct json_in *in, const char *w)
 	return (0);
 }
 
-/* Pass over a number of any form: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+/*
+ * Pass over a number of any form:
+ * -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+ */
 static int
 json_skip_number(struct json_in *in)
 {

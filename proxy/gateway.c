@@ -248,7 +248,10 @@ gateway_free(struct gateway *gw)
 	free(gw);
 }
 
-/* Listen on a bound socket for clients of one kind (from a sandbox). */
+/*
+ * Listen on a bound socket for clients of one kind (from a sandbox); the
+ * socket is ours from now on, closed on failure too.
+ */
 int
 gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
     struct audit_sandbox *sb, char *err, size_t errlen)
@@ -258,6 +261,7 @@ gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
 
 	if ((gl = calloc(1, sizeof *gl)) == NULL) {
 		snprintf(err, errlen, "out of memory");
+		close(fd);
 		return (-1);
 	}
 	evutil_make_socket_nonblocking(fd);
@@ -274,6 +278,7 @@ gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
 		snprintf(err, errlen, "listen: %s", strerror(errno));
 		audit_sandbox_unref(gl->sandbox);
 		free(gl);
+		close(fd);
 		return (-1);
 	}
 	evconnlistener_set_error_cb(gl->l, gateway_accept_error_cb);
@@ -302,10 +307,8 @@ gateway_listen(struct gateway *gw, const char *spec, enum conn_kind kind,
 		snprintf(err, errlen, "%s: %s", spec, strerror(errno));
 		goto out;
 	}
-	if (gateway_listen_fd(gw, fd, kind, NULL, err, errlen) == -1)
-		goto out;
+	rv = gateway_listen_fd(gw, fd, kind, NULL, err, errlen);
 	fd = -1;
-	rv = 0;
 out:
 	if (fd != -1)
 		close(fd);

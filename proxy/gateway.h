@@ -49,7 +49,8 @@ void		 gateway_free(struct gateway *);
 /*
  * Listen on "ADDR:PORT" ("[V6]:PORT") for clients of a kind (CONN_PROXY:
  * HTTP proxy, CONN_SOCKS: SOCKS5, RFC 1928 and 1929), or on a bound
- * socket (taken over) of a sandbox (NULL: none; a reference is taken).
+ * socket of a sandbox (NULL: none; a reference is taken), taken over:
+ * closed on failure too.
  * CONN_TRANSPARENT: captured connections, the destination each was made
  * to its local address (a fake address standing for a name, or a real
  * one).

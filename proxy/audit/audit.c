@@ -145,14 +145,14 @@ audit_event_init(struct audit_event *ev)
 
 /* A new sandbox with one reference; NULL when out of memory. */
 struct audit_sandbox *
-audit_sandbox_new(const char *id, char *const argv[], long pid)
+audit_sandbox_new(const char *id, const char *cmd, long pid)
 {
 	struct audit_sandbox	*sb;
 
 	if ((sb = calloc(1, sizeof *sb)) == NULL)
 		return (NULL);
 	snprintf(sb->id, sizeof sb->id, "%s", id);
-	audit_cmdline(argv, sb->cmd, sizeof sb->cmd);
+	snprintf(sb->cmd, sizeof sb->cmd, "%s", cmd);
 	sb->pid = pid;
 	sb->refs = 1;
 	return (sb);

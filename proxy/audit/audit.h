@@ -72,8 +72,11 @@ struct audit_sandbox {
 	unsigned int	refs;
 };
 
-/* A new sandbox with one reference; NULL when out of memory. */
-struct audit_sandbox *audit_sandbox_new(const char *, char *const [], long);
+/*
+ * A new sandbox (its id, its command line as audit_cmdline() wrote it,
+ * its pid) with one reference; NULL when out of memory.
+ */
+struct audit_sandbox *audit_sandbox_new(const char *, const char *, long);
 struct audit_sandbox *audit_sandbox_ref(struct audit_sandbox *);
 void		 audit_sandbox_unref(struct audit_sandbox *);
 /* Name the sandbox (NULL: none) in an event. */

@@ -250,15 +250,30 @@ dns_log_write(struct dns_log *l, const struct audit_event *ev,
     struct audit_sandbox *sb)
 {
 	struct dns_log_entry	*e;
-	char			*key;
+	const char		*part[4];
+	char			*key, *p;
+	size_t			 len[4], i, n = 0;
 
 	if (l == NULL || l->audit == NULL)
 		return;
 	l->session = ev->session;
-	/* Sandbox ids and verdicts have no blank; types are numbers or words. */
-	if (asprintf(&key, "%s %s %s %s", sb != NULL ? sb->id : "",
-	    ev->verdict, ev->qtype, ev->qname) == -1)
+	/*
+	 * "sandbox verdict type name": ids and verdicts have no blank,
+	 * types are numbers or words.  Per query: no printf.
+	 */
+	part[0] = sb != NULL ? sb->id : "";
+	part[1] = ev->verdict;
+	part[2] = ev->qtype;
+	part[3] = ev->qname;
+	for (i = 0; i < 4; i++)
+		n += (len[i] = strlen(part[i])) + 1;
+	if ((key = p = malloc(n)) == NULL)
 		return;
+	for (i = 0; i < 4; i++) {
+		memcpy(p, part[i], len[i]);
+		p += len[i];
+		*p++ = i < 3 ? ' ' : '\0';
+	}
 	if ((e = dns_log_find(l, key)) != NULL) {
 		e->repeats++;
 		free(key);

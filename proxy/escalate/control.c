@@ -76,6 +76,17 @@ control_dir(char *buf, size_t len)
 	return (n < 0 || (size_t)n >= len ? -1 : 0);
 }
 
+/* Is this a session's name: [A-Za-z0-9._-]{1,64}, not starting with '.'? */
+int
+control_session_name_ok(const char *s)
+{
+	size_t	n = strlen(s);
+
+	return (n >= 1 && n <= CONTROL_NAME_MAX && s[0] != '.' &&
+	    strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789._-") == n);
+}
+
 /* Say what is wrong with the directory, and what to do about it. */
 static int
 control_dir_error(const char *problem, int remove, char *err, size_t errlen)

@@ -41,6 +41,13 @@ struct control_peer {
  */
 int	control_dir(char *, size_t);
 /*
+ * Is this a session's name, as its sockets and record in that directory
+ * are named: letters, digits, '.', '_', '-', 1 to CONTROL_NAME_MAX, not
+ * starting with '.'?
+ */
+#define CONTROL_NAME_MAX	64
+int	control_session_name_ok(const char *);
+/*
  * Create it (0700) or check it is ours, a directory, not a link; else
  * -1 with err naming the directory, the problem and the fix.
  */

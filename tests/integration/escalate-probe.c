@@ -127,6 +127,7 @@ probe_agent(struct probe *p, struct evhttp_request *req)
 	static const char	*methods[] = { "GET", "POST", "HEAD", "PUT" };
 	static char *const	 cmd[] = { "agent", "--task",
 				    "fix \033[2J bug", NULL };
+	char			 line[AUDIT_CMD_LEN];
 	int			 m = evhttp_request_get_command(req);
 
 	memset(&ar, 0, sizeof ar);
@@ -145,8 +146,10 @@ probe_agent(struct probe *p, struct evhttp_request *req)
 	}
 	ar.body.len = evbuffer_get_length(in);
 	ar.body.p = (const char *)evbuffer_pullup(in, -1);
-	if ((v = evhttp_find_header(h, "X-Probe-Sandbox")) != NULL)
-		sb = audit_sandbox_new(v, cmd, getpid());
+	if ((v = evhttp_find_header(h, "X-Probe-Sandbox")) != NULL) {
+		audit_cmdline(cmd, line, sizeof line);
+		sb = audit_sandbox_new(v, line, getpid());
+	}
 	ar.sandbox = sb;
 	agent_handle(p->e, &ar, &resp);
 	audit_sandbox_unref(sb);

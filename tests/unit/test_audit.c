@@ -906,7 +906,8 @@ test_cmdline(void **state)
 	assert_string_equal(buf + strlen(buf) - 3, "...");
 	audit_cmdline(big, buf, 8);
 	assert_string_equal(buf, "x 'a...");
-	sb = audit_sandbox_new("3", plain, 4242);
+	audit_cmdline(plain, buf, sizeof buf);
+	sb = audit_sandbox_new("3", buf, 4242);
 	assert_non_null(sb);
 	assert_ptr_equal(audit_sandbox_ref(sb), sb);
 	audit_sandbox_unref(sb);

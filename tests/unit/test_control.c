@@ -175,6 +175,7 @@ test_control_table(void **state)
 	const char		*err, *out, *nl;
 	char *const		 argv[] = { "sh", "-c", "echo \x1b[2J",
 				    NULL };
+	char			 cmd[AUDIT_CMD_LEN];
 	char			 line[512];
 	int			 want = 0;
 	size_t			 i;
@@ -222,7 +223,8 @@ test_control_table(void **state)
 
 	assert_non_null(e = escalate_create(NULL, "s0000001", NULL));
 	escalate_set_clock(e, zero_clock);
-	assert_non_null(sb = audit_sandbox_new("sb1", argv, 4242));
+	audit_cmdline(argv, cmd, sizeof cmd);
+	assert_non_null(sb = audit_sandbox_new("sb1", cmd, 4242));
 	host_port_parse("a.test", &h, &port, 443, &err);
 	escalate_file(e, &h, port, "r a", 3, "agent", sb, &r);
 	host_port_parse("b.test", &h, &port, 443, &err);
@@ -293,11 +295,13 @@ test_agent(void **state)
 	struct audit_sandbox	*sb;
 	const char		*out;
 	char *const		 argv[] = { "pip", NULL };
+	char			 cmd[AUDIT_CMD_LEN];
 	char			 target[128], id[8], err[64];
 	int			 status, wait;
 
 	assert_non_null(e = escalate_create(NULL, "s0000002", NULL));
-	assert_non_null(sb = audit_sandbox_new("sb7", argv, 77));
+	audit_cmdline(argv, cmd, sizeof cmd);
+	assert_non_null(sb = audit_sandbox_new("sb7", cmd, 77));
 	agent_sandbox = sb;
 	out = agent_run(e, "POST", "/pinhole/request?format=json", form,
 	    "host=PyPI.org&reason=pip+install+%1b%5b2J", &status, &wait);

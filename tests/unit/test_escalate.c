@@ -230,6 +230,7 @@ test_sandbox(void **state)
 	enum escalate_filed	 f;
 	char *const		 argv1[] = { "pip", "install", "a b", NULL };
 	char *const		 argv2[] = { "curl", NULL };
+	char			 cmd[AUDIT_CMD_LEN];
 	char			 err[256], path[] = "/tmp/test_escalate.XXXXXX";
 	char			 line[4096];
 	const char		*errstr;
@@ -240,8 +241,10 @@ test_sandbox(void **state)
 	close(fd);
 	assert_non_null(au = audit_open(path, err, sizeof err));
 	escalate_set_audit(e, au);
-	assert_non_null(one = audit_sandbox_new("sb1", argv1, 4242));
-	assert_non_null(two = audit_sandbox_new("sb2", argv2, 4343));
+	audit_cmdline(argv1, cmd, sizeof cmd);
+	assert_non_null(one = audit_sandbox_new("sb1", cmd, 4242));
+	audit_cmdline(argv2, cmd, sizeof cmd);
+	assert_non_null(two = audit_sandbox_new("sb2", cmd, 4343));
 	host_port_parse("a.test", &h, &port, 443, &errstr);
 	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", one, &a),
 	    ESCALATE_FILED_NEW);
