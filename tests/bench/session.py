@@ -515,7 +515,10 @@ def main():
         throughput(users["root"], work, oport, logdir)
     finally:
         cleanup()
-        shutil.rmtree(top, ignore_errors=True)
+        if os.environ.get("BENCH_KEEP"):
+            print("kept " + top)
+        else:
+            shutil.rmtree(top, ignore_errors=True)
 
 
 if __name__ == "__main__":
