@@ -39,6 +39,19 @@ check(int ok, const char *what)
 	}
 }
 
+/* Does a name the client sent stand for the address (127.0.01. does)? */
+static int
+same_addr(const char *name, const char *addr)
+{
+	struct host	 a, b;
+	const char	*errstr;
+
+	return (addr != NULL &&
+	    host_parse(name, strlen(name), &a, &errstr) == 0 &&
+	    host_parse(addr, strlen(addr), &b, &errstr) == 0 &&
+	    a.kind != HOST_NAME && strcmp(a.text, b.text) == 0);
+}
+
 /* Hold one verdict to the invariants. */
 static void
 check_one(enum transparent_verdict v, const struct transparent_sniff *t,
@@ -56,6 +69,7 @@ check_one(enum transparent_verdict v, const struct transparent_sniff *t,
 		check(t->name[0] != '\0', "match without a name");
 		check(strcmp(t->name, want->text) == 0 ||
 		    (addr != NULL && strstr(t->name, addr) != NULL) ||
+		    same_addr(t->name, addr) ||
 		    (want->kind != HOST_NAME && t->name[0] == '['),
 		    "match names another host");
 		break;
