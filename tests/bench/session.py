@@ -4,7 +4,13 @@
 # CONNECT setups from attached commands beside one standalone gateway.
 # As root, from a build without sanitizers (make bench):
 #
-#	chrt -f 10 tests/bench/session.py BUILDDIR
+#	tests/bench/session.py BUILDDIR
+#
+# The start-up part runs under SCHED_FIFO priority BENCH_FIFO (10; 0: as
+# started), like run-startup.sh under chrt -f 10; the rest does not: 64
+# sandboxes set up at once under SCHED_FIFO spin in the kernel (writing
+# disable_ipv6 retries while the rtnl lock is held) and starve the kernel
+# worker that holds it, for minutes.
 #
 # Only 127.0.0.1 and the sandboxes' own namespaces are used; every load
 # loop is bounded in count and in time.  See tests/bench/README.md.
@@ -24,6 +30,9 @@ CMDS = int(os.environ.get("BENCH_CMDS", "64"))
 SETUPS = int(os.environ.get("BENCH_SETUPS", "20000"))
 SECS = int(os.environ.get("BENCH_SECS", "20"))
 REPEAT = int(os.environ.get("BENCH_REPEAT", "3"))
+FIFO = int(os.environ.get("BENCH_FIFO", "10"))
+PARTS = os.environ.get("BENCH_PARTS", "startup memory connect").split()
+PERF = os.environ.get("BENCH_PERF")	# a directory: profile each load case
 HZ = os.sysconf("SC_CLK_TCK")
 NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
 BWRAP = ["bwrap", "--dev-bind", "/", "/", "--unshare-net"]
@@ -57,7 +66,7 @@ def p90(v):
 
 
 def wait_until(cond, secs, what):
-    """Poll cond every 10 ms for at most secs seconds; die if it stays false."""
+    """Poll cond every 10 ms for at most secs seconds; die if still false."""
     end = time.monotonic() + secs
     while not cond():
         if time.monotonic() > end:
@@ -77,14 +86,17 @@ def tree(pid):
     return out
 
 
-def cpu_s(pid):
-    """Return utime+stime of pid's tree, in seconds (from /proc/PID/stat)."""
+def cpu_s(pid, comm=None):
+    """Return utime+stime of pid's tree (its processes named comm, if
+    given), in seconds (from /proc/PID/stat)."""
     t = 0
     for p in tree(pid):
         try:
             with open("/proc/%d/stat" % p) as f:
-                st = f.read().rsplit(")", 1)[1].split()
-            t += int(st[11]) + int(st[12])
+                name, st = f.read().split(" (", 1)[1].rsplit(")", 1)
+            if comm is None or name == comm:
+                st = st.split()
+                t += int(st[11]) + int(st[12])
         except OSError:
             pass
     return t / HZ
@@ -139,6 +151,21 @@ class User:
         """Run argv a as this user and check it succeeds."""
         return subprocess.run(self.argv(*a), env=self.env, check=True,
             stdin=subprocess.DEVNULL, timeout=60, **kw)
+
+    def timed(self, *a):
+        """Run argv a as this user; return its wall time in ms.  A wait
+        with a timeout would poll (at 0.5, 1, 2, 4 ms ...) and round the
+        time up to that: an alarm bounds it instead."""
+        signal.alarm(60)
+        t = time.perf_counter()
+        p = subprocess.Popen(self.argv(*a), env=self.env,
+            stdin=subprocess.DEVNULL)
+        rc = p.wait()
+        t = (time.perf_counter() - t) * 1000
+        signal.alarm(0)
+        if rc != 0:
+            die("%s: exit %d" % (" ".join(a), rc))
+        return t
 
     def popen(self, *a, **kw):
         """Start argv a as this user."""
@@ -199,9 +226,7 @@ def startup(user, s):
         for d, c in cases:
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             g0 = cpu_s(s.pid)
-            a = time.perf_counter()
-            user.run(*c)
-            wall[d].append((time.perf_counter() - a) * 1000)
+            wall[d].append(user.timed(*c))
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[d] += (r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
             if c is cases[3][1]:
@@ -285,8 +310,9 @@ def fifo_held(path):
     return os.open(path, os.O_RDWR)
 
 
-def load(work, tag, gwpid, argvs):
-    """Start argvs (gated), release them at once; rate and gateway CPU."""
+def load(work, tag, gwcpu, argvs, perfpid=None):
+    """Start argvs (gated), release them at once; the rate, and the
+    gateway CPU seconds gwcpu(the processes started) tells."""
     for f in os.listdir(work):
         if f.startswith(("ready.", "done.", "out.")):
             os.unlink(os.path.join(work, f))
@@ -297,15 +323,23 @@ def load(work, tag, gwpid, argvs):
     try:
         wait_until(lambda: len([f for f in os.listdir(work)
             if f.startswith("ready.")]) == n, 60, "%d ready" % n)
+        perf = None
+        if PERF and perfpid:
+            perf = subprocess.Popen(["perf", "record", "-q", "-g",
+                "-o", "%s/%s.data" % (PERF, tag), "-p", str(perfpid)],
+                stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(0.3)
-        c0 = cpu_s(gwpid)
+        c0 = gwcpu(procs)
         t0 = time.perf_counter()
         os.close(go)
         go = None
         wait_until(lambda: len([f for f in os.listdir(work)
             if f.startswith("done.")]) == n, SECS + 30, "%d done" % n)
         t1 = time.perf_counter()
-        c1 = cpu_s(gwpid)
+        c1 = gwcpu(procs)
+        if perf:
+            perf.send_signal(signal.SIGINT)
+            perf.wait(timeout=60)
     finally:
         for fd in (go, hold):
             if fd is not None:
@@ -330,8 +364,8 @@ def load(work, tag, gwpid, argvs):
 def throughput(root, work, oport, logdir):
     """CMDS attached commands' CONNECT setups beside one standalone gateway."""
     per = SETUPS // CMDS
-    lg = [LOADGEN, "connect-rate", "-o", str(oport), "-H", "127.0.0.1", "-c", "1",
-        "-n", str(per), "-t", str(SECS)]
+    lg = [LOADGEN, "connect-rate", "-o", str(oport), "-H", "127.0.0.1",
+        "-c", "1", "-n", str(per), "-t", str(SECS)]
     s = Session(root, "load", oport, logdir)
     pport = free_port()
     proxy = subprocess.Popen([PINHOLE, "proxy", "--listen",
@@ -344,17 +378,28 @@ def throughput(root, work, oport, logdir):
     wait_until(lambda: socket.socket().connect_ex(("127.0.0.1", pport)) == 0,
         10, "pinhole proxy")
     sh = " ".join(lg)
+    session_cpu = lambda _: cpu_s(s.pid)
+    proxy_cpu = lambda _: cpu_s(proxy.pid)
+    # Each pinhole run's own gateway: the processes named pinhole in its
+    # tree (the sandbox child waits; the load is its children's).
+    runs_cpu = lambda procs: sum(cpu_s(p.pid, "pinhole") for p in procs)
+    own = ["--resolver", "127.0.0.1:9", "--allow", "allow-private 127.0.0.0/8",
+        "--allow", "127.0.0.1:%d" % oport,
+        "--log", os.path.join(logdir, "runs.log")]
     cases = {
-        "session": lambda: load(work, "s", s.pid, [root.argv(*s.run_argv(
-            "sh", "-c", gated(work, "s", i) % (sh + " -x " + GW)))
-            for i in range(CMDS)]),
-        "proxy": lambda: load(work, "p", proxy.pid, [["sh", "-c",
+        "session": lambda: load(work, "s", session_cpu, [root.argv(
+            *s.run_argv("sh", "-c", gated(work, "s", i) % (sh + " -x " +
+            GW))) for i in range(CMDS)], s.pid),
+        "proxy": lambda: load(work, "p", proxy_cpu, [["sh", "-c",
             gated(work, "p", i) % (sh + " -x 127.0.0.1:%d" % pport)]
-            for i in range(CMDS)]),
-        "proxy1": lambda: load(work, "q", proxy.pid, [["sh", "-c",
+            for i in range(CMDS)], proxy.pid),
+        "proxy1": lambda: load(work, "q", proxy_cpu, [["sh", "-c",
             gated(work, "q", 0) % " ".join(lg[:6] + ["-c", str(CMDS),
             "-n", str(per * CMDS), "-t", str(SECS),
-            "-x", "127.0.0.1:%d" % pport])]])}
+            "-x", "127.0.0.1:%d" % pport])]], proxy.pid),
+        "runs": lambda: load(work, "r", runs_cpu, [root.argv(PINHOLE, "run",
+            *own, "--", "sh", "-c", gated(work, "r", i) % (sh + " -x " + GW))
+            for i in range(CMDS)])}
     res = {k: [] for k in cases}
     for r in range(REPEAT):
         order = list(cases) if r % 2 == 0 else list(reversed(list(cases)))
@@ -371,7 +416,8 @@ def throughput(root, work, oport, logdir):
     s.stop()
     names = {"session": "%d commands attached to one session" % CMDS,
         "proxy": "pinhole proxy, %d loadgens on the host" % CMDS,
-        "proxy1": "pinhole proxy, 1 loadgen -c %d on the host" % CMDS}
+        "proxy1": "pinhole proxy, 1 loadgen -c %d on the host" % CMDS,
+        "runs": "%d standalone pinhole runs (%d gateways)" % (CMDS, CMDS)}
     rate = {k: median([x["rate"] for x in res[k]]) for k in res}
     print("%-46s %10s %22s" % ("(medians of %d rounds)" % REPEAT,
         "setups/s", "gateway CPU s / 1000"))
@@ -383,6 +429,8 @@ def throughput(root, work, oport, logdir):
         " %s), %.0f%% of 1 loadgen's" % (ratio * 100, CMDS,
         "PASS" if ratio >= 0.9 else "MISS",
         rate["session"] / rate["proxy1"] * 100))
+    print("session / %d standalone pinhole runs: %.0f%%" % (CMDS,
+        rate["session"] / rate["runs"] * 100))
 
 
 def start_origin(work):
@@ -393,6 +441,22 @@ def start_origin(work):
     live.append(o)
     wait_until(lambda: "port" in open(out).read(), 10, "the origin")
     return o, int(open(out).read().split()[1])
+
+
+def startups(users, oport, logdir):
+    """Time the start-up cases for each user, under SCHED_FIFO if asked."""
+    print("== start-up (%d runs of each, in turn%s)" % (N,
+        ", SCHED_FIFO %d" % FIFO if FIFO else ""))
+    if FIFO:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(FIFO))
+    try:
+        for u in users.values():
+            s = Session(u, "up", oport, logdir)
+            startup(u, s)
+            s.stop()
+            sys.stdout.flush()
+    finally:
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
 
 
 def cleanup():
@@ -432,21 +496,18 @@ def main():
         _, oport = start_origin(work)
         with open("/proc/loadavg") as f:
             load_avg = " ".join(f.read().split()[:3])
-        print("pinhole run --session benchmark (%d CPUs, Linux %s, load %s, "
-            "policy SCHED_%s)" % (os.cpu_count(), os.uname().release,
-            load_avg, {0: "OTHER", 1: "FIFO", 2: "RR"}.get(
-            os.sched_getscheduler(0), "?")), flush=True)
-        print("== start-up (%d runs of each, in turn)" % N)
-        for u in users.values():
-            s = Session(u, "up", oport, logdir)
-            startup(u, s)
-            s.stop()
+        print("pinhole run --session benchmark (%d CPUs, Linux %s, load %s)"
+            % (os.cpu_count(), os.uname().release, load_avg), flush=True)
+        if "startup" in PARTS:
+            startups(users, oport, logdir)
+        if "memory" in PARTS:
+            print("== memory: the session gateway, 0 and %d idle commands "
+                "(run --session S -- sleep 60)" % CMDS)
+            report_memory([memory(users["root"], work, oport, logdir, r)
+                for r in range(REPEAT)])
             sys.stdout.flush()
-        print("== memory: the session gateway, 0 and %d idle commands "
-            "(run --session S -- sleep 60)" % CMDS)
-        report_memory([memory(users["root"], work, oport, logdir, r)
-            for r in range(REPEAT)])
-        sys.stdout.flush()
+        if "connect" not in PARTS:
+            return
         print("== CONNECT setups: %d commands, each loadgen connect-rate -c 1 "
             "-n %d through its sandbox's %s,\n   beside pinhole proxy on "
             "127.0.0.1 with the same loadgens from the host" % (
@@ -454,7 +515,10 @@ def main():
         throughput(users["root"], work, oport, logdir)
     finally:
         cleanup()
-        shutil.rmtree(top, ignore_errors=True)
+        if os.environ.get("BENCH_KEEP"):
+            print("kept " + top)
+        else:
+            shutil.rmtree(top, ignore_errors=True)
 
 
 if __name__ == "__main__":
