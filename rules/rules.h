@@ -96,6 +96,17 @@ struct rules_verdict {
 	const char	*text;		/* the rule as written */
 	const char	*why;		/* "no rule matches: default deny", ... */
 	time_t		 until;		/* the deciding rule's end, or 0 */
+	/*
+	 * rules_match(): every allow rule for (host, port) has constraints
+	 * (read-only, methods, path), or a secret names the host: requests
+	 * must be read (TLS ended at the gateway) and each decided by
+	 * rules_match_request().  0: tunnel as is.
+	 */
+	int		 inspect;
+	/* rules_match_request(): a deny rule decided, no grant can lift it. */
+	int		 by_deny;
+	/* rules_match_request() refused: the constraint, "read-only", ... */
+	const char	*constraint;
 };
 
 struct rules	*rules_create(void);
@@ -117,6 +128,71 @@ int	rules_load_text(struct rules *, const char *, const char *, size_t,
 /* Decide (host, port).  Returns v->allow. */
 int	rules_match(const struct rules *, const struct host *, uint16_t,
 	    struct rules_verdict *);
+
+/*
+ * One HTTP request as the request-level checks see it: the method and
+ * the origin-form target ("/path?query") as sent.
+ */
+struct rules_request {
+	const char	*method;
+	size_t		 method_len;
+	const char	*target;
+	size_t		 target_len;
+};
+
+/*
+ * Decide one request to (host, port), which rules_match() allowed with
+ * v->inspect set: allowed when at least one allow rule for (host, port)
+ * lets it through, every constraint of that rule met (read-only: GET,
+ * HEAD, OPTIONS and git's fetch; methods; path patterns, matched on the
+ * canonical path).  Refused, v->constraint names the constraint of the
+ * first such rule that refused and v->why says it in words ("read-only:
+ * POST is not a read", "path /x is outside /myorg/**").  Returns 1
+ * allow, 0 refuse, -1 when the target is not a path that reads one way
+ * only (v->why says why: encoded '/', NUL, ...).
+ */
+int	rules_match_request(const struct rules *, const struct host *,
+	    uint16_t, const struct rules_request *, struct rules_verdict *);
+
+/*
+ * The one canonical form of an origin-form target's path (the query
+ * left out): percent-decoded once, "." and ".." segments resolved (never
+ * above the root), "//" folded.  Refused (-1, *errstr saying why): not
+ * starting with '/', an encoded '/' or '\\', NUL or a control byte
+ * raw or encoded, a bad '%' escape, '\\', or a path longer than len - 1.
+ * Returns the length written to out (NUL-terminated).
+ */
+#define RULES_PATH_LEN	4096
+int	rules_path_canon(const char *, size_t, char *, size_t, const char **);
+
+/*
+ * The hosts whose connections are inspected (rules with constraints,
+ * hosts a secret names), for the CA's name constraints: each as a
+ * pattern "name", "*.name", an address or "ADDR/LEN"; "*" when some
+ * rule inspects any host (no name constraints can hold).  Stores at
+ * most max pointers (living as long as the policy); returns how many
+ * there are.
+ */
+size_t	rules_inspected(const struct rules *, const char **, size_t);
+
+/*
+ * `secret NAME for HOST[,HOST...] [from FILE]`: a credential the sandbox
+ * sees only as a placeholder, which the gateway puts back in requests to
+ * those hosts alone.  The value is read from pinhole's environment
+ * (NAME) or FILE by the caller, never by the policy.
+ */
+struct rules_secret {
+	const char	*name;		/* an environment variable's name */
+	const char	*file;		/* NULL: pinhole's own environment */
+	const char	*file_origin;	/* "FILE:LINE" of the secret line */
+};
+
+/* The secrets of a policy in load order; stores at most max pointers. */
+size_t	rules_secrets(const struct rules *, const struct rules_secret **,
+	    size_t);
+
+/* May a secret go to this host (one of its HOST patterns matches)? */
+int	rules_secret_for(const struct rules_secret *, const struct host *);
 
 /*
  * Is a name allowed on at least one port (for DNS: a name is answered
