@@ -147,7 +147,7 @@ struct rules_request {
  * HEAD, OPTIONS and git's fetch; methods; path patterns, matched on the
  * canonical path).  Refused, v->constraint names the constraint of the
  * first such rule that refused and v->why says it in words ("read-only:
- * POST is not a read", "path /x is outside /myorg/**").  Returns 1
+ * POST is not a read", "path /x is outside /myorg/ and below").  Returns 1
  * allow, 0 refuse, -1 when the target is not a path that reads one way
  * only (v->why says why: encoded '/', NUL, ...).
  */
