@@ -5,7 +5,8 @@ libpinhole_a_SOURCES += \
 	rules/addr.c \
 	rules/store.c \
 	rules/match.c \
-	rules/parse.c
+	rules/parse.c \
+	rules/request.c
 
 UNIT_TESTS += tests/unit/test_host tests/unit/test_addr tests/unit/test_rules
 

@@ -19,6 +19,10 @@ struct match {
 	const struct rule	*allow;
 	const struct rule	*deny;
 	int			 other_port;	/* a rule named the host only */
+	int			 open;		/* an allow rule checks nothing */
+	const struct rule	**cands;	/* the allow rules, if wanted */
+	size_t			 ncands;
+	size_t			 maxcands;
 };
 
 /* Make an empty policy. */
@@ -207,6 +211,12 @@ match_list(struct match *m, const struct rule *rule)
 		best = rule->action == RULE_DENY ? &m->deny : &m->allow;
 		if (*best == NULL || rule->seq < (*best)->seq)
 			*best = rule;
+		if (rule->action != RULE_ALLOW)
+			continue;
+		if (rule->req == NULL)
+			m->open = 1;
+		else if (m->ncands < m->maxcands)
+			m->cands[m->ncands++] = rule;
 	}
 }
 
@@ -265,21 +275,162 @@ match_verdict(const struct match *m, struct rules_verdict *v)
 	return (v->allow);
 }
 
-/* Decide (host, port): a matching deny wins, no match denies. */
+/* Find every rule for (host, port). */
+static void
+match_host(const struct rules *r, const struct host *h, struct match *m)
+{
+	m->now = time(NULL);
+	if (h->kind == HOST_NAME) {
+		match_list(m, hmap_get(&r->names, h->text, strlen(h->text)));
+		match_wild(m, &r->wild, h->text);
+	} else
+		match_prefix(&r->addrs, h->addr, h->kind == HOST_IPV4 ? 4 : 16,
+		    match_list, m);
+}
+
+/* Does a secret name this host (its connections are then read)? */
+static int
+match_secret_host(const struct rules *r, const struct host *h)
+{
+	const struct secret	*sc;
+
+	for (sc = r->secrets; sc != NULL; sc = sc->next) {
+		if (rules_secret_for(&sc->pub, h))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Decide (host, port): a matching deny wins, no match denies.  Requests
+ * are read when every allow rule for it checks them, or a secret names
+ * the host.
+ */
 int
 rules_match(const struct rules *r, const struct host *h, uint16_t port,
     struct rules_verdict *v)
 {
 	struct match	m = { .port = port };
+	int		rv;
 
-	m.now = time(NULL);
-	if (h->kind == HOST_NAME) {
-		match_list(&m, hmap_get(&r->names, h->text, strlen(h->text)));
-		match_wild(&m, &r->wild, h->text);
-	} else
-		match_prefix(&r->addrs, h->addr, h->kind == HOST_IPV4 ? 4 : 16,
-		    match_list, &m);
-	return (match_verdict(&m, v));
+	match_host(r, h, &m);
+	if ((rv = match_verdict(&m, v)) != 0)
+		v->inspect = !m.open || (r->secrets != NULL &&
+		    match_secret_host(r, h));
+	return (rv);
+}
+
+/* Order rules by load order. */
+static int
+rule_by_seq(const void *a, const void *b)
+{
+	const struct rule	*x = *(const struct rule *const *)a;
+	const struct rule	*y = *(const struct rule *const *)b;
+
+	return (x->seq < y->seq ? -1 : x->seq > y->seq);
+}
+
+/* Decide one request: see rules.h. */
+int
+rules_match_request(const struct rules *r, const struct host *h,
+    uint16_t port, const struct rules_request *rq, struct rules_verdict *v)
+{
+	const struct rule	*cands[64];
+	struct match		 m = { .port = port, .cands = cands,
+				    .maxcands = 64 };
+	char			 path[RULES_PATH_LEN];
+	const char		*errstr, *constraint;
+	size_t			 i;
+
+	match_host(r, h, &m);
+	if (match_verdict(&m, v) == 0) {
+		v->by_deny = m.deny != NULL;
+		return (0);
+	}
+	v->inspect = 1;
+	if (rules_path_canon(rq->target, rq->target_len, path, sizeof path,
+	    &errstr) == -1) {
+		snprintf(v->detail, sizeof v->detail, "the path has %s",
+		    errstr);
+		v->why = v->detail;
+		v->allow = 0;
+		return (-1);
+	}
+	if (m.open)
+		return (1);
+	qsort(cands, m.ncands, sizeof *cands, rule_by_seq);
+	for (i = 0; i < m.ncands; i++) {
+		if (rules_req_check(cands[i], rq, path, &constraint,
+		    i == 0 ? v->detail : NULL, i == 0 ? sizeof v->detail : 0))
+			break;
+		if (i == 0)
+			v->constraint = constraint;
+	}
+	if (i < m.ncands) {
+		v->file = cands[i]->file;
+		v->line = cands[i]->line;
+		v->text = cands[i]->text;
+		v->until = cands[i]->until;
+		v->constraint = NULL;
+		return (1);
+	}
+	v->allow = 0;
+	v->file = cands[0]->file;
+	v->line = cands[0]->line;
+	v->text = cands[0]->text;
+	v->until = cands[0]->until;
+	v->why = v->detail;
+	return (0);
+}
+
+/* May a secret go to this host? */
+int
+rules_secret_for(const struct rules_secret *rs, const struct host *h)
+{
+	const struct secret	*sc = (const struct secret *)rs;
+	size_t			 i;
+
+	for (i = 0; i < sc->nhosts; i++) {
+		if (rules_spec_covers(&sc->hosts[i], h))
+			return (1);
+	}
+	return (0);
+}
+
+/* The secrets of a policy, in load order. */
+size_t
+rules_secrets(const struct rules *r, const struct rules_secret **out,
+    size_t max)
+{
+	const struct secret	*sc;
+	size_t			 n = 0;
+
+	for (sc = r->secrets; sc != NULL; sc = sc->next, n++) {
+		if (n < max)
+			out[n] = &sc->pub;
+	}
+	return (n);
+}
+
+/* The hosts whose connections are read: constrained rules', secrets'. */
+size_t
+rules_inspected(const struct rules *r, const char **out, size_t max)
+{
+	const struct rule	*rule;
+	const struct secret	*sc;
+	size_t			 n = 0, i;
+
+	for (rule = r->first; rule != NULL; rule = rule->order) {
+		if (rule->req != NULL && n++ < max)
+			out[n - 1] = rule->req->host;
+	}
+	for (sc = r->secrets; sc != NULL; sc = sc->next) {
+		for (i = 0; i < sc->nhosts; i++) {
+			if (n++ < max)
+				out[n - 1] = sc->patterns[i];
+		}
+	}
+	return (n);
 }
 
 /* Keep the first-loaded deny rule of a list. */

@@ -7,6 +7,7 @@
 
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -31,6 +32,8 @@ struct load {
 	char			*err;
 	size_t			 errlen;
 	struct rules_file	*files;		/* read by this load */
+	struct secret		*secrets;	/* parsed by this load */
+	struct secret		**stail;
 	time_t			 now;		/* rules that ended are left out */
 	time_t			 next_end;	/* the first end still to come */
 };
@@ -47,6 +50,8 @@ struct parse {
 	ino_t			 ino;
 	int			 depth;
 	time_t			 until;		/* the line's "until", or 0 */
+	struct rule_req		*req;		/* the line's constraints */
+	char			*rest;		/* words after the argument */
 };
 
 struct keyword {
@@ -55,6 +60,8 @@ struct keyword {
 	int		(*handler)(struct parse *, const char *, const char *);
 	int		 can_end;	/* takes "until TIME" */
 	int		 noarg;		/* takes no argument */
+	int		 constraints;	/* read-only, methods, path */
+	int		 rest;		/* reads its own words */
 };
 
 static int	kw_allow(struct parse *, const char *, const char *);
@@ -62,15 +69,21 @@ static int	kw_deny(struct parse *, const char *, const char *);
 static int	kw_allow_private(struct parse *, const char *, const char *);
 static int	kw_include(struct parse *, const char *, const char *);
 static int	kw_allow_vsock(struct parse *, const char *, const char *);
+static int	kw_secret(struct parse *, const char *, const char *);
+static size_t	next_word(char **);
 static int	load_file(struct load *, const struct parse *, const char *);
 
 static const struct keyword keywords[] = {
-	{ "allow", "allow HOST[:PORTS] [until TIME]", kw_allow, 1, 0 },
-	{ "deny", "deny HOST[:PORTS]", kw_deny, 0, 0 },
+	{ "allow", "allow HOST[:PORTS] [read-only] [methods M,...] "
+	    "[path /P,...] [until TIME]", kw_allow, 1, 0, 1, 0 },
+	{ "deny", "deny HOST[:PORTS]", kw_deny, 0, 0, 0, 0 },
 	{ "allow-private", "allow-private ADDRESS[/LEN]", kw_allow_private,
+	    0, 0, 0, 0 },
+	{ "include", "include FILE | include preset:NAME", kw_include, 0, 0,
 	    0, 0 },
-	{ "include", "include FILE | include preset:NAME", kw_include, 0, 0 },
-	{ "allow-vsock", "allow-vsock", kw_allow_vsock, 0, 1 },
+	{ "allow-vsock", "allow-vsock", kw_allow_vsock, 0, 1, 0, 0 },
+	{ "secret", "secret NAME for HOST[,HOST...] [from FILE]", kw_secret,
+	    0, 0, 0, 1 },
 };
 
 static const struct port_range ports_default[] = { { 80, 80 }, { 443, 443 } };
@@ -426,6 +439,12 @@ kw_allow(struct parse *p, const char *arg, const char *text)
 
 	if (parse_rule(p, arg, text, RULE_ALLOW) == -1)
 		return (-1);
+	if (p->req != NULL) {
+		if (rules_spec_pattern(&l->r->arena, &l->specs[l->nspecs - 1],
+		    &p->req->host) == -1)
+			return (parse_error(p, "out of memory"));
+		l->specs[l->nspecs - 1].rule->req = p->req;
+	}
 	l->specs[l->nspecs - 1].rule->until = p->until;
 	if (p->until != 0 && p->until <= l->now)
 		l->nspecs--;		/* checked, then left out */
@@ -513,6 +532,147 @@ kw_include(struct parse *p, const char *arg, const char *text)
 	return (load_file(p->load, p, path));
 }
 
+/* Is this a secret's name: an environment variable's, at most 64? */
+static int
+secret_name_ok(const char *s)
+{
+	size_t	i;
+
+	if (!isalpha((unsigned char)s[0]) && s[0] != '_')
+		return (0);
+	for (i = 0; s[i] != '\0'; i++) {
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return (0);
+	}
+	return (i <= 64);
+}
+
+/* Is a secret of this name in the policy or this load already? */
+static const struct secret *
+secret_find_name(const struct parse *p, const char *name)
+{
+	const struct secret	*sc;
+
+	for (sc = p->load->r->secrets; sc != NULL; sc = sc->next)
+		if (strcmp(sc->pub.name, name) == 0)
+			return (sc);
+	for (sc = p->load->secrets; sc != NULL; sc = sc->next)
+		if (strcmp(sc->pub.name, name) == 0)
+			return (sc);
+	return (NULL);
+}
+
+/* The hosts of a secret, a comma list: patterns as allow takes, no port. */
+static int
+secret_hosts(struct parse *p, struct secret *sc, const char *list, size_t n)
+{
+	struct arena	*a = &p->load->r->arena;
+	const char	*item, *comma, *end = list + n, *host, *ports;
+	char		 buf[HOST_TEXT_LEN + 8], q[80];
+	size_t		 k = 1, i, len, hlen;
+
+	for (i = 0; i < n; i++)
+		k += list[i] == ',';
+	if ((sc->hosts = arena_alloc(a, k * sizeof *sc->hosts)) == NULL ||
+	    (sc->patterns = arena_alloc(a, k * sizeof *sc->patterns)) == NULL)
+		return (parse_error(p, "out of memory"));
+	memset(sc->hosts, 0, k * sizeof *sc->hosts);
+	for (i = 0, item = list; item <= end; item = comma + 1, i++) {
+		if ((comma = memchr(item, ',', (size_t)(end - item))) == NULL)
+			comma = end;
+		len = (size_t)(comma - item);
+		if (len == 0 || len >= sizeof buf)
+			return (parse_error(p, "secret: bad host list '%s'",
+			    quote(q, sizeof q, list, n)));
+		memcpy(buf, item, len);
+		buf[len] = '\0';
+		if (split_host(p, buf, &host, &hlen, &ports) == -1)
+			return (-1);
+		if (ports != NULL)
+			return (parse_error(p, "secret: '%s' names a port: a "
+			    "secret is for hosts", quote(q, sizeof q, buf, len)));
+		if (parse_host(p, host, hlen, &sc->hosts[i]) == -1 ||
+		    rules_spec_pattern(a, &sc->hosts[i], &sc->patterns[i]) == -1)
+			return (-1);
+	}
+	sc->nhosts = k;
+	return (0);
+}
+
+/* Where a secret's file is: relative to the policy file, or here. */
+static const char *
+secret_path(struct parse *p, const char *file, size_t n)
+{
+	char	path[4096], cwd[4096];
+	int	len;
+
+	if (file[0] == '/')
+		len = snprintf(path, sizeof path, "%.*s", (int)n, file);
+	else if (p->dir != NULL)
+		len = snprintf(path, sizeof path, "%s/%.*s", p->dir, (int)n,
+		    file);
+	else if (getcwd(cwd, sizeof cwd) != NULL)
+		len = snprintf(path, sizeof path, "%s/%.*s", cwd, (int)n, file);
+	else
+		return (NULL);
+	if (len < 0 || (size_t)len >= sizeof path)
+		return (NULL);
+	return (arena_strndup(&p->load->r->arena, path, (size_t)len));
+}
+
+/* secret NAME for HOST[,HOST...] [from FILE] */
+static int
+kw_secret(struct parse *p, const char *arg, const char *text)
+{
+	struct arena	*a = &p->load->r->arena;
+	struct secret	*sc;
+	char		*s = p->rest, q[80], origin[4200];
+	size_t		 n;
+
+	if (!secret_name_ok(arg))
+		return (parse_error(p, "secret: bad name '%s' (letters, digits "
+		    "and '_', as an environment variable's)",
+		    quote(q, sizeof q, arg, strlen(arg))));
+	if (secret_find_name(p, arg) != NULL)
+		return (parse_error(p, "secret %s is given twice", arg));
+	if ((n = next_word(&s)) != 3 || strncmp(s, "for", 3) != 0)
+		return (parse_error(p, "secret: expected 'for HOSTS' (%s)",
+		    "secret NAME for HOST[,HOST...] [from FILE]"));
+	s += 3;
+	if ((n = next_word(&s)) == 0)
+		return (parse_error(p, "secret: missing hosts"));
+	if ((sc = arena_alloc(a, sizeof *sc)) == NULL)
+		return (parse_error(p, "out of memory"));
+	memset(sc, 0, sizeof *sc);
+	if (secret_hosts(p, sc, s, n) == -1)
+		return (-1);
+	s += n;
+	if ((n = next_word(&s)) == 4 && strncmp(s, "from", 4) == 0) {
+		s += 4;
+		if ((n = next_word(&s)) == 0)
+			return (parse_error(p, "secret: missing file after "
+			    "'from'"));
+		if ((sc->pub.file = secret_path(p, s, n)) == NULL)
+			return (parse_error(p, "secret: file path too long"));
+		s += n;
+		n = next_word(&s);
+	}
+	if (n != 0)
+		return (parse_error(p, "secret: unexpected '%s'",
+		    quote(q, sizeof q, s, n)));
+	snprintf(origin, sizeof origin, "%s:%u", p->file, p->line);
+	if ((sc->pub.name = arena_strndup(a, arg, strlen(arg))) == NULL ||
+	    (sc->pub.file_origin = arena_strndup(a, origin,
+	    strlen(origin))) == NULL)
+		return (parse_error(p, "out of memory"));
+	(void)text;
+	if (p->load->stail == NULL)
+		p->load->stail = &p->load->secrets;
+	*p->load->stail = sc;
+	p->load->stail = &sc->next;
+	return (0);
+}
+
 /* Split off the next word; returns its length (0 at the end). */
 static size_t
 next_word(char **s)
@@ -526,6 +686,124 @@ next_word(char **s)
 	return (n);
 }
 
+/* "until TIME", *s at "until": the time into p->until. */
+static int
+parse_until(struct parse *p, char **s)
+{
+	char	q[80];
+	size_t	n;
+
+	*s += 5;
+	if ((n = next_word(s)) == 0)
+		return (parse_error(p, "until: missing time (%s)",
+		    RULES_TIME_USAGE));
+	if (rules_time_parse(*s, n, &p->until) == -1)
+		return (parse_error(p, "until: bad time '%s' (%s)",
+		    quote(q, sizeof q, *s, n), RULES_TIME_USAGE));
+	*s += n;
+	return (0);
+}
+
+/* Is this a method name (an RFC 9110 token)? */
+static int
+method_ok(const char *m, size_t len)
+{
+	size_t	i;
+
+	for (i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)m[i]) &&
+		    strchr("!#$%&'*+-.^_`|~", m[i]) == NULL)
+			return (0);
+	}
+	return (len > 0 && len <= 32);
+}
+
+/*
+ * Split a comma list of n bytes into arena strings, each checked by ok
+ * (NULL: none); *text keeps the list as written.  Returns how many.
+ */
+static int
+parse_list(struct parse *p, const char *s, size_t n, const char *what,
+    int (*ok)(const char *, size_t, const char **), const char ***out,
+    const char **text)
+{
+	struct arena	*a = &p->load->r->arena;
+	const char	*item, *comma, *end = s + n, *errstr;
+	size_t		 k = 1, i, len;
+	char		 q[80];
+
+	for (i = 0; i < n; i++)
+		k += s[i] == ',';
+	if ((*out = arena_alloc(a, k * sizeof **out)) == NULL ||
+	    (*text = arena_strndup(a, s, n)) == NULL)
+		return (parse_error(p, "out of memory"));
+	for (i = 0, item = s; item <= end; item = comma + 1, i++) {
+		if ((comma = memchr(item, ',', (size_t)(end - item))) == NULL)
+			comma = end;
+		len = (size_t)(comma - item);
+		if (len == 0)
+			return (parse_error(p, "%s: an empty item in '%s'",
+			    what, quote(q, sizeof q, s, n)));
+		errstr = "not a method name";
+		if (ok != NULL ? ok(item, len, &errstr) == -1 :
+		    !method_ok(item, len))
+			return (parse_error(p, "%s: bad '%s': %s", what,
+			    quote(q, sizeof q, item, len), errstr));
+		if (((*out)[i] = arena_strndup(a, item, len)) == NULL)
+			return (parse_error(p, "out of memory"));
+	}
+	return ((int)k);
+}
+
+/*
+ * One constraint of an allow rule, *s at its first word of n bytes:
+ * read-only, methods LIST, path LIST.  Returns 1 taken (*s past it), 0
+ * when the word is none, -1 on error.
+ */
+static int
+parse_constraint(struct parse *p, char **s, size_t n)
+{
+	struct rule_req	*q = p->req;
+	char		*w = *s;
+	size_t		 k;
+	int		 rv, paths = n == 4 && strncmp(w, "path", 4) == 0;
+
+	if (!(n == 9 && strncmp(w, "read-only", 9) == 0) && !paths &&
+	    !(n == 7 && strncmp(w, "methods", 7) == 0))
+		return (0);
+	if (q == NULL) {
+		if ((q = arena_alloc(&p->load->r->arena, sizeof *q)) == NULL)
+			return (parse_error(p, "out of memory"));
+		memset(q, 0, sizeof *q);
+		p->req = q;
+	}
+	*s += n;
+	if (w[0] == 'r') {
+		if (q->read_only)
+			return (parse_error(p, "read-only given twice"));
+		q->read_only = 1;
+		return (1);
+	}
+	if (paths ? q->npaths > 0 : q->nmethods > 0)
+		return (parse_error(p, "%s given twice", paths ? "path" :
+		    "methods"));
+	if ((k = next_word(s)) == 0)
+		return (parse_error(p, "%s: missing list (%s)", paths ?
+		    "path" : "methods", paths ? "path /PREFIX/**,/FILE" :
+		    "methods GET,HEAD"));
+	rv = paths ? parse_list(p, *s, k, "path", rules_pattern_ok,
+	    &q->paths, &q->paths_text) : parse_list(p, *s, k, "methods", NULL,
+	    &q->methods, &q->methods_text);
+	if (rv == -1)
+		return (-1);
+	if (paths)
+		q->npaths = (size_t)rv;
+	else
+		q->nmethods = (size_t)rv;
+	*s += k;
+	return (1);
+}
+
 /* Parse one line, trimmed and its comment gone. */
 static int
 parse_words(struct parse *p, const char *line)
@@ -534,6 +812,7 @@ parse_words(struct parse *p, const char *line)
 	char			 copy[RULES_LINE_MAX + 1], *s = copy, *word, *arg;
 	char			 q[80];
 	size_t			 n;
+	int			 rv;
 
 	snprintf(copy, sizeof copy, "%s", line);
 
@@ -559,21 +838,21 @@ parse_words(struct parse *p, const char *line)
 	if (*s != '\0')
 		*s++ = '\0';
 	p->until = 0;
-	if ((n = next_word(&s)) == 5 && strncmp(s, "until", 5) == 0 &&
-	    kw->can_end) {
-		s += n;
-		if ((n = next_word(&s)) == 0)
-			return (parse_error(p, "until: missing time (%s)",
-			    RULES_TIME_USAGE));
-		if (rules_time_parse(s, n, &p->until) == -1)
-			return (parse_error(p, "until: bad time '%s' (%s)",
-			    quote(q, sizeof q, s, n), RULES_TIME_USAGE));
-		s += n;
-		n = next_word(&s);
+	p->req = NULL;
+	p->rest = kw->rest ? s : NULL;
+	while (!kw->rest && (n = next_word(&s)) != 0) {
+		if (n == 5 && strncmp(s, "until", 5) == 0 && kw->can_end &&
+		    p->until == 0) {
+			if (parse_until(p, &s) == -1)
+				return (-1);
+		} else if (kw->constraints && (rv = parse_constraint(p, &s,
+		    n)) != 0) {
+			if (rv == -1)
+				return (-1);
+		} else
+			return (parse_error(p, "%s: unexpected '%s' (%s)",
+			    kw->name, quote(q, sizeof q, s, n), kw->usage));
 	}
-	if (n != 0)
-		return (parse_error(p, "%s: unexpected '%s' (%s)", kw->name,
-		    quote(q, sizeof q, s, n), kw->usage));
 	return (kw->handler(p, arg, line));
 }
 
@@ -798,6 +1077,7 @@ load_finish(struct load *l, int rv)
 {
 	struct parse		  top = { .load = l, .file = "policy" };
 	struct rules_file	**tail;
+	struct secret		**stail;
 
 	if (rv == 0 && rules_add(l->r, l->specs, l->nspecs) == -1)
 		rv = parse_error(&top, "out of memory");
@@ -805,6 +1085,10 @@ load_finish(struct load *l, int rv)
 		for (tail = &l->r->files; *tail != NULL; tail = &(*tail)->next)
 			;
 		*tail = l->files;
+		for (stail = &l->r->secrets; *stail != NULL;
+		    stail = &(*stail)->next)
+			;
+		*stail = l->secrets;
 		if (l->next_end != 0 && (l->r->next_end == 0 ||
 		    l->next_end < l->r->next_end))
 			l->r->next_end = l->next_end;

@@ -52,6 +52,18 @@ enum rule_action {
 	RULE_PRIVATE
 };
 
+/* What an allow rule checks of each request (rules/request.c). */
+struct rule_req {
+	int		 read_only;
+	const char	**methods;
+	size_t		 nmethods;
+	const char	*methods_text;	/* "GET,HEAD", for messages */
+	const char	**paths;	/* canonical patterns */
+	size_t		 npaths;
+	const char	*paths_text;
+	const char	*host;		/* the host as a pattern: "*.name" */
+};
+
 /* One rule as loaded: what it does, on which ports, and where it came from. */
 struct rule {
 	struct rule		*next;		/* same target */
@@ -64,6 +76,7 @@ struct rule {
 	const struct port_range	*ports;
 	size_t			 nports;
 	time_t			 until;		/* allow ... until: its end, or 0 */
+	const struct rule_req	*req;		/* constraints, or NULL */
 };
 
 enum target_kind {
@@ -96,6 +109,15 @@ struct wnode {
 	struct rule	*rules;		/* *.this-node's-name */
 };
 
+/* A secret (`secret NAME for HOSTS [from FILE]`) and the hosts it is for. */
+struct secret {
+	struct rules_secret	 pub;		/* what rules.h shows */
+	struct secret		*next;
+	struct rule_spec	*hosts;		/* kind, name or prefix only */
+	const char		**patterns;	/* the hosts as written */
+	size_t			 nhosts;
+};
+
 struct psl_ctx_st;
 
 /* A file a policy was read from: the top file, an include, a preset. */
@@ -119,6 +141,7 @@ struct rules {
 	struct rule		**last;
 	time_t			 next_end;	/* rules_next_end() */
 	int			 allow_vsock;	/* allow-vsock */
+	struct secret		*secrets;	/* in load order */
 };
 
 /* rules/host.c */
@@ -134,6 +157,14 @@ int	rules_load_buffer(struct rules *, const char *, const char *, size_t,
 	    char *, size_t);
 int	rules_parse_allow(struct rules *, const char *, unsigned int,
 	    const char *, int, struct rule_spec *, char *, size_t);
+
+/* rules/request.c */
+int	rules_pattern_ok(const char *, size_t, const char **);
+int	rules_req_check(const struct rule *, const struct rules_request *,
+	    const char *, const char **, char *, size_t);
+int	rules_spec_covers(const struct rule_spec *, const struct host *);
+int	rules_spec_pattern(struct arena *, const struct rule_spec *,
+	    const char **);
 
 /* rules/match.c */
 int	rules_add(struct rules *, const struct rule_spec *, size_t);

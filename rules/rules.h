@@ -107,6 +107,7 @@ struct rules_verdict {
 	int		 by_deny;
 	/* rules_match_request() refused: the constraint, "read-only", ... */
 	const char	*constraint;
+	char		 detail[384];	/* what why points to, then */
 };
 
 struct rules	*rules_create(void);

@@ -1,0 +1,394 @@
+/*
+ * Request-level rules: the one canonical form of a path, the checks an
+ * allow rule's constraints make of a request (read-only, methods, path
+ * patterns), and the hosts whose connections must be read to make them.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rules/rules-int.h"
+
+/* The value of a hex digit, or -1. */
+static int
+hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return (c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (c - 'A' + 10);
+	return (-1);
+}
+
+/*
+ * Is s[0..len) valid UTF-8: shortest forms only, no surrogates, nothing
+ * past U+10FFFF?  (An overlong '.' or '/' reads as one to some servers.)
+ */
+static int
+utf8_ok(const unsigned char *s, size_t len)
+{
+	size_t		i = 0, n, k;
+	unsigned int	cp, min;
+
+	while (i < len) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if ((s[i] & 0xe0) == 0xc0) {
+			n = 1; cp = s[i] & 0x1f; min = 0x80;
+		} else if ((s[i] & 0xf0) == 0xe0) {
+			n = 2; cp = s[i] & 0x0f; min = 0x800;
+		} else if ((s[i] & 0xf8) == 0xf0) {
+			n = 3; cp = s[i] & 0x07; min = 0x10000;
+		} else
+			return (0);
+		if (len - i <= n)
+			return (0);
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return (0);
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return (0);
+		i += n + 1;
+	}
+	return (1);
+}
+
+/* Decode a path's escapes once, refusing what reads more than one way. */
+static int
+path_decode(const char *s, size_t len, char *out, size_t outlen,
+    size_t *n, const char **errstr)
+{
+	size_t		i, o = 0;
+	int		hi, lo, c;
+
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)s[i];
+		if (c == '%') {
+			if (len - i < 3 || (hi = hex_value(s[i + 1])) == -1 ||
+			    (lo = hex_value(s[i + 2])) == -1) {
+				*errstr = "a bad %-escape";
+				return (-1);
+			}
+			c = hi << 4 | lo;
+			i += 2;
+			if (c == '/' || c == '\\') {
+				*errstr = "an encoded '/' or '\\'";
+				return (-1);
+			}
+			if (c == '%') {
+				*errstr = "an encoded '%' (it would decode "
+				    "again elsewhere)";
+				return (-1);
+			}
+		} else if (c == '\\') {
+			*errstr = "a '\\'";
+			return (-1);
+		}
+		if (c < 0x20 || c == 0x7f) {
+			*errstr = "a NUL or control byte";
+			return (-1);
+		}
+		if (o + 1 >= outlen) {
+			*errstr = "a path too long";
+			return (-1);
+		}
+		out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	if (!utf8_ok((const unsigned char *)out, o)) {
+		*errstr = "bytes that are not UTF-8 (or an overlong form)";
+		return (-1);
+	}
+	*n = o;
+	return (0);
+}
+
+/* Does a segment read as "." or ".." to a server that drops ";params"? */
+static int
+seg_dot_param(const char *seg, size_t len)
+{
+	return ((len >= 2 && seg[0] == '.' && seg[1] == ';') ||
+	    (len >= 3 && seg[0] == '.' && seg[1] == '.' && seg[2] == ';'));
+}
+
+/* The canonical form of a path: see rules.h. */
+int
+rules_path_canon(const char *target, size_t len, char *out, size_t outlen,
+    const char **errstr)
+{
+	char		 dec[RULES_PATH_LEN];
+	const char	*q, *seg, *end;
+	size_t		 n, o = 0, slen;
+
+	if ((q = memchr(target, '?', len)) != NULL)
+		len = (size_t)(q - target);
+	if (len == 0 || target[0] != '/') {
+		*errstr = "a path must start with '/'";
+		return (-1);
+	}
+	if (outlen < 2 || path_decode(target, len, dec, sizeof dec, &n,
+	    errstr) == -1)
+		return (-1);
+	end = dec + n;
+	out[o++] = '/';
+	for (seg = dec + 1; seg <= end; seg += slen + 1) {
+		slen = (size_t)((q = memchr(seg, '/', (size_t)(end - seg))) ?
+		    q - seg : end - seg);
+		if (seg_dot_param(seg, slen)) {
+			*errstr = "a '.' or '..' segment with ';' parameters";
+			return (-1);
+		}
+		if (slen == 0 && seg < end)
+			continue;			/* "//" folded */
+		if (slen == 1 && seg[0] == '.')
+			continue;
+		if (slen == 2 && seg[0] == '.' && seg[1] == '.') {
+			if (o > 1) {			/* drop the last segment */
+				o--;
+				while (o > 0 && out[o - 1] != '/')
+					o--;
+			}
+			continue;
+		}
+		if (o + slen + 2 > outlen) {
+			*errstr = "a path too long";
+			return (-1);
+		}
+		memcpy(out + o, seg, slen);
+		o += slen;
+		if (seg + slen < end)
+			out[o++] = '/';
+	}
+	out[o] = '\0';
+	return ((int)o);
+}
+
+/*
+ * Does a canonical path match a pattern: '*' within one segment, a final
+ * "/\*\*" (slash, two stars) the directory itself and all below it?
+ */
+static int
+path_match(const char *pat, const char *s)
+{
+	while (*pat != '\0') {
+		if (strcmp(pat, "/**") == 0)
+			return (*s == '\0' || *s == '/');
+		if (*pat == '*') {
+			pat++;
+			for (;;) {
+				if (path_match(pat, s))
+					return (1);
+				if (*s == '\0' || *s == '/')
+					return (0);
+				s++;
+			}
+		}
+		if (*pat != *s)
+			return (0);
+		pat++;
+		s++;
+	}
+	return (*s == '\0');
+}
+
+/* Is a path pattern canonical: "/" segments, no dots, escapes or "//"? */
+int
+rules_pattern_ok(const char *pat, size_t len, const char **errstr)
+{
+	size_t	i;
+
+	if (len == 0 || pat[0] != '/') {
+		*errstr = "a path pattern starts with '/'";
+		return (-1);
+	}
+	for (i = 0; i < len; i++) {
+		if (pat[i] == '%' || pat[i] == '\\' ||
+		    (unsigned char)pat[i] < 0x21 || pat[i] == 0x7f ||
+		    pat[i] == '?' || pat[i] == ',') {
+			*errstr = "a path pattern takes no escapes, '\\', '?', "
+			    "',' or spaces";
+			return (-1);
+		}
+		if (pat[i] == '/' && i + 1 < len && pat[i + 1] == '/') {
+			*errstr = "a path pattern has no '//'";
+			return (-1);
+		}
+		if (pat[i] == '/' && pat[i + 1 < len ? i + 1 : i] == '.' &&
+		    (i + 2 >= len || pat[i + 2] == '/' || (pat[i + 2] == '.' &&
+		    (i + 3 >= len || pat[i + 3] == '/')))) {
+			*errstr = "a path pattern has no '.' or '..' segments";
+			return (-1);
+		}
+		if (pat[i] == '*' && i + 1 < len && pat[i + 1] == '*' &&
+		    (i + 2 != len || i == 0 || pat[i - 1] != '/')) {
+			*errstr = "'**' goes only at the end, after '/'";
+			return (-1);
+		}
+	}
+	return (0);
+}
+
+/* Does the path end with this last segment? */
+static int
+path_ends(const char *path, const char *seg)
+{
+	size_t	n = strlen(path), k = strlen(seg);
+
+	return (n > k && path[n - k - 1] == '/' &&
+	    strcmp(path + n - k, seg) == 0);
+}
+
+/* Is the segment before the last one this? ("/x/info/refs") */
+static int
+path_ends_dir(const char *path, const char *dir)
+{
+	const char	*last = strrchr(path, '/');
+	size_t		 k = strlen(dir);
+
+	return (last != NULL && (size_t)(last - path) > k &&
+	    last[-(long)k - 1] == '/' && strncmp(last - k, dir, k) == 0);
+}
+
+/*
+ * Does the query name a git service other than fetch's (any spelling of
+ * "service=" with another value: push, or something to refuse unread)?
+ */
+static int
+query_not_fetch(const char *q, size_t len)
+{
+	static const char	 want[] = "git-upload-pack";
+	const char		*end = q + len, *amp;
+	size_t			 n;
+
+	for (; q < end; q = amp + 1) {
+		if ((amp = memchr(q, '&', (size_t)(end - q))) == NULL)
+			amp = end;
+		n = (size_t)(amp - q);
+		if (n >= 8 && strncasecmp(q, "service=", 8) == 0 &&
+		    (n - 8 != sizeof want - 1 ||
+		    memcmp(q + 8, want, n - 8) != 0))
+			return (1);
+	}
+	return (0);
+}
+
+/* Is the method one of these words? */
+static int
+method_is(const struct rules_request *rq, const char *m)
+{
+	return (rq->method_len == strlen(m) &&
+	    memcmp(rq->method, m, rq->method_len) == 0);
+}
+
+/*
+ * Does a request meet one rule's constraints?  Returns 1, or 0 with the
+ * constraint that refused and why in buf.
+ */
+int
+rules_req_check(const struct rule *rule, const struct rules_request *rq,
+    const char *path, const char **constraint, char *buf, size_t len)
+{
+	const struct rule_req	*q = rule->req;
+	const char		*qs;
+	size_t			 i, qlen = 0;
+	int			 m = (int)rq->method_len;
+
+	qs = memchr(rq->target, '?', rq->target_len);
+	if (qs != NULL) {
+		qs++;
+		qlen = rq->target_len - (size_t)(qs - rq->target);
+	}
+	if (q->read_only) {
+		*constraint = "read-only";
+		if (path_ends(path, "git-receive-pack") ||
+		    (path_ends(path, "refs") && path_ends_dir(path, "info") &&
+		    qs != NULL && query_not_fetch(qs, qlen))) {
+			snprintf(buf, len, "read-only: %.*s %s is a git push, "
+			    "not a read", m, rq->method, path);
+			return (0);
+		}
+		if (!method_is(rq, "GET") && !method_is(rq, "HEAD") &&
+		    !method_is(rq, "OPTIONS") && !(method_is(rq, "POST") &&
+		    path_ends(path, "git-upload-pack"))) {
+			snprintf(buf, len, "read-only: %.*s %s is not a read",
+			    m, rq->method, path);
+			return (0);
+		}
+	}
+	if (q->nmethods > 0) {
+		for (i = 0; i < q->nmethods && !method_is(rq, q->methods[i]);
+		    i++)
+			;
+		if (i == q->nmethods) {
+			*constraint = "methods";
+			snprintf(buf, len, "methods: %.*s is not one of %s", m,
+			    rq->method, q->methods_text);
+			return (0);
+		}
+	}
+	if (q->npaths > 0) {
+		for (i = 0; i < q->npaths && !path_match(q->paths[i], path);
+		    i++)
+			;
+		if (i == q->npaths) {
+			*constraint = "path";
+			snprintf(buf, len, "path: %s is outside %s", path,
+			    q->paths_text);
+			return (0);
+		}
+	}
+	return (1);
+}
+
+/* Does a parsed host pattern cover this host? */
+int
+rules_spec_covers(const struct rule_spec *sp, const struct host *h)
+{
+	size_t	n, k;
+
+	switch (sp->kind) {
+	case TARGET_NAME:
+		return (h->kind == HOST_NAME && strcmp(h->text, sp->name) == 0);
+	case TARGET_WILD:
+		n = strlen(h->text);
+		k = strlen(sp->name);
+		return (h->kind == HOST_NAME && n > k + 1 &&
+		    h->text[n - k - 1] == '.' &&
+		    strcmp(h->text + n - k, sp->name) == 0);
+	case TARGET_ADDR:
+		if (h->kind == HOST_NAME ||
+		    (h->kind == HOST_IPV4 ? 4U : 16U) != sp->alen)
+			return (0);
+		return (addr_in(h->addr, sp->addr, sp->alen, sp->plen));
+	}
+	return (0);
+}
+
+/* A parsed host pattern as text ("name", "*.name", "ADDR", "ADDR/LEN"). */
+int
+rules_spec_pattern(struct arena *a, const struct rule_spec *sp,
+    const char **out)
+{
+	char	buf[HOST_TEXT_LEN + 8];
+	size_t	n;
+
+	if (sp->kind == TARGET_NAME)
+		snprintf(buf, sizeof buf, "%s", sp->name);
+	else if (sp->kind == TARGET_WILD)
+		snprintf(buf, sizeof buf, "*.%s", sp->name);
+	else {
+		n = addr_format(buf, sizeof buf, sp->addr, sp->alen);
+		if (sp->plen != 8 * sp->alen)
+			snprintf(buf + n, sizeof buf - n, "/%u", sp->plen);
+	}
+	return ((*out = arena_strndup(a, buf, strlen(buf))) == NULL ? -1 : 0);
+}
