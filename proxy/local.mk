@@ -6,12 +6,15 @@ libpinhole_a_SOURCES += \
 	proxy/wire/transparent.c proxy/wire/transparent.h \
 	proxy/wire/socks.c proxy/wire/socks.h \
 	proxy/wire/attach.c proxy/wire/attach.h \
-	proxy/wire/dns.c proxy/wire/dns.h
+	proxy/wire/dns.c proxy/wire/dns.h \
+	proxy/wire/secret.c proxy/wire/secret.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \
 	proxy/audit/chain.c proxy/audit/line.c proxy/audit/sink.c \
 	proxy/audit/verify.c proxy/audit/verify.h
+# tls/: TLS inspection's CA, leaves and SSL objects (OpenSSL).
+libpinhole_a_SOURCES += proxy/tls/tls.c proxy/tls/tls.h
 # resolver/: names to addresses upstream (c-ares).
 libpinhole_a_SOURCES += proxy/resolver/resolver.c proxy/resolver/resolver.h
 # escalate/: the request queue, grants, the agent endpoint, the control
@@ -36,7 +39,8 @@ libpinhole_a_SOURCES += \
 	proxy/conn/core.c proxy/conn/reply.c proxy/conn/tunnel.c \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
-	proxy/conn/socks.c proxy/conn/events.c
+	proxy/conn/socks.c proxy/conn/events.c proxy/conn/inspect.c \
+	proxy/conn/secret.c
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
@@ -48,6 +52,7 @@ UNIT_TESTS += tests/unit/test_auditchain
 UNIT_TESTS += tests/unit/test_auditline
 
 UNIT_TESTS += tests/unit/test_http
+UNIT_TESTS += tests/unit/test_secret
 # One connection through the gateway, state by state, on a real event
 # loop: scripted origins on loopback, and a fake resolver the test
 # defines in place of proxy/resolver/ (so resolver.o is never linked).
@@ -90,6 +95,12 @@ EXTRA_DIST += tests/unit/data/capture-hellos.py \
 	tests/unit/data/hello-openssl-tls12.bin \
 	tests/unit/data/hello-openssl-tls13.bin \
 	tests/unit/data/hello-openssl-upper.bin tests/unit/data/hello-python.bin
+
+FUZZ_TARGETS += tests/fuzz/fuzz_secret
+tests_fuzz_fuzz_secret_SOURCES = tests/fuzz/fuzz_secret.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_secret_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_secret_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/secret
 
 FUZZ_TARGETS += tests/fuzz/fuzz_sni
 tests_fuzz_fuzz_sni_SOURCES = tests/fuzz/fuzz_sni.c $(FUZZ_MAIN)
