@@ -62,6 +62,7 @@ struct log_summary {
 	struct tallies	 allowed;	/* hosts allowed, bytes */
 	struct tallies	 sessions;
 	struct tallies	 outcomes;	/* event verdict reason */
+	struct tallies	 methods;	/* host method, of read requests */
 };
 
 struct log_opts {
@@ -283,6 +284,28 @@ tallies_free(struct tallies *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Count a request the gateway read (method known) by host and method. */
+static int
+cmd_log_count_method(struct log_summary *s, const struct audit_rec *rec,
+    const char *host, int deny, long long up, long long down)
+{
+	const char	*method = audit_rec_str(rec, "method");
+	struct tally	*t;
+	char		 key[512];
+
+	if (method == NULL || host == NULL)
+		return (0);
+	snprintf(key, sizeof key, "%-8s %s", method, host);
+	if ((t = tally_get(&s->methods, key)) == NULL)
+		return (-1);
+	t->n++;
+	t->allow += !deny;
+	t->deny += deny;
+	t->up += up;
+	t->down += down;
+	return (0);
+}
+
 /* Count one event into the summary. */
 static int
 cmd_log_count(struct log_summary *s, const struct audit_rec *rec)
@@ -320,6 +343,8 @@ cmd_log_count(struct log_summary *s, const struct audit_rec *rec)
 		t->up += up;
 		t->down += down;
 	}
+	if (cmd_log_count_method(s, rec, host, deny, up, down) == -1)
+		return (-1);
 	if (verdict == NULL)
 		return (0);
 	why = audit_rec_str(rec, "reason");
@@ -384,6 +409,19 @@ cmd_log_print_summary(struct log_summary *s)
 	for (i = 0; i < s->outcomes.n; i++) {
 		printf("  %8lld  ", s->outcomes.v[i]->n);
 		cmd_log_term(stdout, s->outcomes.v[i]->key);
+		putchar('\n');
+	}
+	qsort(s->methods.v, s->methods.n, sizeof *s->methods.v,
+	    tally_by_count);
+	printf("\nRequests by host and method\n  %8s %8s %8s %12s %12s  "
+	    "%-8s %s\n", "REQUESTS", "ALLOWED", "DENIED", "UP", "DOWN",
+	    "METHOD", "HOST");
+	for (i = 0; i < s->methods.n; i++) {
+		printf("  %8lld %8lld %8lld %12lld %12lld  ",
+		    s->methods.v[i]->n, s->methods.v[i]->allow,
+		    s->methods.v[i]->deny, s->methods.v[i]->up,
+		    s->methods.v[i]->down);
+		cmd_log_term(stdout, s->methods.v[i]->key);
 		putchar('\n');
 	}
 	qsort(s->sessions.v, s->sessions.n, sizeof *s->sessions.v,
@@ -536,6 +574,7 @@ cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
 	tallies_free(&o.sum.allowed);
 	tallies_free(&o.sum.sessions);
 	tallies_free(&o.sum.outcomes);
+	tallies_free(&o.sum.methods);
 	return (rv);
 }
 

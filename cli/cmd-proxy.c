@@ -22,6 +22,7 @@
 #include "proxy/dns/dns.h"
 #include "proxy/dns/fakeip.h"
 #include "proxy/gateway.h"
+#include "proxy/tls/tls.h"
 
 #define PROXY_LISTEN_DEFAULT	"127.0.0.1:3128"
 #define PROXY_GRACE		10
@@ -157,6 +158,9 @@ proxy_setup(struct proxy *p)
 
 	if (gwctx_setup(&p->c, &o->g) == -1)
 		return (-1);
+	/* For clients wired by hand: what to trust for inspected hosts. */
+	if (p->c.tls != NULL)
+		log_warnx("CA certificate: %s", tls_ca_path(p->c.tls));
 	gwctx_catch_sighup(&p->c);
 	gwctx_watch_policy(&p->c);
 	if (proxy_dns(p) == -1 ||

@@ -32,6 +32,7 @@
 #include "proxy/dns/dns.h"
 #include "proxy/escalate/control.h"
 #include "proxy/gateway.h"
+#include "proxy/tls/tls.h"
 #include "proxy/wire/attach.h"
 #include "rules/rules.h"
 
@@ -342,6 +343,10 @@ run_guard(struct run *r, const char *plan, struct netns_config *cfg)
 	}
 	cfg->guards = r->guard.g;
 	cfg->nguards = r->guard.n;
+	cfg->env = (const char *const *)r->guard.env;
+	cfg->nenv = r->guard.nenv;
+	cfg->trust_ca = r->guard.ca;
+	cfg->trust_bundle = r->guard.trust;
 	return (0);
 }
 
@@ -380,7 +385,9 @@ run_start(struct run *r)
 	nnamed = rules_ports(r->c.rules, named, RUN_MAX_PORTS);
 	run_netns_config(r, &cfg, named, nnamed, rules_allow_vsock(r->c.rules));
 	if (runguard_plan(plan, sizeof plan, r->c.rules, r->o->g.audit.log,
-	    r->o->g.audit.keyfile, r->ctldir) == -1) {
+	    r->o->g.audit.keyfile, r->ctldir, r->c.tls != NULL ?
+	    tls_ca_path(r->c.tls) : NULL, r->c.tls != NULL ?
+	    tls_trust_path(r->c.tls) : NULL) == -1) {
 		log_warnx("cannot guard the policy and log: %s",
 		    strerror(errno));
 		return (-1);

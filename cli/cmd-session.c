@@ -35,6 +35,7 @@
 #include "lib/log.h"
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
+#include "proxy/tls/tls.h"
 
 #define SESSION_STOP_EXTRA	5	/* s past the grace period */
 #define SESSION_POLL_US		100000
@@ -591,7 +592,8 @@ session_attach(struct session *s, struct gwctx *c)
 	}
 	runguard_init(&s->guard);
 	if (runguard_plan(plan, sizeof plan, c->rules, c->o->audit.log,
-	    c->o->audit.keyfile, s->dir) == -1 ||
+	    c->o->audit.keyfile, s->dir, c->tls != NULL ? tls_ca_path(c->tls) :
+	    NULL, c->tls != NULL ? tls_trust_path(c->tls) : NULL) == -1 ||
 	    runguard_apply(&s->guard, plan) == -1) {
 		log_warn("cannot guard the policy and log");
 		return (-1);

@@ -29,6 +29,7 @@
 #include "proxy/gateway.h"
 #include "proxy/policywatch.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/tls/tls.h"
 #include "proxy/wire/http.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
@@ -397,14 +398,162 @@ gwctx_ending_cb(evutil_socket_t fd, short what, void *arg)
 	gwctx_reload(arg);
 }
 
+/*
+ * The names the CA may vouch for: the hosts the policy inspects, or a
+ * reserved name that no real host has while it inspects none (a reload
+ * that adds some makes a new CA for them); none when there are too many
+ * to list (or a rule inspects every host).
+ */
+static size_t
+gwctx_inspected(const struct rules *r, const char **names, size_t max)
+{
+	size_t	n = rules_inspected(r, names, max);
+
+	if (n == 0) {
+		names[0] = "pinhole.invalid";
+		return (1);
+	}
+	return (n > max ? 0 : n);
+}
+
+/* The files of a session's CA, in the control directory. */
+int
+gwctx_tls_files(const char *session, char *ca, char *trust, size_t len)
+{
+	char	dir[4096];
+
+	if (control_dir(dir, sizeof dir) == -1 ||
+	    (size_t)snprintf(ca, len, "%s/%s.ca.pem", dir, session) >= len ||
+	    (size_t)snprintf(trust, len, "%s/%s.trust.pem", dir,
+	    session) >= len)
+		return (-1);
+	return (0);
+}
+
+/*
+ * TLS inspection: the session's CA, its certificate and the trust bundle
+ * written beside the control socket (a sandbox mounts the bundle).  A
+ * gateway that cannot make them refuses the hosts it would inspect.
+ */
+static void
+gwctx_tls(struct gwctx *c)
+{
+	const char	*names[GWCTX_INSPECT_MAX];
+	const char	*session = c->o->cfg.session;
+	char		 dir[4096], prefix[4096 + CONTROL_NAME_MAX + 2];
+	char		 err[512];
+	size_t		 n;
+
+	n = gwctx_inspected(c->rules, names, GWCTX_INSPECT_MAX);
+	if (control_dir_make(dir, sizeof dir, err, sizeof err) == -1 ||
+	    (size_t)snprintf(prefix, sizeof prefix, "%s/%s", dir, session) >=
+	    sizeof prefix || (c->tls = tls_new(session, names, n, prefix,
+	    err, sizeof err)) == NULL) {
+		log_warnx("no TLS inspection: %s", err);
+		return;
+	}
+	gateway_set_tls(c->gw, c->tls);
+}
+
+/* Forget the secrets' values. */
+static void
+gwctx_secrets_free(struct gwctx *c)
+{
+	struct conn_secret	*s;
+	size_t			 i;
+
+	for (i = 0; i < c->nsecrets; i++) {
+		s = &c->secrets[i];
+		if (s->value != NULL) {
+			explicit_bzero((char *)s->value, s->len);
+			free((char *)s->value);
+		}
+	}
+	c->nsecrets = 0;
+}
+
+/* A secret's value from a file: its first line.  NULL after saying why. */
+static char *
+gwctx_secret_file(const struct rules_secret *rs, size_t *len)
+{
+	char	*buf;
+	FILE	*f;
+	size_t	 n;
+
+	if ((f = fopen(rs->file, "re")) == NULL) {
+		log_warn("secret %s: %s", rs->name, rs->file);
+		return (NULL);
+	}
+	if ((buf = malloc(GWCTX_SECRET_LEN + 1)) == NULL)
+		fatal("malloc");
+	n = fread(buf, 1, GWCTX_SECRET_LEN + 1, f);
+	fclose(f);
+	buf[n < GWCTX_SECRET_LEN ? n : GWCTX_SECRET_LEN] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (n > GWCTX_SECRET_LEN || buf[0] == '\0') {
+		log_warnx("secret %s: %s is %s", rs->name, rs->file,
+		    n > GWCTX_SECRET_LEN ? "too long" : "empty");
+		explicit_bzero(buf, GWCTX_SECRET_LEN + 1);
+		free(buf);
+		return (NULL);
+	}
+	*len = strlen(buf);
+	return (buf);
+}
+
+/*
+ * Read the values of a policy's secrets: from pinhole's environment or
+ * a file, never shown to the sandbox (it sees placeholders).  One that
+ * cannot be read is warned of; requests carrying its placeholder are
+ * refused.
+ */
+static void
+gwctx_secrets_load(struct gwctx *c, const struct rules *r)
+{
+	const struct rules_secret	*rs[GWCTX_SECRETS_MAX];
+	struct conn_secret		*s;
+	const char			*env;
+	size_t				 i, n;
+
+	gwctx_secrets_free(c);
+	if ((n = rules_secrets(r, rs, GWCTX_SECRETS_MAX)) > GWCTX_SECRETS_MAX) {
+		log_warnx("only the first %d secrets are used", GWCTX_SECRETS_MAX);
+		n = GWCTX_SECRETS_MAX;
+	}
+	for (i = 0; i < n; i++) {
+		s = &c->secrets[i];
+		s->rule = rs[i];
+		s->value = NULL;
+		s->len = 0;
+		if (rs[i]->file != NULL)
+			s->value = gwctx_secret_file(rs[i], &s->len);
+		else if ((env = getenv(rs[i]->name)) == NULL || *env == '\0')
+			log_warnx("secret %s: not in pinhole's environment",
+			    rs[i]->name);
+		else if ((s->value = strdup(env)) == NULL)
+			fatal("strdup");
+		else
+			s->len = strlen(env);
+	}
+	c->nsecrets = n;
+}
+
 /* Put a policy in force (the gateway owns it); reload when a rule ends. */
 static void
 gwctx_set_rules(struct gwctx *c, struct rules *r)
 {
 	struct timeval	tv = { 0, 100000 };
 	time_t		end = rules_next_end(r), now = time(NULL);
+	const char	*names[GWCTX_INSPECT_MAX];
+	char		 err[512];
 
+	if (c->tls != NULL && tls_set_names(c->tls, names,
+	    gwctx_inspected(r, names, GWCTX_INSPECT_MAX), err,
+	    sizeof err) == -1)
+		log_warnx("the CA stays as it was: %s", err);
+	gwctx_secrets_load(c, r);
 	gateway_set_rules(c->gw, r);
+	gateway_set_secrets(c->gw, c->secrets, c->nsecrets);
 	c->rules = r;
 	if (c->ending == NULL && (c->ending = evtimer_new(c->base,
 	    gwctx_ending_cb, c)) == NULL)
@@ -590,6 +739,7 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 	    c->audit)) == NULL)
 		fatalx("cannot create the gateway");
 	gwctx_set_rules(c, r);
+	gwctx_tls(c);
 	signal(SIGPIPE, SIG_IGN);
 	return (gwctx_escalate(c, o->ask));
 }
@@ -674,6 +824,12 @@ gwctx_teardown(struct gwctx *c)
 	if (c->fakeip != NULL)
 		fakeip_free(c->fakeip);
 	gateway_free(c->gw);
+	gwctx_secrets_free(c);
+	if (c->tls != NULL) {
+		unlink(tls_ca_path(c->tls));
+		unlink(tls_trust_path(c->tls));
+		tls_free(c->tls);
+	}
 	control_close(c->ctl);
 	escalate_free(c->esc);
 	grants_free(c->grants);

@@ -26,6 +26,9 @@ struct resolver;
 struct rules;
 
 #define GWOPTS_MAX_ARGS		64
+#define GWCTX_INSPECT_MAX	256	/* names a CA is constrained to */
+#define GWCTX_SECRETS_MAX	64	/* secrets of a policy */
+#define GWCTX_SECRET_LEN	(64 * 1024)	/* longest secret's value */
 
 enum {
 	/* Above any letter: cmd_getopt() keys of long-only options. */
@@ -120,6 +123,9 @@ struct gwctx {
 	struct escalate		*esc;		/* requests for hosts */
 	struct control		*ctl;		/* where they are answered */
 	struct grants		*grants;	/* what approvals gave */
+	struct tls		*tls;		/* inspection, or NULL */
+	struct conn_secret	 secrets[GWCTX_SECRETS_MAX];	/* values */
+	size_t			 nsecrets;
 	char			 always_path[4096];
 	int			 ask;		/* s to hold a blocked attempt */
 	/* May a reloaded policy be put in force?  0, or -1 with err. */
@@ -157,6 +163,13 @@ void	gwctx_watch_policy(struct gwctx *);
  */
 int	gwctx_dns(struct gwctx *, char *, size_t);
 void	gwctx_teardown(struct gwctx *);
+
+/*
+ * TLS inspection's files for a session: the CA certificate and the trust
+ * bundle a sandbox mounts, CONTROLDIR/SESSION.ca.pem and .trust.pem.
+ * Returns 0, or -1 when they do not fit or the directory is unusable.
+ */
+int	gwctx_tls_files(const char *, char *, char *, size_t);
 
 /*
  * Escalation (gwctx_setup does it): the request queue of this session (named by cfg.session,

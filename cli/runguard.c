@@ -13,7 +13,10 @@
 #include <unistd.h>
 
 #include "cli/runguard.h"
+#include "proxy/wire/secret.h"
 #include "rules/rules.h"
+
+static int	runguard_name_line(char *, size_t, size_t *, const char *);
 
 /* Start empty. */
 void
@@ -33,6 +36,12 @@ runguard_free(struct runguard *rg)
 		free(rg->why[i]);
 	}
 	rg->n = 0;
+	for (i = 0; i < rg->nenv; i++)
+		free(rg->env[i]);
+	rg->nenv = 0;
+	free(rg->ca);
+	free(rg->trust);
+	rg->ca = rg->trust = NULL;
 }
 
 /* A path made absolute against the working directory (not resolved). */
@@ -236,6 +245,65 @@ runguard_covers(const struct runguard *rg, const char *file)
 	return (runguard_has(rg, abs));
 }
 
+/* Is a secret masked in the command's environment? */
+static int
+runguard_masks(const struct runguard *rg, const char *name)
+{
+	size_t	i, n = strlen(name);
+
+	for (i = 0; i < rg->nenv; i++) {
+		if (strncmp(rg->env[i], name, n) == 0 && rg->env[i][n] == '=')
+			return (1);
+	}
+	return (0);
+}
+
+/* Is a path hidden? */
+static int
+runguard_hides(const struct runguard *rg, const char *path)
+{
+	char	abs[PATH_MAX];
+	size_t	i;
+
+	if (runguard_abs(path, abs, sizeof abs) == -1)
+		return (0);
+	for (i = 0; i < rg->n; i++) {
+		if (rg->g[i].how == NETNS_GUARD_HIDE &&
+		    strcmp(rg->g[i].path, abs) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * A running sandbox sees a new secret's real value in its environment,
+ * or can read its new file: such a secret waits for the next sandbox.
+ */
+static int
+runguard_vet_secrets(const struct runguard *rg, const struct rules *rules,
+    char *err, size_t len)
+{
+	const struct rules_secret	*rs[RUNGUARD_ENV_MAX];
+	size_t				 i, n;
+
+	n = rules_secrets(rules, rs, RUNGUARD_ENV_MAX);
+	for (i = 0; i < n && i < RUNGUARD_ENV_MAX; i++) {
+		if (!runguard_masks(rg, rs[i]->name) ||
+		    (rs[i]->file != NULL && !runguard_hides(rg, rs[i]->file))) {
+			snprintf(err, len, "secret %s is new to a running "
+			    "sandbox, which could read its value: it is used "
+			    "from the next run on", rs[i]->name);
+			return (-1);
+		}
+	}
+	if (n > RUNGUARD_ENV_MAX) {
+		snprintf(err, len, "the policy has more than %d secrets",
+		    RUNGUARD_ENV_MAX);
+		return (-1);
+	}
+	return (0);
+}
+
 /*
  * May a reloaded policy be put in force: does it read only files a
  * running sandbox cannot change?  A new include in another directory
@@ -248,6 +316,8 @@ runguard_vet(const struct runguard *rg, const struct rules *rules, char *err,
 	const char	*files[RUNGUARD_MAX];
 	size_t		 i, n;
 
+	if (runguard_vet_secrets(rg, rules, err, len) == -1)
+		return (-1);
 	n = rules_files(rules, files, RUNGUARD_MAX);
 	for (i = 0; i < n && i < RUNGUARD_MAX; i++) {
 		if (!runguard_covers(rg, files[i])) {
@@ -323,10 +393,12 @@ runguard_plan_userdir(char *buf, size_t len, size_t *n)
  */
 int
 runguard_plan(char *buf, size_t len, const struct rules *rules,
-    const char *log, const char *key, const char *ctldir)
+    const char *log, const char *key, const char *ctldir, const char *ca,
+    const char *trust)
 {
-	const char	*files[RUNGUARD_MAX];
-	size_t		 i, nf, n = 0;
+	const char			*files[RUNGUARD_MAX];
+	const struct rules_secret	*rs[RUNGUARD_ENV_MAX];
+	size_t				 i, nf, n = 0;
 
 	buf[0] = '\0';
 	if (runguard_plan_userdir(buf, len, &n) == -1)
@@ -347,7 +419,67 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 	if (runguard_line(buf, len, &n, 'h', ctldir) == -1 ||
 	    runguard_line(buf, len, &n, 'r', "/etc/hosts") == -1)
 		return (-1);
+	if ((nf = rules_secrets(rules, rs, RUNGUARD_ENV_MAX)) >
+	    RUNGUARD_ENV_MAX) {
+		errno = E2BIG;
+		return (-1);
+	}
+	for (i = 0; i < nf; i++) {
+		if ((rs[i]->file != NULL && runguard_line(buf, len, &n, 'h',
+		    rs[i]->file) == -1) || runguard_name_line(buf, len, &n,
+		    rs[i]->name) == -1)
+			return (-1);
+	}
+	if (ca != NULL && trust != NULL &&
+	    (runguard_line(buf, len, &n, 'c', ca) == -1 ||
+	    runguard_line(buf, len, &n, 't', trust) == -1))
+		return (-1);
 	return (0);
+}
+
+/* Add one plan line "e NAME". */
+static int
+runguard_name_line(char *buf, size_t len, size_t *n, const char *name)
+{
+	int	w;
+
+	w = snprintf(buf + *n, len - *n, "e %s\n", name);
+	if (w < 0 || (size_t)w >= len - *n) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	*n += (size_t)w;
+	return (0);
+}
+
+/* Mask a secret: the command sees NAME=PLACEHOLDER. */
+static int
+runguard_env(struct runguard *rg, const char *name)
+{
+	char	ph[SECRET_PLACEHOLDER_MAX], *e;
+
+	if (secret_placeholder(name, ph, sizeof ph) == -1) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (runguard_masks(rg, name))
+		return (0);
+	if (rg->nenv == RUNGUARD_ENV_MAX) {
+		errno = E2BIG;
+		return (-1);
+	}
+	if (asprintf(&e, "%s=%s", name, ph) == -1)
+		return (-1);
+	rg->env[rg->nenv++] = e;
+	return (0);
+}
+
+/* Keep the path of a file the command trusts. */
+static int
+runguard_trust(char **slot, const char *path)
+{
+	free(*slot);
+	return ((*slot = strdup(path)) == NULL ? -1 : 0);
 }
 
 /* Guard what a plan says.  Returns 0, or -1 with errno set. */
@@ -381,6 +513,15 @@ runguard_apply(struct runguard *rg, const char *plan)
 			break;
 		case 'r':
 			rv = runguard_ro(rg, path);
+			break;
+		case 'e':
+			rv = runguard_env(rg, path);
+			break;
+		case 'c':
+			rv = runguard_trust(&rg->ca, path);
+			break;
+		case 't':
+			rv = runguard_trust(&rg->trust, path);
 			break;
 		default:
 			errno = EINVAL;

@@ -18,10 +18,17 @@
 
 #define RUNGUARD_MAX	160
 
+#define RUNGUARD_ENV_MAX	64
+
 struct runguard {
 	struct netns_guard	 g[RUNGUARD_MAX];
 	char			*why[RUNGUARD_MAX];	/* the file it is for */
 	size_t			 n;
+	/* "NAME=PLACEHOLDER": secrets the command sees masked. */
+	char			*env[RUNGUARD_ENV_MAX];
+	size_t			 nenv;
+	char			*ca;		/* inspection's CA, or NULL */
+	char			*trust;		/* and the bundle with it */
 };
 
 void	runguard_init(struct runguard *);
@@ -53,17 +60,21 @@ int	runguard_covers(const struct runguard *, const char *);
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attach.h): the user's policy directory (made if missing),
  * the policy's files and the log file (their directories read-only), the
- * log key and the control directory (hidden), /etc/hosts (read-only).
- * Paths are made absolute here.  runguard_apply() guards what a plan
- * says.  Both return 0, or -1 with errno set.
+ * log key, the control directory and the secrets' files (hidden),
+ * /etc/hosts (read-only); "e NAME" for each secret, which the command
+ * sees as its placeholder; "c CA" and "t BUNDLE", what it trusts when
+ * the gateway inspects TLS (NULL: it does not).  Paths are made absolute
+ * here.  runguard_apply() guards what a plan says.  Both return 0, or -1
+ * with errno set.
  */
 struct rules;
 int	runguard_plan(char *, size_t, const struct rules *, const char *,
-	    const char *, const char *);
+	    const char *, const char *, const char *, const char *);
 int	runguard_apply(struct runguard *, const char *);
 
 /*
- * May a reloaded policy be put in force: are all its files guarded?
+ * May a reloaded policy be put in force: are all its files guarded, its
+ * secrets masked, and their files hidden?
  * 0, or -1 with err saying which is not (it is read by the next gateway).
  */
 int	runguard_vet(const struct runguard *, const struct rules *, char *,

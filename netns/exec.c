@@ -203,6 +203,7 @@ exec_env(const struct netns_config *cfg, int errfd)
 	    "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", NULL };
 	char			 url[64], gw[INET_ADDRSTRLEN];
 	const char		**name;
+	size_t			 i;
 
 	inet_ntop(AF_INET, &cfg->net.gateway, gw, sizeof(gw));
 	snprintf(url, sizeof(url), "http://%s:%u", gw, cfg->proxy_port);
@@ -215,6 +216,10 @@ exec_env(const struct netns_config *cfg, int errfd)
 	    setenv("PINHOLE", "1", 1) == -1 ||
 	    setenv("PINHOLE_AGENT", url, 1) == -1)	/* pinhole request */
 		exec_fail(errfd, "setenv");
+	for (i = 0; i < cfg->nenv; i++) {
+		if (putenv((char *)cfg->env[i]) == -1)
+			exec_fail(errfd, "putenv");
+	}
 }
 
 /*

@@ -79,6 +79,11 @@ struct netns_config {
 	int			 allow_vsock;	/* AF_VSOCK sockets, which no
 						   netns confines */
 	char *const		*argv;		/* the command */
+	const char		*trust_bundle;	/* TLS inspection: trust */
+	const char		*trust_ca;
+	/* "NAME=VALUE", set for the command (secrets' placeholders). */
+	const char *const	*env;
+	size_t			 nenv;
 };
 
 /* A listening socket in the gateway namespace, bound to 0.0.0.0:port. */

@@ -332,6 +332,22 @@ gateway_set_fakeip(struct gateway *gw, const struct fakeip *fakeip)
 	gw->cs.fakeip = fakeip;
 }
 
+/* The policy's secrets with their values. */
+void
+gateway_set_secrets(struct gateway *gw, const struct conn_secret *secrets,
+    size_t n)
+{
+	gw->cs.secrets = secrets;
+	gw->cs.nsecrets = n;
+}
+
+/* End TLS for hosts whose rules check requests. */
+void
+gateway_set_tls(struct gateway *gw, struct tls *tls)
+{
+	gw->cs.tls = tls;
+}
+
 /* Log to a new audit handle (or none). */
 void
 gateway_set_audit(struct gateway *gw, struct audit *audit)

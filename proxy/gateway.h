@@ -18,6 +18,7 @@ struct fakeip;
 struct event_base;
 struct escalate;
 struct gateway;
+struct tls;
 struct grants;
 struct resolver;
 struct rules;
@@ -80,6 +81,12 @@ void		 gateway_set_audit(struct gateway *, struct audit *);
 
 /* Decide a fake address (from the DNS side) as the name behind it. */
 void		 gateway_set_fakeip(struct gateway *, const struct fakeip *);
+/* The policy's secrets and their values (the caller's, kept in step). */
+struct conn_secret;
+void		 gateway_set_secrets(struct gateway *,
+		    const struct conn_secret *, size_t);
+/* End TLS for hosts whose rules check requests (NULL: refuse them). */
+void		 gateway_set_tls(struct gateway *, struct tls *);
 
 /*
  * Stop accepting, close idle connections, let the others finish for at

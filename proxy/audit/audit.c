@@ -107,6 +107,8 @@ static const struct audit_field {
 	{ "via", offsetof(struct audit_event, via), AUDIT_STR },
 	{ "name_from", offsetof(struct audit_event, name_from), AUDIT_STR },
 	{ "rule", offsetof(struct audit_event, rule), AUDIT_STR },
+	{ "method", offsetof(struct audit_event, method), AUDIT_STR },
+	{ "path", offsetof(struct audit_event, path), AUDIT_STR },
 	{ "status", offsetof(struct audit_event, status), AUDIT_INT },
 	{ "bytes_up", offsetof(struct audit_event, bytes_up), AUDIT_I64 },
 	{ "bytes_down", offsetof(struct audit_event, bytes_down), AUDIT_I64 },

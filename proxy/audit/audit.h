@@ -34,6 +34,8 @@ struct audit_event {
 	const char	*via;		/* connect forward transparent dns */
 	const char	*name_from;	/* transparent: fake-ip sni host */
 	const char	*rule;		/* "file:line" */
+	const char	*method;	/* HTTP requests: the method */
+	const char	*path;		/* and the path, query cut */
 	int		 status;	/* HTTP status */
 	int64_t		 bytes_up;
 	int64_t		 bytes_down;

@@ -41,6 +41,8 @@ struct agent_wait;
 #define CONN_PIPE		(256 * 1024)	/* kernel buffer per direction */
 #define CONN_SPLICE_ROUNDS	4		/* per callback, then yield */
 #define CONN_ESTABLISHED	"HTTP/1.1 200 Connection established\r\n\r\n"
+#define CONN_PATH_LEN		256	/* path logged, escaped, query cut */
+#define CONN_SWAP_MAX		16	/* header values a secret went in */
 
 enum conn_state {
 	S_HEAD,			/* reading a request head */
@@ -158,6 +160,20 @@ struct conn {
 	/* SOCKS5. */
 	int			 socks;		/* from a SOCKS listener */
 	enum conn_socks_phase	 socks_phase;
+
+	/* Bound: requests for one host only, each decided (inspect.c). */
+	int			 inspect;	/* the policy checks requests */
+	int			 bound;		/* origin-form, for host:port */
+	int			 tls_wait;	/* bound: TLS or not, unknown */
+	int			 client_tls;	/* c->client decrypts */
+	int			 server_tls;	/* c->server encrypts */
+	int			 tls_up;	/* the client's handshake done */
+	char			 path[CONN_PATH_LEN];	/* for the audit */
+	struct {
+		char		*p;
+		size_t		 len;
+	}			 swapped[CONN_SWAP_MAX];	/* secret.c */
+	size_t			 nswapped;
 };
 
 /*
@@ -166,6 +182,9 @@ struct conn {
  * reached through the set (conn_set_init), so no file calls upward.
  */
 struct conn_events {
+	bufferevent_data_cb	 client_read;
+	bufferevent_data_cb	 client_write;
+	bufferevent_event_cb	 client_event;
 	bufferevent_data_cb	 server_read;
 	bufferevent_data_cb	 server_write;
 	bufferevent_event_cb	 server_event;
@@ -228,13 +247,25 @@ void	conn_asked(struct conn *, const struct escalate_request *, int);
 int	conn_decide(struct conn *);
 void	conn_go(struct conn *);
 
+/* inspect.c: reading requests, in clear or decrypted; bound connections. */
+void	conn_head_start(struct conn *);
+void	conn_keep_path(struct conn *, const struct http_str *);
+int	conn_bound_request(struct conn *);
+void	conn_bound_connect(struct conn *);
+void	conn_bound_captured(struct conn *);
+int	conn_bound_tls(struct conn *);
+void	conn_tls_failed(struct conn *, int);
+
+/* secret.c: secrets put back in requests, or refused. */
+int	conn_secrets(struct conn *);
+void	conn_secrets_free(struct conn *);
+
 /* endpoint.c: the agent endpoint (/pinhole/...). */
 void	conn_agent_send(struct conn *, const struct agent_response *);
 void	conn_agent_body(struct conn *);
 void	conn_agent_start(struct conn *);
 
 /* head.c: the request head and what it asks for. */
-void	conn_head_start(struct conn *);
 void	conn_read_head(struct conn *);
 
 /* sniff.c: a captured connection's destination and first bytes. */

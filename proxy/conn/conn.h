@@ -29,12 +29,21 @@ struct event;
 struct event_base;
 struct fakeip;
 struct rules;
+struct rules_secret;
+struct tls;
 
 /* What a listener's clients speak. */
 enum conn_kind {
 	CONN_PROXY,		/* HTTP: CONNECT and absolute-form */
 	CONN_TRANSPARENT,	/* captured: anything, to any address */
 	CONN_SOCKS		/* SOCKS5 (RFC 1928) */
+};
+
+/* A secret of the policy and its value (NULL: none could be read). */
+struct conn_secret {
+	const struct rules_secret	*rule;
+	const char			*value;
+	size_t				 len;
 };
 
 struct conn_set {
@@ -49,6 +58,9 @@ struct conn_set {
 	struct audit		*audit;		/* or NULL */
 	struct rules		*rules;		/* NULL denies all */
 	const struct fakeip	*fakeip;	/* NULL: no DNS side */
+	struct tls		*tls;		/* inspection; NULL: none */
+	const struct conn_secret *secrets;	/* the policy's, with values */
+	size_t			 nsecrets;
 	struct escalate		*esc;		/* or NULL */
 	struct escalate_grants	 eg;		/* .grants or NULL */
 	int			 ask;		/* s to hold, 0: no */

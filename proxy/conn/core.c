@@ -89,11 +89,11 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	e.bytes_up = bytes ? c->up : -1;
 	e.bytes_down = bytes ? c->down : -1;
 	e.ms = bytes ? conn_ms(c) : -1;
-	/* The method only: targets may carry secrets. */
+	/* The path without its query: queries may carry secrets. */
+	e.method = c->method[0] != '\0' ? c->method : NULL;
+	e.path = c->path[0] != '\0' ? c->path : NULL;
 	if (c->note[0] != '\0')
 		e.detail = c->note;
-	else if (c->method[0] != '\0')
-		e.detail = c->method;
 	/* A refusal a grant could lift names the command to ask for one. */
 	if (verdict != NULL && strcmp(verdict, "deny") == 0 && c->have_host &&
 	    c->fix[0] == '\0' && reason != NULL &&
@@ -128,6 +128,7 @@ conn_server_free(struct conn *c)
 	free(c->srv_name);
 	c->srv_name = NULL;
 	c->srv_idle = 0;
+	c->server_tls = 0;
 	c->server_eof = c->server_shut = 0;
 }
 
@@ -193,6 +194,7 @@ conn_close(struct conn *c, const char *reason)
 void
 conn_http_free(struct conn *c)
 {
+	conn_secrets_free(c);
 	free(c->head);
 	free(c->rhead);
 	free(c->req);
@@ -315,14 +317,15 @@ conn_move(struct evbuffer *from, struct evbuffer *to, size_t n,
  * when nothing is queued before them: a small message then costs one
  * system call instead of a round through the event loop (and two
  * epoll_ctl calls).  What the socket does not take, or an error, is
- * left to the bufferevent, which reports the error as usual.
+ * left to the bufferevent, which reports the error as usual.  A side
+ * with TLS (a filter over the socket) is always queued.
  */
 void
 conn_send(struct bufferevent *to, const void *p, size_t len)
 {
 	ssize_t	n = 0;
 
-	if (conn_outlen(to) == 0 &&
+	if (conn_outlen(to) == 0 && bufferevent_get_underlying(to) == NULL &&
 	    (n = send(bufferevent_getfd(to), p, len, MSG_NOSIGNAL)) < 0)
 		n = 0;
 	if ((size_t)n < len)
@@ -338,7 +341,7 @@ conn_relay(struct evbuffer *in, struct bufferevent *to, int64_t *count)
 
 	if (evbuffer_get_length(in) == 0)
 		return;
-	if (conn_outlen(to) == 0 &&
+	if (conn_outlen(to) == 0 && bufferevent_get_underlying(to) == NULL &&
 	    (n = evbuffer_write(in, bufferevent_getfd(to))) > 0)
 		*count += n;
 	conn_move(in, bufferevent_get_output(to), evbuffer_get_length(in),

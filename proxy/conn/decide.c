@@ -67,25 +67,64 @@ conn_rule(struct conn *c, const struct rules_verdict *v)
 		policy_rule_text(v, c->rule, sizeof c->rule);
 }
 
+/* The HTTP request being decided, as the policy sees it; 0: none. */
+static int
+conn_request_of(const struct conn *c, struct rules_request *rq)
+{
+	const struct http_request	*r = c->req;
+
+	if (!c->have_req || r == NULL || r->is_connect)
+		return (0);
+	rq->method = r->method.p;
+	rq->method_len = r->method.len;
+	rq->target = r->path.len > 0 ? r->path.p : "/";
+	rq->target_len = r->path.len > 0 ? r->path.len : 1;
+	return (1);
+}
+
+/* An allowed request's secrets: put back, or the request refused. */
+static int
+conn_secrets_ok(struct conn *c)
+{
+	if (c->set->nsecrets == 0 || !c->have_req || c->req == NULL ||
+	    c->req->is_connect)
+		return (1);
+	return (conn_secrets(c) == 0);
+}
+
 /*
- * Decide (host, port) by the policy, then by the grants in force (as
- * policy_decide: a deny rule wins over a grant); a once grant is used
- * up here, by this connection.  The addresses are vetted later, as for
- * any allowed host.
+ * Decide (host, port) by the policy, and when its rules check requests,
+ * the request; then by the grants in force (as policy_decide: a deny
+ * rule wins over a grant, and a grant for the host lifts the checks of
+ * its allow rules); a once grant is used up here, by this connection or
+ * request.  *checked says the request was looked at.  Returns 1 allow,
+ * 0 deny, -1 for a path that cannot be read one way only.  The
+ * addresses are vetted later, as for any allowed host.
  */
 static int
-conn_policy(struct conn *c, struct rules_verdict *v)
+conn_policy(struct conn *c, struct rules_verdict *v, int *checked)
 {
-	struct conn_set	*set = c->set;
-	struct grant	 g;
+	struct conn_set		*set = c->set;
+	struct rules_request	 rq;
+	struct grant		 g;
+	int			 rv;
 
 	memset(v, 0, sizeof *v);
 	v->why = "no policy loaded";
+	*checked = 0;
 	if (set->rules == NULL)
 		return (0);
-	if (rules_match(set->rules, &c->host, c->port, v))
-		return (1);
-	if (set->eg.grants == NULL || v->file != NULL ||
+	if (rules_match(set->rules, &c->host, c->port, v)) {
+		c->inspect = v->inspect;
+		if (!v->inspect || !conn_request_of(c, &rq))
+			return (1);
+		*checked = 1;
+		if ((rv = rules_match_request(set->rules, &c->host, c->port,
+		    &rq, v)) != 0 || v->by_deny)
+			return (rv);
+	} else if (v->file != NULL)
+		return (0);
+	if (set->eg.grants == NULL ||
 	    !grants_match(set->eg.grants, &c->host, c->port,
 	    mono_ms(), &g))
 		return (0);
@@ -118,16 +157,36 @@ conn_deny(struct conn *c, const struct rules_verdict *v)
 	conn_refuse(c, 403, perr, why);
 }
 
+/*
+ * Refuse a request a rule's checks do not let through, saying which; a
+ * deny rule names what the policy would have to change instead of how
+ * to ask.
+ */
+static void
+conn_deny_request(struct conn *c, const struct rules_verdict *v)
+{
+	char	why[512];
+
+	if (v->by_deny) {
+		policy_deny_text(v, why, sizeof why);
+		snprintf(c->fix, sizeof c->fix, "%s", why);
+	}
+	conn_refuse(c, 403, v->by_deny ? "denied-by-policy" : "constraint",
+	    v->why != NULL ? v->why : "denied");
+}
+
 /* Ask mode: the person decided, or the time ran out. */
 void
 conn_asked(struct conn *c, const struct escalate_request *r, int timed_out)
 {
 	struct rules_verdict	v;
 	char			why[ESCALATE_BY_LEN + ESCALATE_TEXT_LEN + 16];
+	int			checked;
 
-	if (r->state == ESCALATE_APPROVED && conn_policy(c, &v)) {
+	if (r->state == ESCALATE_APPROVED && conn_policy(c, &v, &checked) == 1) {
 		conn_rule(c, &v);
-		conn_go(c);
+		if (conn_secrets_ok(c))
+			conn_go(c);
 		return;
 	}
 	if (timed_out)
@@ -167,13 +226,22 @@ int
 conn_decide(struct conn *c)
 {
 	struct rules_verdict	v;
+	int			rv, checked;
 
 	c->grant_id[0] = '\0';
-	if (conn_policy(c, &v)) {
+	if ((rv = conn_policy(c, &v, &checked)) == 1) {
 		conn_rule(c, &v);
-		return (0);
+		return (conn_secrets_ok(c) ? 0 : -1);
 	}
 	conn_rule(c, &v);
+	if (rv == -1) {
+		conn_refuse(c, 400, "bad-path", v.why);
+		return (-1);
+	}
+	if (checked) {
+		conn_deny_request(c, &v);
+		return (-1);
+	}
 	policy_grantable(c->set->rules, &c->host, c->port, c->fix,
 	    sizeof c->fix);
 	if (c->set->esc != NULL) {

@@ -2,7 +2,8 @@
  * From an allowed host to a connected server: resolve the name (or take
  * the address literal), keep only the addresses that may be dialed
  * (public and not this host's own, or under allow-private), then dial
- * them in turn, each with a bounded timeout.
+ * them in turn, each with a bounded timeout; for a client whose TLS
+ * ended here, begin TLS with the server, verified.
  */
 #include "config.h"
 
@@ -20,13 +21,17 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+
+#include <openssl/ssl.h>
 
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/tls/tls.h"
 #include "proxy/wire/socks.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
@@ -260,18 +265,61 @@ conn_dial_next(struct conn *c)
 	conn_dial_failed(c);
 }
 
-/* Connected: open the tunnel (saying so), or send the request. */
+/*
+ * Begin TLS again upstream, for a client whose TLS ended here: verified
+ * against the system's trust store and for the host's name.  The
+ * connection stays in S_DIAL until the handshake is done.
+ */
+static void
+conn_tls_connect(struct conn *c)
+{
+	struct bufferevent	*bev;
+	SSL			*ssl;
+	char			 err[256];
+
+	if ((ssl = tls_connect_new(c->set->tls, &c->host, err,
+	    sizeof err)) == NULL) {
+		conn_refuse(c, 502, "upstream-tls", err);
+		return;
+	}
+	bev = bufferevent_openssl_filter_new(c->set->base, c->server, ssl,
+	    BUFFEREVENT_SSL_CONNECTING,
+	    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
+	if (bev == NULL) {
+		c->server = NULL;
+		conn_close(c, "out of memory");
+		return;
+	}
+	c->server = bev;
+	c->server_tls = 1;
+	bufferevent_setcb(bev, c->set->ev->server_read,
+	    c->set->ev->server_write, c->set->ev->server_event, c);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	conn_timer(c, c->set->connect_timeout);
+}
+
+/*
+ * Connected (and, for a client whose TLS ended here, TLS begun again):
+ * open the tunnel (saying so), or send the request.
+ */
 void
 conn_dialed(struct conn *c)
 {
 	int	one = 1;
 
-	setsockopt(bufferevent_getfd(c->server), IPPROTO_TCP, TCP_NODELAY,
-	    &one, sizeof one);
+	if (!c->server_tls) {
+		setsockopt(bufferevent_getfd(c->server), IPPROTO_TCP,
+		    TCP_NODELAY, &one, sizeof one);
+		if (c->client_tls) {
+			conn_tls_connect(c);
+			return;
+		}
+	}
 	bufferevent_setwatermark(c->server, EV_WRITE, CONN_LOW, 0);
 	c->srv_port = c->port;
 	c->reused = 0;
-	if (!c->transparent && !c->socks && !c->req->is_connect) {
+	if (c->bound ||
+	    (!c->transparent && !c->socks && !c->req->is_connect)) {
 		c->srv_name = strdup(c->host.text);	/* NULL: no reuse */
 		conn_send_request(c);
 		return;

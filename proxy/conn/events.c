@@ -171,12 +171,21 @@ conn_client_write_cb(struct bufferevent *bev, void *arg)
 	conn_pump(c);
 }
 
-/* EOF or error from the client. */
+/* EOF or error from the client, or its TLS handshake done. */
 static void
 conn_client_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn	*c = arg;
 
+	if (what & BEV_EVENT_CONNECTED) {
+		c->tls_up = 1;
+		conn_pump(c);
+		return;
+	}
+	if (c->client_tls && !c->tls_up) {
+		conn_tls_failed(c, 0);
+		return;
+	}
 	if ((what & BEV_EVENT_EOF) && c->state == S_TUNNEL) {
 		c->client_eof = 1;
 		conn_pump(c);
@@ -223,6 +232,12 @@ conn_server_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (c->state == S_DIAL) {
 		if (what & BEV_EVENT_CONNECTED) {
 			conn_dialed(c);
+			if (!c->dead)
+				conn_pump(c);
+			return;
+		}
+		if (c->server_tls) {
+			conn_tls_failed(c, 1);
 			if (!c->dead)
 				conn_pump(c);
 			return;
@@ -388,6 +403,9 @@ conn_splice_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 static const struct conn_events conn_events = {
+	.client_read = conn_client_read_cb,
+	.client_write = conn_client_write_cb,
+	.client_event = conn_client_event_cb,
 	.server_read = conn_server_read_cb,
 	.server_write = conn_server_write_cb,
 	.server_event = conn_server_event_cb,

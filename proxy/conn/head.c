@@ -1,6 +1,7 @@
 /*
  * A request head: read and parse it, then see what it asks for (the
- * agent endpoint, the info page, or a host to decide).
+ * agent endpoint, the info page, or a host to decide; on a bound
+ * connection, a request for its host).
  */
 #include "config.h"
 
@@ -23,26 +24,6 @@
 #include "proxy/escalate/agent.h"
 #include "proxy/wire/http.h"
 #include "rules/rules.h"
-
-/* Wait for the next request head. */
-void
-conn_head_start(struct conn *c)
-{
-	c->state = S_HEAD;
-	http_scan_init(&c->scan);
-	free(c->head);
-	c->head = NULL;
-	c->have_host = c->have_req = 0;
-	c->method[0] = '\0';
-	c->via = NULL;
-	c->rule[0] = c->addr[0] = c->fix[0] = '\0';
-	c->status = 0;
-	c->up = c->down = 0;
-	c->close_after = 0;
-	bufferevent_setwatermark(c->client, EV_READ, 0, c->set->lim.max_head);
-	conn_timer(c, c->nrequests == 0 ? c->set->handshake_timeout :
-	    c->set->idle_timeout);
-}
 
 /* The short page for requests addressed to the proxy itself. */
 static void
@@ -107,6 +88,15 @@ conn_request(struct conn *c)
 	event_base_gettimeofday_cached(c->set->base, &c->start);
 	if (conn_audit_ready(c) == -1)
 		return;
+	if (c->bound) {
+		if (conn_bound_request(c) == -1)
+			return;
+		c->client_ka = r->h.keep_alive;
+		if (conn_decide(c) != 0)
+			return;
+		conn_go(c);
+		return;
+	}
 	if (c->set->esc != NULL && ((r->form == HTTP_FORM_ORIGIN &&
 	    agent_match(r->target.p, r->target.len)) ||
 	    (r->form == HTTP_FORM_ABSOLUTE && !r->is_connect &&
@@ -128,9 +118,14 @@ conn_request(struct conn *c)
 	c->have_host = 1;
 	c->port = r->port;
 	c->client_ka = !r->is_connect && r->h.keep_alive;
+	if (!r->is_connect)
+		conn_keep_path(c, &r->path);
 	if (conn_decide(c) != 0)
 		return;
-	conn_go(c);
+	if (c->inspect && r->is_connect)
+		conn_bound_connect(c);
+	else
+		conn_go(c);
 }
 
 /*
@@ -162,6 +157,8 @@ conn_read_head(struct conn *c)
 	unsigned char		*p;
 	int			 st;
 
+	if (c->tls_wait && conn_bound_tls(c) != 1)
+		return;
 	len = evbuffer_get_length(in);
 	avail = len < c->set->lim.max_head ? len : c->set->lim.max_head;
 	if (avail <= c->scan.total)

@@ -98,16 +98,23 @@ conn_forbid(struct conn *c, const char *perr, int close_after,
 {
 	char	target[HOST_TEXT_LEN + 16];
 
+	char	what[CONN_PATH_LEN + sizeof c->method + HOST_TEXT_LEN + 32];
+
 	escalate_target(&c->host, c->port, target, sizeof target);
+	if (c->method[0] != '\0' && c->path[0] != '\0')
+		snprintf(what, sizeof what, "%s %s on %s", c->method, c->path,
+		    target);
+	else
+		snprintf(what, sizeof what, "%s", target);
 	if (c->fix[0] != '\0')
 		conn_reply(c, 403, perr, close_after,
-		    "pinhole: %s is not allowed: %s.\n", target, c->fix);
+		    "pinhole: %s is not allowed: %s.\n", what, c->fix);
 	else
 		conn_reply(c, 403, perr, close_after,
 		    "pinhole: %s is not allowed: %s.\n\n"
 		    "To ask for access, run:\n"
 		    "    pinhole request %s --reason \"why it is needed\"\n",
-		    target, why, target);
+		    what, why, target);
 }
 
 /* The SOCKS5 reply code for a refusal (RFC 1928, section 6). */
@@ -143,11 +150,11 @@ conn_refuse(struct conn *c, int status, const char *perr,
 	const char	*event = c->via != NULL &&
 	    strcmp(c->via, "connect") == 0 ? "connect" : "request";
 
-	if (c->transparent) {
+	if (c->transparent && !c->bound) {
 		conn_transparent_refuse(c, status, perr, why);
 		return;
 	}
-	if (c->socks) {
+	if (c->socks && !c->bound) {
 		conn_socks_refuse(c, status, perr != NULL ? perr : why,
 		    conn_socks_code(c, status, perr));
 		return;

@@ -92,12 +92,26 @@ conn_transparent_start(struct conn *c, int fd)
 	conn_transparent_go(c);
 }
 
-/* Decide a captured connection by its name and port; dial if allowed. */
+/*
+ * Decide a captured connection by its name and port; read HTTP (and TLS
+ * the policy checks requests of) request by request, dial the rest.
+ */
 void
 conn_transparent_go(struct conn *c)
 {
 	if (conn_decide(c) != 0)
 		return;		/* refused, or held for a person (ask mode) */
+	if (c->sniff_proto == SNI_PROTO_HTTP || (c->inspect &&
+	    c->sniff_proto == SNI_PROTO_TLS && c->set->tls != NULL)) {
+		conn_bound_captured(c);
+		return;
+	}
+	if (c->inspect) {
+		conn_transparent_refuse(c, 403, "not-inspectable", "the "
+		    "policy checks the requests to this host, and this "
+		    "connection speaks neither HTTP nor TLS");
+		return;
+	}
 	conn_resolve(c);
 }
 

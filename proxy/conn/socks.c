@@ -94,7 +94,10 @@ conn_socks_request(struct conn *c, const uint8_t *p, size_t len)
 	c->have_host = 1;
 	if (conn_decide(c) != 0)
 		return;		/* refused, or held for a person (ask mode) */
-	conn_go(c);
+	if (c->inspect)
+		conn_bound_connect(c);
+	else
+		conn_go(c);
 }
 
 /* Read the handshake's messages as far as they have come. */

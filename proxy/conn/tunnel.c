@@ -28,10 +28,20 @@ conn_tunnel_io(struct conn *c)
 	bufferevent_set_max_single_write(c->server, CONN_TUNNEL_IO);
 }
 
-/* Half-close: pass an EOF on once everything before it is written. */
+/*
+ * Half-close: pass an EOF on once everything before it is written.  TLS
+ * ended here has no half-close to pass on: the first EOF, once written
+ * out, ends both.
+ */
 static void
 conn_tunnel_shut(struct conn *c)
 {
+	if (c->client_tls || c->server_tls) {
+		if ((c->client_eof || c->server_eof) &&
+		    conn_outlen(c->server) == 0 && conn_outlen(c->client) == 0)
+			conn_close(c, "eof");
+		return;
+	}
 	if (c->client_eof && !c->server_shut && conn_outlen(c->server) == 0 &&
 	    evbuffer_get_length(bufferevent_get_input(c->client)) == 0) {
 		shutdown(bufferevent_getfd(c->server), SHUT_WR);

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,16 +127,20 @@ attach_fds(const char *s, struct attach_msg *msg, const char **errstr)
 	return (0);
 }
 
-/* Every guard line is "K /PATH" with K one of d f r h. */
+/*
+ * Every guard line is "K /PATH" with K one of d f r h c t, or "e NAME"
+ * with NAME an environment variable's.
+ */
 static int
 attach_guards_ok(const char *s, const char **errstr)
 {
 	const char	*nl;
 
 	for (; *s != '\0'; s = nl + 1) {
-		if ((nl = strchr(s, '\n')) == NULL ||
-		    strchr("dfrh", s[0]) == NULL || s[0] == '\0' ||
-		    s[1] != ' ' || s[2] != '/') {
+		if ((nl = strchr(s, '\n')) == NULL || s[0] == '\0' ||
+		    strchr("dfrhcte", s[0]) == NULL || s[1] != ' ' ||
+		    (s[0] == 'e' ? (s[2] != '_' && !isalpha((unsigned char)s[2])) :
+		    s[2] != '/')) {
 			*errstr = "bad guard line";
 			return (-1);
 		}

@@ -1513,7 +1513,10 @@ use_transparent(struct fx *f, struct sockaddr_in *dst)
 	return (0);
 }
 
-/* A captured connection whose Host names its host: tunneled (S_SNIFF). */
+/*
+ * A captured connection whose Host names its host: allowed, then read
+ * request by request (each one decided and logged with its method).
+ */
 static void
 test_transparent_host(void **state)
 {
@@ -1529,7 +1532,9 @@ test_transparent_host(void **state)
 	expect(f, "\r\n\r\nok");
 	assert_int_equal(f->o.requests, 1);
 	expect_audit(f, "connect", "allow", NULL, -1);
-	assert_int_equal(audit_count_field(f, "name_from", "host"), 1);
+	assert_int_equal(audit_count_field(f, "name_from", "host"), 2);
+	assert_int_equal(audit_count_field(f, "method", "GET"), 1);
+	assert_int_equal(audit_count_field(f, "path", "/"), 1);
 }
 
 /* A captured ClientHello naming its host: tunneled as is. */
