@@ -238,11 +238,22 @@ conn_sockaddr_text(const struct sockaddr *sa, char *buf, size_t len)
 		snprintf(buf, len, "local");
 }
 
-/* Bytes waiting to be written to a side. */
+/*
+ * Bytes waiting to be written to a side: for TLS, what the socket below
+ * has still to write too (records already made).
+ */
 size_t
 conn_outlen(struct bufferevent *bev)
 {
-	return (bev == NULL ? 0 : evbuffer_get_length(bufferevent_get_output(bev)));
+	struct bufferevent	*under;
+	size_t			 n;
+
+	if (bev == NULL)
+		return (0);
+	n = evbuffer_get_length(bufferevent_get_output(bev));
+	if ((under = bufferevent_get_underlying(bev)) != NULL)
+		n += evbuffer_get_length(bufferevent_get_output(under));
+	return (n);
 }
 
 /* Turn reading on or off. */

@@ -147,7 +147,7 @@ void
 conn_refuse(struct conn *c, int status, const char *perr,
     const char *why)
 {
-	const char	*event = c->via != NULL &&
+	const char	*event = !c->bound && c->via != NULL &&
 	    strcmp(c->via, "connect") == 0 ? "connect" : "request";
 
 	if (c->transparent && !c->bound) {

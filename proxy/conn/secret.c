@@ -65,6 +65,7 @@ conn_secret_refuse(struct conn *c, const char *name, const char *where)
 	    "secret %s in %s; it may go only %s", name[0] != '\0' ? name :
 	    "(unknown)", where, c->client_tls ? "to the hosts the secret is "
 	    "for, in a header" : "inside TLS the gateway inspects");
+	snprintf(c->fix, sizeof c->fix, "%s (no grant changes that)", why);
 	conn_refuse(c, 403, "secret-exfiltration", why);
 	return (-1);
 }

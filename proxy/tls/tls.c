@@ -258,7 +258,7 @@ tls_ca_free(struct tls_ca *ca)
 static int
 tls_ca_names(struct tls_ca *ca, const char *const *names, size_t n)
 {
-	size_t	i;
+	size_t	i, k;
 
 	for (i = 0; i < n; i++) {
 		if (strcmp(names[i], "*") == 0)
@@ -269,7 +269,12 @@ tls_ca_names(struct tls_ca *ca, const char *const *names, size_t n)
 	if ((ca->names = calloc(n, sizeof *ca->names)) == NULL)
 		return (-1);
 	for (i = 0; i < n; i++) {
-		if ((ca->names[i] = strdup(names[i])) == NULL)
+		for (k = 0; k < ca->nnames && strcmp(ca->names[k],
+		    names[i]) != 0; k++)
+			;
+		if (k < ca->nnames)
+			continue;		/* given twice */
+		if ((ca->names[ca->nnames] = strdup(names[i])) == NULL)
 			return (-1);
 		ca->nnames++;
 	}
