@@ -184,6 +184,54 @@ exec_resolv(const struct netns_config *cfg, int errfd)
 	}
 }
 
+/*
+ * Trust the gateway's CA (TLS inspection): its bundle (the system's CAs
+ * and the gateway's) over every system trust bundle there is, and the
+ * variables the common clients read pointing at the first of them.
+ * Before the guards: the bundle lives in the control directory, which
+ * they hide.
+ */
+static void
+exec_trust(const struct netns_config *cfg, int errfd)
+{
+	static const char	*bundles[] = {
+	    "/etc/ssl/certs/ca-certificates.crt",	/* Debian, Alpine */
+	    "/etc/pki/tls/certs/ca-bundle.crt",		/* Fedora, RHEL */
+	    "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+	    "/etc/ssl/ca-bundle.pem",			/* openSUSE */
+	    "/etc/ssl/cert.pem",			/* Alpine, macOS-alike */
+	    "/etc/pki/tls/cacert.pem",
+	    "/etc/ssl/certs/ca-bundle.crt",
+	    NULL };
+	static const char	*vars[] = { "SSL_CERT_FILE",
+	    "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
+	    "PIP_CERT", "CARGO_HTTP_CAINFO", "NODE_EXTRA_CA_CERTS",
+	    "npm_config_cafile", "NIX_SSL_CERT_FILE", "DENO_CERT",
+	    "AWS_CA_BUNDLE", "HEX_CACERTS_PATH", NULL };
+	const char		**b, **v, *home = NULL;
+	struct stat		  st;
+
+	if (cfg->trust_bundle == NULL)
+		return;
+	for (b = bundles; *b != NULL; b++) {
+		if (stat(*b, &st) == -1 || !S_ISREG(st.st_mode))
+			continue;
+		if (exec_cover(cfg->trust_bundle, *b) == -1)
+			exec_fail(errfd, "mount the trust bundle");
+		if (home == NULL)
+			home = *b;
+	}
+	if (home == NULL) {
+		fprintf(stderr, "pinhole: no system trust bundle to cover: "
+		    "clients must be told to trust %s\n", cfg->trust_ca);
+		return;
+	}
+	for (v = vars; *v != NULL; v++) {
+		if (setenv(*v, home, 1) == -1)
+			exec_fail(errfd, "setenv");
+	}
+}
+
 /* Keep the gateway's files out of the command's reach: netns.h. */
 static void
 exec_guard(const struct netns_config *cfg, int errfd)
@@ -361,6 +409,7 @@ netns_exec_child(const struct netns_config *cfg, int sock,
 {
 	exec_mount_ns(sock);
 	exec_resolv(cfg, sock);
+	exec_trust(cfg, sock);
 	exec_guard(cfg, sock);
 	exec_env(cfg, sock);
 	exec_close_fds();
