@@ -22,6 +22,8 @@ struct check_args {
 	const char	*allows[CHECK_MAX_ARGS];
 	size_t		 nallows;
 	const char	*target;
+	const char	*method;	/* with path: one request */
+	const char	*path;
 };
 
 /* Print text from the command line, escaping what is not printable. */
@@ -79,17 +81,49 @@ check_load(struct rules *r, const struct check_args *a, char *err,
 
 /* Print "allow HOST:PORT (FILE:LINE: RULE)" or the reason for a deny. */
 static void
-check_print(const struct host *h, uint16_t port, const struct rules_verdict *v)
+check_print(const struct host *h, uint16_t port, const struct rules_verdict *v,
+    const char *what)
 {
 	const char	*fmt = h->kind == HOST_IPV6 ? "%s [%s]:%u (" : "%s %s:%u (";
 
-	printf(fmt, v->allow ? "allow" : "deny", h->text, port);
+	printf(fmt, what != NULL ? what : v->allow ? "allow" : "deny", h->text,
+	    port);
 	if (v->file == NULL)
 		printf("%s)\n", v->why);
 	else if (v->line == 0)
 		printf("%s: %s)\n", v->file, v->text);
 	else
 		printf("%s:%u: %s)\n", v->file, v->line, v->text);
+}
+
+/*
+ * Decide one request too, on a host whose rules check requests: which
+ * rule lets it through, or which constraint refuses it.  Returns 0
+ * allowed, 1 refused, 2 for a path that reads more than one way.
+ */
+static int
+check_request(const struct rules *r, const struct host *h, uint16_t port,
+    const struct check_args *a, struct rules_verdict *v)
+{
+	struct rules_request	rq;
+	char			what[2048];
+	int			rv;
+
+	rq.method = a->method;
+	rq.method_len = strlen(a->method);
+	rq.target = a->path;
+	rq.target_len = strlen(a->path);
+	rv = rules_match_request(r, h, port, &rq, v);
+	if (rv == -1) {
+		printf("deny %s %s (%s)\n", a->method, a->path, v->why);
+		return (2);
+	}
+	snprintf(what, sizeof what, "%s %s %s on", rv ? "allow" : "deny",
+	    a->method, a->path);
+	check_print(h, port, v, what);
+	if (!rv && v->constraint != NULL)
+		printf("refused by: %s\n", v->why);
+	return (rv ? 0 : 1);
 }
 
 /* Collect options and the one HOST[:PORT]. */
@@ -112,12 +146,16 @@ check_parse_args(const struct cmd_entry *self, int argc, char **argv,
 			return (-1);
 		}
 	}
-	if (optind != argc - 1) {
+	if (argc - optind != 1 && argc - optind != 3) {
 		cmd_usage_error(self, optind == argc ? "no HOST[:PORT] given" :
-		    "one HOST[:PORT] only");
+		    "HOST[:PORT], or HOST[:PORT] METHOD PATH");
 		return (-1);
 	}
 	a->target = argv[optind];
+	if (argc - optind == 3) {
+		a->method = argv[optind + 1];
+		a->path = argv[optind + 2];
+	}
 	return (0);
 }
 
@@ -151,7 +189,13 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		goto out;
 	}
 	rv = rules_match(r, &h, port, &v) ? 0 : 1;
-	check_print(&h, port, &v);
+	if (rv == 0 && v.inspect && a.method != NULL)
+		rv = check_request(r, &h, port, &a, &v);
+	else
+		check_print(&h, port, &v, NULL);
+	if (rv == 0 && v.inspect)
+		printf("inspected: TLS is ended at the gateway and each "
+		    "request is checked\n");
 out:
 	rules_free(r);
 	return (rv);
@@ -171,8 +215,10 @@ static const struct cmd_opt check_opts[] = {
 
 const struct cmd_entry cmd_check_entry = {
 	.name = "check",
-	.usage = "[--policy FILE]... [--allow RULE]... HOST[:PORT]",
-	.summary = "Say whether the policy allows a host, and which rule decides",
+	.usage = "[--policy FILE]... [--allow RULE]... HOST[:PORT] "
+	    "[METHOD PATH]",
+	.summary = "Say whether the policy allows a host (or one request), "
+	    "and which rule decides",
 	.opts = check_opts,
 	.help =
 	    "HOST is a name or an IPv4 or IPv6 address ([ADDRESS]:PORT with a\n"
@@ -181,8 +227,14 @@ const struct cmd_entry cmd_check_entry = {
 	    "\n"
 	    "Prints the verdict and what decided it, for example\n"
 	    "  allow pypi.org:443 (policy:3: allow pypi.org)\n"
+	    "With METHOD PATH, on a host whose rules check requests (read-only,\n"
+	    "methods, path), decides that request too and names the rule that\n"
+	    "lets it through or the constraint that refuses it:\n"
+	    "  deny POST /x/git-receive-pack on github.com:443 (policy:4: ...)\n"
+	    "  refused by: read-only: POST /x/git-receive-pack is a git push\n"
 	    "\n"
-	    "Exit status: 0 allowed, 1 denied, 2 bad usage or a bad policy\n"
-	    "(reported as FILE:LINE: message).  See pinhole-policy(5).\n",
+	    "Exit status: 0 allowed, 1 denied, 2 bad usage, a bad policy\n"
+	    "(reported as FILE:LINE: message) or a path that reads more than\n"
+	    "one way.  See pinhole-policy(5).\n",
 	.exec = cmd_check_exec,
 };

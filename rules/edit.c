@@ -123,19 +123,72 @@ edit_target_format(const struct rule_spec *s, char *buf, size_t size)
 	return (n < 0 || (size_t)n >= size ? -1 : 0);
 }
 
-/* Parse "until TIME" (and nothing more). */
+/*
+ * Read what follows an allow rule's target: constraints (read-only,
+ * methods LIST, path LIST, any order, each once) and "until TIME".
+ * Writes them canonically to cons (" read-only methods GET path /x")
+ * and sets *until (0: none).  The lists are checked by the parser
+ * later.  Returns 0, or -1 for anything else.
+ */
 static int
-edit_until(const char *s, time_t *until)
+edit_rest(const char *s, char *cons, size_t size, time_t *until)
 {
-	size_t	n;
+	char		 ro[16] = "", m[RULES_LINE_MAX + 1] = "";
+	char		 pa[RULES_LINE_MAX + 1] = "";
+	char		*slot;
+	size_t		 n, k;
 
-	if (strncmp(s, "until", 5) != 0 || (s[5] != ' ' && s[5] != '\t'))
+	*until = 0;
+	for (s += strspn(s, " \t"); *s != '\0'; s += strspn(s, " \t")) {
+		n = strcspn(s, " \t");
+		if (n == 9 && strncmp(s, "read-only", 9) == 0 && ro[0] == '\0') {
+			snprintf(ro, sizeof ro, " read-only");
+			s += n;
+			continue;
+		}
+		slot = n == 7 && strncmp(s, "methods", 7) == 0 ? m :
+		    n == 4 && strncmp(s, "path", 4) == 0 ? pa :
+		    n == 5 && strncmp(s, "until", 5) == 0 && *until == 0 ?
+		    NULL : (char *)-1;
+		if (slot == (char *)-1 || (slot != NULL && slot[0] != '\0'))
+			return (-1);
+		s += n;
+		s += strspn(s, " \t");
+		if ((k = strcspn(s, " \t")) == 0)
+			return (-1);
+		if (slot == NULL) {
+			if (rules_time_parse(s, k, until) == -1)
+				return (-1);
+		} else
+			snprintf(slot, RULES_LINE_MAX + 1, " %s %.*s",
+			    slot == m ? "methods" : "path", (int)k, s);
+		s += k;
+	}
+	if ((size_t)snprintf(cons, size, "%s%s%s", ro, m, pa) >= size)
 		return (-1);
-	s += 5 + strspn(s + 5, " \t");
-	n = strcspn(s, " \t");
-	if (s[n + strspn(s + n, " \t")] != '\0')
+	return (0);
+}
+
+/* Let the parser check constraints' lists (methods, path patterns). */
+static int
+edit_check_constraints(struct rules *r, const char *origin, const char *cons,
+    char *err, size_t errlen)
+{
+	struct rules	*scratch;
+	char		 line[RULES_LINE_MAX + 32];
+	int		 rv;
+
+	(void)r;
+	snprintf(line, sizeof line, "allow pinhole.invalid%s", cons);
+	if ((scratch = rules_create()) == NULL) {
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "%s: out of memory", origin);
 		return (-1);
-	return (rules_time_parse(s, n, until));
+	}
+	rv = rules_load_text(scratch, origin, line, strlen(line),
+	    err != NULL ? err : line, err != NULL ? errlen : sizeof line);
+	rules_free(scratch);
+	return (rv);
 }
 
 /*
@@ -150,7 +203,7 @@ edit_canon(struct rules *r, const char *origin, const char *arg, int check,
 {
 	struct rule_spec	spec;
 	char			target[RULES_LINE_MAX + 1], ports[RULES_LINE_MAX + 1];
-	char			when[32] = "";
+	char			cons[RULES_LINE_MAX + 1], when[32] = "";
 	const char		*rest;
 	size_t			n = strcspn(arg, " \t");
 	time_t			until;
@@ -160,15 +213,18 @@ edit_canon(struct rules *r, const char *origin, const char *arg, int check,
 	memcpy(target, arg, n);
 	target[n] = '\0';
 	rest = arg + n + strspn(arg + n, " \t");
-	if (*rest != '\0') {
-		if (edit_until(rest, &until) == -1) {
-			if (err != NULL && errlen > 0)
-				snprintf(err, errlen, "%s: bad rule '%.200s': "
-				    "HOST[:PORTS] [until TIME], without other "
-				    "spaces (TIME: %s)", origin, arg,
-				    RULES_TIME_USAGE);
-			return (-1);
-		}
+	if (edit_rest(rest, cons, sizeof cons, &until) == -1) {
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "%s: bad rule '%.200s': "
+			    "HOST[:PORTS] [read-only] [methods M,...] "
+			    "[path /P,...] [until TIME] (TIME: %s)", origin, arg,
+			    RULES_TIME_USAGE);
+		return (-1);
+	}
+	if (check && cons[0] != '\0' &&
+	    edit_check_constraints(r, origin, cons, err, errlen) == -1)
+		return (-1);
+	if (until != 0) {
 		memcpy(when, " until ", 7);
 		rules_time_format(until, when + 7, sizeof when - 7);
 		if (check && until <= time(NULL)) {
@@ -185,9 +241,9 @@ edit_canon(struct rules *r, const char *origin, const char *arg, int check,
 	    edit_ports_format(spec.rule, ports, sizeof ports) == -1)
 		goto toolong;
 	n = strlen(buf);
-	if (strlen(ports) + strlen(when) >= size - n)
+	if (strlen(ports) + strlen(cons) + strlen(when) >= size - n)
 		goto toolong;
-	snprintf(buf + n, size - n, "%s%s", ports, when);
+	snprintf(buf + n, size - n, "%s%s%s", ports, cons, when);
 	return (0);
 toolong:
 	if (err != NULL && errlen > 0)
@@ -195,15 +251,20 @@ toolong:
 	return (-1);
 }
 
-/* Compare two canonical rules, or with target_only their HOST[:PORTS]. */
+/*
+ * Compare two canonical rules, or with target_only all but their ends
+ * (HOST[:PORTS] and constraints).
+ */
 static int
 edit_same(const char *a, const char *b, int target_only)
 {
-	size_t	n = strcspn(a, " ");
+	const char	*ua = strstr(a, " until "), *ub = strstr(b, " until ");
+	size_t		 na = ua != NULL ? (size_t)(ua - a) : strlen(a);
+	size_t		 nb = ub != NULL ? (size_t)(ub - b) : strlen(b);
 
 	if (!target_only)
 		return (strcmp(a, b) == 0);
-	return (n == strcspn(b, " ") && strncmp(a, b, n) == 0);
+	return (na == nb && strncmp(a, b, na) == 0);
 }
 
 /*
@@ -216,8 +277,8 @@ edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon,
 {
 	char	buf[RULES_LINE_MAX + 1], text[RULES_LINE_MAX + 1];
 	char	arg[RULES_LINE_MAX + 1];
-	char	*s, *word, *w[3], *save = NULL;
-	int	n = 0;
+	char	*s, *word, *save = NULL;
+	size_t	o = 0;
 
 	if (l->len > RULES_LINE_MAX || memchr(l->s, '\0', l->len) != NULL)
 		return (0);
@@ -228,12 +289,12 @@ edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon,
 	if ((word = strtok_r(buf, " \t\r\f\v", &save)) == NULL ||
 	    strcmp(word, "allow") != 0)
 		return (0);
-	while (n < 3 && (w[n] = strtok_r(NULL, " \t\r\f\v", &save)) != NULL)
-		n++;
-	if ((n != 1 && n != 3) || strtok_r(NULL, " \t\r\f\v", &save) != NULL)
+	arg[0] = '\0';
+	while ((word = strtok_r(NULL, " \t\r\f\v", &save)) != NULL)
+		o += (size_t)snprintf(arg + o, sizeof arg - o, "%s%s",
+		    o > 0 ? " " : "", word);
+	if (o == 0)
 		return (0);
-	snprintf(arg, sizeof arg, n == 1 ? "%s" : "%s %s %s", w[0],
-	    n == 3 ? w[1] : "", n == 3 ? w[2] : "");
 	if (edit_canon(r, "policy", arg, 0, text, sizeof text, NULL,
 	    0) == -1)
 		return (0);

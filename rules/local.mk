@@ -8,7 +8,8 @@ libpinhole_a_SOURCES += \
 	rules/parse.c \
 	rules/request.c
 
-UNIT_TESTS += tests/unit/test_host tests/unit/test_addr tests/unit/test_rules
+UNIT_TESTS += tests/unit/test_host tests/unit/test_addr tests/unit/test_rules \
+	tests/unit/test_request
 
 # `pinhole check` end to end.
 TESTS += tests/integration/check.sh

@@ -188,6 +188,11 @@ test_canonical(void **state)
 	assert_string_equal(canon("[2001:DB8::/32]:*"), "[2001:db8::/32]:*");
 	assert_string_equal(canon("2001:db8:0::1"), "[2001:db8::1]");
 	assert_string_equal(canon("[::ffff:1.2.3.4]:22"), "1.2.3.4:22");
+	/* Constraints in one order: read-only, methods, path. */
+	assert_string_equal(canon("GitHub.com path /o/** read-only"),
+	    "github.com read-only path /o/**");
+	assert_string_equal(canon("api.example path /v1/** methods GET,HEAD"),
+	    "api.example methods GET,HEAD path /v1/**");
 }
 
 /* What the parser refuses is refused, naming no line: it is in no file. */
@@ -207,7 +212,13 @@ test_add_refused(void **state)
 	add("", "x.example:0", -1, NULL, 0);
 	assert_non_null(strstr(errbuf, "bad port '0'"));
 	add("", "a.example b.example", -1, NULL, 0);
-	assert_non_null(strstr(errbuf, "without other spaces"));
+	assert_non_null(strstr(errbuf, "HOST[:PORTS] [read-only] [methods"));
+	add("", "a.example read-only read-only", -1, NULL, 0);
+	add("", "a.example methods", -1, NULL, 0);
+	add("", "a.example methods get()", -1, NULL, 0);
+	assert_non_null(strstr(errbuf, "methods: bad 'get()'"));
+	add("", "a.example path /a/../b", -1, NULL, 0);
+	assert_non_null(strstr(errbuf, "path: bad '/a/../b'"));
 	add("", "a.example#x", -1, NULL, 0);
 	add("", "", -1, NULL, 0);
 	add("", "0.0.0.0/0", -1, NULL, 0);
