@@ -16,7 +16,11 @@ TESTS += tests/integration/check.sh
 EXTRA_DIST += tests/integration/check.sh
 
 # Fuzz targets; make check replays their corpora.
-FUZZ_TARGETS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_host
+FUZZ_TARGETS += tests/fuzz/fuzz_policy tests/fuzz/fuzz_host tests/fuzz/fuzz_path
+tests_fuzz_fuzz_path_SOURCES = tests/fuzz/fuzz_path.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_path_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_path_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/path
 tests_fuzz_fuzz_policy_SOURCES = tests/fuzz/fuzz_policy.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_policy_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_policy_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)

@@ -89,6 +89,10 @@ path_decode(const char *s, size_t len, char *out, size_t outlen,
 				    "again elsewhere)";
 				return (-1);
 			}
+			if (c == '?' || c == '#') {
+				*errstr = "an encoded '?' or '#'";
+				return (-1);
+			}
 		} else if (c == '\\') {
 			*errstr = "a '\\'";
 			return (-1);
