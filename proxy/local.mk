@@ -53,6 +53,7 @@ UNIT_TESTS += tests/unit/test_auditline
 
 UNIT_TESTS += tests/unit/test_http
 UNIT_TESTS += tests/unit/test_secret
+UNIT_TESTS += tests/unit/test_tls
 # One connection through the gateway, state by state, on a real event
 # loop: scripted origins on loopback, and a fake resolver the test
 # defines in place of proxy/resolver/ (so resolver.o is never linked).

@@ -415,6 +415,7 @@ static void
 tls_read_system(struct tls *t)
 {
 	const char	*path = getenv("SSL_CERT_FILE");
+	struct stat	 st;
 	FILE		*f;
 	char		*buf;
 	size_t		 n;
@@ -423,9 +424,11 @@ tls_read_system(struct tls *t)
 		path = X509_get_default_cert_file();
 	if ((f = fopen(path, "re")) == NULL)
 		return;
-	if ((buf = malloc(TLS_BUNDLE_MAX)) != NULL) {
-		n = fread(buf, 1, TLS_BUNDLE_MAX, f);
-		if (n > 0 && n < TLS_BUNDLE_MAX) {
+	if (fstat(fileno(f), &st) == 0 && st.st_size > 0 &&
+	    st.st_size < TLS_BUNDLE_MAX &&
+	    (buf = malloc((size_t)st.st_size)) != NULL) {
+		n = fread(buf, 1, (size_t)st.st_size, f);
+		if (n > 0) {
 			t->system = buf;
 			t->system_len = n;
 		} else

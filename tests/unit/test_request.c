@@ -95,6 +95,8 @@ static const struct {
 	{ "/%ed%a0%80", NULL },			/* a surrogate */
 	{ "/%ff", NULL },
 	{ "/a/%00", NULL },
+	{ "/p/./..%3fq", NULL },		/* '?' after decoding */
+	{ "/p/%23x", NULL },
 	{ "/a/%0a", NULL },
 	{ "/a/\x01", NULL },
 	{ "/a/%", NULL },
