@@ -84,6 +84,26 @@ case $out in
 *) fail "missing preset: $out" ;;
 esac
 
+# Request rules: METHOD PATH names the rule or the constraint.
+printf 'allow github.test read-only path /myorg/**\nallow api.test methods GET\nallow api.test methods POST path /v1/upload\n' >"$T/req"
+check 0 "allow GET /myorg/r.git/info/refs?service=git-upload-pack on github.test:443 ($T/req:1: allow github.test read-only path /myorg/**)" \
+    --policy "$T/req" github.test GET '/myorg/r.git/info/refs?service=git-upload-pack'
+check 1 "deny POST /myorg/r.git/git-receive-pack on github.test:443 ($T/req:1: allow github.test read-only path /myorg/**)" \
+    --policy "$T/req" github.test POST /myorg/r.git/git-receive-pack
+out=$("$PINHOLE" check --policy "$T/req" github.test POST /myorg/r.git/git-receive-pack)
+echo "$out" | grep -q '^refused by: read-only: POST /myorg/r.git/git-receive-pack is a git push' &&
+    ok "check names the constraint" || fail "check: $out"
+check 1 "deny GET /myorg/../other on github.test:443 ($T/req:1: allow github.test read-only path /myorg/**)" \
+    --policy "$T/req" github.test GET /myorg/../other
+check 2 "deny GET /myorg/%2e%2e%2fother (the path has an encoded '/' or '\\')" \
+    --policy "$T/req" github.test GET /myorg/%2e%2e%2fother
+check 0 "allow POST /v1/upload on api.test:443 ($T/req:3: allow api.test methods POST path /v1/upload)" \
+    --policy "$T/req" api.test POST /v1/upload
+"$PINHOLE" check --policy "$T/req" api.test | grep -q '^inspected: ' &&
+    ok "check says a host is inspected" || fail "no inspected line"
+"$PINHOLE" check --policy "$P" pypi.org | grep -q '^inspected: ' &&
+    fail "an unconstrained host is inspected" || ok "unconstrained: tunnelled"
+
 # The default policy: XDG_CONFIG_HOME, then ~/.config; missing = empty.
 mkdir -p "$T/xdg/pinhole" "$T/home/.config/pinhole"
 echo 'allow xdg.example' >"$T/xdg/pinhole/policy"
