@@ -168,6 +168,7 @@ struct conn {
 	int			 client_tls;	/* c->client decrypts */
 	int			 server_tls;	/* c->server encrypts */
 	int			 tls_up;	/* the client's handshake done */
+	struct evbuffer_cb_entry *tls_drained;	/* the socket's below */
 	char			 path[CONN_PATH_LEN];	/* for the audit */
 	struct {
 		char		*p;

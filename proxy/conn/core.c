@@ -175,6 +175,10 @@ conn_close(struct conn *c, const char *reason)
 		setsockopt(bufferevent_getfd(c->client), SOL_SOCKET,
 		    SO_LINGER, &l, sizeof l);
 	}
+	if (c->tls_drained != NULL)
+		evbuffer_remove_cb_entry(bufferevent_get_output(
+		    bufferevent_get_underlying(c->client)), c->tls_drained);
+	c->tls_drained = NULL;
 	if (c->client != NULL)
 		bufferevent_free(c->client);
 	c->client = NULL;

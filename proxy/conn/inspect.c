@@ -178,6 +178,22 @@ conn_bound_connect(struct conn *c)
 	conn_bind(c);
 }
 
+/*
+ * The socket below the client's TLS wrote what it held: tell the client
+ * side's write callback, which waits for all of it before a close.
+ */
+static void
+conn_tls_drained_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct conn	*c = arg;
+
+	if (info->n_deleted > 0 && evbuffer_get_length(buf) == 0 &&
+	    !c->dead && c->client != NULL)
+		bufferevent_trigger(c->client, EV_WRITE,
+		    BEV_TRIG_IGNORE_WATERMARKS | BEV_TRIG_DEFER_CALLBACKS);
+}
+
 /* End the client's TLS here: from now on c->client reads clear text. */
 static int
 conn_tls_accept(struct conn *c)
@@ -200,6 +216,8 @@ conn_tls_accept(struct conn *c)
 	}
 	c->client = bev;
 	c->client_tls = 1;
+	c->tls_drained = evbuffer_add_cb(bufferevent_get_output(under),
+	    conn_tls_drained_cb, c);
 	bufferevent_setcb(bev, c->set->ev->client_read,
 	    c->set->ev->client_write, c->set->ev->client_event, c);
 	bufferevent_setwatermark(bev, EV_WRITE, CONN_LOW, 0);
@@ -235,14 +253,15 @@ conn_bound_tls(struct conn *c)
 }
 
 /*
- * A captured connection the policy allows, which spoke HTTP, or TLS to
- * a host whose rule checks requests: read it request by request (each
- * is decided, not only the first), TLS ended here.
+ * A captured connection the policy allows, which spoke HTTP, or any to
+ * a host whose rules check requests: read it request by request (each
+ * is decided, not only the first), TLS ended here when its first byte
+ * begins a TLS record.
  */
 void
 conn_bound_captured(struct conn *c)
 {
-	c->tls_wait = c->sniff_proto == SNI_PROTO_TLS;
+	c->tls_wait = c->sniff_proto != SNI_PROTO_HTTP;
 	conn_audit(c, "connect", "allow", c->tls_wait ? "inspect" : NULL, 0);
 	conn_bind(c);
 }

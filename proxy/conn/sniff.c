@@ -101,15 +101,15 @@ conn_transparent_go(struct conn *c)
 {
 	if (conn_decide(c) != 0)
 		return;		/* refused, or held for a person (ask mode) */
-	if (c->sniff_proto == SNI_PROTO_HTTP || (c->inspect &&
-	    c->sniff_proto == SNI_PROTO_TLS && c->set->tls != NULL)) {
+	if (c->sniff_proto == SNI_PROTO_HTTP ||
+	    (c->inspect && c->set->tls != NULL)) {
 		conn_bound_captured(c);
 		return;
 	}
 	if (c->inspect) {
-		conn_transparent_refuse(c, 403, "not-inspectable", "the "
+		conn_transparent_refuse(c, 403, "inspect-unavailable", "the "
 		    "policy checks the requests to this host, and this "
-		    "connection speaks neither HTTP nor TLS");
+		    "gateway cannot inspect TLS");
 		return;
 	}
 	conn_resolve(c);
