@@ -1537,6 +1537,35 @@ test_transparent_host(void **state)
 	assert_int_equal(audit_count_field(f, "path", "/"), 1);
 }
 
+/*
+ * A captured plain-HTTP connection is decided request by request: on a
+ * host whose rule checks methods, a refused request is answered and the
+ * next one on the connection goes through.
+ */
+static void
+test_transparent_requests(void **state)
+{
+	struct fx	*f = *state;
+	struct sockaddr_in dst;
+
+	if (use_transparent(f, &dst) == -1)
+		skip_busy();
+	policy(f, "allow origin.test:%u methods GET\nallow-private 127.0.0.0/8\n");
+	f->o.mode = O_HTTP;
+	client_to(f, &dst);
+	say(f, "DELETE /x HTTP/1.1\r\nHost: origin.test\r\n\r\n");
+	expect_status(f, "HTTP/1.1 403 ");
+	expect(f, "methods: DELETE is not one of GET");
+	expect(f, "why it is needed\"\n");
+	client_clear(f);
+	say(f, "GET / HTTP/1.1\r\nHost: origin.test\r\n\r\n");
+	expect_status(f, "HTTP/1.1 200 OK\r\n");
+	expect(f, "\r\n\r\nok");
+	assert_int_equal(f->o.requests, 1);
+	assert_int_equal(audit_count_field(f, "method", "DELETE"), 1);
+	assert_int_equal(audit_count_field(f, "reason", "constraint"), 1);
+}
+
 /* A captured ClientHello naming its host: tunneled as is. */
 static void
 test_transparent_sni(void **state)
@@ -1931,7 +1960,7 @@ main(void)
 		T(test_dial_refused), T(test_dial_timeout),
 		T(test_handshake_timeout), T(test_idle_timeout), T(test_agent),
 		T(test_agent_wait), T(test_ask_timeout), T(test_ask_decided),
-		T(test_transparent_host), T(test_fake_unused),
+		T(test_transparent_host), T(test_transparent_requests), T(test_fake_unused),
 		T(test_transparent_sni), T(test_transparent_fronting),
 		T(test_transparent_refused), T(test_socks_tunnel),
 		T(test_socks_fake), T(test_socks_refused),
