@@ -380,20 +380,28 @@ tally_by_bytes(const void *a, const void *b)
 	return (strcmp(x->key, y->key));
 }
 
+/* Order a set of tallies (an empty one has no array). */
+static void
+tallies_sort(struct tallies *t, int (*cmp)(const void *, const void *))
+{
+	if (t->n > 1)
+		qsort(t->v, t->n, sizeof *t->v, cmp);
+}
+
 /* Print the summary's tables. */
 static void
 cmd_log_print_summary(struct log_summary *s)
 {
 	size_t	i;
 
-	qsort(s->blocked.v, s->blocked.n, sizeof *s->blocked.v, tally_by_count);
+	tallies_sort(&s->blocked, tally_by_count);
 	printf("Top blocked hosts\n  %8s  %s\n", "DENIED", "HOST");
 	for (i = 0; i < s->blocked.n && i < LOG_TOP; i++) {
 		printf("  %8lld  ", s->blocked.v[i]->n);
 		cmd_log_term(stdout, s->blocked.v[i]->key);
 		putchar('\n');
 	}
-	qsort(s->allowed.v, s->allowed.n, sizeof *s->allowed.v, tally_by_bytes);
+	tallies_sort(&s->allowed, tally_by_bytes);
 	printf("\nTop allowed hosts by bytes\n  %12s %12s %8s  %s\n", "UP",
 	    "DOWN", "ALLOWED", "HOST");
 	for (i = 0; i < s->allowed.n && i < LOG_TOP; i++) {
@@ -402,8 +410,7 @@ cmd_log_print_summary(struct log_summary *s)
 		cmd_log_term(stdout, s->allowed.v[i]->key);
 		putchar('\n');
 	}
-	qsort(s->outcomes.v, s->outcomes.n, sizeof *s->outcomes.v,
-	    tally_by_count);
+	tallies_sort(&s->outcomes, tally_by_count);
 	printf("\nRequests and their outcomes\n  %8s  %-8s %-6s %s\n", "COUNT",
 	    "EVENT", "VERDICT", "REASON");
 	for (i = 0; i < s->outcomes.n; i++) {
@@ -411,8 +418,7 @@ cmd_log_print_summary(struct log_summary *s)
 		cmd_log_term(stdout, s->outcomes.v[i]->key);
 		putchar('\n');
 	}
-	qsort(s->methods.v, s->methods.n, sizeof *s->methods.v,
-	    tally_by_count);
+	tallies_sort(&s->methods, tally_by_count);
 	printf("\nRequests by host and method\n  %8s %8s %8s %12s %12s  "
 	    "%-8s %s\n", "REQUESTS", "ALLOWED", "DENIED", "UP", "DOWN",
 	    "METHOD", "HOST");
@@ -424,8 +430,7 @@ cmd_log_print_summary(struct log_summary *s)
 		cmd_log_term(stdout, s->methods.v[i]->key);
 		putchar('\n');
 	}
-	qsort(s->sessions.v, s->sessions.n, sizeof *s->sessions.v,
-	    tally_by_count);
+	tallies_sort(&s->sessions, tally_by_count);
 	printf("\nSessions\n  %8s %8s %8s %12s %12s  %s\n", "REQUESTS",
 	    "ALLOWED", "DENIED", "UP", "DOWN", "SESSION");
 	for (i = 0; i < s->sessions.n; i++) {

@@ -186,6 +186,21 @@ grep -q '^2024-12-02 12:09:00 connect allow s3 *pypi.org:443 *sandbox=sbA via=co
 sed -n '/^Sessions/,$p' "$T/out" | grep -q '^ *2 *1 *1 *1 *2  s3$' &&
     ok "--summary counts schema 2 sessions" || fail "v2 summary: $(cat "$T/out")"
 
+# Summary of requests the gateway read, by host and method; and of an
+# empty table.
+cat >"$T/req.log" <<'EOF'
+{"schema":2,"ts":"2024-12-02T12:00:00.000Z","event":"request","verdict":"allow","host":"api.test","port":443,"method":"GET","path":"/v1/a","status":200,"bytes_up":10,"bytes_down":300}
+{"schema":2,"ts":"2024-12-02T12:00:01.000Z","event":"request","verdict":"allow","host":"api.test","port":443,"method":"GET","path":"/v1/b","status":200,"bytes_up":10,"bytes_down":200}
+{"schema":2,"ts":"2024-12-02T12:00:02.000Z","event":"request","verdict":"deny","reason":"constraint","host":"api.test","port":443,"method":"POST","path":"/v1/a","status":403}
+EOF
+"$PINHOLE" log --summary "$T/req.log" >"$T/out" 2>&1
+sed -n '/^Requests by host and method/,/^$/p' "$T/out" | grep -q '^ *2 *2 *0 *20 *500  GET *api.test$' &&
+    sed -n '/^Requests by host and method/,/^$/p' "$T/out" | grep -q '^ *1 *0 *1 *0 *0  POST *api.test$' &&
+    ok "--summary by host and method" || fail "method summary: $(cat "$T/out")"
+printf '{"schema":2,"ts":"2024-12-02T12:00:00.000Z","event":"stop"}\n' >"$T/empty.log"
+"$PINHOLE" log --summary "$T/empty.log" >"$T/out" 2>&1 &&
+    ok "--summary of a log with nothing to count" || fail "empty summary: $(cat "$T/out")"
+
 # Summary.
 "$PINHOLE" log --summary "$T/audit.log" >"$T/out" 2>/dev/null
 sed -n '/^Top blocked/,/^$/p' "$T/out" | grep -q '^ *2  evil.example.net$' &&
