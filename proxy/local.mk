@@ -58,6 +58,9 @@ UNIT_TESTS += tests/unit/test_tls
 # loop: scripted origins on loopback, and a fake resolver the test
 # defines in place of proxy/resolver/ (so resolver.o is never linked).
 UNIT_TESTS += tests/unit/test_conn
+# Request rules over inspected TLS with real clients and TLS origins.
+TESTS += tests/integration/inspect.sh
+EXTRA_DIST += tests/integration/inspect.sh tests/integration/tls-origin.py
 
 FUZZ_TARGETS += tests/fuzz/fuzz_http
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
