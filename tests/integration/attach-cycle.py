@@ -9,6 +9,17 @@ import array, json, os, socket, sys, time
 path, pid, count, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 
 
+def links():
+    """What each of the session's descriptors is."""
+    out = {}
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            out[fd] = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            pass
+    return out
+
+
 def fds():
     return len(os.listdir("/proc/%d/fd" % pid))
 
@@ -56,19 +67,26 @@ def cycle(i):
 
 
 def settle(want):
-    """Wait (at most 5 s) until the session holds want descriptors."""
-    end = time.time() + 5
+    """Wait (at most 10 s) until the session holds want descriptors."""
+    end = time.time() + 10
     while fds() != want and time.time() < end:
         time.sleep(0.05)
 
 
-cycle(0)
+# A warm-up first, so that what the session opens once, on first use, is
+# open before the count: a leak is what grows with the cycles.
+for i in range(100):
+    cycle(i)
 time.sleep(0.2)
-fd0, rss0 = fds(), rss()
+fd0, rss0, before = fds(), rss(), links()
 start = time.time()
 for i in range(1, count + 1):
     cycle(i)
     if time.time() - start > limit:
         sys.exit("only %d cycles in %.0f s" % (i, limit))
 settle(fd0)
-print("fds %d %d rss %d %d" % (fd0, fds(), rss0, rss()))
+after = links()
+print("fds %d %d rss %d %d" % (fd0, len(after), rss0, rss()))
+for fd in sorted(set(before) | set(after), key=int):
+    if before.get(fd) != after.get(fd):
+        print("fd %s: %s -> %s" % (fd, before.get(fd), after.get(fd)))
