@@ -190,6 +190,19 @@ conn_close(struct conn *c, const char *reason)
 	event_active(set->reaper, EV_TIMEOUT, 0);
 }
 
+/* Free the header values secrets were put back in. */
+void
+conn_secrets_free(struct conn *c)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nswapped; i++) {
+		explicit_bzero(c->swapped[i].p, c->swapped[i].len);
+		free(c->swapped[i].p);
+	}
+	c->nswapped = 0;
+}
+
 /*
  * Drop the parsed request and response, the heads they point into and
  * the addresses to dial: about 20 KiB that an open tunnel no longer

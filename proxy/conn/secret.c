@@ -40,19 +40,6 @@ conn_secret_lookup(void *arg, const char *name, size_t len, size_t *vlen)
 	return (NULL);
 }
 
-/* Free the header values secrets were put back in. */
-void
-conn_secrets_free(struct conn *c)
-{
-	size_t	i;
-
-	for (i = 0; i < c->nswapped; i++) {
-		explicit_bzero(c->swapped[i].p, c->swapped[i].len);
-		free(c->swapped[i].p);
-	}
-	c->nswapped = 0;
-}
-
 /* Refuse a request carrying a placeholder where it may not go. */
 static int
 conn_secret_refuse(struct conn *c, const char *name, const char *where)

@@ -124,3 +124,12 @@ dns_req_free(struct dns_req *k)
 		bufferevent_trigger(c->bev, EV_READ,
 		    BEV_TRIG_IGNORE_WATERMARKS);
 }
+
+/* The sandbox a query came from, or NULL. */
+struct audit_sandbox *
+dns_req_sandbox(const struct dns_req *r)
+{
+	if (r->conn != NULL)
+		return (r->conn->l->sandbox);
+	return (r->udp != NULL ? r->udp->sandbox : NULL);
+}

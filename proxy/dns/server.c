@@ -381,15 +381,6 @@ dns_listener_free(struct dns_listener *l)
 	free(l);
 }
 
-/* The sandbox a query came from, or NULL. */
-struct audit_sandbox *
-dns_req_sandbox(const struct dns_req *r)
-{
-	if (r->conn != NULL)
-		return (r->conn->l->sandbox);
-	return (r->udp != NULL ? r->udp->sandbox : NULL);
-}
-
 /*
  * A sandbox is gone: close its sockets, its TCP connections and forget
  * its queries still waiting for the upstream.
