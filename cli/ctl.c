@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/ctl.h"
+#include "lib/io.h"
 #include "lib/json.h"
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
@@ -106,24 +107,6 @@ ctl_close(struct ctl_conn *c)
 	c->fd = -1;
 }
 
-/* Write all bytes. */
-static int
-ctl_write_all(int fd, const char *p, size_t len)
-{
-	ssize_t	n;
-
-	while (len > 0) {
-		if ((n = write(fd, p, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return (-1);
-		}
-		p += n;
-		len -= n;
-	}
-	return (0);
-}
-
 /* Send a request, adding its id. */
 int
 ctl_send(struct ctl_conn *c, struct json_writer *w, int64_t *id)
@@ -134,7 +117,7 @@ ctl_send(struct ctl_conn *c, struct json_writer *w, int64_t *id)
 	json_put_raw(w, "\n", 1);
 	if (w->failed)
 		return (-1);
-	return (ctl_write_all(c->fd, w->buf, w->len));
+	return (write_all(c->fd, w->buf, w->len));
 }
 
 /* Take one line out of the buffer, if a whole one is there. */

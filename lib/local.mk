@@ -3,6 +3,7 @@ libpinhole_a_SOURCES += \
 	lib/clock.c lib/clock.h \
 	lib/log.c lib/log.h \
 	lib/json.c lib/json.h \
-	lib/fdpass.c lib/fdpass.h
+	lib/fdpass.c lib/fdpass.h \
+	lib/io.c lib/io.h
 
 UNIT_TESTS += tests/unit/test_json

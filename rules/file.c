@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/io.h"
 #include "rules/rules-int.h"
 
 #define FILE_HEADER	"# pinhole policy, one rule a line: see pinhole-policy(5)\n"
@@ -186,24 +187,6 @@ file_check(struct file_edit *f)
 	return (rv);
 }
 
-/* Write all of buf to fd. */
-static int
-file_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t	n;
-
-	while (len > 0) {
-		if ((n = write(fd, buf, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return (-1);
-		}
-		buf += n;
-		len -= n;
-	}
-	return (0);
-}
-
 /* Write the new text to a temp file beside the target, then rename. */
 static int
 file_replace(struct file_edit *f)
@@ -223,7 +206,7 @@ file_replace(struct file_edit *f)
 	if (f->exists && geteuid() == 0)
 		(void)fchown(fd, f->uid, f->gid);
 	if (fchmod(fd, f->mode) == -1 ||
-	    file_write_all(fd, f->text, f->len) == -1 || fsync(fd) == -1) {
+	    write_all(fd, f->text, f->len) == -1 || fsync(fd) == -1) {
 		file_fail(f, "cannot write the new file");
 		goto out;
 	}

@@ -26,6 +26,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "lib/io.h"
 #include "proxy/tls/tls.h"
 #include "rules/rules.h"
 
@@ -336,24 +337,6 @@ tls_ca(const struct tls *t)
 	return (t->gens[t->ngens - 1]);
 }
 
-/* Write all of buf to fd. */
-static int
-tls_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t	n;
-
-	while (len > 0) {
-		if ((n = write(fd, buf, len)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return (-1);
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return (0);
-}
-
 /*
  * Rewrite a file in place (the same inode: a sandbox's bind mount of it
  * sees the new text): the prefix given, then every CA of the session.
@@ -384,10 +367,10 @@ tls_write_file(const struct tls *t, const char *path, const char *pre,
 		return (-1);
 	}
 	if (fchmod(fd, 0644) == 0 && ftruncate(fd, 0) == 0 &&
-	    (prelen == 0 || tls_write_all(fd, pre, prelen) == 0) &&
+	    (prelen == 0 || write_all(fd, pre, prelen) == 0) &&
 	    (prelen == 0 || pre[prelen - 1] == '\n' ||
-	    tls_write_all(fd, "\n", 1) == 0) &&
-	    tls_write_all(fd, pem, (size_t)n) == 0)
+	    write_all(fd, "\n", 1) == 0) &&
+	    write_all(fd, pem, (size_t)n) == 0)
 		rv = 0;
 	else
 		snprintf(err, len, "%s: %s", path, strerror(errno));
