@@ -1102,6 +1102,35 @@ test_forward_upgrade(void **state)
 	expect_audit(f, "request", "allow", "upgrade", 101);
 }
 
+/*
+ * On a host whose rule checks requests, an upgrade to anything but a
+ * WebSocket (h2c) would leave a tunnel no rule reads: refused, and the
+ * origin never asked.  A WebSocket goes through.
+ */
+static void
+test_forward_upgrade_checked(void **state)
+{
+	struct fx	*f = *state;
+	char		 req[512];
+
+	policy(f, "allow origin.test:%u methods GET\nallow-private 127.0.0.0/8\n");
+	f->o.mode = O_UPGRADE;
+	snprintf(req, sizeof req, "GET http://origin.test:%d/ HTTP/1.1\r\n"
+	    "Host: origin.test\r\nConnection: upgrade\r\nUpgrade: h2c\r\n"
+	    "\r\n", oport(f));
+	client(f, req);
+	expect_status(f, "HTTP/1.1 403 ");
+	expect(f, "Pinhole-Error: constraint\r\n");
+	assert_int_equal(f->o.accepts, 0);
+	client_close(f);
+	snprintf(req, sizeof req, "GET http://origin.test:%d/ HTTP/1.1\r\n"
+	    "Host: origin.test\r\nConnection: upgrade\r\n"
+	    "Upgrade: WebSocket\r\n\r\n", oport(f));
+	client(f, req);
+	expect_status(f, "HTTP/1.1 101 ");
+	expect_audit(f, "request", "allow", "upgrade", 101);
+}
+
 /* The origin says nothing: 504 at the idle timeout. */
 static void
 test_forward_silent(void **state)
@@ -1952,7 +1981,8 @@ main(void)
 		T(test_head_too_large), T(test_bad_host), T(test_info_page),
 		T(test_connect_tunnel), T(test_forward_keepalive),
 		T(test_forward_broken_chunked), T(test_forward_bad_upstream),
-		T(test_forward_upgrade), T(test_forward_silent),
+		T(test_forward_upgrade), T(test_forward_upgrade_checked),
+		T(test_forward_silent),
 		T(test_denied), T(test_denied_port), T(test_denied_ip_literal),
 		T(test_denied_private), T(test_no_policy),
 		T(test_resolve_failed), T(test_resolve_refused),
