@@ -132,6 +132,7 @@ rules_path_canon(const char *target, size_t len, char *out, size_t outlen,
 	char		 dec[RULES_PATH_LEN];
 	const char	*q, *seg, *end;
 	size_t		 n, o = 0, slen;
+	int		 empty = 0, dotdot = 0;
 
 	if ((q = memchr(target, '?', len)) != NULL)
 		len = (size_t)(q - target);
@@ -149,6 +150,19 @@ rules_path_canon(const char *target, size_t len, char *out, size_t outlen,
 		    q - seg : end - seg);
 		if (seg_dot_param(seg, slen)) {
 			*errstr = "a '.' or '..' segment with ';' parameters";
+			return (-1);
+		}
+		if (slen == 0 && seg < end)
+			empty = 1;
+		if (slen == 2 && seg[0] == '.' && seg[1] == '.')
+			dotdot = 1;
+		if (empty && dotdot) {
+			/*
+			 * "/a//../b": folded first, /b; by RFC 3986 alone
+			 * the ".." takes the empty segment, /a/b.
+			 */
+			*errstr = "a '..' segment and a '//' (servers differ "
+			    "on which goes first)";
 			return (-1);
 		}
 		if (slen == 0 && seg < end)
