@@ -343,7 +343,8 @@ http_framing(struct http_head *h)
 
 		if (http_str_eq(&hd->name, "content-length")) {
 			if (hd->value.len == 0 ||
-			    http_list_each(&hd->value, http_length_el, &len) == -1)
+			    http_list_each(&hd->value, http_length_el, &len) == -1 ||
+			    len < 0)
 				return (400);
 		} else if (http_str_eq(&hd->name, "transfer-encoding")) {
 			te = 1;

@@ -99,6 +99,8 @@ static const struct req_case req_cases[] = {
 	    400),
 	BAD("POST http://a/ HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n",
 	    400),
+	BAD("POST http://a/ HTTP/1.1\r\nHost: a\r\nContent-Length: ,\r\n\r\n",
+	    400),
 	BAD("POST http://a/ HTTP/1.1\r\nHost: a\r\n"
 	    "Content-Length: 99999999999999999999\r\n\r\n", 400),
 	BAD("POST http://a/ HTTP/1.1\r\nHost: a\r\n"
