@@ -188,6 +188,12 @@ test_read_only(void **state)
 	    "pack", &v), 0);
 	assert_int_equal(request(r, "github.com", "GET",
 	    "/o/r.git/info/refs?SERVICE=git-receive-pack", &v), 0);
+	assert_int_equal(request(r, "github.com", "GET",
+	    "/o/r.git/info/refs?servic%65=git-receive-pack", &v), 0);
+	assert_int_equal(request(r, "github.com", "GET",
+	    "/o/r.git/info/refs?%53ERVICE=git-receive-pack", &v), 0);
+	assert_int_equal(request(r, "github.com", "GET",
+	    "/o/r.git/info/refs?x=1&service=git-upload-pack", &v), 1);
 	assert_int_equal(request(r, "github.com", "POST",
 	    "/o/r.git/git-receive-pack", &v), 0);
 	assert_int_equal(request(r, "github.com", "GET",
