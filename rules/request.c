@@ -132,6 +132,7 @@ rules_path_canon(const char *target, size_t len, char *out, size_t outlen,
 	char		 dec[RULES_PATH_LEN];
 	const char	*q, *seg, *end;
 	size_t		 n, o = 0, slen;
+	int		 empty = 0, dotdot = 0;
 
 	if ((q = memchr(target, '?', len)) != NULL)
 		len = (size_t)(q - target);
@@ -149,6 +150,19 @@ rules_path_canon(const char *target, size_t len, char *out, size_t outlen,
 		    q - seg : end - seg);
 		if (seg_dot_param(seg, slen)) {
 			*errstr = "a '.' or '..' segment with ';' parameters";
+			return (-1);
+		}
+		if (slen == 0 && seg < end)
+			empty = 1;
+		if (slen == 2 && seg[0] == '.' && seg[1] == '.')
+			dotdot = 1;
+		if (empty && dotdot) {
+			/*
+			 * "/a//../b": folded first, /b; by RFC 3986 alone
+			 * the ".." takes the empty segment, /a/b.
+			 */
+			*errstr = "a '..' segment and a '//' (servers differ "
+			    "on which goes first)";
 			return (-1);
 		}
 		if (slen == 0 && seg < end)
@@ -263,6 +277,32 @@ path_ends_dir(const char *path, const char *dir)
 }
 
 /*
+ * Is a query parameter's name "service" in any case, its escapes decoded
+ * as git http-backend decodes them ("servic%65")?
+ */
+static int
+param_is_service(const char *p, size_t n)
+{
+	char	name[8];
+	size_t	i, o = 0;
+	int	hi, lo;
+
+	for (i = 0; i < n; i++) {
+		if (o == sizeof name - 1)
+			return (0);
+		if (p[i] == '%' && n - i >= 3 &&
+		    (hi = hex_value(p[i + 1])) != -1 &&
+		    (lo = hex_value(p[i + 2])) != -1) {
+			name[o++] = (char)(hi << 4 | lo);
+			i += 2;
+		} else
+			name[o++] = p[i];
+	}
+	name[o] = '\0';
+	return (strcasecmp(name, "service") == 0);
+}
+
+/*
  * Does the query name a git service other than fetch's (any spelling of
  * "service=" with another value: push, or something to refuse unread)?
  */
@@ -270,16 +310,18 @@ static int
 query_not_fetch(const char *q, size_t len)
 {
 	static const char	 want[] = "git-upload-pack";
-	const char		*end = q + len, *amp;
-	size_t			 n;
+	const char		*end = q + len, *amp, *eq;
+	size_t			 n, k;
 
 	for (; q < end; q = amp + 1) {
 		if ((amp = memchr(q, '&', (size_t)(end - q))) == NULL)
 			amp = end;
 		n = (size_t)(amp - q);
-		if (n >= 8 && strncasecmp(q, "service=", 8) == 0 &&
-		    (n - 8 != sizeof want - 1 ||
-		    memcmp(q + 8, want, n - 8) != 0))
+		if ((eq = memchr(q, '=', n)) == NULL)
+			continue;
+		k = (size_t)(eq - q);
+		if (param_is_service(q, k) && (n - k - 1 != sizeof want - 1 ||
+		    memcmp(eq + 1, want, n - k - 1) != 0))
 			return (1);
 	}
 	return (0);

@@ -12,6 +12,7 @@
 #include "proxy/conn/conn-int.h"
 #include "proxy/dns/fakeip.h"
 #include "proxy/escalate/escalate.h"
+#include "proxy/wire/http.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 
@@ -90,6 +91,26 @@ conn_secrets_ok(struct conn *c)
 	    c->req->is_connect)
 		return (1);
 	return (conn_secrets(c) == 0);
+}
+
+/*
+ * Would a checked request switch the connection to another protocol
+ * that carries requests of its own (h2c, or anything but a WebSocket)?
+ * After a 101 the connection is a tunnel no rule reads.
+ */
+static int
+conn_upgrade_unchecked(const struct conn *c, char *why, size_t len)
+{
+	const struct http_header	*hd;
+
+	if (!c->have_req || c->req == NULL || !c->req->h.upgrade ||
+	    (hd = http_header_find(&c->req->h, "upgrade")) == NULL ||
+	    http_str_eq(&hd->value, "websocket"))
+		return (0);
+	snprintf(why, len, "upgrade: Upgrade: %.*s would make the connection "
+	    "a tunnel no rule checks (only websocket is let through)",
+	    (int)(hd->value.len < 64 ? hd->value.len : 64), hd->value.p);
+	return (1);
 }
 
 /*
@@ -226,11 +247,17 @@ int
 conn_decide(struct conn *c)
 {
 	struct rules_verdict	v;
+	char			why[160];
 	int			rv, checked;
 
 	c->grant_id[0] = '\0';
 	if ((rv = conn_policy(c, &v, &checked)) == 1) {
 		conn_rule(c, &v);
+		if (checked && c->grant_id[0] == '\0' &&
+		    conn_upgrade_unchecked(c, why, sizeof why)) {
+			conn_refuse(c, 403, "constraint", why);
+			return (-1);
+		}
 		return (conn_secrets_ok(c) ? 0 : -1);
 	}
 	conn_rule(c, &v);

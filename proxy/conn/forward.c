@@ -31,11 +31,19 @@ conn_upstream_head(struct conn *c, struct evbuffer *out)
 	    (int)r->authority.len, r->authority.p);
 	for (i = 0; i < r->h.nheaders; i++) {
 		hd = &r->h.headers[i];
-		if (hd->hop || http_str_eq(&hd->name, "host"))
+		if (hd->hop || http_str_eq(&hd->name, "host") ||
+		    http_str_eq(&hd->name, "content-length"))
 			continue;
 		evbuffer_add_printf(out, "%.*s: %.*s\r\n", (int)hd->name.len,
 		    hd->name.p, (int)hd->value.len, hd->value.p);
 	}
+	/*
+	 * The length as the gateway framed the body, once: a list ("5, 5")
+	 * could read otherwise to a lenient origin (", 48" as 0).
+	 */
+	if (http_header_find(&r->h, "content-length") != NULL)
+		evbuffer_add_printf(out, "Content-Length: %llu\r\n",
+		    (unsigned long long)r->h.length);
 	if (r->h.upgrade &&
 	    (hd = http_header_find(&r->h, "upgrade")) != NULL)
 		evbuffer_add_printf(out, "Connection: upgrade\r\n"

@@ -249,13 +249,21 @@ struct http_conn_opts {
 	int			 upgrade;
 };
 
-/* Note one Connection option and mark the header it names. */
+/*
+ * Note one Connection option and mark the header it names.  An option
+ * naming a header that frames the message or names its host is refused:
+ * dropped on the way upstream, the body the gateway relayed would be
+ * read there as the next request, one no rule checked.
+ */
 static int
 http_conn_el(const struct http_str *el, void *arg)
 {
 	struct http_conn_opts	*o = arg;
 	size_t			 i;
 
+	if (http_str_eq(el, "content-length") ||
+	    http_str_eq(el, "transfer-encoding") || http_str_eq(el, "host"))
+		return (-1);
 	if (http_str_eq(el, "close"))
 		o->close = 1;
 	else if (http_str_eq(el, "keep-alive"))
@@ -335,14 +343,16 @@ http_framing(struct http_head *h)
 
 		if (http_str_eq(&hd->name, "content-length")) {
 			if (hd->value.len == 0 ||
-			    http_list_each(&hd->value, http_length_el, &len) == -1)
+			    http_list_each(&hd->value, http_length_el, &len) == -1 ||
+			    len < 0)
 				return (400);
 		} else if (http_str_eq(&hd->name, "transfer-encoding")) {
 			te = 1;
 			if (http_list_each(&hd->value, http_te_el, &nte) == -1)
 				return (501);
 		} else if (http_str_eq(&hd->name, "connection")) {
-			http_list_each(&hd->value, http_conn_el, &o);
+			if (http_list_each(&hd->value, http_conn_el, &o) == -1)
+				return (400);
 		} else if (http_str_eq(&hd->name, "upgrade"))
 			upgrade_hdr = 1;
 	}

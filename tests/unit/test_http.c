@@ -99,6 +99,8 @@ static const struct req_case req_cases[] = {
 	    400),
 	BAD("POST http://a/ HTTP/1.1\r\nHost: a\r\nContent-Length:\r\n\r\n",
 	    400),
+	BAD("POST http://a/ HTTP/1.1\r\nHost: a\r\nContent-Length: ,\r\n\r\n",
+	    400),
 	BAD("POST http://a/ HTTP/1.1\r\nHost: a\r\n"
 	    "Content-Length: 99999999999999999999\r\n\r\n", 400),
 	BAD("POST http://a/ HTTP/1.1\r\nHost: a\r\n"
@@ -114,6 +116,12 @@ static const struct req_case req_cases[] = {
 	BAD("GET / HTTP/1.1\r\nA: 1\r\nB: 1\r\nC: 1\r\nD: 1\r\nE: 1\r\nF: 1\r\n"
 	    "G: 1\r\nH: 1\r\nI: 1\r\nJ: 1\r\nK: 1\r\nL: 1\r\nM: 1\r\nN: 1\r\n"
 	    "O: 1\r\nP: 1\r\nQ: 1\r\nR: 1\r\nS: 1\r\nT: 1\r\nU: 1\r\n\r\n", 431),
+	/* A framing header dropped as hop-by-hop would smuggle the body. */
+	BAD("GET / HTTP/1.1\r\nHost: a\r\nConnection: Content-Length\r\n"
+	    "Content-Length: 5\r\n\r\n", 400),
+	BAD("POST / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, "
+	    "transfer-encoding\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
+	BAD("GET / HTTP/1.1\r\nHost: a\r\nConnection: host\r\n\r\n", 400),
 	NUL("GET / HTTP/1.1\r\nHost: a\0b\r\n\r\n", 400),
 	NUL("GET /\0 HTTP/1.1\r\nHost: ab\r\n\r\n", 400),
 	NUL("\0\r\n\r\n", 400),

@@ -97,6 +97,10 @@ static const struct {
 	{ "/a/%00", NULL },
 	{ "/p/./..%3fq", NULL },		/* '?' after decoding */
 	{ "/p/%23x", NULL },
+	{ "/admin//../v1/x", NULL },		/* RFC 3986: /admin/v1/x */
+	{ "/admin//x/../../v1", NULL },
+	{ "/a/..//b", NULL },
+	{ "/admin/%2f/../v1", NULL },
 	{ "/a/%0a", NULL },
 	{ "/a/\x01", NULL },
 	{ "/a/%", NULL },
@@ -146,6 +150,9 @@ test_prefix_escape(void **state)
 	    &v), 1);
 	assert_int_equal(request(r, "github.com", "GET", "/myorgx", &v), 0);
 	assert_string_equal(v.constraint, "path");
+	/* An origin by RFC 3986 alone reads /other/myorg/x. */
+	assert_int_equal(request(r, "github.com", "GET", "/other//../myorg/x",
+	    &v), -1);
 	for (i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		if (strncmp(paths[i].in, "/myorg", 6) != 0 ||
 		    (paths[i].out != NULL &&
@@ -181,6 +188,12 @@ test_read_only(void **state)
 	    "pack", &v), 0);
 	assert_int_equal(request(r, "github.com", "GET",
 	    "/o/r.git/info/refs?SERVICE=git-receive-pack", &v), 0);
+	assert_int_equal(request(r, "github.com", "GET",
+	    "/o/r.git/info/refs?servic%65=git-receive-pack", &v), 0);
+	assert_int_equal(request(r, "github.com", "GET",
+	    "/o/r.git/info/refs?%53ERVICE=git-receive-pack", &v), 0);
+	assert_int_equal(request(r, "github.com", "GET",
+	    "/o/r.git/info/refs?x=1&service=git-upload-pack", &v), 1);
 	assert_int_equal(request(r, "github.com", "POST",
 	    "/o/r.git/git-receive-pack", &v), 0);
 	assert_int_equal(request(r, "github.com", "GET",
