@@ -17,10 +17,13 @@
 # (concurrent new connections, 16), BENCH_REQUESTS (keep-alive requests
 # per case, at most; 200000), BENCH_KEEP (keep-alive connections, 16),
 # BENCH_IDLE (idle inspected connections, 500), BENCH_SERVERS (columns,
-# in order), BENCH_REPEAT (rounds; the best rate, the least CPU and
+# in order), BENCH_PINHOLE (the pinhole program; BUILD_DIR/pinhole),
+# BENCH_REPEAT (rounds; the best rate, the least CPU and
 # memory kept; 1), BENCH_MITM_CA (ecdsa: mitmproxy gets a P-256 CA like
 # the others; own: it makes its own, RSA 2048), BENCH_PERF (a directory:
-# perf record -g each proxy during the new-connection case), BENCH_KEEP_TMP
+# perf record -g each proxy during the new-connection case;
+# BENCH_PERF_CALLGRAPH=dwarf unwinds libraries built without frame
+# pointers), BENCH_KEEP_TMP
 # (set: keep the temp dir and print its path); TMPDIR holds everything.
 set -u
 PATH=$PATH:/usr/sbin:/sbin
@@ -33,7 +36,7 @@ usage() {
 BUILD=$(cd "$1" && pwd) || usage
 TLSLOAD=$BUILD/tests/bench/tlsload
 TLSORIGIN=$BUILD/tests/bench/tlsorigin
-PINHOLE=$BUILD/pinhole
+PINHOLE=${BENCH_PINHOLE:-$BUILD/pinhole}
 for p in "$TLSLOAD" "$TLSORIGIN"; do
 	[ -x "$p" ] || { echo "$0: $p missing: run 'make bench' in $BUILD" >&2; exit 1; }
 done
@@ -411,7 +414,7 @@ run_tl() {
 	perfpid=
 	if [ -n "$PERF" ] && [ "$srv" != direct ] && [ "$1" = conn-rate ]; then
 		mkdir -p "$PERF"
-		perf record -q -g -o "$PERF/$srv.data" -p "$(tree_pids "$SPID" | tr '\n' ',' | sed 's/,$//')" \
+		perf record -q --call-graph "${BENCH_PERF_CALLGRAPH:-fp}" -o "$PERF/$srv.data" -p "$(tree_pids "$SPID" | tr '\n' ',' | sed 's/,$//')" \
 		    >/dev/null 2>>"$T/perf.err" &
 		perfpid=$!
 		sleep 0.5
