@@ -1,9 +1,11 @@
-# Benchmark against a direct connection, squid and tinyproxy; run by hand
+# Benchmarks against a direct connection, squid, tinyproxy and (TLS
+# inspection) mitmproxy; run by hand
 # (tests/bench/README.md), never by `make check`.  `make check` builds the
 # load generator and the origin so they keep compiling; `make bench` builds
 # them and pinhole.  They are built without sanitizers in every
 # configuration so that they are never what limits a measurement.
-check_PROGRAMS += tests/bench/loadgen tests/bench/origin
+check_PROGRAMS += tests/bench/loadgen tests/bench/origin \
+	tests/bench/tlsload tests/bench/tlsorigin
 tests_bench_loadgen_SOURCES = tests/bench/loadgen.c \
 	tests/bench/bench.c tests/bench/bench.h
 tests_bench_loadgen_CFLAGS = $(WARN_CFLAGS)
@@ -14,8 +16,21 @@ tests_bench_origin_SOURCES = tests/bench/origin.c \
 tests_bench_origin_CFLAGS = $(WARN_CFLAGS)
 tests_bench_origin_LDFLAGS =
 tests_bench_origin_LDADD =
+# The TLS inspection benchmark's two ends (inspect.sh): OpenSSL, which
+# pinhole links already.
+tests_bench_tlsload_SOURCES = tests/bench/tlsload.c \
+	tests/bench/bench.c tests/bench/bench.h
+tests_bench_tlsload_CFLAGS = $(WARN_CFLAGS) $(OPENSSL_CFLAGS)
+tests_bench_tlsload_LDFLAGS =
+tests_bench_tlsload_LDADD = $(OPENSSL_LIBS)
+tests_bench_tlsorigin_SOURCES = tests/bench/tlsorigin.c \
+	tests/bench/bench.c tests/bench/bench.h
+tests_bench_tlsorigin_CFLAGS = $(WARN_CFLAGS) $(OPENSSL_CFLAGS)
+tests_bench_tlsorigin_LDFLAGS =
+tests_bench_tlsorigin_LDADD = $(OPENSSL_LIBS)
 EXTRA_DIST += tests/bench/run.sh tests/bench/session.py tests/bench/dns.sh tests/bench/table.awk tests/bench/README.md \
-	tests/bench/instructions.sh
+	tests/bench/instructions.sh tests/bench/inspect.sh
 
-bench: pinhole$(EXEEXT) tests/bench/loadgen$(EXEEXT) tests/bench/origin$(EXEEXT)
+bench: pinhole$(EXEEXT) tests/bench/loadgen$(EXEEXT) tests/bench/origin$(EXEEXT) \
+	tests/bench/tlsload$(EXEEXT) tests/bench/tlsorigin$(EXEEXT)
 .PHONY: bench
