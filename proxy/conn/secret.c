@@ -78,6 +78,11 @@ conn_secrets(struct conn *c)
 		snprintf(bad, sizeof bad, "%.*s", (int)nlen, name);
 		return (conn_secret_refuse(c, bad, "the target"));
 	}
+	/* A TRACE answer echoes the request: the value would come back. */
+	if (r->method.len == 5 && memcmp(r->method.p, "TRACE", 5) == 0) {
+		snprintf(bad, sizeof bad, "%.*s", (int)nlen, name);
+		return (conn_secret_refuse(c, bad, "a TRACE request"));
+	}
 	for (i = 0; i < r->h.nheaders; i++) {
 		hd = &r->h.headers[i];
 		if (hd->hop)

@@ -61,7 +61,8 @@ chmod -R a+rwX "$O/repos" && chmod -R a+rX "$O"
 
 # Two TLS origins: one with a certificate for every name the policy
 # inspects, one whose certificate names another host.
-make_certs api.test git.test pypi.test npm.test other.test tunnel.test
+make_certs api.test git.test pypi.test npm.test other.test tunnel.test \
+    echo.test
 cp "$T/leaf.pem" "$T/good.pem" && cp "$T/leaf.key" "$T/good.key"
 openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     -keyout "$T/bad.key" -out "$T/bad.csr" -subj /CN=wrong.test \
@@ -89,7 +90,8 @@ allow npm.test:* read-only
 allow bad.test:* read-only
 allow other.test:* methods GET,POST
 allow tunnel.test:*
-secret TOKEN for api.test
+allow echo.test:* path /**
+secret TOKEN for api.test,echo.test
 EOF
 chmod 644 "$T/cfg/policy"
 SECRET=s3cr3t-value-that-must-stay-outside
@@ -205,6 +207,10 @@ works "the placeholder to another host is refused" "403 secret-exfiltration" \
     -H "Authorization: Bearer $TOKEN" "https://other.test:$SP/echo"
 works "the placeholder in a path is refused" "^403" \
     code "$A/v1/echo/$TOKEN"
+works "the placeholder in a TRACE request is refused" \
+    "403 secret-exfiltration" curl -sS -m 10 -o /dev/null -X TRACE \
+    -w '%{http_code} %header{pinhole-error}' \
+    -H "Authorization: Bearer $TOKEN" "https://echo.test:$SP/t"
 CHECKS
 chmod 644 "$T/checks.sh"
 
@@ -223,7 +229,7 @@ for MODE in root nobody; do
 	n=$(grep -c '^ok: ' "$T/out")
 	NPASS=$((NPASS + n))
 	NFAIL=$((NFAIL + $(grep -c '^FAIL: ' "$T/out")))
-	[ "$n" -ge 29 ] || fail "$MODE: the checks did not all run"
+	[ "$n" -ge 30 ] || fail "$MODE: the checks did not all run"
 
 	L="$T/log/audit-$MODE.log"
 	loggrep "$L" '"event":"request".*"verdict":"allow".*"method":"GET".*"path":"/v1/hello"' &&
