@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +33,11 @@ check_guards(const char *g)
 
 	for (; *g != '\0'; g = nl + 1) {
 		CHECK((nl = strchr(g, '\n')) != NULL);
-		CHECK(strchr("dfrh", g[0]) != NULL && g[1] == ' ' &&
-		    g[2] == '/');
+		CHECK(g[0] != '\0' && g[1] == ' ');
+		if (g[0] == 'e')	/* an environment variable's name */
+			CHECK(g[2] == '_' || isalpha((unsigned char)g[2]));
+		else			/* a path */
+			CHECK(strchr("dfrhct", g[0]) != NULL && g[2] == '/');
 	}
 }
 
