@@ -21,6 +21,7 @@ libpinhole_a_SOURCES += proxy/resolver/resolver.c proxy/resolver/resolver.h
 # socket and its JSON-lines protocol.
 libpinhole_a_SOURCES += \
 	proxy/escalate/escalate.c proxy/escalate/escalate.h \
+	proxy/escalate/refused.c proxy/escalate/refused.h \
 	proxy/escalate/grants.c proxy/escalate/grants.h \
 	proxy/escalate/agent.c proxy/escalate/agent.h \
 	proxy/escalate/control.c proxy/escalate/control-proto.c \
@@ -192,6 +193,8 @@ TESTS += tests/integration/escalate-watch.sh
 EXTRA_DIST += tests/integration/escalate-watch.sh
 EXTRA_DIST += tests/integration/ptydrive.py
 
+# Each sandbox's recent refusals.
+UNIT_TESTS += tests/unit/test_refused
 # The attach protocol between run --session and a session.
 UNIT_TESTS += tests/unit/test_attach
 FUZZ_TARGETS += tests/fuzz/fuzz_attach

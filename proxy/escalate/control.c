@@ -181,18 +181,22 @@ control_client_send(struct control_client *cc, const struct json_writer *w)
 		control_client_drop(cc, "out of memory");
 }
 
-/* Push a note to a subscribed client. */
+/*
+ * Push a note to a subscribed client: requests, blocked attempts and
+ * decisions (a held connection is told as its request was, a sandbox's
+ * refusals are its run's to show).
+ */
 static void
-control_note_cb(enum escalate_note n, const struct escalate_request *r,
-    const struct escalate_blocked *b, void *arg)
+control_note_cb(const struct escalate_event *ev, void *arg)
 {
 	struct control_client	*cc = arg;
 	struct json_writer	 w;
 
-	if (cc->dead)
+	if (cc->dead || ev->note > ESCALATE_NOTE_DECIDED)
 		return;
 	json_writer_init(&w, 0);
-	control_format_note(cc->ctl->e, n, r, b, &w);
+	control_format_note(cc->ctl->e, ev->note, ev->request, ev->blocked,
+	    &w);
 	control_client_send(cc, &w);
 	json_writer_free(&w);
 }

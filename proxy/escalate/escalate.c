@@ -1,7 +1,8 @@
 /*
  * The escalation queue of one gateway session: requests, their waiters
- * and subscribers, the rate limit, and the ring of recent blocked
- * attempts.  Decisions are written to the audit log here, once each.
+ * and subscribers, the rate limit, the ring of recent blocked
+ * attempts, and each sandbox's recent refusals.  Decisions are written
+ * to the audit log here, once each.
  */
 #include "config.h"
 
@@ -21,6 +22,7 @@
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
 #include "proxy/escalate/escalate.h"
+#include "proxy/escalate/refused.h"
 
 #define ESCALATE_SWEEP_EVERY	5	/* s between timer sweeps */
 
@@ -62,6 +64,7 @@ struct escalate {
 	struct escalate_blocked		 blocked[ESCALATE_BLOCKED_MAX];
 	size_t				 nblocked;
 	size_t				 blocked_head;	/* next slot */
+	struct refused			*refused;	/* each sandbox's */
 	TAILQ_HEAD(, escalate_sub)	 subs;
 	struct event			*sweeper;
 };
@@ -103,6 +106,10 @@ escalate_create(struct event_base *base, const char *session,
 
 	if ((e = calloc(1, sizeof *e)) == NULL)
 		return (NULL);
+	if ((e->refused = refused_create()) == NULL) {
+		free(e);
+		return (NULL);
+	}
 	e->base = base;
 	e->audit = audit;
 	e->now = escalate_time;
@@ -168,6 +175,7 @@ escalate_free(struct escalate *e)
 	}
 	if (e->sweeper != NULL)
 		event_free(e->sweeper);
+	refused_free(e->refused);
 	free(e);
 }
 
@@ -207,15 +215,28 @@ escalate_session(const struct escalate *e)
 	return (e->session);
 }
 
-/* Tell every subscriber. */
+/* Tell every subscriber of an event. */
 static void
-escalate_notify(struct escalate *e, enum escalate_note n,
-    const struct escalate_request *r, const struct escalate_blocked *b)
+escalate_tell(struct escalate *e, const struct escalate_event *ev)
 {
 	struct escalate_sub	*s, *next;
 
 	TAILQ_FOREACH_SAFE(s, &e->subs, entry, next)
-		s->cb(n, r, b, s->arg);
+		s->cb(ev, s->arg);
+}
+
+/* Tell every subscriber of a request or a blocked attempt. */
+static void
+escalate_notify(struct escalate *e, enum escalate_note n,
+    const struct escalate_request *r, const struct escalate_blocked *b)
+{
+	struct escalate_event	ev;
+
+	memset(&ev, 0, sizeof ev);
+	ev.note = n;
+	ev.request = r;
+	ev.blocked = b;
+	escalate_tell(e, &ev);
 }
 
 /* Write one audit event about a request. */
@@ -656,11 +677,19 @@ escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
     escalate_wait_cb *cb, void *arg, enum escalate_filed *filed)
 {
 	struct escalate_request	*r;
+	struct escalate_waiter	*w;
+	struct escalate_event	 ev;
 
 	*filed = escalate_file(e, h, port, "", 0, via, sb, &r);
-	if (r == NULL)
+	if (r == NULL || (w = escalate_wait(e, r, secs, cb, arg)) == NULL)
 		return (NULL);
-	return (escalate_wait(e, r, secs, cb, arg));
+	memset(&ev, 0, sizeof ev);
+	ev.note = ESCALATE_NOTE_HELD;
+	ev.request = r;
+	ev.sandbox = escalate_sandbox_id(sb);
+	ev.secs = secs > ESCALATE_WAIT_MAX ? ESCALATE_WAIT_MAX : secs;
+	escalate_tell(e, &ev);
+	return (w);
 }
 
 /* Cancel a wait (its callback never runs). */
@@ -757,6 +786,57 @@ escalate_blocked_at(const struct escalate *e, size_t i)
 		}
 	}
 	return (order[i]);
+}
+
+/* The id a sandbox is known by here. */
+const char *
+escalate_sandbox_id(const struct audit_sandbox *sb)
+{
+	return (sb != NULL ? sb->id : "");
+}
+
+/* A sandbox met a refusal: keep it, and tell the subscribers. */
+void
+escalate_refused(struct escalate *e, const struct audit_sandbox *sb,
+    struct escalate_refusal *f)
+{
+	const struct escalate_refusal	*kept;
+	struct escalate_event		 ev;
+
+	snprintf(f->sandbox, sizeof f->sandbox, "%s", escalate_sandbox_id(sb));
+	f->count = 1;
+	f->first = f->last = e->now();
+	if ((kept = refused_add(e->refused, f, f->last)) != NULL) {
+		f->count = kept->count;
+		f->first = kept->first;
+	}
+	memset(&ev, 0, sizeof ev);
+	ev.note = ESCALATE_NOTE_REFUSED;
+	ev.refusal = f;
+	ev.sandbox = f->sandbox;
+	escalate_tell(e, &ev);
+}
+
+/* A sandbox's recent refusals, newest first. */
+const struct escalate_refusal *
+escalate_refused_at(const struct escalate *e, const char *sandbox, size_t i)
+{
+	return (refused_at(e->refused, sandbox, i));
+}
+
+/* A sandbox's newest refusal of host on port, or of its name. */
+const struct escalate_refusal *
+escalate_refused_find(const struct escalate *e, const char *sandbox,
+    const struct host *h, uint16_t port)
+{
+	return (refused_find(e->refused, sandbox, h, port));
+}
+
+/* A sandbox has gone: forget its refusals. */
+void
+escalate_drop_sandbox(struct escalate *e, const char *sandbox)
+{
+	refused_drop(e->refused, sandbox);
 }
 
 /* Name a state. */

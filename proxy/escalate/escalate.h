@@ -6,7 +6,8 @@
  * Decisions come only from the control socket (proxy/escalate/control.h); waiters
  * (an agent's long poll, a held connection) and subscribers (watchers on
  * the control socket) are called back.  The queue also keeps the recent
- * blocked attempts the gateway reports.
+ * blocked attempts the gateway reports, and each sandbox's recent
+ * refusals with their reasons (refused.h).
  *
  * With an event base, waiters time out and pending requests expire on
  * timers; without one (tests, fuzzing) only the clock is read, on each
@@ -41,6 +42,10 @@
 #define ESCALATE_EXPIRE		900	/* an unanswered request expires, s */
 #define ESCALATE_TTL_MAX	(366 * 86400)
 #define ESCALATE_FIX_LEN	POLICY_FIX_LEN
+#define ESCALATE_WHY_LEN	256	/* a refusal's reason */
+#define ESCALATE_WHAT_LEN	320	/* "METHOD /path" refused */
+#define ESCALATE_REFUSED_MAX	8	/* refusals kept a sandbox */
+#define ESCALATE_REFUSED_SANDBOXES 64	/* sandboxes whose are kept */
 
 enum escalate_state {
 	ESCALATE_PENDING,
@@ -105,10 +110,41 @@ struct escalate_blocked {
 	char		fix[ESCALATE_FIX_LEN];	/* "": a grant can lift it */
 };
 
+/*
+ * A refusal a sandbox met, as the person and the agent are told it:
+ * what was refused, why, and either that a grant could lift it (ask)
+ * or what the policy would have to change (fix), or neither.
+ */
+struct escalate_refusal {
+	char		sandbox[AUDIT_SANDBOX_ID_LEN];	/* "": none */
+	struct host	host;
+	uint16_t	port;		/* 0: its name, by the DNS */
+	char		via[ESCALATE_VIA_LEN];
+	char		what[ESCALATE_WHAT_LEN];	/* "GET /x", or "" */
+	char		why[ESCALATE_WHY_LEN];
+	char		fix[ESCALATE_FIX_LEN];
+	int		ask;		/* a grant could lift it */
+	unsigned int	count;		/* kept: times met */
+	time_t		first;
+	time_t		last;
+};
+
 enum escalate_note {
 	ESCALATE_NOTE_REQUEST,		/* filed, or asked again */
 	ESCALATE_NOTE_BLOCKED,
-	ESCALATE_NOTE_DECIDED		/* approved, denied or expired */
+	ESCALATE_NOTE_DECIDED,		/* approved, denied or expired */
+	ESCALATE_NOTE_HELD,		/* a connection waits for a request */
+	ESCALATE_NOTE_REFUSED		/* a sandbox met a refusal */
+};
+
+/* What a subscriber is told. */
+struct escalate_event {
+	enum escalate_note			 note;
+	const struct escalate_request		*request; /* REQUEST DECIDED HELD */
+	const struct escalate_blocked		*blocked; /* BLOCKED */
+	const struct escalate_refusal		*refusal; /* REFUSED */
+	const char				*sandbox; /* HELD: whose ("" none) */
+	int					 secs;	  /* HELD: how long */
 };
 
 /* What the owner of the queue provides. */
@@ -133,9 +169,7 @@ struct escalate_hooks {
 };
 
 typedef void	escalate_wait_cb(const struct escalate_request *, int, void *);
-typedef void	escalate_note_cb(enum escalate_note,
-		    const struct escalate_request *,
-		    const struct escalate_blocked *, void *);
+typedef void	escalate_note_cb(const struct escalate_event *, void *);
 
 /* session NULL draws a random one.  base and audit may be NULL. */
 struct escalate	*escalate_create(struct event_base *, const char *,
@@ -199,7 +233,7 @@ void		 escalate_wait_cancel(struct escalate_waiter *);
 /*
  * Ask mode: file (or join) the request for a held connection to (host,
  * port), coming in via from a sandbox (NULL: none), and wait for its
- * decision for at most secs.
+ * decision for at most secs; subscribers are told it is held.
  * Returns the waiter, or NULL when no request could be filed (*filed
  * says why) or out of memory: refuse the connection then.
  */
@@ -221,6 +255,24 @@ void		 escalate_blocked(struct escalate *, const struct host *,
 /* Recent blocked attempts, newest first; NULL past the last. */
 const struct escalate_blocked *escalate_blocked_at(const struct escalate *,
 		    size_t);
+
+/*
+ * A sandbox (NULL: none) met a refusal: keep it in the sandbox's ring
+ * and tell the subscribers.  The refusal's own sandbox, count and times
+ * are filled here.
+ */
+void		 escalate_refused(struct escalate *,
+		    const struct audit_sandbox *, struct escalate_refusal *);
+/* A sandbox's recent refusals (id "" for none), newest first. */
+const struct escalate_refusal *escalate_refused_at(const struct escalate *,
+		    const char *, size_t);
+/* A sandbox's newest refusal of host on port, or of its name; or NULL. */
+const struct escalate_refusal *escalate_refused_find(const struct escalate *,
+		    const char *, const struct host *, uint16_t);
+/* A sandbox has gone: forget its refusals. */
+void		 escalate_drop_sandbox(struct escalate *, const char *);
+/* The id a sandbox is known by here: "" for none. */
+const char	*escalate_sandbox_id(const struct audit_sandbox *);
 
 /* Expire what is due; done on each call and by a timer. */
 void		 escalate_sweep(struct escalate *);

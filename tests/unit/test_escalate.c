@@ -203,14 +203,13 @@ wake_cb(const struct escalate_request *r, int timed_out, void *arg)
 	woken_timeout += timed_out;
 }
 
-static int	notes[3];
+static int	notes[ESCALATE_NOTE_REFUSED + 1];
 
 /* Count notes by kind. */
 static void
-note_cb(enum escalate_note n, const struct escalate_request *r,
-    const struct escalate_blocked *b, void *arg)
+note_cb(const struct escalate_event *ev, void *arg)
 {
-	notes[n]++;
+	notes[ev->note]++;
 }
 
 /*

@@ -1,0 +1,204 @@
+/*
+ * The refusals each sandbox met lately (proxy/escalate/refused.h): one
+ * ring a sandbox, the rings in the order they were last used.
+ */
+#include "config.h"
+
+#include <sys/queue.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy/escalate/refused.h"
+
+/* One sandbox's refusals; seq orders them, 0 for a free entry. */
+struct refused_ring {
+	TAILQ_ENTRY(refused_ring)	 entry;
+	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
+	struct escalate_refusal		 r[ESCALATE_REFUSED_MAX];
+	unsigned long long		 seq[ESCALATE_REFUSED_MAX];
+};
+
+struct refused {
+	TAILQ_HEAD(refused_ring_q, refused_ring) rings;	/* most recently used
+							   first */
+	size_t				 n;
+	unsigned long long		 seq;
+};
+
+/* Create the rings of a queue. */
+struct refused *
+refused_create(void)
+{
+	struct refused	*rf;
+
+	if ((rf = calloc(1, sizeof *rf)) == NULL)
+		return (NULL);
+	TAILQ_INIT(&rf->rings);
+	return (rf);
+}
+
+/* Free a ring. */
+static void
+refused_ring_free(struct refused *rf, struct refused_ring *g)
+{
+	TAILQ_REMOVE(&rf->rings, g, entry);
+	rf->n--;
+	free(g);
+}
+
+/* Free every ring. */
+void
+refused_free(struct refused *rf)
+{
+	if (rf == NULL)
+		return;
+	while (!TAILQ_EMPTY(&rf->rings))
+		refused_ring_free(rf, TAILQ_FIRST(&rf->rings));
+	free(rf);
+}
+
+/* Find a sandbox's ring. */
+static struct refused_ring *
+refused_ring_find(const struct refused *rf, const char *sandbox)
+{
+	struct refused_ring	*g;
+
+	TAILQ_FOREACH(g, &rf->rings, entry) {
+		if (strcmp(g->sandbox, sandbox) == 0)
+			return (g);
+	}
+	return (NULL);
+}
+
+/* Find or make a sandbox's ring, first in the list; the last may go. */
+static struct refused_ring *
+refused_ring_get(struct refused *rf, const char *sandbox)
+{
+	struct refused_ring	*g;
+
+	if ((g = refused_ring_find(rf, sandbox)) != NULL) {
+		TAILQ_REMOVE(&rf->rings, g, entry);
+		TAILQ_INSERT_HEAD(&rf->rings, g, entry);
+		return (g);
+	}
+	if (rf->n >= ESCALATE_REFUSED_SANDBOXES)
+		refused_ring_free(rf, TAILQ_LAST(&rf->rings, refused_ring_q));
+	if ((g = calloc(1, sizeof *g)) == NULL)
+		return (NULL);
+	memcpy(g->sandbox, sandbox, strlen(sandbox) + 1);
+	TAILQ_INSERT_HEAD(&rf->rings, g, entry);
+	rf->n++;
+	return (g);
+}
+
+/* Is this entry the same refusal again? */
+static int
+refused_same(const struct escalate_refusal *a, const struct escalate_refusal *b)
+{
+	return (a->port == b->port && strcmp(a->host.text, b->host.text) == 0 &&
+	    strcmp(a->via, b->via) == 0 && strcmp(a->what, b->what) == 0 &&
+	    strcmp(a->why, b->why) == 0);
+}
+
+/* The entry a refusal goes in: its own, a free one, or the oldest. */
+static size_t
+refused_slot(const struct refused_ring *g, const struct escalate_refusal *in)
+{
+	size_t	i, oldest = 0;
+
+	for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
+		if (g->seq[i] != 0 && refused_same(&g->r[i], in))
+			return (i);
+	}
+	for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
+		if (g->seq[i] < g->seq[oldest])
+			oldest = i;
+	}
+	return (oldest);
+}
+
+/* Keep a refusal met at now. */
+const struct escalate_refusal *
+refused_add(struct refused *rf, const struct escalate_refusal *in, time_t now)
+{
+	struct refused_ring	*g;
+	struct escalate_refusal	*r;
+	size_t			 i;
+
+	if ((g = refused_ring_get(rf, in->sandbox)) == NULL)
+		return (NULL);
+	i = refused_slot(g, in);
+	r = &g->r[i];
+	if (g->seq[i] == 0 || !refused_same(r, in)) {
+		*r = *in;
+		r->count = 0;
+		r->first = now;
+	}
+	/* The newest advice: a policy reloaded since may have changed it. */
+	memcpy(r->fix, in->fix, sizeof r->fix);
+	r->ask = in->ask;
+	r->count++;
+	r->last = now;
+	g->seq[i] = ++rf->seq;
+	return (r);
+}
+
+/* A sandbox's refusals, newest first. */
+const struct escalate_refusal *
+refused_at(const struct refused *rf, const char *sandbox, size_t at)
+{
+	const struct refused_ring	*g;
+	unsigned long long		 below = ~0ULL, best;
+	size_t				 i, k, found;
+
+	if ((g = refused_ring_find(rf, sandbox)) == NULL)
+		return (NULL);
+	for (k = 0; k <= at; k++) {
+		best = 0;
+		found = ESCALATE_REFUSED_MAX;
+		for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
+			if (g->seq[i] > best && g->seq[i] < below) {
+				best = g->seq[i];
+				found = i;
+			}
+		}
+		if (found == ESCALATE_REFUSED_MAX)
+			return (NULL);
+		below = best;
+	}
+	return (&g->r[found]);
+}
+
+/* A sandbox's newest refusal of host on port, or of its name. */
+const struct escalate_refusal *
+refused_find(const struct refused *rf, const char *sandbox,
+    const struct host *h, uint16_t port)
+{
+	const struct escalate_refusal	*r;
+	size_t				 i;
+
+	for (i = 0; (r = refused_at(rf, sandbox, i)) != NULL; i++) {
+		if ((r->port == port || r->port == 0) &&
+		    strcmp(r->host.text, h->text) == 0)
+			return (r);
+	}
+	return (NULL);
+}
+
+/* Forget a sandbox's refusals. */
+void
+refused_drop(struct refused *rf, const char *sandbox)
+{
+	struct refused_ring	*g;
+
+	if ((g = refused_ring_find(rf, sandbox)) != NULL)
+		refused_ring_free(rf, g);
+}
+
+/* How many sandboxes have a ring. */
+size_t
+refused_nsandboxes(const struct refused *rf)
+{
+	return (rf->n);
+}

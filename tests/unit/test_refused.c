@@ -1,0 +1,163 @@
+/*
+ * Each sandbox's recent refusals (proxy/escalate/refused.c): the same
+ * refusal counted, the newest first, the ring bounded, a DNS refusal of
+ * a name found for any port, one sandbox never seeing another's, and
+ * the sandboxes kept bounded.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "proxy/escalate/refused.h"
+
+/* A refusal of host:port met by a sandbox. */
+static struct escalate_refusal *
+refusal(const char *sandbox, const char *host, uint16_t port, const char *why)
+{
+	static struct escalate_refusal	f;
+	const char			*err;
+
+	memset(&f, 0, sizeof f);
+	snprintf(f.sandbox, sizeof f.sandbox, "%s", sandbox);
+	assert_int_equal(host_parse(host, strlen(host), &f.host, &err), 0);
+	f.port = port;
+	snprintf(f.via, sizeof f.via, "%s", port == 0 ? "dns" : "connect");
+	snprintf(f.why, sizeof f.why, "%s", why);
+	f.ask = 1;
+	return (&f);
+}
+
+/* The same refusal is counted; another goes first. */
+static void
+test_count_order(void **state)
+{
+	struct refused			*rf = refused_create();
+	const struct escalate_refusal	*r;
+
+	(void)state;
+	assert_non_null(rf);
+	r = refused_add(rf, refusal("1", "a.test", 443, "no"), 100);
+	assert_int_equal(r->count, 1);
+	r = refused_add(rf, refusal("1", "a.test", 443, "no"), 105);
+	assert_int_equal(r->count, 2);
+	assert_int_equal(r->first, 100);
+	assert_int_equal(r->last, 105);
+	refused_add(rf, refusal("1", "b.test", 443, "no"), 106);
+	assert_string_equal(refused_at(rf, "1", 0)->host.text, "b.test");
+	assert_string_equal(refused_at(rf, "1", 1)->host.text, "a.test");
+	assert_null(refused_at(rf, "1", 2));
+	/* Met again, it is the newest. */
+	refused_add(rf, refusal("1", "a.test", 443, "no"), 107);
+	assert_string_equal(refused_at(rf, "1", 0)->host.text, "a.test");
+	assert_int_equal(refused_at(rf, "1", 0)->count, 3);
+	/* Another reason is another entry. */
+	refused_add(rf, refusal("1", "a.test", 443, "other"), 108);
+	assert_string_equal(refused_at(rf, "1", 0)->why, "other");
+	assert_int_equal(refused_at(rf, "1", 0)->count, 1);
+	refused_free(rf);
+}
+
+/* The ring keeps the newest ESCALATE_REFUSED_MAX. */
+static void
+test_ring_bounded(void **state)
+{
+	struct refused	*rf = refused_create();
+	char		 host[32];
+	int		 i;
+
+	(void)state;
+	for (i = 0; i < ESCALATE_REFUSED_MAX + 3; i++) {
+		snprintf(host, sizeof host, "h%d.test", i);
+		refused_add(rf, refusal("1", host, 443, "no"), 100 + i);
+	}
+	snprintf(host, sizeof host, "h%d.test", ESCALATE_REFUSED_MAX + 2);
+	assert_string_equal(refused_at(rf, "1", 0)->host.text, host);
+	assert_string_equal(refused_at(rf, "1",
+	    ESCALATE_REFUSED_MAX - 1)->host.text, "h3.test");
+	assert_null(refused_at(rf, "1", ESCALATE_REFUSED_MAX));
+	refused_free(rf);
+}
+
+/* Found by host and port; a name's DNS refusal counts for any port. */
+static void
+test_find(void **state)
+{
+	struct refused			*rf = refused_create();
+	const struct escalate_refusal	*r;
+	struct host			 h;
+	const char			*err;
+
+	(void)state;
+	assert_int_equal(host_parse("a.test", 6, &h, &err), 0);
+	assert_null(refused_find(rf, "1", &h, 443));
+	refused_add(rf, refusal("1", "a.test", 0, "by dns"), 100);
+	assert_non_null(r = refused_find(rf, "1", &h, 443));
+	assert_string_equal(r->why, "by dns");
+	refused_add(rf, refusal("1", "a.test", 8080, "on 8080"), 101);
+	assert_string_equal(refused_find(rf, "1", &h, 8080)->why, "on 8080");
+	assert_string_equal(refused_find(rf, "1", &h, 443)->why, "by dns");
+	refused_free(rf);
+}
+
+/* A sandbox sees only its own; a dropped one has none. */
+static void
+test_per_sandbox(void **state)
+{
+	struct refused	*rf = refused_create();
+	struct host	 h;
+	const char	*err;
+
+	(void)state;
+	assert_int_equal(host_parse("a.test", 6, &h, &err), 0);
+	refused_add(rf, refusal("1", "a.test", 443, "no"), 100);
+	refused_add(rf, refusal("2", "b.test", 443, "no"), 100);
+	assert_null(refused_find(rf, "2", &h, 443));
+	assert_string_equal(refused_at(rf, "2", 0)->host.text, "b.test");
+	assert_null(refused_at(rf, "2", 1));
+	assert_null(refused_at(rf, "", 0));
+	refused_drop(rf, "1");
+	assert_null(refused_at(rf, "1", 0));
+	assert_int_equal(refused_nsandboxes(rf), 1);
+	refused_free(rf);
+}
+
+/* Rings are kept for the sandboxes met most recently. */
+static void
+test_sandboxes_bounded(void **state)
+{
+	struct refused	*rf = refused_create();
+	char		 id[16];
+	int		 i;
+
+	(void)state;
+	for (i = 0; i < ESCALATE_REFUSED_SANDBOXES + 5; i++) {
+		snprintf(id, sizeof id, "%d", i);
+		refused_add(rf, refusal(id, "a.test", 443, "no"), 100);
+		if (i == ESCALATE_REFUSED_SANDBOXES - 1)	/* met again */
+			refused_add(rf, refusal("0", "a.test", 443, "no"), 100);
+	}
+	assert_int_equal(refused_nsandboxes(rf), ESCALATE_REFUSED_SANDBOXES);
+	assert_non_null(refused_at(rf, "0", 0));
+	assert_null(refused_at(rf, "1", 0));
+	refused_free(rf);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_count_order),
+		cmocka_unit_test(test_ring_bounded),
+		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_per_sandbox),
+		cmocka_unit_test(test_sandboxes_bounded),
+	};
+
+	return (cmocka_run_group_tests(tests, NULL, NULL));
+}
