@@ -202,6 +202,7 @@ void	conn_timer(struct conn *, int);
 void	conn_audit(struct conn *, const char *, const char *, const char *,
 	    int);
 void	conn_audit_pending(struct conn *, const char *);
+int	conn_grantable(const struct conn *, const char *, char *, size_t);
 void	conn_server_free(struct conn *);
 void	conn_splice_free(struct conn *);
 void	conn_close(struct conn *, const char *);

@@ -95,14 +95,36 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	if (c->note[0] != '\0')
 		e.detail = c->note;
 	/* A refusal a grant could lift names the command to ask for one. */
-	if (verdict != NULL && strcmp(verdict, "deny") == 0 && c->have_host &&
-	    c->fix[0] == '\0' && reason != NULL &&
-	    (strcmp(reason, "denied-by-policy") == 0 ||
-	    strcmp(reason, "ip-literal") == 0 || strcmp(reason, "port") == 0)) {
-		escalate_hint(&c->host, c->port, hint, sizeof hint);
+	if (verdict != NULL && strcmp(verdict, "deny") == 0 &&
+	    conn_grantable(c, reason, hint, sizeof hint))
 		e.ask = hint;
-	}
 	audit_write(c->set->audit, &e);
+}
+
+/*
+ * Could a grant lift a refusal labelled perr (the policy's, a request
+ * rule's checks), nothing in c->fix saying that none can?  Then hint
+ * (when not NULL) is the command that asks for one.  Refusal pages,
+ * audit lines and the notices of refusals all ask here.
+ */
+int
+conn_grantable(const struct conn *c, const char *perr, char *hint,
+    size_t len)
+{
+	static const char *const	 lifted[] = { "denied-by-policy",
+	    "ip-literal", "port", "constraint", NULL };
+	const char *const		*p;
+
+	if (!c->have_host || c->fix[0] != '\0' || perr == NULL)
+		return (0);
+	for (p = lifted; *p != NULL; p++) {
+		if (strcmp(perr, *p) != 0)
+			continue;
+		if (hint != NULL)
+			escalate_hint(&c->host, c->port, hint, len);
+		return (1);
+	}
+	return (0);
 }
 
 /* Write the line owed for a tunnel or an exchange, once. */

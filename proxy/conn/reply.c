@@ -77,15 +77,23 @@ conn_reply(struct conn *c, int status, const char *perr,
 		perr = conn_perr(status);
 	if (perr != NULL)
 		evbuffer_add_printf(out, "Pinhole-Error: %s\r\n", perr);
-	if (status == 403 && c->have_host && c->fix[0] == '\0') {
-		escalate_hint(&c->host, c->port, hint, sizeof hint);
+	if (status == 403 && conn_grantable(c, perr, hint, sizeof hint))
 		evbuffer_add_printf(out, "Pinhole-Request: %s\r\n", hint);
-	}
 	evbuffer_add_printf(out, "Connection: %s\r\n\r\n",
 	    close_after ? "close" : "keep-alive");
 	if (!c->have_req || !c->req->is_head)
 		evbuffer_add(out, body, n);
 	conn_drain(c, close_after);
+}
+
+/* The request refused, "GET /path", or "" when a whole connection is. */
+static void
+conn_request_text(const struct conn *c, char *buf, size_t len)
+{
+	if (c->method[0] != '\0' && c->path[0] != '\0')
+		snprintf(buf, len, "%s %s", c->method, c->path);
+	else if (len > 0)
+		buf[0] = '\0';
 }
 
 /*
@@ -96,25 +104,46 @@ static void
 conn_forbid(struct conn *c, const char *perr, int close_after,
     const char *why)
 {
-	char	target[HOST_TEXT_LEN + 16];
-
-	char	what[CONN_PATH_LEN + sizeof c->method + HOST_TEXT_LEN + 32];
+	char	target[HOST_TEXT_LEN + 16], req[ESCALATE_WHAT_LEN];
+	char	what[ESCALATE_WHAT_LEN + HOST_TEXT_LEN + 32];
 
 	escalate_target(&c->host, c->port, target, sizeof target);
-	if (c->method[0] != '\0' && c->path[0] != '\0')
-		snprintf(what, sizeof what, "%s %s on %s", c->method, c->path,
-		    target);
-	else
-		snprintf(what, sizeof what, "%s", target);
-	if (c->fix[0] != '\0')
+	conn_request_text(c, req, sizeof req);
+	snprintf(what, sizeof what, "%s%s%s", req, req[0] != '\0' ? " on " :
+	    "", target);
+	if (!conn_grantable(c, perr, NULL, 0))
 		conn_reply(c, 403, perr, close_after,
-		    "pinhole: %s is not allowed: %s.\n", what, c->fix);
+		    "pinhole: %s is not allowed: %s.\n", what,
+		    c->fix[0] != '\0' ? c->fix : why);
 	else
 		conn_reply(c, 403, perr, close_after,
 		    "pinhole: %s is not allowed: %s.\n\n"
 		    "To ask for access, run:\n"
 		    "    pinhole request %s --reason \"why it is needed\"\n",
 		    what, why, target);
+}
+
+/*
+ * Tell the escalation queue of a refusal by the policy (403), for the
+ * sandbox's ring and its run's stderr: what, why, and whether a grant
+ * could lift it or what the policy would have to change.
+ */
+static void
+conn_refused(struct conn *c, int status, const char *perr, const char *why)
+{
+	struct escalate_refusal	f;
+
+	if (status != 403 || !c->have_host || c->set->esc == NULL)
+		return;
+	memset(&f, 0, sizeof f);
+	f.host = c->host;
+	f.port = c->port;
+	snprintf(f.via, sizeof f.via, "%s", c->via != NULL ? c->via : "");
+	conn_request_text(c, f.what, sizeof f.what);
+	snprintf(f.why, sizeof f.why, "%s", why);
+	snprintf(f.fix, sizeof f.fix, "%s", c->fix);
+	f.ask = conn_grantable(c, perr, NULL, 0);
+	escalate_refused(c->set->esc, c->sandbox, &f);
 }
 
 /* The SOCKS5 reply code for a refusal (RFC 1928, section 6). */
@@ -154,6 +183,7 @@ conn_refuse(struct conn *c, int status, const char *perr,
 		conn_transparent_refuse(c, status, perr, why);
 		return;
 	}
+	conn_refused(c, status, perr, why);
 	if (c->socks && !c->bound) {
 		conn_socks_refuse(c, status, perr != NULL ? perr : why,
 		    conn_socks_code(c, status, perr));
@@ -211,6 +241,7 @@ void
 conn_transparent_refuse(struct conn *c, int status, const char *perr,
     const char *why)
 {
+	conn_refused(c, status, perr, why);
 	conn_audit(c, "connect", status < 500 ? "deny" : "allow",
 	    perr != NULL ? perr : why, 0);
 	if (c->sniff_proto == SNI_PROTO_HTTP && c->server == NULL &&

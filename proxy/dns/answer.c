@@ -185,6 +185,21 @@ dns_answer_policy(struct dns_req *r)
 	return (v.allow);
 }
 
+/* Tell the escalation queue of a name refused, for its sandbox. */
+static void
+dns_answer_refused(struct dns_req *r, const char *fix)
+{
+	struct escalate_refusal	f;
+
+	memset(&f, 0, sizeof f);
+	f.host = r->host;
+	snprintf(f.via, sizeof f.via, "dns");
+	snprintf(f.why, sizeof f.why, "%s", r->why);
+	snprintf(f.fix, sizeof f.fix, "%s", r->fixed ? fix : "");
+	f.ask = !r->fixed;
+	escalate_refused(r->srv->p.esc, dns_req_sandbox(r), &f);
+}
+
 /*
  * Refuse a name: NXDOMAIN (or REFUSED) with EDE 15 and the command that
  * asks for it, or, when no grant can help, what the policy must change.
@@ -205,9 +220,11 @@ dns_answer_blocked(struct dns_req *r)
 		escalate_hint(&r->host, 0, hint, sizeof hint);
 		snprintf(text, sizeof text, "blocked by pinhole policy%s%s",
 		    r->fixed ? ": " : "; ask: ", r->fixed ? fix : hint);
-		if (srv->p.esc != NULL)
+		if (srv->p.esc != NULL) {
 			escalate_blocked(srv->p.esc, &r->host, 0, "dns",
 			    r->fixed ? fix : NULL);
+			dns_answer_refused(r, fix);
+		}
 	} else
 		snprintf(text, sizeof text, "blocked by pinhole policy: %s",
 		    r->why);
