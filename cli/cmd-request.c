@@ -168,34 +168,102 @@ request_parse(char *resp, size_t len, struct request_reply *r)
 	return (json_parse(body, blen, &r->obj, &err));
 }
 
-/* One HTTP exchange with the endpoint. */
-static int
-request_http(const struct request_agent *a, const char *method,
-    const char *path, const char *body, long timeout, struct request_reply *r)
+/*
+ * One HTTP exchange with the endpoint: the whole response, NUL-ended, in
+ * buf of size bytes.  Returns its length, or -1.
+ */
+static ssize_t
+request_exchange(const struct request_agent *a, const char *method,
+    const char *path, const char *body, long timeout, char *buf, size_t size)
 {
-	char	*buf = NULL;
-	ssize_t	 len;
-	int	 fd, n, rv = -1;
+	ssize_t	 len = -1;
+	int	 fd, n;
 
 	if ((fd = request_connect(a, timeout)) == -1)
 		return (-1);
-	if ((buf = malloc(REQUEST_RESPONSE_MAX)) == NULL)
-		goto out;
-	n = snprintf(buf, REQUEST_RESPONSE_MAX, "%s %s HTTP/1.1\r\n"
+	n = snprintf(buf, size, "%s %s HTTP/1.1\r\n"
 	    "Host: %s:%s\r\nAccept: application/json\r\n"
 	    "Connection: close\r\n"
 	    "Content-Type: application/x-www-form-urlencoded\r\n"
 	    "Content-Length: %zu\r\n\r\n%s", method, path, a->host, a->port,
 	    strlen(body), body);
-	if (n < 0 || n >= REQUEST_RESPONSE_MAX ||
-	    request_send(fd, buf, n) == -1 ||
-	    (len = request_recv(fd, buf, REQUEST_RESPONSE_MAX)) <= 0)
+	if (n >= 0 && (size_t)n < size && request_send(fd, buf, n) == 0)
+		len = request_recv(fd, buf, size);
+	close(fd);
+	return (len);
+}
+
+/* One HTTP exchange with the endpoint, its JSON answer read. */
+static int
+request_http(const struct request_agent *a, const char *method,
+    const char *path, const char *body, long timeout, struct request_reply *r)
+{
+	char	*buf;
+	ssize_t	 len;
+	int	 rv = -1;
+
+	if ((buf = malloc(REQUEST_RESPONSE_MAX)) == NULL)
+		return (-1);
+	len = request_exchange(a, method, path, body, timeout, buf,
+	    REQUEST_RESPONSE_MAX);
+	if (len > 0)
+		rv = request_parse(buf, len, r);
+	free(buf);
+	return (rv);
+}
+
+/*
+ * No host: list the sandbox's recent refusals, why, and how to ask, as
+ * the endpoint says them (escaped for the terminal).
+ */
+static int
+request_refused(const struct request_agent *a)
+{
+	char	*buf, *body, *line, *save = NULL;
+	ssize_t	 len;
+	int	 status = 0, rv = REQUEST_EXIT_ERROR;
+
+	if ((buf = malloc(REQUEST_RESPONSE_MAX)) == NULL)
+		return (REQUEST_EXIT_ERROR);
+	len = request_exchange(a, "GET", "/pinhole/refused?format=text", "",
+	    30, buf, REQUEST_RESPONSE_MAX);
+	if (len <= 0 || sscanf(buf, "HTTP/1.%*d %d", &status) != 1 ||
+	    (body = strstr(buf, "\r\n\r\n")) == NULL) {
+		fprintf(stderr, "pinhole request: no answer from the agent "
+		    "endpoint at %s:%s\n", a->host, a->port);
 		goto out;
-	rv = request_parse(buf, len, r);
+	}
+	if (status != 200)
+		fprintf(stderr, "pinhole request: %d: ", status);
+	for (line = strtok_r(body + 4, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		ctl_print_safe(status == 200 ? stdout : stderr, line);
+		fputc('\n', status == 200 ? stdout : stderr);
+	}
+	if (status == 200)
+		rv = 0;
 out:
 	free(buf);
-	close(fd);
 	return (rv);
+}
+
+/* Say why a host was refused last, when the endpoint knows. */
+static void
+request_last_refusal(const struct request_args *args,
+    const struct request_reply *r)
+{
+	const char	*why = json_get_str(&r->obj, "refused");
+	const char	*when = json_get_str(&r->obj, "refused_at");
+
+	if (why == NULL)
+		return;
+	fprintf(stderr, "pinhole request: ");
+	ctl_print_safe(stderr, args->target);
+	fprintf(stderr, " was refused last at ");
+	ctl_print_safe(stderr, when != NULL ? when : "?");
+	fprintf(stderr, ": ");
+	ctl_print_safe(stderr, why);
+	fputc('\n', stderr);
 }
 
 /* Append a percent-encoded form value. */
@@ -323,6 +391,7 @@ request_file(const struct request_agent *a, const struct request_args *args,
 		return (0);
 	}
 	printf("%s\n", id);
+	request_last_refusal(args, r);
 	if (state != NULL && strcmp(state, "pending") != 0)
 		return (request_outcome(r));
 	if (args->wait < 0)
@@ -381,9 +450,12 @@ request_parse_args(const struct cmd_entry *self, int argc, char **argv,
 	}
 	if (a->status == NULL && optind == argc - 1)
 		a->target = argv[optind];
-	else if (a->status == NULL || optind != argc) {
+	else if (optind != argc) {
 		cmd_usage_error(self, a->status != NULL ? "--status takes no "
 		    "HOST" : "one HOST[:PORT] expected");
+		return (-1);
+	} else if (a->status == NULL && (a->reason != NULL || a->wait >= 0)) {
+		cmd_usage_error(self, "no HOST[:PORT] to ask for");
 		return (-1);
 	}
 	if (a->target != NULL &&
@@ -414,6 +486,8 @@ cmd_request_exec(const struct cmd_entry *self, int argc, char **argv)
 		return (REQUEST_EXIT_ERROR);
 	if (args.status != NULL)
 		rv = request_status(&a, &args, r);
+	else if (args.target == NULL)
+		rv = request_refused(&a);
 	else
 		rv = request_file(&a, &args, r);
 	free(r);
@@ -434,17 +508,20 @@ static const struct cmd_opt request_opts[] = {
 const struct cmd_entry cmd_request_entry = {
 	.name = "request",
 	.usage = "HOST[:PORT] [--reason TEXT] [--wait[=SECONDS]] | "
-	    "--status ID [--wait[=SECONDS]]",
+	    "--status ID [--wait[=SECONDS]] | (nothing)",
 	.summary = "From inside the sandbox, ask for access to a host",
 	.opts = request_opts,
 	.help =
 	    "Files a request with the gateway's agent endpoint and prints its\n"
-	    "id; PORT defaults to 443.  The endpoint is $PINHOLE_AGENT\n"
-	    "(http://ADDRESS:PORT, set by pinhole run), else $http_proxy.  The\n"
-	    "same with curl:\n"
+	    "id; PORT defaults to 443.  When the host was refused lately, why\n"
+	    "is said on stderr.  With no HOST, lists what this sandbox was\n"
+	    "refused lately: when, why, and the command that asks for it or\n"
+	    "what the policy would have to change.  The endpoint is\n"
+	    "$PINHOLE_AGENT (http://ADDRESS:PORT, set by pinhole run), else\n"
+	    "$http_proxy.  The same with curl:\n"
 	    "  curl -d host=pypi.org -d reason=... $PINHOLE_AGENT/pinhole/request\n"
 	    "  curl $PINHOLE_AGENT/pinhole/request/ID?wait=60\n"
-	    "  curl $PINHOLE_AGENT/pinhole/allowed    (or /pinhole/blocked)\n"
+	    "  curl $PINHOLE_AGENT/pinhole/refused    (or /allowed, /blocked)\n"
 	    "\n"
 	    "Exit status: 0 filed (or, waiting, approved), 1 denied (the\n"
 	    "person's reason is printed), 2 bad usage, 3 no answer in time or\n"

@@ -311,14 +311,26 @@ agent_target(const char *host, const char *port, struct host *h,
 	return (NULL);
 }
 
-/* Answer a filed (or already allowed) request. */
+/* The id of the sandbox the request came from ("" for none). */
+static const char *
+agent_sandbox(const struct agent_ctx *c)
+{
+	return (escalate_sandbox_id(c->req->sandbox));
+}
+
+/* Answer a filed (or already allowed) request, with its last refusal. */
 static void
 agent_filed(struct agent_ctx *c, const struct escalate_request *r,
     enum escalate_filed f)
 {
-	struct agent_response	*resp = c->resp;
+	struct agent_response		*resp = c->resp;
+	const struct escalate_refusal	*last;
+	char				 when[32] = "";
 
 	resp->status = f == ESCALATE_FILED_NEW ? 201 : 200;
+	if ((last = escalate_refused_find(c->e, agent_sandbox(c), &r->host,
+	    r->port)) != NULL)
+		control_time(last->last, when, sizeof when);
 	if (resp->json) {
 		json_open(&resp->body);
 		json_put_bool(&resp->body, "ok", 1);
@@ -326,11 +338,17 @@ agent_filed(struct agent_ctx *c, const struct escalate_request *r,
 		    f == ESCALATE_FILED_SAME);
 		agent_put_request(&resp->body, r);
 		json_put_str(&resp->body, "session", escalate_session(c->e));
+		if (last != NULL) {
+			json_put_str(&resp->body, "refused", last->why);
+			json_put_str(&resp->body, "refused_at", when);
+		}
 		json_close(&resp->body);
 		agent_puts(resp, "\n");
 		return;
 	}
 	agent_text_request(resp, r);
+	if (last != NULL)
+		agent_printf(resp, "Refused last at %s: %s\n", when, last->why);
 	agent_printf(resp, "Asked the person running the sandbox%s. Check "
 	    "with: pinhole request --status %s (or GET /pinhole/request/%s"
 	    "?wait=60)\n", f == ESCALATE_FILED_SAME ?
@@ -506,18 +524,43 @@ agent_get_allowed(struct agent_ctx *c)
 	agent_puts(c->resp, "]}\n");
 }
 
+/* Open a JSON answer listing items under key. */
+static void
+agent_list_open(struct agent_ctx *c, const char *key)
+{
+	if (c->resp->json)
+		agent_printf(c->resp, "{\"ok\":true,\"%s\":[", key);
+}
+
+/* Start the JSON object of item i of a list. */
+static void
+agent_list_item(struct agent_ctx *c, size_t i)
+{
+	if (i > 0)
+		agent_puts(c->resp, ",");
+	json_open(&c->resp->body);
+}
+
+/* Close a list of n items; in text, say empty when there were none. */
+static void
+agent_list_close(struct agent_ctx *c, size_t n, const char *empty)
+{
+	if (c->resp->json)
+		agent_puts(c->resp, "]}\n");
+	else if (n == 0)
+		agent_printf(c->resp, "%s\n", empty);
+}
+
 /* GET /pinhole/blocked: this session's recent blocked attempts. */
 static void
 agent_get_blocked(struct agent_ctx *c)
 {
 	const struct escalate_blocked	*b;
-	struct json_writer		*w = &c->resp->body;
 	char				 last[32], hint[HOST_TEXT_LEN + 32];
 	char				 target[HOST_TEXT_LEN + 16];
 	size_t				 i;
 
-	if (c->resp->json)
-		agent_puts(c->resp, "{\"ok\":true,\"blocked\":[");
+	agent_list_open(c, "blocked");
 	for (i = 0; (b = escalate_blocked_at(c->e, i)) != NULL; i++) {
 		escalate_hint(&b->host, b->port, hint, sizeof hint);
 		escalate_target(&b->host, b->port, target, sizeof target);
@@ -530,16 +573,53 @@ agent_get_blocked(struct agent_ctx *c)
 			    b->fix[0] != '\0' ? b->fix : hint);
 			continue;
 		}
-		if (i > 0)
-			agent_puts(c->resp, ",");
-		json_open(w);
-		control_put_blocked(w, b);
-		json_close(w);
+		agent_list_item(c, i);
+		control_put_blocked(&c->resp->body, b);
+		json_close(&c->resp->body);
 	}
-	if (c->resp->json)
-		agent_puts(c->resp, "]}\n");
-	else if (i == 0)
-		agent_puts(c->resp, "nothing blocked lately\n");
+	agent_list_close(c, i, "nothing blocked lately");
+}
+
+/* Write a refusal in a line of text: what, when, why, what to do. */
+static void
+agent_text_refusal(struct agent_response *resp,
+    const struct escalate_refusal *f)
+{
+	char	last[32], hint[HOST_TEXT_LEN + 32];
+	char	target[HOST_TEXT_LEN + 16];
+
+	escalate_target(&f->host, f->port, target, sizeof target);
+	control_time(f->last, last, sizeof last);
+	agent_printf(resp, "%s%s%s via %s, %u time%s, last %s: %s", f->what,
+	    f->what[0] != '\0' ? " on " : "", target, f->via, f->count,
+	    f->count == 1 ? "" : "s", last, f->fix[0] != '\0' ? f->fix :
+	    f->why);
+	if (f->fix[0] == '\0' && f->ask) {
+		escalate_hint(&f->host, f->port, hint, sizeof hint);
+		agent_printf(resp, "; ask with: %s", hint);
+	}
+	agent_puts(resp, "\n");
+}
+
+/* GET /pinhole/refused: this sandbox's recent refusals, and why. */
+static void
+agent_get_refused(struct agent_ctx *c)
+{
+	const struct escalate_refusal	*f;
+	size_t				 i;
+
+	agent_list_open(c, "refused");
+	for (i = 0; (f = escalate_refused_at(c->e, agent_sandbox(c),
+	    i)) != NULL; i++) {
+		if (!c->resp->json) {
+			agent_text_refusal(c->resp, f);
+			continue;
+		}
+		agent_list_item(c, i);
+		control_put_refusal(&c->resp->body, f);
+		json_close(&c->resp->body);
+	}
+	agent_list_close(c, i, "nothing refused lately");
 }
 
 /* GET /pinhole: what the endpoint offers. */
@@ -553,6 +633,7 @@ agent_get_index(struct agent_ctx *c)
 	    "  GET  /pinhole/request/ID[?wait=SECONDS]\n"
 	    "  GET  /pinhole/allowed\n"
 	    "  GET  /pinhole/blocked\n"
+	    "  GET  /pinhole/refused\n"
 	    "Add ?format=json (or Accept: application/json) for JSON.\n"
 	    "Or run: pinhole request HOST[:PORT] --reason TEXT --wait\n");
 }
@@ -585,6 +666,8 @@ agent_route(struct agent_ctx *c)
 		agent_get_allowed(c);
 	else if (n == 8 && memcmp(p, "/blocked", 8) == 0)
 		agent_get_blocked(c);
+	else if (n == 8 && memcmp(p, "/refused", 8) == 0)
+		agent_get_refused(c);
 	else if (n <= 1 && !c->resp->json)
 		agent_get_index(c);
 	else

@@ -8,6 +8,7 @@
  *   GET  /pinhole/request/ID       [?wait=SECONDS] long poll
  *   GET  /pinhole/allowed          what is allowed right now
  *   GET  /pinhole/blocked          recent blocked attempts
+ *   GET  /pinhole/refused          this sandbox's recent refusals, why
  *
  * Text by default; JSON with ?format=json or Accept: application/json.
  * The handler is pure but for the queue: a parsed request in, a response

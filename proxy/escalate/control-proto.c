@@ -107,6 +107,32 @@ control_put_blocked(struct json_writer *w, const struct escalate_blocked *b)
 	json_put_str(w, "hint", hint);
 }
 
+/*
+ * Put the members of a sandbox's refusal: what, why, and the command
+ * that asks for a grant (hint) or what the policy must change (fix).
+ */
+void
+control_put_refusal(struct json_writer *w, const struct escalate_refusal *f)
+{
+	char	hint[HOST_TEXT_LEN + 32];
+
+	json_put_str(w, "host", f->host.text);
+	json_put_int(w, "port", f->port);
+	json_put_str(w, "via", f->via);
+	if (f->what[0] != '\0')
+		json_put_str(w, "what", f->what);
+	json_put_str(w, "why", f->why);
+	json_put_int(w, "count", f->count);
+	control_put_time(w, "first", f->first);
+	control_put_time(w, "last", f->last);
+	if (f->fix[0] != '\0')
+		json_put_str(w, "fix", f->fix);
+	else if (f->ask) {
+		escalate_hint(&f->host, f->port, hint, sizeof hint);
+		json_put_str(w, "hint", hint);
+	}
+}
+
 /* Start a line answering the current request. */
 static void
 control_begin(struct control_ctx *c)

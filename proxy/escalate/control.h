@@ -86,6 +86,9 @@ void	control_put_request(struct json_writer *, const char *,
 	    const struct escalate_request *);
 void	control_put_blocked(struct json_writer *,
 	    const struct escalate_blocked *);
+/* Members of a sandbox's refusal, for the agent endpoint. */
+void	control_put_refusal(struct json_writer *,
+	    const struct escalate_refusal *);
 /* RFC 3339 UTC, seconds. */
 void	control_time(time_t, char *, size_t);
 
