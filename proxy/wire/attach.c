@@ -18,7 +18,15 @@ static const char *const attach_ops[] = {
 	[ATTACH_LISTENERS] = "listeners",
 	[ATTACH_OK] = "ok",
 	[ATTACH_EXIT] = "exit",
-	[ATTACH_ERROR] = "error"
+	[ATTACH_ERROR] = "error",
+	[ATTACH_NOTICE] = "notice"
+};
+
+static const char *const attach_notice_kinds[] = {
+	[ATTACH_NOTICE_REFUSED] = "refused",
+	[ATTACH_NOTICE_HELD] = "held",
+	[ATTACH_NOTICE_ASKED] = "asked",
+	[ATTACH_NOTICE_DECIDED] = "decided"
 };
 
 static const char *const attach_fd_names[] = {
@@ -71,6 +79,84 @@ attach_int(const struct json_member *m, size_t n, const char *key,
 		return (-1);
 	}
 	*out = v->num;
+	return (0);
+}
+
+/* A boolean member: 0 when absent. */
+static int
+attach_bool(const struct json_member *m, size_t n, const char *key)
+{
+	const struct json_member	*v = json_find(m, n, key);
+
+	return (v != NULL && v->type == JSON_BOOL && v->num != 0);
+}
+
+/* The index of name in a table of n names, or -1. */
+static int
+attach_lookup(const char *const *names, size_t n, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; name != NULL && i < n; i++) {
+		if (strcmp(name, names[i]) == 0)
+			return ((int)i);
+	}
+	return (-1);
+}
+
+/* A notice's host, canonical; its port, 0 (a name) to 65535. */
+static int
+attach_notice_host(const struct json_member *m, size_t n,
+    struct attach_notice *t, const char **errstr)
+{
+	const char	*host = json_str(json_find(m, n, "host"));
+	long long	 port;
+
+	if (host == NULL || host_parse(host, strlen(host), &t->host,
+	    errstr) == -1) {
+		*errstr = "a notice names no host";
+		return (-1);
+	}
+	if (attach_int(m, n, "port", 0, 65535, &port, errstr) == -1)
+		return (-1);
+	t->port = (uint16_t)port;
+	return (0);
+}
+
+/* Read a notice's members: the kind, the host, then the kind's own. */
+static int
+attach_notice_read(const struct json_member *m, size_t n,
+    struct attach_notice *t, const char **errstr)
+{
+	long long	secs = 0;
+	int		kind;
+
+	kind = attach_lookup(attach_notice_kinds, NITEMS(attach_notice_kinds),
+	    json_str(json_find(m, n, "kind")));
+	if (kind == -1) {
+		*errstr = "unknown notice";
+		return (-1);
+	}
+	t->kind = (enum attach_notice_kind)kind;
+	t->ask = attach_bool(m, n, "ask");
+	if (attach_notice_host(m, n, t, errstr) == -1 ||
+	    attach_str(m, n, "via", t->via, sizeof t->via, 0, errstr) == -1 ||
+	    attach_str(m, n, "what", t->what, sizeof t->what, 0,
+	    errstr) == -1 ||
+	    attach_str(m, n, "text", t->text, sizeof t->text, 0,
+	    errstr) == -1 ||
+	    attach_str(m, n, "fix", t->fix, sizeof t->fix, 0, errstr) == -1 ||
+	    attach_str(m, n, "request", t->request, sizeof t->request,
+	    t->kind != ATTACH_NOTICE_REFUSED, errstr) == -1 ||
+	    attach_str(m, n, "state", t->state, sizeof t->state, 0,
+	    errstr) == -1 ||
+	    attach_str(m, n, "scope", t->scope, sizeof t->scope, 0,
+	    errstr) == -1 ||
+	    attach_str(m, n, "by", t->by, sizeof t->by, 0, errstr) == -1 ||
+	    (json_find(m, n, "secs") != NULL && attach_int(m, n, "secs", 0,
+	    ATTACH_SECS_MAX, &secs, errstr) == -1))
+		return (-1);
+	t->secs = (int)secs;
 	return (0);
 }
 
@@ -159,8 +245,11 @@ attach_members(const struct json_member *m, size_t n, struct attach_msg *msg,
 
 	switch (msg->op) {
 	case ATTACH_ATTACH:
+		msg->notices = attach_bool(m, n, "notices");
 		return (attach_str(m, n, "cmd", msg->cmd, sizeof msg->cmd, 1,
 		    errstr));
+	case ATTACH_NOTICE:
+		return (attach_notice_read(m, n, &msg->notice, errstr));
 	case ATTACH_CONFIG:
 		list[0] = '\0';
 		if (attach_str(m, n, "sandbox", msg->sandbox,
@@ -204,8 +293,8 @@ attach_parse(const char *buf, size_t len, struct attach_msg *msg,
 	struct json_reader	 r;
 	char			*store;
 	const char		*op;
-	size_t			 n, i;
-	int			 rv = -1;
+	size_t			 n;
+	int			 i, rv = -1;
 
 	if (len > ATTACH_MSG_MAX) {
 		*errstr = "message too long";
@@ -226,11 +315,7 @@ attach_parse(const char *buf, size_t len, struct attach_msg *msg,
 		*errstr = "no op";
 		goto out;
 	}
-	for (i = 0; i < NITEMS(attach_ops); i++) {
-		if (strcmp(op, attach_ops[i]) == 0)
-			break;
-	}
-	if (i == NITEMS(attach_ops)) {
+	if ((i = attach_lookup(attach_ops, NITEMS(attach_ops), op)) == -1) {
 		*errstr = "unknown op";
 		goto out;
 	}
@@ -262,6 +347,35 @@ attach_put_list(struct json_writer *w, const char *key,
 	json_put_str(w, key, list);
 }
 
+/* Write a string member unless it is empty. */
+static void
+attach_put_text(struct json_writer *w, const char *key, const char *s)
+{
+	if (s[0] != '\0')
+		json_put_str(w, key, s);
+}
+
+/* Write a notice's members. */
+static void
+attach_notice_put(struct json_writer *w, const struct attach_notice *t)
+{
+	json_put_str(w, "kind", attach_notice_kinds[t->kind]);
+	json_put_str(w, "host", t->host.text);
+	json_put_int(w, "port", t->port);
+	attach_put_text(w, "via", t->via);
+	attach_put_text(w, "what", t->what);
+	attach_put_text(w, "text", t->text);
+	attach_put_text(w, "fix", t->fix);
+	if (t->ask)
+		json_put_bool(w, "ask", 1);
+	attach_put_text(w, "request", t->request);
+	if (t->secs > 0)
+		json_put_int(w, "secs", t->secs);
+	attach_put_text(w, "state", t->state);
+	attach_put_text(w, "scope", t->scope);
+	attach_put_text(w, "by", t->by);
+}
+
 /* Write one message. */
 size_t
 attach_build(const struct attach_msg *msg, char *buf, size_t len)
@@ -274,6 +388,11 @@ attach_build(const struct attach_msg *msg, char *buf, size_t len)
 	switch (msg->op) {
 	case ATTACH_ATTACH:
 		json_put_str(&w, "cmd", msg->cmd);
+		if (msg->notices)
+			json_put_bool(&w, "notices", 1);
+		break;
+	case ATTACH_NOTICE:
+		attach_notice_put(&w, &msg->notice);
 		break;
 	case ATTACH_CONFIG:
 		json_put_str(&w, "sandbox", msg->sandbox);

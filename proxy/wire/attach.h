@@ -3,12 +3,14 @@
  * session's gateway: one SOCK_SEQPACKET message at a time, each a flat
  * JSON object (docs/control-protocol.md, "Attaching").
  *
- *   run -> session   {"op":"attach","cmd":"uv lock"}
+ *   run -> session   {"op":"attach","cmd":"uv lock","notices":true}
  *   session -> run   {"op":"config","sandbox":"7","ports":"80 443",
  *                     "vsock":false,"guards":"d /home/u/.config/pinhole\n..."}
  *   run -> session   {"op":"listeners","pid":4242,"fds":"proxy dns ..."}
  *                    with the listeners' descriptors, in that order
  *   session -> run   {"op":"ok"}
+ *   session -> run   {"op":"notice","kind":"refused","host":"x.test",...}
+ *                    any number, while the command runs, when asked for
  *   run -> session   {"op":"exit","status":0}
  *
  * Either side may answer {"op":"error","error":"..."} and close.  The
@@ -21,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rules/rules.h"
+
 #define ATTACH_MSG_MAX		16384	/* bytes of one message */
 #define ATTACH_CMD_MAX		160
 #define ATTACH_ID_MAX		16
@@ -28,6 +32,12 @@
 #define ATTACH_PORTS_MAX	64
 #define ATTACH_FDS_MAX		80
 #define ATTACH_GUARDS_MAX	8192
+#define ATTACH_VIA_MAX		16
+#define ATTACH_WHAT_MAX		320
+#define ATTACH_TEXT_MAX		1024
+#define ATTACH_FIX_MAX		640
+#define ATTACH_WORD_MAX		48	/* request ids, states, scopes, by */
+#define ATTACH_SECS_MAX		86400
 
 enum attach_op {
 	ATTACH_ATTACH,
@@ -35,7 +45,38 @@ enum attach_op {
 	ATTACH_LISTENERS,
 	ATTACH_OK,
 	ATTACH_EXIT,
-	ATTACH_ERROR
+	ATTACH_ERROR,
+	ATTACH_NOTICE
+};
+
+/* What a notice tells the run, to say on its stderr. */
+enum attach_notice_kind {
+	ATTACH_NOTICE_REFUSED,	/* the sandbox met a refusal */
+	ATTACH_NOTICE_HELD,	/* one of its connections waits for a request */
+	ATTACH_NOTICE_ASKED,	/* it filed a request */
+	ATTACH_NOTICE_DECIDED	/* a request was approved, denied, expired */
+};
+
+/*
+ * A notice, for the sandbox it is about.  Its strings are printable
+ * text, cleaned again by whoever shows them on a terminal.
+ */
+struct attach_notice {
+	enum attach_notice_kind	 kind;
+	struct host		 host;
+	uint16_t		 port;		/* 0: a name, by the DNS */
+	char			 via[ATTACH_VIA_MAX];	/* refused */
+	char			 what[ATTACH_WHAT_MAX];	/* refused: "GET /x" */
+	/* refused: why; asked: the agent's reason; decided: the answer */
+	char			 text[ATTACH_TEXT_MAX];
+	char			 fix[ATTACH_FIX_MAX];	/* refused */
+	int			 ask;		/* refused: a grant can lift it */
+	char			 request[ATTACH_WORD_MAX];	/* held asked
+							   decided */
+	int			 secs;		/* held: how long at most */
+	char			 state[ATTACH_WORD_MAX];	/* decided */
+	char			 scope[ATTACH_WORD_MAX];	/* decided */
+	char			 by[ATTACH_WORD_MAX];		/* decided */
 };
 
 /* What a descriptor of a "listeners" message is for. */
@@ -50,6 +91,7 @@ enum attach_fd {
 struct attach_msg {
 	enum attach_op	 op;
 	char		 cmd[ATTACH_CMD_MAX];		/* attach */
+	int		 notices;			/* attach: wanted */
 	char		 sandbox[ATTACH_ID_MAX];	/* config */
 	uint16_t	 ports[ATTACH_PORTS_MAX];	/* config: captured */
 	size_t		 nports;
@@ -67,6 +109,7 @@ struct attach_msg {
 	size_t		 nfds;
 	int		 status;			/* exit */
 	char		 error[ATTACH_ERROR_MAX];	/* error */
+	struct attach_notice notice;			/* notice */
 };
 
 /* An empty message of one kind (numbers -1). */
@@ -75,7 +118,7 @@ void	attach_msg_init(struct attach_msg *, enum attach_op);
 /*
  * Read one message of len bytes.  Returns 0, or -1 with *errstr saying
  * what is wrong with it (unknown op, a member missing or out of range,
- * a guard line that is not KIND /PATH).
+ * a guard line that is not KIND /PATH, a notice's host that is not one).
  */
 int	attach_parse(const char *, size_t, struct attach_msg *,
 	    const char **);

@@ -2,8 +2,9 @@
  * Fuzz the attach protocol's reader (proxy/wire/attach.c): any bytes
  * are a message or an error, never a crash; an error says why; what was
  * read keeps its bounds (ports 1-65535, descriptor kinds known, guard
- * lines "K /PATH"), and a message written back reads back the same.
- * Corpus: tests/fuzz/attach/ (one message of each kind).
+ * lines "K /PATH", a notice's kind known and its host canonical), and a
+ * message written back reads back the same.
+ * Corpus: tests/fuzz/attach/ (one message of each kind, a notice of each).
  */
 #include "config.h"
 
@@ -41,6 +42,21 @@ check_guards(const char *g)
 	}
 }
 
+/* A notice read back is the notice written. */
+static void
+check_notice(const struct attach_notice *a, const struct attach_notice *b)
+{
+	CHECK(a->kind <= ATTACH_NOTICE_DECIDED && a->host.text[0] != '\0');
+	CHECK(b->kind == a->kind && b->port == a->port &&
+	    b->ask == a->ask && b->secs == a->secs);
+	CHECK(strcmp(b->host.text, a->host.text) == 0 &&
+	    strcmp(b->via, a->via) == 0 && strcmp(b->what, a->what) == 0 &&
+	    strcmp(b->text, a->text) == 0 && strcmp(b->fix, a->fix) == 0 &&
+	    strcmp(b->request, a->request) == 0 &&
+	    strcmp(b->state, a->state) == 0 &&
+	    strcmp(b->scope, a->scope) == 0 && strcmp(b->by, a->by) == 0);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -53,7 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(errstr != NULL && errstr[0] != '\0');
 		return (0);
 	}
-	CHECK(m.op <= ATTACH_ERROR);
+	CHECK(m.op <= ATTACH_NOTICE);
 	CHECK(m.nports <= ATTACH_PORTS_MAX && m.nfds <= ATTACH_FDS_MAX);
 	for (i = 0; i < m.nports; i++)
 		CHECK(m.ports[i] != 0);
@@ -77,5 +93,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (m.op == ATTACH_CONFIG)
 		CHECK(strcmp(back.guards, m.guards) == 0 &&
 		    strcmp(back.sandbox, m.sandbox) == 0);
+	if (m.op == ATTACH_ATTACH)
+		CHECK(back.notices == m.notices);
+	if (m.op == ATTACH_NOTICE)
+		check_notice(&m.notice, &back.notice);
 	return (0);
 }

@@ -36,6 +36,17 @@ test_roundtrip(void **state)
 		"{\"op\":\"ok\"}",
 		"{\"op\":\"exit\",\"status\":7}",
 		"{\"op\":\"error\",\"error\":\"no\"}",
+		"{\"op\":\"notice\",\"kind\":\"refused\",\"host\":\"x.test\","
+		    "\"port\":443,\"via\":\"connect\",\"what\":\"GET /a\","
+		    "\"text\":\"no rule matches\",\"ask\":true}",
+	};
+	static const char *const notices[] = {
+		"{\"op\":\"attach\",\"cmd\":\"uv lock\",\"notices\":true}",
+		"{\"op\":\"notice\",\"kind\":\"held\",\"host\":\"::1\","
+		    "\"port\":8080,\"request\":\"r1a2b\",\"secs\":60}",
+		"{\"op\":\"notice\",\"kind\":\"decided\",\"host\":\"y.test\","
+		    "\"port\":0,\"text\":\"no\",\"request\":\"r1a2b\","
+		    "\"state\":\"denied\",\"by\":\"uid 0 via cli\"}",
 	};
 	struct attach_msg	m;
 	const char		*why;
@@ -59,6 +70,22 @@ test_roundtrip(void **state)
 	assert_int_equal(m.fds[0], ATTACH_FD_PROXY);
 	assert_int_equal(m.fds[5], ATTACH_FD_RAW);
 	assert_int_equal(m.pid, 42);
+	assert_int_equal(parse(msgs[6], &m, &why), ATTACH_NOTICE);
+	assert_int_equal(m.notice.kind, ATTACH_NOTICE_REFUSED);
+	assert_string_equal(m.notice.host.text, "x.test");
+	assert_int_equal(m.notice.port, 443);
+	assert_true(m.notice.ask);
+	for (i = 0; i < sizeof notices / sizeof notices[0]; i++) {
+		assert_int_not_equal(parse(notices[i], &m, &why), -1);
+		len = attach_build(&m, buf, sizeof buf);
+		assert_int_equal(len, strlen(notices[i]));
+		assert_memory_equal(buf, notices[i], len);
+	}
+	assert_int_equal(parse(notices[0], &m, &why), ATTACH_ATTACH);
+	assert_true(m.notices);
+	assert_int_equal(parse(notices[1], &m, &why), ATTACH_NOTICE);
+	assert_int_equal(m.notice.host.kind, HOST_IPV6);
+	assert_int_equal(m.notice.secs, 60);
 }
 
 /* What is not a message is refused, saying why. */
@@ -87,6 +114,19 @@ test_refused(void **state)
 		"{\"op\":\"exit\"}",
 		"{\"op\":\"error\"}",
 		"{\"op\":\"ok\",\"op\":\"ok\"}",
+		"{\"op\":\"notice\",\"host\":\"x.test\",\"port\":1}",
+		"{\"op\":\"notice\",\"kind\":\"told\",\"host\":\"x.test\","
+		    "\"port\":1}",
+		"{\"op\":\"notice\",\"kind\":\"refused\",\"port\":1}",
+		"{\"op\":\"notice\",\"kind\":\"refused\",\"host\":\"a b\","
+		    "\"port\":1}",
+		"{\"op\":\"notice\",\"kind\":\"refused\",\"host\":\"x.test\","
+		    "\"port\":65536}",
+		"{\"op\":\"notice\",\"kind\":\"refused\",\"host\":\"x.test\"}",
+		"{\"op\":\"notice\",\"kind\":\"held\",\"host\":\"x.test\","
+		    "\"port\":1}",
+		"{\"op\":\"notice\",\"kind\":\"held\",\"host\":\"x.test\","
+		    "\"port\":1,\"request\":\"r1\",\"secs\":-1}",
 	};
 	struct attach_msg	m;
 	const char		*why;
