@@ -24,6 +24,7 @@
 
 #include "cli/attach.h"
 #include "cli/gwopts.h"
+#include "cli/notice.h"
 #include "lib/fdpass.h"
 #include "lib/log.h"
 #include "netns/netns.h"
@@ -31,6 +32,7 @@
 #include "proxy/capture/udpcatch.h"
 #include "proxy/dns/dns.h"
 #include "proxy/escalate/control.h"
+#include "proxy/escalate/escalate.h"
 #include "proxy/gateway.h"
 #include "proxy/wire/attach.h"
 #include "rules/rules.h"
@@ -61,6 +63,7 @@ struct attached {
 	struct audit_sandbox		*sb;
 	struct udpcatch			*udp;
 	int				 status;
+	int				 notices;	/* its run wants them */
 };
 
 struct attach_server {
@@ -75,6 +78,7 @@ struct attach_server {
 	struct event			*pause;		/* accepting again */
 	int				 full_said;
 	unsigned long long		 total;
+	struct escalate_sub		*sub;		/* notices for runs */
 	TAILQ_HEAD(, attached)		 all;
 	void				(*changed)(void *);
 	void				*changed_arg;
@@ -122,6 +126,8 @@ attached_free(struct attached *a)
 		    detail);
 		gateway_drop_sandbox(srv->c->gw, a->sb);
 		dns_server_drop_sandbox(srv->c->dns, a->sb);
+		if (srv->c->esc != NULL)
+			escalate_drop_sandbox(srv->c->esc, a->sb->id);
 	}
 	udpcatch_free(a->udp);
 	if (a->ev != NULL)
@@ -174,6 +180,7 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 	snprintf(m->guards, sizeof m->guards, "%s", srv->plan);
 	rv = attach_send(a->fd, m, NULL, 0);
 	free(m);
+	a->notices = in->notices;
 	a->state = A_CONFIGURED;
 	srv->nhello--;
 	srv->n++;
@@ -435,6 +442,37 @@ attach_accept_cb(evutil_socket_t lfd, short what, void *arg)
 		attached_free(a);
 }
 
+/*
+ * An event of the session's queue: the notice it makes goes to the run
+ * of the sandbox it is about (a decision to every run: each says it only
+ * for the requests it told of), when that run asked for notices.  One
+ * the run cannot take now is dropped.
+ */
+static void
+attach_event_cb(const struct escalate_event *ev, void *arg)
+{
+	struct attach_server	*srv = arg;
+	struct attached		*a;
+	struct attach_msg	*m;
+	const char		*sandbox;
+
+	TAILQ_FOREACH(a, &srv->all, entry) {
+		if (a->notices && a->state == A_SERVED)
+			break;
+	}
+	if (a == NULL || (m = malloc(sizeof *m)) == NULL)
+		return;
+	attach_msg_init(m, ATTACH_NOTICE);
+	if (notice_from_event(ev, &m->notice, &sandbox) == 0) {
+		TAILQ_FOREACH(a, &srv->all, entry) {
+			if (a->notices && a->state == A_SERVED &&
+			    (sandbox == NULL || strcmp(a->sb->id, sandbox) == 0))
+				attach_send(a->fd, m, NULL, 0);
+		}
+	}
+	free(m);
+}
+
 /* Accept again after running out of descriptors. */
 static void
 attach_pause_cb(evutil_socket_t fd, short what, void *arg)
@@ -484,6 +522,12 @@ attach_server_open(struct gwctx *c, const char *path, const char *plan,
 		attach_server_free(srv);
 		return (NULL);
 	}
+	if (c->esc != NULL && (srv->sub = escalate_subscribe(c->esc,
+	    attach_event_cb, srv)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		attach_server_free(srv);
+		return (NULL);
+	}
 	return (srv);
 }
 
@@ -494,6 +538,7 @@ attach_server_free(struct attach_server *srv)
 	if (srv == NULL)
 		return;
 	srv->changed = NULL;
+	escalate_unsubscribe(srv->sub);
 	while (!TAILQ_EMPTY(&srv->all))
 		attached_free(TAILQ_FIRST(&srv->all));
 	if (srv->ev != NULL)
@@ -563,13 +608,17 @@ attach_wait(int fd, struct attach_msg *m, char *err, size_t errlen)
 	return (0);
 }
 
-/* Send the command line; read the sandbox's configuration. */
+/*
+ * Send the command line, and whether notices are wanted; read the
+ * sandbox's configuration.
+ */
 int
-attach_hello(int fd, const char *cmd, struct attach_msg *cfg, char *err,
-    size_t errlen)
+attach_hello(int fd, const char *cmd, int notices, struct attach_msg *cfg,
+    char *err, size_t errlen)
 {
 	attach_msg_init(cfg, ATTACH_ATTACH);
 	snprintf(cfg->cmd, sizeof cfg->cmd, "%s", cmd);
+	cfg->notices = notices;
 	/* A session that refuses says why first: read that too. */
 	if (attach_send(fd, cfg, NULL, 0) == -1 && errno != EPIPE &&
 	    errno != ECONNRESET) {
@@ -646,4 +695,31 @@ attach_bye(int fd, int status)
 	attach_msg_init(&m, ATTACH_EXIT);
 	m.status = status;
 	attach_send(fd, &m, NULL, 0);
+}
+
+/*
+ * Read what the session sent while the command runs, without waiting:
+ * 1 a notice (in m), 0 nothing more now (or a message that is not a
+ * notice, dropped), -1 the session has gone.
+ */
+int
+attach_recv_notice(int fd, struct attach_msg *m)
+{
+	char		 buf[ATTACH_MSG_MAX];
+	int		 fds[FDPASS_MAX];
+	const char	*errstr;
+	size_t		 nfds, i;
+	ssize_t		 n;
+
+	n = fdpass_recv(fd, buf, sizeof buf, fds, &nfds, MSG_DONTWAIT);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return (0);
+	if (n <= 0)
+		return (-1);
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (attach_parse(buf, (size_t)n, m, &errstr) == -1 ||
+	    m->op != ATTACH_NOTICE)
+		return (0);
+	return (1);
 }

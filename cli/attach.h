@@ -34,13 +34,16 @@ void			 attach_server_on_change(struct attach_server *,
 
 /*
  * The run side, one step at a time on a connected socket: send the
- * command line and read the configuration (0, or -1 with err set);
- * hand over a made sandbox's listeners (closing our copies); tell the
- * exit status.
+ * command line (asking for notices, or not) and read the configuration
+ * (0, or -1 with err set); hand over a made sandbox's listeners (closing
+ * our copies); read the notices the session sends meanwhile (1 one, 0
+ * none now, -1 the session has gone); tell the exit status.
  */
 struct attach_msg;
-int	attach_hello(int, const char *, struct attach_msg *, char *, size_t);
+int	attach_hello(int, const char *, int, struct attach_msg *, char *,
+	    size_t);
 int	attach_handover(int, struct netns_sandbox *, char *, size_t);
+int	attach_recv_notice(int, struct attach_msg *);
 void	attach_bye(int, int);
 
 #endif

@@ -23,6 +23,7 @@
 
 #include "cli/attach.h"
 #include "cli/gwopts.h"
+#include "cli/notify.h"
 #include "cli/pinhole.h"
 #include "cli/runguard.h"
 #include "lib/log.h"
@@ -47,6 +48,7 @@ struct run_opts {
 	struct netns_net	 net;
 	const char		*session;	/* --session, PINHOLE_SESSION */
 	const char		*gwopt;		/* a gateway option given */
+	int			 quiet;		/* --quiet: no notices */
 	char			*const *argv;	/* the command */
 };
 
@@ -65,6 +67,8 @@ struct run {
 	struct udpcatch		*udp;		/* UDP but DNS, logged */
 	char			 ctldir[PATH_MAX];	/* control sockets */
 	struct event		*gone;		/* attached: the session's end */
+	struct notify		*notify;	/* refusals on stderr */
+	struct attach_msg	*notice;	/* attached: one read */
 };
 
 enum {
@@ -91,6 +95,8 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 			    errstr));
 		else if (ch == 's')
 			o->session = optarg;
+		else if (ch == 'q')
+			o->quiet = 1;
 		else if (ch != OPT_NET) {
 			o->gwopt = optarg != NULL && optind >= 2 &&
 			    optarg == argv[optind - 1] ? argv[optind - 2] :
@@ -370,6 +376,23 @@ run_agent_url(struct run *r)
 	gwctx_agent_url(&r->c, url);
 }
 
+/*
+ * Say refusals and held connections on stderr (unless --quiet), from
+ * the gateway's queue or, attached, from the session.  Returns 0 or -1.
+ */
+static int
+run_notices(struct run *r, const char *session, struct escalate *e)
+{
+	if (r->o->quiet)
+		return (0);
+	if ((r->notify = notify_create(r->c.base, session)) == NULL ||
+	    (e != NULL && notify_subscribe(r->notify, e) == -1)) {
+		log_warnx("out of memory");
+		return (-1);
+	}
+	return (0);
+}
+
 /* Set up the gateway and the sandbox, and start the command. */
 static int
 run_start(struct run *r)
@@ -380,7 +403,8 @@ run_start(struct run *r)
 	size_t			nnamed;
 
 	run_session(r);
-	if (run_control_dir(r) == -1 || gwctx_setup(&r->c, &r->o->g) == -1)
+	if (run_control_dir(r) == -1 || gwctx_setup(&r->c, &r->o->g) == -1 ||
+	    run_notices(r, r->session, r->c.esc) == -1)
 		return (-1);
 	nnamed = rules_ports(r->c.rules, named, RUN_MAX_PORTS);
 	run_netns_config(r, &cfg, named, nnamed, rules_allow_vsock(r->c.rules));
@@ -422,14 +446,21 @@ run_attached_done(int status, void *arg)
 	event_base_loopexit(r->c.base, NULL);
 }
 
-/* The session closed the attach socket: it has gone, and our network. */
+/*
+ * What the session sends while the command runs: notices to say, or the
+ * socket's end (the session has gone, and our network with it).
+ */
 static void
-run_session_gone_cb(evutil_socket_t fd, short what, void *arg)
+run_session_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct run	*r = arg;
-	char		 c;
+	int		 rv;
 
-	if (recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+	while ((rv = attach_recv_notice(fd, r->notice)) == 1) {
+		if (r->notify != NULL)
+			notify_notice(r->notify, &r->notice->notice);
+	}
+	if (rv == 0)
 		return;
 	log_warnx("session %s has gone: the command has no network now",
 	    r->o->session);
@@ -483,10 +514,11 @@ run_attach(struct run *r, int fd)
 	char			 line[ATTACH_CMD_MAX], err[512];
 	int			 rv = -1;
 
-	if ((m = calloc(1, sizeof *m)) == NULL)
+	if ((m = calloc(1, sizeof *m)) == NULL ||
+	    (r->notice = calloc(1, sizeof *r->notice)) == NULL)
 		fatal("calloc");
 	audit_cmdline(r->o->argv, line, sizeof line);
-	if (attach_hello(fd, line, m, err, sizeof err) == -1) {
+	if (attach_hello(fd, line, !r->o->quiet, m, err, sizeof err) == -1) {
 		log_warnx("session %s: %s", r->o->session, err);
 		goto out;
 	}
@@ -504,8 +536,10 @@ run_attach(struct run *r, int fd)
 	}
 	if ((r->c.base = event_base_new()) == NULL ||
 	    (r->gone = event_new(r->c.base, fd, EV_READ | EV_PERSIST,
-	    run_session_gone_cb, r)) == NULL || event_add(r->gone, NULL) == -1)
+	    run_session_cb, r)) == NULL || event_add(r->gone, NULL) == -1)
 		fatalx("cannot make the event loop");
+	if (run_notices(r, r->o->session, NULL) == -1)
+		goto out;
 	r->child = netns_child_start(r->c.base, r->sb, run_attached_done, r,
 	    err, sizeof err);
 	if (r->child == NULL) {
@@ -513,6 +547,11 @@ run_attach(struct run *r, int fd)
 		goto out;
 	}
 	event_base_dispatch(r->c.base);
+	/* The notices sent before the command ended, then what waits. */
+	if (event_pending(r->gone, EV_READ, NULL))
+		run_session_cb(fd, EV_READ, r);
+	notify_free(r->notify);
+	r->notify = NULL;
 	attach_bye(fd, r->status);
 	rv = r->status;
 out:
@@ -533,6 +572,8 @@ run_attached(struct run *r)
 	}
 	netns_child_free(r->child);
 	netns_sandbox_close(r->sb);
+	notify_free(r->notify);
+	free(r->notice);
 	if (r->gone != NULL)
 		event_free(r->gone);
 	if (fd != -1)
@@ -571,6 +612,8 @@ cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	run_cmdline(o->argv, line, sizeof line);
 	gwctx_audit(&r.c, "start", NULL, NULL, line);
 	event_base_dispatch(r.c.base);
+	notify_free(r.notify);
+	r.notify = NULL;
 	/* Its last summary lines go before the "stop" line. */
 	dns_server_free(r.c.dns);
 	r.c.dns = NULL;
@@ -580,6 +623,7 @@ cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	gwctx_audit(&r.c, "stop", NULL, NULL, line);
 	rv = r.status;
 out:
+	notify_free(r.notify);
 	udpcatch_free(r.udp);
 	netns_child_free(r.child);
 	netns_sandbox_close(r.sb);
@@ -610,6 +654,9 @@ static const struct cmd_opt run_opts[] = {
 	    .help = "attach to the running session NAME: its gateway, policy, "
 	    "grants and log (default: $PINHOLE_SESSION)" },
 	{ .name = "session-id" },
+	{ "quiet", 'q', CMD_ARG_NONE, NULL,
+	    .help = "say nothing on stderr of refusals and held connections "
+	    "(the audit log has them all)" },
 	{ "net", 0, CMD_ARG_REQUIRED, "CIDR", .key = OPT_NET,
 	    .help = "the sandbox link's network (default " NETNS_NET_DEFAULT
 	    ")" },
@@ -622,7 +669,8 @@ static const struct cmd_opt run_opts[] = {
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.usage = "[--policy FILE]... [--allow RULE]... [--log FILE|-] "
-	    "[--resolver ADDR[:PORT]]... [--net CIDR] -- CMD [ARG...]",
+	    "[--resolver ADDR[:PORT]]... [--net CIDR] [--quiet] -- CMD "
+	    "[ARG...]",
 	.summary = "Run a command whose only network is the gateway",
 	.intro =
 	    "Run CMD in a private network namespace whose only way out is an\n"
@@ -639,6 +687,11 @@ const struct cmd_entry cmd_run_entry = {
 	    "the TLS SNI or HTTP Host it sends, 'fronting' when they differ;\n"
 	    "an address that is not one of those needs an IP rule).  A TCP\n"
 	    RUN_CAPTURE_HELP
+	    "\n"
+	    "Each refusal is said in one line on pinhole's stderr (the same\n"
+	    "host and reason once every 10 s, its repeats counted), and a\n"
+	    "connection held by --ask with the pinhole approve command that\n"
+	    "lets it through; --quiet says none of them.\n"
 	    "\n"
 	    "Signals sent to pinhole are passed on to CMD.  pinhole exits with\n"
 	    "CMD's status (128+N if signal N killed it), or 125 when the sandbox\n"

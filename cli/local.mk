@@ -8,7 +8,9 @@ libpinhole_a_SOURCES += \
 	cli/cmd-proxy.c cli/proxy.h \
 	cli/cmd-run.c \
 	cli/runguard.c cli/runguard.h \
-	cli/attach.c cli/attach.h
+	cli/attach.c cli/attach.h \
+	cli/notice.c cli/notice.h \
+	cli/notify.c cli/notify.h
 libpinhole_a_SOURCES += cli/cmd-allow.c
 libpinhole_a_SOURCES += cli/cmd-log.c
 # Escalation: the agent's and the person's commands.
@@ -20,6 +22,8 @@ libpinhole_a_SOURCES += \
 	cli/cmd-deny.c \
 	cli/cmd-watch.c \
 	cli/cmd-session.c
+# What pinhole run says on its stderr, and how often.
+UNIT_TESTS += tests/unit/test_notice
 # The agent harness's hook.
 libpinhole_a_SOURCES += cli/hook.c cli/hook.h cli/cmd-hook.c
 UNIT_TESTS += tests/unit/test_hook
