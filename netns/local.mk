@@ -31,5 +31,8 @@ EXTRA_DIST += docs/sandbox.md
 # pinhole run with real clients (curl, wget, python, git, pip) and escapes.
 TESTS += tests/integration/run-clients.sh
 EXTRA_DIST += tests/integration/run-clients.sh
+# What pinhole run says on its stderr: refusals, held connections.
+TESTS += tests/integration/run-stderr.sh
+EXTRA_DIST += tests/integration/run-stderr.sh
 # Start-up, throughput and connection rate of pinhole run; by hand.
 EXTRA_DIST += tests/bench/run-startup.sh

@@ -92,13 +92,16 @@ refused_ring_get(struct refused *rf, const char *sandbox)
 	return (g);
 }
 
-/* Is this entry the same refusal again? */
+/*
+ * Is this entry the same refusal again?  The request refused may be
+ * another (a crawler's every path would take the whole ring): the entry
+ * keeps the latest.
+ */
 static int
 refused_same(const struct escalate_refusal *a, const struct escalate_refusal *b)
 {
 	return (a->port == b->port && strcmp(a->host.text, b->host.text) == 0 &&
-	    strcmp(a->via, b->via) == 0 && strcmp(a->what, b->what) == 0 &&
-	    strcmp(a->why, b->why) == 0);
+	    strcmp(a->via, b->via) == 0 && strcmp(a->why, b->why) == 0);
 }
 
 /* The entry a refusal goes in: its own, a free one, or the oldest. */
@@ -135,7 +138,8 @@ refused_add(struct refused *rf, const struct escalate_refusal *in, time_t now)
 		r->count = 0;
 		r->first = now;
 	}
-	/* The newest advice: a policy reloaded since may have changed it. */
+	/* The newest request and advice (a policy reloaded since). */
+	memcpy(r->what, in->what, sizeof r->what);
 	memcpy(r->fix, in->fix, sizeof r->fix);
 	r->ask = in->ask;
 	r->count++;

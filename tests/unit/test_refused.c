@@ -39,6 +39,7 @@ test_count_order(void **state)
 {
 	struct refused			*rf = refused_create();
 	const struct escalate_refusal	*r;
+	struct escalate_refusal		*f;
 
 	(void)state;
 	assert_non_null(rf);
@@ -56,6 +57,12 @@ test_count_order(void **state)
 	refused_add(rf, refusal("1", "a.test", 443, "no"), 107);
 	assert_string_equal(refused_at(rf, "1", 0)->host.text, "a.test");
 	assert_int_equal(refused_at(rf, "1", 0)->count, 3);
+	/* Another request of the same host and reason: counted, kept. */
+	f = refusal("1", "a.test", 443, "no");
+	snprintf(f->what, sizeof f->what, "GET /x");
+	r = refused_add(rf, f, 107);
+	assert_int_equal(r->count, 4);
+	assert_string_equal(r->what, "GET /x");
 	/* Another reason is another entry. */
 	refused_add(rf, refusal("1", "a.test", 443, "other"), 108);
 	assert_string_equal(refused_at(rf, "1", 0)->why, "other");
