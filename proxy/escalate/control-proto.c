@@ -87,50 +87,48 @@ control_put_request(struct json_writer *w, const char *key,
 		json_put_str(w, "answer", r->answer);
 }
 
+/*
+ * Put what was refused and how often, then the command that asks for a
+ * grant (hint, when ask) or what the policy must change (fix).
+ */
+static void
+control_put_refused(struct json_writer *w, const struct host *h,
+    uint16_t port, const char *via, unsigned int count, time_t first,
+    time_t last, const char *fix, int ask)
+{
+	char	hint[HOST_TEXT_LEN + 32];
+
+	json_put_str(w, "host", h->text);
+	json_put_int(w, "port", port);
+	json_put_str(w, "via", via);
+	json_put_int(w, "count", count);
+	control_put_time(w, "first", first);
+	control_put_time(w, "last", last);
+	if (fix[0] != '\0')
+		json_put_str(w, "fix", fix);
+	else if (ask) {
+		escalate_hint(h, port, hint, sizeof hint);
+		json_put_str(w, "hint", hint);
+	}
+}
+
 /* Put the members of a blocked attempt. */
 void
 control_put_blocked(struct json_writer *w, const struct escalate_blocked *b)
 {
-	char	hint[HOST_TEXT_LEN + 32];
-
-	json_put_str(w, "host", b->host.text);
-	json_put_int(w, "port", b->port);
-	json_put_str(w, "via", b->via);
-	json_put_int(w, "count", b->count);
-	control_put_time(w, "first", b->first);
-	control_put_time(w, "last", b->last);
-	if (b->fix[0] != '\0') {
-		json_put_str(w, "fix", b->fix);
-		return;
-	}
-	escalate_hint(&b->host, b->port, hint, sizeof hint);
-	json_put_str(w, "hint", hint);
+	control_put_refused(w, &b->host, b->port, b->via, b->count, b->first,
+	    b->last, b->fix, 1);
 }
 
-/*
- * Put the members of a sandbox's refusal: what, why, and the command
- * that asks for a grant (hint) or what the policy must change (fix).
- */
+/* Put the members of a sandbox's refusal: those, what and why. */
 void
 control_put_refusal(struct json_writer *w, const struct escalate_refusal *f)
 {
-	char	hint[HOST_TEXT_LEN + 32];
-
-	json_put_str(w, "host", f->host.text);
-	json_put_int(w, "port", f->port);
-	json_put_str(w, "via", f->via);
+	control_put_refused(w, &f->host, f->port, f->via, f->count, f->first,
+	    f->last, f->fix, f->ask);
 	if (f->what[0] != '\0')
 		json_put_str(w, "what", f->what);
 	json_put_str(w, "why", f->why);
-	json_put_int(w, "count", f->count);
-	control_put_time(w, "first", f->first);
-	control_put_time(w, "last", f->last);
-	if (f->fix[0] != '\0')
-		json_put_str(w, "fix", f->fix);
-	else if (f->ask) {
-		escalate_hint(&f->host, f->port, hint, sizeof hint);
-		json_put_str(w, "hint", hint);
-	}
 }
 
 /* Start a line answering the current request. */
