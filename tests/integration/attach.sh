@@ -157,7 +157,7 @@ for MODE in root nobody; do
 	while [ $i -lt 3 ]; do
 		as_mode "$T/pinhole" run --session s3 -- sh -c \
 		    "curl -s -o /dev/null -w %{http_code} -m 25 --noproxy '' http://127.0.0.1:$gport/" \
-		    >"$W/ask.$i" 2>&1 &
+		    >"$W/ask.$i" 2>"$W/said.$i" &
 		jobs="$jobs $!"
 		i=$((i + 1))
 	done
@@ -169,6 +169,10 @@ for MODE in root nobody; do
 	[ "$(cat "$W"/ask.*)" = 200200200 ] &&
 	    ok "$MODE: one approval releases three commands' held connections" ||
 	    fail "$MODE: held: $(cat "$W"/ask.*)"
+	[ "$(cat "$W"/said.* | grep -c "^pinhole: holding 127\.0\.0\.1:$gport for approval (20 s): pinhole approve s3/$id ")" = 3 ] &&
+	    [ "$(cat "$W"/said.* | grep -c "^pinhole: approved 127\.0\.0\.1:$gport (session, ")" = 3 ] &&
+	    ok "$MODE: each command says its connection is held, and approved" ||
+	    fail "$MODE: said: $(cat "$W"/said.*)"
 	as_mode "$T/pinhole" session stop s3 >/dev/null 2>&1
 
 	# Real commands come and go: no namespace, link or descriptor stays.

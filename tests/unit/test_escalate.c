@@ -212,6 +212,63 @@ note_cb(const struct escalate_event *ev, void *arg)
 	notes[ev->note]++;
 }
 
+static struct escalate_event	last_event;
+static char			last_sandbox[AUDIT_SANDBOX_ID_LEN];
+
+/* Keep the last event (and its sandbox, which may not outlive it). */
+static void
+event_cb(const struct escalate_event *ev, void *arg)
+{
+	last_event = *ev;
+	snprintf(last_sandbox, sizeof last_sandbox, "%s",
+	    ev->sandbox != NULL ? ev->sandbox : "(null)");
+	notes[ev->note]++;
+}
+
+/*
+ * A sandbox's refusal is kept for it alone and told, with the sandbox;
+ * a held connection is told with its sandbox and time; a sandbox gone,
+ * its refusals are forgotten.
+ */
+static void
+test_refused_events(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_sub	*sub;
+	struct escalate_refusal	 f;
+	struct audit_sandbox	*sb;
+	enum escalate_filed	 fl;
+	const char		*errstr;
+
+	(void)state;
+	memset(notes, 0, sizeof notes);
+	assert_non_null(sub = escalate_subscribe(e, event_cb, NULL));
+	assert_non_null(sb = audit_sandbox_new("5", "curl x", 42));
+	memset(&f, 0, sizeof f);
+	host_parse("x.test", 6, &f.host, &errstr);
+	f.port = 443;
+	snprintf(f.why, sizeof f.why, "no rule");
+	escalate_refused(e, sb, &f);
+	escalate_refused(e, sb, &f);
+	assert_int_equal(notes[ESCALATE_NOTE_REFUSED], 2);
+	assert_int_equal(last_event.refusal->count, 2);
+	assert_string_equal(last_sandbox, "5");
+	assert_non_null(escalate_refused_find(e, "5", &f.host, 443));
+	assert_null(escalate_refused_find(e, "", &f.host, 443));
+	assert_null(escalate_refused_at(e, "6", 0));
+	assert_non_null(escalate_ask(e, &f.host, 443, "connect", sb, 30,
+	    wake_cb, NULL, &fl));
+	assert_int_equal(notes[ESCALATE_NOTE_HELD], 1);
+	assert_int_equal(last_event.secs, 30);
+	assert_string_equal(last_sandbox, "5");
+	assert_string_equal(last_event.request->host.text, "x.test");
+	escalate_drop_sandbox(e, "5");
+	assert_null(escalate_refused_at(e, "5", 0));
+	escalate_unsubscribe(sub);
+	audit_sandbox_unref(sb);
+	escalate_free(e);
+}
+
 /*
  * A request keeps a copy of the sandbox that filed it first; joined from
  * another, it keeps the first and counts the other; its audit lines name
@@ -661,6 +718,7 @@ main(void)
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_waiters),
 		cmocka_unit_test(test_sandbox),
+		cmocka_unit_test(test_refused_events),
 		cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_parse),
