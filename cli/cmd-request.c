@@ -507,8 +507,8 @@ static const struct cmd_opt request_opts[] = {
 
 const struct cmd_entry cmd_request_entry = {
 	.name = "request",
-	.usage = "HOST[:PORT] [--reason TEXT] [--wait[=SECONDS]] | "
-	    "--status ID [--wait[=SECONDS]] | (nothing)",
+	.usage = "[HOST[:PORT] [--reason TEXT] [--wait[=SECONDS]]] | "
+	    "--status ID [--wait[=SECONDS]]",
 	.summary = "From inside the sandbox, ask for access to a host",
 	.opts = request_opts,
 	.help =
