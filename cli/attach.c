@@ -63,7 +63,7 @@ struct attached {
 	struct audit_sandbox		*sb;
 	struct udpcatch			*udp;
 	int				 status;
-	int				 notices;	/* its run wants them */
+	int				 notices;	/* its run's wish */
 };
 
 struct attach_server {
@@ -78,7 +78,7 @@ struct attach_server {
 	struct event			*pause;		/* accepting again */
 	int				 full_said;
 	unsigned long long		 total;
-	struct escalate_sub		*sub;		/* notices for runs */
+	struct escalate_sub		*sub;		/* notices */
 	TAILQ_HEAD(, attached)		 all;
 	void				(*changed)(void *);
 	void				*changed_arg;
@@ -466,7 +466,8 @@ attach_event_cb(const struct escalate_event *ev, void *arg)
 	if (notice_from_event(ev, &m->notice, &sandbox) == 0) {
 		TAILQ_FOREACH(a, &srv->all, entry) {
 			if (a->notices && a->state == A_SERVED &&
-			    (sandbox == NULL || strcmp(a->sb->id, sandbox) == 0))
+			    (sandbox == NULL ||
+			    strcmp(a->sb->id, sandbox) == 0))
 				attach_send(a->fd, m, NULL, 0);
 		}
 	}

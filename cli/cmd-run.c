@@ -48,7 +48,7 @@ struct run_opts {
 	struct netns_net	 net;
 	const char		*session;	/* --session, PINHOLE_SESSION */
 	const char		*gwopt;		/* a gateway option given */
-	int			 quiet;		/* --quiet: no notices */
+	int			 quiet;		/* --quiet */
 	char			*const *argv;	/* the command */
 };
 

@@ -12,8 +12,9 @@
  * count as the same when both say to ask (or say the same fix or
  * reason), whatever the port or request.  What follows a name's refusal
  * by the DNS within NOTICE_ECHO_MS (its other record types, the
- * retries, the connection to it) is the same lookup, not counted.  At most NOTICE_RATE lines a second, NOTICE_BURST at once:
- * what waits for that is said later, counted.  NOTICE_SLOTS hosts and
+ * retries, the connection to it) is the same lookup, not counted.  At
+ * most NOTICE_RATE lines a second, NOTICE_BURST at once: what waits for
+ * that is said later, counted.  NOTICE_SLOTS hosts and
  * reasons are remembered; refusals beyond them are counted in one line.
  */
 #ifndef NOTICE_H
@@ -25,7 +26,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/wire/attach.h"
 
-#define NOTICE_LINE_MAX		2048	/* one write(2), below PIPE_BUF */
+#define NOTICE_LINE_MAX		2048	/* < PIPE_BUF: one write */
 #define NOTICE_WINDOW_MS	10000
 #define NOTICE_ECHO_MS		1000
 #define NOTICE_RATE		5	/* lines a second */
@@ -39,8 +40,8 @@
  * (a decision: each run says it only for the requests it told of).
  * Returns 0, or -1 when the event says nothing to a run.
  */
-int	notice_from_event(const struct escalate_event *, struct attach_notice *,
-	    const char **);
+int	notice_from_event(const struct escalate_event *,
+	    struct attach_notice *, const char **);
 
 /*
  * The line for a notice, '\n' ended and cut to fit: every text in it
@@ -49,18 +50,18 @@ int	notice_from_event(const struct escalate_event *, struct attach_notice *,
  * whether a line of it was shown before (0 and 0: the refusal itself).
  * Returns the line's length.
  */
-size_t	notice_format(const struct attach_notice *, const char *, unsigned int,
-	    int, char *, size_t);
+size_t	notice_format(const struct attach_notice *, const char *,
+	    unsigned int, int, char *, size_t);
 
 /* Does a notice go through the limit (a refusal), or always out? */
 int	notice_limited(const struct attach_notice *);
 
 struct notice_slot {
-	struct attach_notice	 last;		/* the latest of its kind */
+	struct attach_notice	 last;		/* the latest */
 	uint64_t		 until;		/* its window ends, ms */
 	uint64_t		 echo_until;	/* a lookup's echoes end */
 	unsigned int		 count;		/* held back since */
-	int			 shown;		/* a line of it was shown */
+	int			 shown;		/* one was said */
 	int			 used;
 };
 
@@ -82,8 +83,8 @@ struct notice_due {
 
 void	notice_limit_init(struct notice_limit *, uint64_t);
 /* Take a refusal at now (ms): 1 to say it now, 0 held back. */
-int	notice_limit_admit(struct notice_limit *, const struct attach_notice *,
-	    uint64_t);
+int	notice_limit_admit(struct notice_limit *,
+	    const struct attach_notice *, uint64_t);
 /*
  * The next line due at now, 1 with d filled; 0 none.  With all, every
  * repeat held back is due at once, whatever the time (the end).

@@ -20,10 +20,10 @@
 #include "lib/io.h"
 #include "proxy/escalate/escalate.h"
 
-#define NOTIFY_TOLD_MAX	16	/* requests told of, awaiting a decision */
+#define NOTIFY_TOLD_MAX	16	/* requests told of, undecided */
 
 struct notify {
-	int			 fd;		/* stderr, or our own of it */
+	int			 fd;		/* our own stderr */
 	char			 session[64];
 	struct notice_limit	 limit;
 	struct event		*timer;

@@ -19,7 +19,8 @@ struct notify	*notify_create(struct event_base *, const char *);
 /* Say what is still held back, then stop. */
 void		 notify_free(struct notify *);
 /* Say (or count) one notice about this run's sandbox. */
-void		 notify_notice(struct notify *, const struct attach_notice *);
+void		 notify_notice(struct notify *,
+		    const struct attach_notice *);
 /* The embedded gateway's queue: notices from its events.  0 or -1. */
 int		 notify_subscribe(struct notify *, struct escalate *);
 

@@ -64,7 +64,7 @@ struct escalate {
 	struct escalate_blocked		 blocked[ESCALATE_BLOCKED_MAX];
 	size_t				 nblocked;
 	size_t				 blocked_head;	/* next slot */
-	struct refused			*refused;	/* each sandbox's */
+	struct refused			*refused;	/* by sandbox */
 	TAILQ_HEAD(, escalate_sub)	 subs;
 	struct event			*sweeper;
 };

@@ -120,7 +120,7 @@ struct escalate_refusal {
 	struct host	host;
 	uint16_t	port;		/* 0: its name, by the DNS */
 	char		via[ESCALATE_VIA_LEN];
-	char		what[ESCALATE_WHAT_LEN];	/* "GET /x", or "" */
+	char		what[ESCALATE_WHAT_LEN];	/* "GET /x" or "" */
 	char		why[ESCALATE_WHY_LEN];
 	char		fix[ESCALATE_FIX_LEN];
 	int		ask;		/* a grant could lift it */
@@ -133,18 +133,22 @@ enum escalate_note {
 	ESCALATE_NOTE_REQUEST,		/* filed, or asked again */
 	ESCALATE_NOTE_BLOCKED,
 	ESCALATE_NOTE_DECIDED,		/* approved, denied or expired */
-	ESCALATE_NOTE_HELD,		/* a connection waits for a request */
+	ESCALATE_NOTE_HELD,		/* a connection waits for one */
 	ESCALATE_NOTE_REFUSED		/* a sandbox met a refusal */
 };
 
-/* What a subscriber is told. */
+/*
+ * What a subscriber is told: request for REQUEST, DECIDED and HELD
+ * (with sandbox, whose connection, "" none, and secs, how long it is
+ * held), blocked for BLOCKED, refusal for REFUSED.
+ */
 struct escalate_event {
-	enum escalate_note			 note;
-	const struct escalate_request		*request; /* REQUEST DECIDED HELD */
-	const struct escalate_blocked		*blocked; /* BLOCKED */
-	const struct escalate_refusal		*refusal; /* REFUSED */
-	const char				*sandbox; /* HELD: whose ("" none) */
-	int					 secs;	  /* HELD: how long */
+	enum escalate_note		 note;
+	const struct escalate_request	*request;
+	const struct escalate_blocked	*blocked;
+	const struct escalate_refusal	*refusal;
+	const char			*sandbox;
+	int				 secs;
 };
 
 /* What the owner of the queue provides. */

@@ -20,8 +20,8 @@ struct refused_ring {
 };
 
 struct refused {
-	TAILQ_HEAD(refused_ring_q, refused_ring) rings;	/* most recently used
-							   first */
+	/* Most recently used first. */
+	TAILQ_HEAD(refused_ring_q, refused_ring) rings;
 	size_t				 n;
 	unsigned long long		 seq;
 };

@@ -2,9 +2,10 @@
  * The refusals each sandbox met lately: a small ring a sandbox, so that
  * the agent endpoint can tell a sandbox why it was refused, and only
  * it.  The same refusal again (host, port, way and reason) is counted
- * in its entry, which keeps the latest request refused; a new one takes the least recently met entry's
- * place.  Rings are kept for the sandboxes that met a refusal most
- * recently, at most ESCALATE_REFUSED_SANDBOXES; the others are forgotten.
+ * in its entry, which keeps the latest request refused; a new one takes
+ * the place of the one met least recently.  Rings are kept for the
+ * sandboxes that met a refusal most recently, at most
+ * ESCALATE_REFUSED_SANDBOXES; the others are forgotten.
  * Pure: the caller gives the time.
  */
 #ifndef REFUSED_H

@@ -36,7 +36,7 @@
 #define ATTACH_WHAT_MAX		320
 #define ATTACH_TEXT_MAX		1024
 #define ATTACH_FIX_MAX		640
-#define ATTACH_WORD_MAX		48	/* request ids, states, scopes, by */
+#define ATTACH_WORD_MAX		48	/* ids, states, scopes, by */
 #define ATTACH_SECS_MAX		86400
 
 enum attach_op {
@@ -52,31 +52,34 @@ enum attach_op {
 /* What a notice tells the run, to say on its stderr. */
 enum attach_notice_kind {
 	ATTACH_NOTICE_REFUSED,	/* the sandbox met a refusal */
-	ATTACH_NOTICE_HELD,	/* one of its connections waits for a request */
+	ATTACH_NOTICE_HELD,	/* a connection of it waits for one */
 	ATTACH_NOTICE_ASKED,	/* it filed a request */
-	ATTACH_NOTICE_DECIDED	/* a request was approved, denied, expired */
+	ATTACH_NOTICE_DECIDED	/* approved, denied or expired */
 };
 
 /*
- * A notice, for the sandbox it is about.  Its strings are printable
- * text, cleaned again by whoever shows them on a terminal.
+ * A notice, for the sandbox it is about: kind, host and port (0: a name
+ * the DNS refused) always.  A refusal has via, what ("GET /x", or ""),
+ * text (why), and fix (what the policy must change) or ask (a grant can
+ * lift it); a held connection request and secs (how long at most); a
+ * request the agent filed request and text (its reason); a decision
+ * request, state, scope, by and text (the answer).  Its strings are
+ * printable text, cleaned again by whoever shows them on a terminal.
  */
 struct attach_notice {
 	enum attach_notice_kind	 kind;
 	struct host		 host;
-	uint16_t		 port;		/* 0: a name, by the DNS */
-	char			 via[ATTACH_VIA_MAX];	/* refused */
-	char			 what[ATTACH_WHAT_MAX];	/* refused: "GET /x" */
-	/* refused: why; asked: the agent's reason; decided: the answer */
+	uint16_t		 port;
+	char			 via[ATTACH_VIA_MAX];
+	char			 what[ATTACH_WHAT_MAX];
 	char			 text[ATTACH_TEXT_MAX];
-	char			 fix[ATTACH_FIX_MAX];	/* refused */
-	int			 ask;		/* refused: a grant can lift it */
-	char			 request[ATTACH_WORD_MAX];	/* held asked
-							   decided */
-	int			 secs;		/* held: how long at most */
-	char			 state[ATTACH_WORD_MAX];	/* decided */
-	char			 scope[ATTACH_WORD_MAX];	/* decided */
-	char			 by[ATTACH_WORD_MAX];		/* decided */
+	char			 fix[ATTACH_FIX_MAX];
+	int			 ask;
+	char			 request[ATTACH_WORD_MAX];
+	int			 secs;
+	char			 state[ATTACH_WORD_MAX];
+	char			 scope[ATTACH_WORD_MAX];
+	char			 by[ATTACH_WORD_MAX];
 };
 
 /* What a descriptor of a "listeners" message is for. */
