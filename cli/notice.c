@@ -354,11 +354,21 @@ notice_limit_admit(struct notice_limit *l, const struct attach_notice *n,
 	return (s->shown);
 }
 
+/*
+ * When a slot's line is due: at the end of its window for repeats of a
+ * line said, at once for one the cap held back.
+ */
+static uint64_t
+notice_slot_at(const struct notice_slot *s)
+{
+	return (s->shown ? s->until : 0);
+}
+
 /* Is a slot's line due at now? */
 static int
 notice_slot_due(const struct notice_slot *s, uint64_t now, int all)
 {
-	return (s->used && s->count > 0 && (all || now >= s->until));
+	return (s->used && s->count > 0 && (all || now >= notice_slot_at(s)));
 }
 
 /* The next line due at now. */
@@ -402,8 +412,8 @@ notice_limit_next(const struct notice_limit *l, uint64_t now)
 
 	for (i = 0; i < NOTICE_SLOTS; i++) {
 		if (l->slot[i].used && l->slot[i].count > 0 &&
-		    l->slot[i].until < at)
-			at = l->slot[i].until;
+		    notice_slot_at(&l->slot[i]) < at)
+			at = notice_slot_at(&l->slot[i]);
 	}
 	if (l->others > 0 && l->others_until < at)
 		at = l->others_until;

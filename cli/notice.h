@@ -14,7 +14,7 @@
  * by the DNS within NOTICE_ECHO_MS (its other record types, the
  * retries, the connection to it) is the same lookup, not counted.  At
  * most NOTICE_RATE lines a second, NOTICE_BURST at once: what waits for
- * that is said later, counted.  NOTICE_SLOTS hosts and
+ * that is said as soon as it may, counted.  NOTICE_SLOTS hosts and
  * reasons are remembered; refusals beyond them are counted in one line.
  */
 #ifndef NOTICE_H

@@ -242,6 +242,15 @@ test_limit_burst(void **state)
 		    5);
 	}
 	assert_int_equal(shown, NOTICE_BURST);
+	/* One held back is said as soon as a token comes, with its count. */
+	assert_int_equal(notice_limit_next(&l, 5), 1000 / NOTICE_RATE);
+	assert_int_equal(notice_limit_due(&l, 5, 0, &d), 0);
+	assert_int_equal(notice_limit_due(&l, 5 + 1000 / NOTICE_RATE, 0, &d),
+	    1);
+	assert_false(d.shown);
+	assert_int_equal(d.count, 1);
+	assert_int_equal(notice_limit_due(&l, 5 + 1000 / NOTICE_RATE, 0, &d),
+	    0);
 	while (notice_limit_due(&l, 10 * NOTICE_WINDOW_MS, 1, &d)) {
 		due++;
 		notice_due_format(&d, buf, sizeof buf);
@@ -252,7 +261,7 @@ test_limit_burst(void **state)
 		} else
 			assert_non_null(strstr(buf, " (no); ask: "));
 	}
-	assert_int_equal(due, NOTICE_SLOTS - NOTICE_BURST + 1);
+	assert_int_equal(due, NOTICE_SLOTS - NOTICE_BURST);
 	/* Tokens come back with time. */
 	assert_int_equal(notice_limit_admit(&l, refused("new.test", 443, "no",
 	    NULL), 10 * NOTICE_WINDOW_MS + 1000), 1);
