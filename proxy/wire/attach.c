@@ -156,6 +156,10 @@ attach_notice_read(const struct json_member *m, size_t n,
 	    (json_find(m, n, "secs") != NULL && attach_int(m, n, "secs", 0,
 	    ATTACH_SECS_MAX, &secs, errstr) == -1))
 		return (-1);
+	if (t->kind != ATTACH_NOTICE_REFUSED && t->request[0] == '\0') {
+		*errstr = "a notice names no request";
+		return (-1);
+	}
 	t->secs = (int)secs;
 	return (0);
 }

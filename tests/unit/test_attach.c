@@ -127,6 +127,8 @@ test_refused(void **state)
 		    "\"port\":1}",
 		"{\"op\":\"notice\",\"kind\":\"held\",\"host\":\"x.test\","
 		    "\"port\":1,\"request\":\"r1\",\"secs\":-1}",
+		"{\"op\":\"notice\",\"kind\":\"held\",\"host\":\"x.test\","
+		    "\"port\":1,\"request\":\"\"}",
 	};
 	struct attach_msg	m;
 	const char		*why;
