@@ -3,6 +3,7 @@ libpinhole_a_SOURCES += \
 	cli/pinhole.h \
 	cli/cmd.c \
 	cli/cmd-version.c \
+	cli/cmd-completion.c \
 	cli/cmd-check.c \
 	cli/gwopts.c cli/gwopts.h \
 	cli/cmd-proxy.c cli/proxy.h \
