@@ -42,3 +42,22 @@ EXTRA_DIST += tests/integration/attach.sh tests/integration/attach-cycle.py
 TESTS += tests/integration/attach-hostile.sh
 EXTRA_DIST += tests/integration/attach-hostile.sh \
 	tests/integration/attach-hostile.py
+# Shell completions: the built program prints them from its command
+# table, into the build directory; installed where each shell looks for
+# a command's completion (Debian's directories: set bashcompletiondir,
+# zshcompletiondir or fishcompletiondir to put them elsewhere).
+bashcompletiondir = $(datadir)/bash-completion/completions
+zshcompletiondir = $(datadir)/zsh/vendor-completions
+fishcompletiondir = $(datadir)/fish/vendor_completions.d
+bashcompletion_DATA = completions/bash/pinhole
+zshcompletion_DATA = completions/zsh/_pinhole
+fishcompletion_DATA = completions/fish/pinhole.fish
+CLEANFILES += $(bashcompletion_DATA) $(zshcompletion_DATA) \
+	$(fishcompletion_DATA)
+COMPLETION_GEN = $(AM_V_GEN)$(MKDIR_P) $(@D) && ./pinhole$(EXEEXT) completion
+completions/bash/pinhole: pinhole$(EXEEXT)
+	$(COMPLETION_GEN) bash >$@.tmp && mv $@.tmp $@
+completions/zsh/_pinhole: pinhole$(EXEEXT)
+	$(COMPLETION_GEN) zsh >$@.tmp && mv $@.tmp $@
+completions/fish/pinhole.fish: pinhole$(EXEEXT)
+	$(COMPLETION_GEN) fish >$@.tmp && mv $@.tmp $@
