@@ -34,6 +34,9 @@ EXTRA_DIST += tests/integration/hook.sh tests/integration/bridge.sh
 # Usage errors of every command, and the manual against --help.
 TESTS += tests/integration/usage.sh tests/integration/manpage.sh
 EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh
+# The completion scripts against --help, and each shell completing.
+TESTS += tests/integration/completion.sh
+EXTRA_DIST += tests/integration/completion.sh
 # Named long-lived gateways: start, list, status, stop.
 TESTS += tests/integration/session.sh
 EXTRA_DIST += tests/integration/session.sh
