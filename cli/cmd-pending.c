@@ -262,7 +262,7 @@ static const struct cmd_opt pending_opts[] = {
 	    "via, count, ..." },
 	{ "all", 'A', CMD_ARG_NONE, NULL,
 	    .help = "also requests already decided" },
-	{ "session", 's', CMD_ARG_REQUIRED, "ID",
+	{ "session", 's', CMD_ARG_REQUIRED, "SESSION",
 	    .help = "only this session (default: every running session of "
 	    "this user)" },
 	{ .name = "session-id" },
@@ -271,7 +271,7 @@ static const struct cmd_opt pending_opts[] = {
 
 const struct cmd_entry cmd_pending_entry = {
 	.name = "pending",
-	.usage = "[--json] [--all] [--session ID]",
+	.usage = "[--json] [--all] [--session SESSION]",
 	.summary = "List the sandbox's open requests and recently blocked hosts",
 	.opts = pending_opts,
 	.help =

@@ -650,8 +650,8 @@ static const struct cmd_opt run_opts[] = {
 	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
 	    .help = "policy file (repeatable; default: the user's policy "
 	    "file, if any)" },
-	{ "session", 's', CMD_ARG_REQUIRED, "NAME",
-	    .help = "attach to the running session NAME: its gateway, policy, "
+	{ "session", 's', CMD_ARG_REQUIRED, "SESSION",
+	    .help = "attach to the running SESSION: its gateway, policy, "
 	    "grants and log (default: $PINHOLE_SESSION)" },
 	{ .name = "session-id" },
 	{ "quiet", 'q', CMD_ARG_NONE, NULL,

@@ -732,7 +732,7 @@ static const struct cmd_entry cmd_session_list_entry = {
 
 static const struct cmd_entry cmd_session_status_entry = {
 	.name = "status",
-	.usage = "NAME [--json]",
+	.usage = "SESSION [--json]",
 	.summary = "Show one session, with its open requests",
 	.opts = session_json_opts,
 	.parent = &cmd_session_entry,
@@ -741,7 +741,7 @@ static const struct cmd_entry cmd_session_status_entry = {
 
 static const struct cmd_entry cmd_session_stop_entry = {
 	.name = "stop",
-	.usage = "NAME",
+	.usage = "SESSION",
 	.summary = "Stop a session: it lets tunnels finish within --grace",
 	.parent = &cmd_session_entry,
 	.exec = cmd_session_stop,
@@ -775,7 +775,7 @@ cmd_session_exec(const struct cmd_entry *cmd, int argc, char **argv)
 const struct cmd_entry cmd_session_entry = {
 	.name = "session",
 	.usage = "start [NAME] [options] | list [--json] | "
-	    "status NAME [--json] | stop NAME",
+	    "status SESSION [--json] | stop SESSION",
 	.summary = "Run named long-lived gateways, list and stop them",
 	.intro =
 	    "A session is a gateway of its own that outlives the command that\n"

@@ -478,14 +478,15 @@ cmd_watch_exec(const struct cmd_entry *self, int argc, char **argv)
 
 /* The options of watch. */
 static const struct cmd_opt watch_opts[] = {
-	{ "session", 's', CMD_ARG_REQUIRED, "ID", .help = "only this session" },
+	{ "session", 's', CMD_ARG_REQUIRED, "SESSION",
+	    .help = "only this session" },
 	{ .name = "session-id" },
 	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_watch_entry = {
 	.name = "watch",
-	.usage = "[--session ID]",
+	.usage = "[--session SESSION]",
 	.summary = "Watch requests and blocked hosts live, answer with one key",
 	.opts = watch_opts,
 	.help =
@@ -495,7 +496,7 @@ const struct cmd_entry cmd_watch_entry = {
 	    "sandbox that asked; a key answers exactly that request, in that\n"
 	    "session.\n"
 	    "\n"
-	    "Watches every running session of this user (or only --session ID),\n"
+	    "Watches every running session of this user (or only --session SESSION),\n"
 	    "and sessions that start later.  Text that came from the sandbox is\n"
 	    "shown escaped: it cannot move the cursor or change the terminal.\n",
 	.exec = cmd_watch_exec,

@@ -27,6 +27,7 @@ extern const struct cmd_entry cmd_deny_entry;
 extern const struct cmd_entry cmd_watch_entry;
 extern const struct cmd_entry cmd_session_entry;
 extern const struct cmd_entry cmd_hook_entry;
+extern const struct cmd_entry cmd_completion_entry;
 
 /* Every subcommand, in the order `pinhole help` lists them. */
 const struct cmd_entry *cmd_table[] = {
@@ -45,6 +46,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_watch_entry,
 	&cmd_session_entry,
 	&cmd_hook_entry,
+	&cmd_completion_entry,
 	NULL
 };
 
@@ -65,17 +67,32 @@ cmd_find(const char *name)
 #define CMD_HELP_WIDTH	79	/* columns of --help */
 #define CMD_HELP_LABEL	26	/* widest "-x, --name VALUE" beside its help */
 
+/* Walk the commands, each followed by its verbs (log, log verify). */
+void
+cmd_walk(void (*fn)(const struct cmd_entry *, void *), void *arg)
+{
+	const struct cmd_entry	**cmd, *const *verb;
+
+	for (cmd = cmd_table; *cmd != NULL; cmd++) {
+		fn(*cmd, arg);
+		for (verb = (*cmd)->verbs; verb != NULL && *verb != NULL;
+		    verb++)
+			fn(*verb, arg);
+	}
+}
+
 /*
- * Walk an option table and the tables it includes: fn gets each row and
- * the row it is another name for (itself, but for a second name).
+ * Walk an option table (or none: NULL) and the tables it includes: fn
+ * gets each row and the row it is another name for (itself, but for a
+ * second name).
  */
-static void
+void
 cmd_opts_walk(const struct cmd_opt *o, void (*fn)(const struct cmd_opt *,
     const struct cmd_opt *, void *), void *arg)
 {
 	const struct cmd_opt	*primary = NULL;
 
-	for (; o->name != NULL || o->include != NULL; o++) {
+	for (; o != NULL && (o->name != NULL || o->include != NULL); o++) {
 		if (o->include != NULL) {
 			cmd_opts_walk(o->include, fn, arg);
 			primary = NULL;
@@ -177,14 +194,12 @@ cmd_getopt_error(const struct cmd_entry *cmd, char **argv,
 int
 cmd_getopt(const struct cmd_entry *cmd, int argc, char **argv)
 {
-	static const struct cmd_opt	 none[] = { { .name = NULL } };
-	struct cmd_getopt_args		 g;
-	char				 opts[sizeof g.shortopts + 2];
-	int				 ch;
+	struct cmd_getopt_args	g;
+	char			opts[sizeof g.shortopts + 2];
+	int			ch;
 
 	memset(&g, 0, sizeof g);
-	cmd_opts_walk(cmd->opts != NULL ? cmd->opts : none, cmd_getopt_add,
-	    &g);
+	cmd_opts_walk(cmd->opts, cmd_getopt_add, &g);
 	/* ':' first (after '+') tells a missing value from an unknown one. */
 	snprintf(opts, sizeof opts, "%s:%s", cmd->stop ? "+" : "",
 	    g.shortopts);

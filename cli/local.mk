@@ -3,6 +3,7 @@ libpinhole_a_SOURCES += \
 	cli/pinhole.h \
 	cli/cmd.c \
 	cli/cmd-version.c \
+	cli/cmd-completion.c \
 	cli/cmd-check.c \
 	cli/gwopts.c cli/gwopts.h \
 	cli/cmd-proxy.c cli/proxy.h \
@@ -37,6 +38,9 @@ EXTRA_DIST += tests/integration/hook.sh tests/integration/bridge.sh
 # Usage errors of every command, and the manual against --help.
 TESTS += tests/integration/usage.sh tests/integration/manpage.sh
 EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh
+# The completion scripts against --help, and each shell completing.
+TESTS += tests/integration/completion.sh
+EXTRA_DIST += tests/integration/completion.sh
 # Named long-lived gateways: start, list, status, stop.
 TESTS += tests/integration/session.sh
 EXTRA_DIST += tests/integration/session.sh
@@ -45,3 +49,22 @@ EXTRA_DIST += tests/integration/attach.sh tests/integration/attach-cycle.py
 TESTS += tests/integration/attach-hostile.sh
 EXTRA_DIST += tests/integration/attach-hostile.sh \
 	tests/integration/attach-hostile.py
+# Shell completions: the built program prints them from its command
+# table, into the build directory; installed where each shell looks for
+# a command's completion (Debian's directories: set bashcompletiondir,
+# zshcompletiondir or fishcompletiondir to put them elsewhere).
+bashcompletiondir = $(datadir)/bash-completion/completions
+zshcompletiondir = $(datadir)/zsh/vendor-completions
+fishcompletiondir = $(datadir)/fish/vendor_completions.d
+bashcompletion_DATA = completions/bash/pinhole
+zshcompletion_DATA = completions/zsh/_pinhole
+fishcompletion_DATA = completions/fish/pinhole.fish
+CLEANFILES += $(bashcompletion_DATA) $(zshcompletion_DATA) \
+	$(fishcompletion_DATA)
+COMPLETION_GEN = $(AM_V_GEN)$(MKDIR_P) $(@D) && ./pinhole$(EXEEXT) completion
+completions/bash/pinhole: pinhole$(EXEEXT)
+	$(COMPLETION_GEN) bash >$@.tmp && mv $@.tmp $@
+completions/zsh/_pinhole: pinhole$(EXEEXT)
+	$(COMPLETION_GEN) zsh >$@.tmp && mv $@.tmp $@
+completions/fish/pinhole.fish: pinhole$(EXEEXT)
+	$(COMPLETION_GEN) fish >$@.tmp && mv $@.tmp $@

@@ -49,6 +49,11 @@ struct cmd_entry {
 extern const struct cmd_entry *cmd_table[];
 
 const struct cmd_entry	*cmd_find(const char *);
+void			 cmd_walk(void (*)(const struct cmd_entry *, void *),
+			    void *);
+void			 cmd_opts_walk(const struct cmd_opt *,
+			    void (*)(const struct cmd_opt *,
+			    const struct cmd_opt *, void *), void *);
 void			 cmd_print_help(const struct cmd_entry *);
 int			 cmd_usage_error(const struct cmd_entry *, const char *, ...)
 			    __attribute__((format(printf, 2, 3)));
