@@ -41,7 +41,7 @@ UNIT_TESTS += tests/unit/test_edit
 libpinhole_a_SOURCES += rules/grants.c rules/grants.h
 UNIT_TESTS += tests/unit/test_grants
 
-# The system layer: its precedence, policy.d.
+# The system layer: its precedence, policy.d, glob includes.
 UNIT_TESTS += tests/unit/test_layer
 
 # `pinhole allow` / `pinhole disallow` end to end.

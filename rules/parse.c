@@ -29,7 +29,7 @@
 #endif
 
 #define GLOB_CHARS	"*?["		/* glob(3)'s pattern characters */
-#define GLOB_FILES_MAX	1024		/* files policy.d may hold */
+#define GLOB_FILES_MAX	1024		/* files one pattern may match */
 
 /* One load: the rules parsed so far and where errors go. */
 struct load {
@@ -92,8 +92,8 @@ static const struct keyword keywords[] = {
 	{ "deny", "deny HOST[:PORTS]", kw_deny, 0, 0, 0, 0 },
 	{ "allow-private", "allow-private ADDRESS[/LEN]", kw_allow_private,
 	    0, 0, 0, 0 },
-	{ "include", "include FILE | include preset:NAME", kw_include, 0, 0,
-	    0, 0 },
+	{ "include", "include FILE | include PATTERN | include preset:NAME",
+	    kw_include, 0, 0, 0, 0 },
 	{ "allow-vsock", "allow-vsock", kw_allow_vsock, 0, 1, 0, 0 },
 	{ "secret", "secret NAME for HOST[,HOST...] [from FILE]", kw_secret,
 	    0, 0, 0, 1 },
@@ -522,7 +522,20 @@ preset_name_ok(const char *s)
 	return (i > 0 && i <= 64);
 }
 
-/* include FILE | include preset:NAME */
+/* The directory a pattern reads, up to its first glob character. */
+static int
+note_glob_dir(struct load *l, const char *pattern)
+{
+	size_t	end = strcspn(pattern, GLOB_CHARS);
+
+	while (end > 0 && pattern[end - 1] != '/')
+		end--;
+	if (end == 0)
+		return (load_note(l, &l->dirs, ".", 1));
+	return (load_note(l, &l->dirs, pattern, end > 1 ? end - 1 : 1));
+}
+
+/* include FILE | include PATTERN | include preset:NAME */
 static int
 kw_include(struct parse *p, const char *arg, const char *text)
 {
@@ -543,7 +556,14 @@ kw_include(struct parse *p, const char *arg, const char *text)
 		n = snprintf(path, sizeof path, "%s", arg);
 	if (n < 0 || (size_t)n >= sizeof path)
 		return (parse_error(p, "include path too long"));
-	return (load_file(p->load, p, path));
+	if (p->load->r->no_files)
+		return (0);
+	if (strncmp(arg, "preset:", 7) == 0 ||
+	    strpbrk(path, GLOB_CHARS) == NULL)
+		return (load_file(p->load, p, path));
+	if (note_glob_dir(p->load, path) == -1)
+		return (parse_error(p, "out of memory"));
+	return (load_glob(p->load, p, path));
 }
 
 /* Is this a secret's name: an environment variable's, at most 64? */
@@ -1243,6 +1263,13 @@ const char *
 rules_system_dir(void)
 {
 	return (SYSCONFDIR "/pinhole");
+}
+
+/* Check includes, read none. */
+void
+rules_no_includes(struct rules *r)
+{
+	r->no_files = 1;
 }
 
 /*

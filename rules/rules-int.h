@@ -147,6 +147,7 @@ struct rules {
 	time_t			 next_end;	/* rules_next_end() */
 	int			 allow_vsock;	/* allow-vsock */
 	struct secret		*secrets;	/* in load order */
+	int			 no_files;	/* includes are not read */
 };
 
 /* rules/host.c */

@@ -131,7 +131,9 @@ void		 rules_free(struct rules *);
  * is one rule: messages say "ORIGIN: message" and verdicts have line 0.
  * Relative includes are relative to the including file (for text, to
  * the current directory); `include preset:NAME` reads
- * $PINHOLE_PRESETDIR/NAME, or PRESETDIR/NAME.
+ * $PINHOLE_PRESETDIR/NAME, or PRESETDIR/NAME; an include with a glob
+ * pattern (`*`, `?`, `[`) reads the regular files it matches in byte
+ * order, none being no error.
  */
 int	rules_load_file(struct rules *, const char *, char *, size_t);
 int	rules_load_text(struct rules *, const char *, const char *, size_t,
@@ -149,6 +151,12 @@ int	rules_load_text(struct rules *, const char *, const char *, size_t,
 int		 rules_load_system(struct rules *, const char *, char *,
 		    size_t);
 const char	*rules_system_dir(void);
+
+/*
+ * Read no file for `include` (its argument is still checked): for the
+ * fuzzer, whose policies must not walk the filesystem.
+ */
+void	rules_no_includes(struct rules *);
 
 /* Decide (host, port).  Returns v->allow. */
 int	rules_match(const struct rules *, const struct host *, uint16_t,
@@ -258,7 +266,7 @@ size_t	rules_files(const struct rules *, const char **, size_t);
 
 /*
  * The directories where a new file would change the policy (the system
- * directory and its policy.d), whether they exist
+ * directory and its policy.d, each glob include's), whether they exist
  * or not, for watching and guarding them; as rules_files().
  */
 size_t	rules_dirs(const struct rules *, const char **, size_t);

@@ -2,7 +2,8 @@
  * Unit tests for the system layer of the policy: it comes first, its
  * deny wins over the user's rules and over grants (and says it is the
  * system's), policy.d is read in byte order and only NAME.policy files,
- * and a broken file adds nothing of the layer.
+ * a broken file adds nothing of the layer, include takes glob patterns,
+ * and the fuzzer's policies read no file.
  */
 #include "config.h"
 
@@ -267,6 +268,74 @@ test_unreadable(void **state)
 	rules_free(r);
 }
 
+/*
+ * include PATTERN: the regular files it matches in byte order, relative
+ * to the including file; no match is no error, a missing plain file is;
+ * a system file's includes are of the system layer.
+ */
+static void
+test_glob(void **state)
+{
+	struct rules_verdict	 v;
+	struct rules		*r = rules_create();
+	const char		*top, *files[8];
+	char			 want[600];
+
+	make_dir("glob", NULL);
+	make_dir("glob/conf.d", NULL);
+	make_dir("glob/conf.d/dir.policy", NULL);
+	write_file("glob/conf.d/b.policy", "deny x.example\n");
+	write_file("glob/conf.d/a.policy", "allow x.example\ndeny x.example\n");
+	write_file("glob/conf.d/.a.policy", "alow\n");
+	top = write_file("glob/top", "include conf.d/*.policy\n"
+	    "include none.d/*.policy\ninclude conf.d/[c-z]*.policy\n");
+	assert_int_equal(rules_load_file(r, top, errbuf, sizeof errbuf), 0);
+	assert_int_equal(rules_files(r, files, 8), 3);
+	assert_non_null(strstr(files[1], "/glob/conf.d/a.policy"));
+	assert_non_null(strstr(files[2], "/glob/conf.d/b.policy"));
+	assert_false(verdict(r, "x.example", &v));
+	assert_non_null(strstr(v.file, "/a.policy"));
+	assert_int_equal(v.line, 2);
+	assert_int_equal(v.layer, RULES_USER);
+	assert_int_equal(rules_dirs(r, files, 8), 3);
+	snprintf(want, sizeof want, "%s/glob/conf.d", tmpdir);
+	assert_string_equal(files[0], want);
+	rules_free(r);
+
+	r = rules_create();
+	top = write_file("glob/plain", "\ninclude nothere.policy\n");
+	assert_int_equal(rules_load_file(r, top, errbuf, sizeof errbuf), -1);
+	snprintf(want, sizeof want, "%s:2: cannot read", top);
+	assert_non_null(strstr(errbuf, want));
+	rules_free(r);
+
+	make_dir("glob/sys", NULL);
+	write_file("glob/sys/policy", "include ../conf.d/b*.policy\n");
+	r = layered(path("glob/sys"), "allow x.example\n");
+	assert_false(verdict(r, "x.example", &v));
+	assert_int_equal(v.layer, RULES_SYSTEM);
+	rules_free(r);
+}
+
+/* With includes off, their arguments are checked and no file is read. */
+static void
+test_no_includes(void **state)
+{
+	struct rules	*r = rules_create();
+	const char	*text = "include /*/*\ninclude /nothere\n"
+	    "include preset:python\nallow a.example\n", *files[2];
+
+	rules_no_includes(r);
+	assert_int_equal(rules_load_text(r, "fuzz", text, strlen(text), errbuf,
+	    sizeof errbuf), 0);
+	assert_int_equal(rules_files(r, files, 2), 0);
+	text = "include preset:Not/a/name\n";
+	assert_int_equal(rules_load_text(r, "fuzz", text, strlen(text), errbuf,
+	    sizeof errbuf), -1);
+	assert_non_null(strstr(errbuf, "fuzz:1: bad preset name"));
+	rules_free(r);
+}
+
 /* Make the temp dir. */
 static int
 setup(void **state)
@@ -294,6 +363,8 @@ main(void)
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_broken),
 		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_no_includes),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
