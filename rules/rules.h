@@ -345,6 +345,16 @@ int	rules_file_edit(const char *, int, const char *const *, size_t,
 	    struct rules_edit *, char *, size_t);
 
 /*
+ * Would a deny rule of a policy refuse what "allow RULE" allows, for a
+ * rule naming one name or address (not a wildcard nor a prefix)?
+ * Returns 1 with v naming the deny rule and *port the first port it
+ * refuses, 0 when none does (or the rule names more than one host), -1
+ * when the rule does not parse.
+ */
+int	rules_edit_denied(const struct rules *, const char *, uint16_t *,
+	    struct rules_verdict *);
+
+/*
  * Add one "allow RULE" to a policy file (an `always` grant, `pinhole
  * allow`).  Returns 1 added, 0 already there, -1 with err.
  */

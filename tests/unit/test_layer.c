@@ -336,6 +336,38 @@ test_no_includes(void **state)
 	rules_free(r);
 }
 
+/* What `pinhole allow` asks: would a deny still refuse the rule? */
+static void
+test_edit_denied(void **state)
+{
+	struct rules_verdict	 v;
+	struct rules		*r;
+	char			 sys[512];
+	uint16_t		 port;
+
+	make_dir("edit", sys);
+	write_file("edit/policy", "deny evil.example\ndeny 192.0.2.1:22\n"
+	    "deny *.bad.example:443\n");
+	r = layered(sys, "");
+	assert_int_equal(rules_edit_denied(r, "evil.example:8080", &port, &v),
+	    1);
+	assert_int_equal(port, 8080);
+	assert_int_equal(v.line, 1);
+	assert_int_equal(v.layer, RULES_SYSTEM);
+	assert_int_equal(rules_edit_denied(r, "192.0.2.1:20-30 until "
+	    "2099-01-01T00:00:00Z", &port, &v), 1);
+	assert_int_equal(port, 22);
+	assert_int_equal(rules_edit_denied(r, "a.bad.example", &port, &v), 1);
+	assert_int_equal(port, 443);
+	assert_int_equal(rules_edit_denied(r, "a.bad.example:80", &port, &v),
+	    0);
+	assert_int_equal(rules_edit_denied(r, "good.example", &port, &v), 0);
+	assert_int_equal(rules_edit_denied(r, "*.evil.example", &port, &v), 0);
+	assert_int_equal(rules_edit_denied(r, "192.0.2.0/24:22", &port, &v), 0);
+	assert_int_equal(rules_edit_denied(r, "bad:port", &port, &v), -1);
+	rules_free(r);
+}
+
 /* Make the temp dir. */
 static int
 setup(void **state)
@@ -365,6 +397,7 @@ main(void)
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_no_includes),
+		cmocka_unit_test(test_edit_denied),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
