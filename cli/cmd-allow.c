@@ -128,6 +128,38 @@ allow_edit(const struct cmd_entry *self, int argc, char **argv,
 	return (res);
 }
 
+/*
+ * Say which rules the system policy still denies: no rule of the user's
+ * lifts a deny of the system layer, only its administrator can.
+ */
+static void
+allow_warn_system(const struct allow_args *a, const struct rules_edit *res)
+{
+	struct rules_verdict	 v;
+	struct rules		*sys;
+	uint16_t		 port;
+	char			 err[1024];
+	size_t			 i;
+
+	fflush(stdout);
+	if ((sys = rules_create()) == NULL)
+		return;
+	if (rules_load_system(sys, rules_system_dir(), err, sizeof err) == -1) {
+		fprintf(stderr, "pinhole allow: the system policy does not load, "
+		    "and no gateway starts until it does: %s\n", err);
+		goto out;
+	}
+	for (i = 0; i < a->nrules; i++) {
+		if (rules_edit_denied(sys, a->rules[i], &port, &v) == 1)
+			fprintf(stderr, "pinhole allow: the system policy still "
+			    "denies %s on port %u (%s:%u: %s): no rule of yours "
+			    "lifts that, only an administrator can\n",
+			    res[i].rule, port, v.file, v.line, v.text);
+	}
+out:
+	rules_free(sys);
+}
+
 /* Add each rule unless it is there already. */
 static int
 cmd_allow_exec(const struct cmd_entry *self, int argc, char **argv)
@@ -144,6 +176,7 @@ cmd_allow_exec(const struct cmd_entry *self, int argc, char **argv)
 		printf("%s %s:%u: allow %s\n", res[i].count ? "added to" :
 		    "already in", a.path, res[i].line, res[i].rule);
 	}
+	allow_warn_system(&a, res);
 	free(res);
 	allow_args_free(&a);
 	return (0);
@@ -205,7 +238,9 @@ const struct cmd_entry cmd_allow_entry = {
 	    "there already.  The file keeps its comments, order and mode; it\n"
 	    "is replaced atomically, and only when the whole new policy\n"
 	    "parses.  A missing file is created, with its directory.\n"
-	    "Running gateways pick the change up at once.\n"
+	    "Running gateways pick the change up at once.  A rule the system\n"
+	    "policy (" SYSCONFDIR "/pinhole) denies is added all the same,\n"
+	    "and said so: its deny wins until an administrator lifts it.\n"
 	    "\n"
 	    "Exit status: 0 added or already there, 2 bad usage or a rule or\n"
 	    "policy refused (reported as FILE:LINE: message).\n"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/pinhole.h"
+#include "rules/grants.h"
 #include "rules/rules.h"
 
 #define CHECK_MAX_ARGS	64		/* --policy and --allow, each */
@@ -52,7 +53,7 @@ check_load_default(struct rules *r, char *err, size_t errlen)
 	return (rules_load_file(r, path, err, errlen));
 }
 
-/* Load every policy file and --allow rule, in order. */
+/* Load the system layer, then every policy file and --allow rule. */
 static int
 check_load(struct rules *r, const struct check_args *a, char *err,
     size_t errlen)
@@ -60,6 +61,8 @@ check_load(struct rules *r, const struct check_args *a, char *err,
 	char	rule[1100];
 	size_t	i;
 
+	if (rules_load_system(r, rules_system_dir(), err, errlen) == -1)
+		return (-1);
 	if (a->npolicies == 0 && check_load_default(r, err, errlen) == -1)
 		return (-1);
 	for (i = 0; i < a->npolicies; i++) {
@@ -79,21 +82,24 @@ check_load(struct rules *r, const struct check_args *a, char *err,
 	return (0);
 }
 
-/* Print "allow HOST:PORT (FILE:LINE: RULE)" or the reason for a deny. */
+/*
+ * Print "allow HOST:PORT (FILE:LINE: RULE)", "deny HOST:PORT (system
+ * FILE:LINE: RULE)" or the reason for a deny.
+ */
 static void
 check_print(const struct host *h, uint16_t port, const struct rules_verdict *v,
     const char *what)
 {
 	const char	*fmt = h->kind == HOST_IPV6 ? "%s [%s]:%u (" : "%s %s:%u (";
+	char		 where[4200];
 
 	printf(fmt, what != NULL ? what : v->allow ? "allow" : "deny", h->text,
 	    port);
+	policy_rule_text(v, where, sizeof where);
 	if (v->file == NULL)
 		printf("%s)\n", v->why);
-	else if (v->line == 0)
-		printf("%s: %s)\n", v->file, v->text);
 	else
-		printf("%s:%u: %s)\n", v->file, v->line, v->text);
+		printf("%s: %s)\n", where, v->text);
 }
 
 /*
@@ -207,7 +213,8 @@ static const struct cmd_opt check_opts[] = {
 	    .help = "read the policy from FILE (repeatable); without it, "
 	    "the user's policy file is read: "
 	    "$XDG_CONFIG_HOME/pinhole/policy, or ~/.config/pinhole/policy "
-	    "when XDG_CONFIG_HOME is unset (a missing one denies everything)" },
+	    "when XDG_CONFIG_HOME is unset (a missing one denies everything); "
+	    "the system policy comes first either way" },
 	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
 	    .help = "add the rule 'allow RULE' (repeatable)" },
 	{ .name = NULL }
@@ -224,9 +231,13 @@ const struct cmd_entry cmd_check_entry = {
 	    "HOST is a name or an IPv4 or IPv6 address ([ADDRESS]:PORT with a\n"
 	    "port); PORT defaults to 443.  `include preset:NAME` reads presets\n"
 	    "from $PINHOLE_PRESETDIR, or else " PRESETDIR ".\n"
+	    "The system policy, " SYSCONFDIR "/pinhole/policy and\n"
+	    SYSCONFDIR "/pinhole/policy.d/*.policy, is read before the\n"
+	    "user's; its deny rules win over any rule of the user's.\n"
 	    "\n"
 	    "Prints the verdict and what decided it, for example\n"
 	    "  allow pypi.org:443 (policy:3: allow pypi.org)\n"
+	    "  deny evil.com:443 (system " SYSCONFDIR "/pinhole/policy:2: deny evil.com)\n"
 	    "With METHOD PATH, on a host whose rules check requests (read-only,\n"
 	    "methods, path), decides that request too and names the rule that\n"
 	    "lets it through or the constraint that refuses it:\n"

@@ -278,7 +278,10 @@ gwopts_user_policy(const struct gwopts *o, char *path, size_t len)
 	return (gwopts_user_path(o, path, len) && access(path, R_OK) == 0);
 }
 
-/* Build the policy from the files and rules given (or the user's file). */
+/*
+ * Build the policy: the system layer, then the files and rules given
+ * (or the user's file).
+ */
 struct rules *
 gwopts_load_rules(const struct gwopts *o, char *err, size_t errlen)
 {
@@ -290,6 +293,8 @@ gwopts_load_rules(const struct gwopts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return (NULL);
 	}
+	if (rules_load_system(r, rules_system_dir(), err, errlen) == -1)
+		goto fail;
 	if (gwopts_user_policy(o, path, sizeof path) &&
 	    rules_load_file(r, path, err, errlen) == -1)
 		goto fail;
@@ -313,19 +318,20 @@ fail:
 static void
 gwopts_about(struct gwopts *o)
 {
-	size_t	i, n = 0;
+	size_t	i, n, base;
 
-	o->about[0] = '\0';
+	base = n = snprintf(o->about, sizeof o->about, "the system policy "
+	    "in %s, if any; ", rules_system_dir());
 	if (o->npolicy == 0 && (o->nallow == 0 ||
 	    o->userpolicy == GWOPTS_USER_ALWAYS))
-		n = snprintf(o->about, sizeof o->about, "the user's policy "
-		    "file, if any");
+		n += snprintf(o->about + n, sizeof o->about - n, "the user's "
+		    "policy file, if any");
 	for (i = 0; i < o->npolicy && n < sizeof o->about; i++)
 		n += snprintf(o->about + n, sizeof o->about - n, "%s%s",
-		    n ? ", " : "the rules in ", o->policy[i]);
+		    n > base ? ", " : "the rules in ", o->policy[i]);
 	for (i = 0; i < o->nallow && n < sizeof o->about; i++)
 		n += snprintf(o->about + n, sizeof o->about - n, "%s%s",
-		    n ? ", " : "", o->allow[i]);
+		    n > base ? ", " : "", o->allow[i]);
 	if (o->nallow == 0 && o->npolicy == 0 && n < sizeof o->about)
 		snprintf(o->about + n, sizeof o->about - n, "; nothing else");
 	o->cfg.about = o->about;
@@ -588,24 +594,42 @@ gwopts_dir_ok(const char *path)
 	return (access(dir, X_OK) == 0 || errno == ENOENT);
 }
 
-/* Watch the files of the policy in force, and the user's policy file. */
+/*
+ * Watch the files of the policy in force, the directories where a new
+ * file would change it ("DIR/": policy.d, a glob's), and the user's
+ * policy file.
+ */
 static void
 gwctx_watch_files(struct gwctx *c)
 {
-	const char	*files[GWOPTS_MAX_ARGS + 2];
-	char		 path[PATH_MAX];
-	size_t		 n;
+	const char	**files;
+	char		**dirs, path[PATH_MAX];
+	size_t		  nf, nd, n, i;
 
 	if (c->watch == NULL)
 		return;
-	n = rules_files(c->rules, files, GWOPTS_MAX_ARGS);
-	if (n > GWOPTS_MAX_ARGS)
-		n = GWOPTS_MAX_ARGS;
+	nf = rules_files(c->rules, NULL, 0);
+	nd = rules_dirs(c->rules, NULL, 0);
+	if ((files = calloc(nf + nd + 2, sizeof *files)) == NULL ||
+	    (dirs = calloc(nd + 1, sizeof *dirs)) == NULL)
+		fatal("calloc");
+	n = rules_files(c->rules, files, nf);
+	rules_dirs(c->rules, files + n, nd);
+	for (i = 0; i < nd; i++) {
+		if (asprintf(&dirs[i], "%s/", files[n + i]) == -1)
+			fatal("asprintf");
+		files[n + i] = dirs[i];
+	}
+	n += nd;
 	if (gwopts_user_path(c->o, path, sizeof path) && gwopts_dir_ok(path))
 		files[n++] = path;
 	files[n] = NULL;
 	if (policywatch_set_files(c->watch, files) == -1)
 		log_warnx("cannot watch the policy files");
+	for (i = 0; i < nd; i++)
+		free(dirs[i]);
+	free(dirs);
+	free(files);
 }
 
 /* Reload the policy, keeping the old one on error. */

@@ -138,7 +138,7 @@ runguard_file(struct runguard *rg, const char *file)
 	return (runguard_both(rg, real, abs));
 }
 
-/* Keep one file read-only, if it exists. */
+/* Keep one path read-only (as named and as found), if it exists. */
 int
 runguard_ro(struct runguard *rg, const char *file)
 {
@@ -148,7 +148,7 @@ runguard_ro(struct runguard *rg, const char *file)
 		return (-1);
 	if (access(abs, F_OK) == -1)
 		return (0);
-	return (runguard_add(rg, abs, NETNS_GUARD_RO, abs));
+	return (runguard_both(rg, abs, abs));
 }
 
 /* Hide a file (its directories read-only) or a directory. */
@@ -214,15 +214,21 @@ runguard_check(const struct runguard *rg, char *err, size_t errlen)
 	return (0);
 }
 
-/* Is this one of the read-only directories? */
+/*
+ * Is this directory read-only: one of the read-only paths, or below one
+ * (a read-only bind covers what lies below it, made later too)?
+ */
 static int
 runguard_has(const struct runguard *rg, const char *dir)
 {
-	size_t	i;
+	size_t	i, n;
 
 	for (i = 0; i < rg->n; i++) {
-		if (rg->g[i].how == NETNS_GUARD_RO &&
-		    strcmp(rg->g[i].path, dir) == 0)
+		if (rg->g[i].how != NETNS_GUARD_RO)
+			continue;
+		n = strlen(rg->g[i].path);
+		if (strncmp(rg->g[i].path, dir, n) == 0 && (dir[n] == '\0' ||
+		    dir[n] == '/' || (n == 1 && dir[0] == '/')))
 			return (1);
 	}
 	return (0);
@@ -387,9 +393,35 @@ runguard_plan_userdir(char *buf, size_t len, size_t *n)
 }
 
 /*
+ * The directories where a new file would change the policy (the system
+ * directory, policy.d, a glob include's): read-only.  A missing system
+ * directory is made when it can be (as root: 0755), so that the command
+ * cannot make it and fill it for the next run.
+ */
+static int
+runguard_plan_dirs(char *buf, size_t len, size_t *n, const struct rules *rules)
+{
+	const char	*dirs[RUNGUARD_MAX];
+	size_t		 i, nd;
+
+	if ((nd = rules_dirs(rules, dirs, RUNGUARD_MAX)) > RUNGUARD_MAX) {
+		errno = E2BIG;
+		return (-1);
+	}
+	for (i = 0; i < nd; i++) {
+		if (strcmp(dirs[i], rules_system_dir()) == 0)
+			(void)mkdir(dirs[i], 0755);
+		if (runguard_line(buf, len, n, 'r', dirs[i]) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attach.h): the user's policy directory, the policy files',
- * the log's, the key and the control directory hidden, /etc/hosts.
+ * the directories of the system policy and of glob includes, the log's,
+ * the key and the control directory hidden, /etc/hosts.
  */
 int
 runguard_plan(char *buf, size_t len, const struct rules *rules,
@@ -411,6 +443,8 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 		if (runguard_line(buf, len, &n, 'f', files[i]) == -1)
 			return (-1);
 	}
+	if (runguard_plan_dirs(buf, len, &n, rules) == -1)
+		return (-1);
 	if (runguard_log_file(log) && runguard_line(buf, len, &n, 'f',
 	    log) == -1)
 		return (-1);

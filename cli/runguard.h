@@ -40,7 +40,10 @@ int	runguard_dir(struct runguard *, const char *);
 /* Keep a file's directories read-only (it stays readable). */
 int	runguard_file(struct runguard *, const char *);
 
-/* Keep one file read-only (its way pinned), if it exists. */
+/*
+ * Keep one file or directory read-only (its way pinned; as named and
+ * as found through symlinks), if it exists.
+ */
 int	runguard_ro(struct runguard *, const char *);
 
 /* Hide a file or directory (its way pinned, its directory read-only). */
@@ -53,19 +56,23 @@ int	runguard_hide(struct runguard *, const char *);
  */
 int	runguard_check(const struct runguard *, char *, size_t);
 
-/* Are a file's directories guarded (may a reload read it)? */
+/*
+ * Are a file's directories guarded, or below guarded ones (may a reload
+ * read it)?
+ */
 int	runguard_covers(const struct runguard *, const char *);
 
 /*
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attach.h): the user's policy directory (made if missing),
  * the policy's files and the log file (their directories read-only), the
- * log key, the control directory and the secrets' files (hidden),
- * /etc/hosts (read-only); "e NAME" for each secret, which the command
- * sees as its placeholder; "c CA" and "t BUNDLE", what it trusts when
- * the gateway inspects TLS (NULL: it does not).  Paths are made absolute
- * here.  runguard_apply() guards what a plan says.  Both return 0, or -1
- * with errno set.
+ * system policy's directory (made if missing and it can be) and those
+ * of glob includes (read-only), the log key, the control directory and
+ * the secrets' files (hidden), /etc/hosts (read-only); "e NAME" for
+ * each secret, which the command sees as its placeholder; "c CA" and
+ * "t BUNDLE", what it trusts when the gateway inspects TLS (NULL: it
+ * does not).  Paths are made absolute here.  runguard_apply() guards
+ * what a plan says.  Both return 0, or -1 with errno set.
  */
 struct rules;
 int	runguard_plan(char *, size_t, const struct rules *, const char *,

@@ -24,7 +24,7 @@
 	IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 #define PW_READS_MAX	64		/* reads per wakeup */
 
-/* A watched directory and the name in it that matters. */
+/* A watched directory and the name in it that matters ("": any). */
 struct pw_watch {
 	int	 wd;
 	char	*name;
@@ -124,7 +124,10 @@ pw_watch_dir(struct policywatch *pw, struct pw_watch **w, size_t *n,
 	    slash + 1));
 }
 
-/* Watch one path: its directory, by its name. */
+/*
+ * Watch one path: its directory, by its name; "DIR/" is the directory
+ * itself, any name in it.
+ */
 static int
 pw_watch_path(struct policywatch *pw, struct pw_watch **w, size_t *n,
     const char *path)
@@ -137,6 +140,27 @@ pw_watch_path(struct policywatch *pw, struct pw_watch **w, size_t *n,
 		return (pw_watch_dir(pw, w, n, ".", path));
 	*slash = '\0';
 	return (pw_watch_dir(pw, w, n, slash == dir ? "/" : dir, slash + 1));
+}
+
+/* Watch a path where a symlink on its way leads, if one does. */
+static int
+pw_watch_real(struct policywatch *pw, struct pw_watch **w, size_t *n,
+    const char *path)
+{
+	char	real[PATH_MAX], dir[PATH_MAX];
+	size_t	len = strlen(path);
+
+	if (len > 1 && path[len - 1] == '/') {
+		if ((size_t)snprintf(dir, sizeof dir, "%.*s", (int)len - 1,
+		    path) >= sizeof dir || realpath(dir, real) == NULL ||
+		    strcmp(real, dir) == 0 ||
+		    (size_t)snprintf(dir, sizeof dir, "%s/", real) >= sizeof dir)
+			return (0);
+		return (pw_watch_path(pw, w, n, dir));
+	}
+	if (realpath(path, real) == NULL || strcmp(real, path) == 0)
+		return (0);
+	return (pw_watch_path(pw, w, n, real));
 }
 
 /* Is this watch descriptor in the table? */
@@ -158,7 +182,6 @@ pw_rebuild(struct policywatch *pw)
 {
 	struct pw_watch	*w = NULL;
 	size_t		 n = 0, i;
-	char		 real[PATH_MAX];
 	int		 rv = 0;
 
 	for (i = 0; pw->files[i] != NULL; i++) {
@@ -166,9 +189,7 @@ pw_rebuild(struct policywatch *pw)
 			log_warn("%s: cannot watch %s", __func__, pw->files[i]);
 			rv = -1;
 		}
-		if (realpath(pw->files[i], real) != NULL &&
-		    strcmp(real, pw->files[i]) != 0 &&
-		    pw_watch_path(pw, &w, &n, real) == -1)
+		if (pw_watch_real(pw, &w, &n, pw->files[i]) == -1)
 			rv = -1;
 	}
 	for (i = 0; i < pw->nw; i++) {
@@ -193,7 +214,8 @@ pw_event_matters(const struct policywatch *pw, const struct inotify_event *e)
 	for (i = 0; i < pw->nw; i++) {
 		if (pw->w[i].wd != e->wd)
 			continue;
-		if (e->len == 0 || strcmp(e->name, pw->w[i].name) == 0)
+		if (e->len == 0 || pw->w[i].name[0] == '\0' ||
+		    strcmp(e->name, pw->w[i].name) == 0)
 			return (1);
 	}
 	return (0);

@@ -3,7 +3,9 @@
  * libevent loop, and after a short quiet spell call the caller's reload
  * callback.  Directories are watched, not only files, because editors
  * and `pinhole allow` replace a file by rename; a symlinked file is
- * watched at both ends; a missing directory is waited for.
+ * watched at both ends; a missing directory is waited for.  A path
+ * ending in '/' is a directory where any new, changed or removed entry
+ * counts (policy.d, a glob include's).
  *
  * The callback does the reload: build a whole new policy (rules_create,
  * rules_load_file for each file, the --allow rules), swap it in only if

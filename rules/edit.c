@@ -436,3 +436,56 @@ out:
 	rules_free(r);
 	return (rv);
 }
+
+/* The one host a rule's target names, if it names only one. */
+static int
+edit_one_host(const struct rule_spec *s, struct host *h)
+{
+	const char	*errstr;
+	char		 a[HOST_TEXT_LEN];
+
+	if (s->kind == TARGET_NAME)
+		return (host_parse(s->name, strlen(s->name), h, &errstr));
+	if (s->kind != TARGET_ADDR || s->plen != 8 * s->alen)
+		return (-1);
+	addr_format(a, sizeof a, s->addr, s->alen);
+	return (host_parse(a, strlen(a), h, &errstr));
+}
+
+/* Would a deny rule of r refuse what "allow RULE" allows? */
+int
+rules_edit_denied(const struct rules *r, const char *rule, uint16_t *port,
+    struct rules_verdict *v)
+{
+	struct rules		*scratch;
+	struct rule_spec	 spec;
+	struct host		 h;
+	char			 target[RULES_LINE_MAX + 1];
+	size_t			 n = strcspn(rule, " \t"), i;
+	unsigned int		 p;
+	int			 rv = -1;
+
+	if (n > RULES_LINE_MAX || (scratch = rules_create()) == NULL)
+		return (-1);
+	memcpy(target, rule, n);
+	target[n] = '\0';
+	if (rules_parse_allow(scratch, "rule", 0, target, 0, &spec, NULL,
+	    0) == -1)
+		goto out;
+	rv = 0;
+	if (edit_one_host(&spec, &h) == -1)
+		goto out;
+	for (i = 0; i < spec.rule->nports && rv == 0; i++) {
+		for (p = spec.rule->ports[i].lo; p <= spec.rule->ports[i].hi;
+		    p++) {
+			if (!rules_match(r, &h, p, v) && v->file != NULL) {
+				*port = p;
+				rv = 1;
+				break;
+			}
+		}
+	}
+out:
+	rules_free(scratch);
+	return (rv);
+}

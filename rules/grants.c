@@ -241,14 +241,20 @@ grants_drop_always(struct grants *g, const struct rules *r)
 	}
 }
 
-/* Say which rule decided: "FILE:LINE", or the origin of a one-line rule. */
+/*
+ * Say which rule decided: "FILE:LINE", or the origin of a one-line rule;
+ * "system FILE:LINE" for a rule of the system layer.
+ */
 void
 policy_rule_text(const struct rules_verdict *v, char *buf, size_t len)
 {
+	const char	*layer = v->layer == RULES_SYSTEM ? "system " : "";
+
 	if (v->file != NULL && v->line > 0)
-		snprintf(buf, len, "%s:%u", v->file, v->line);
+		snprintf(buf, len, "%s%s:%u", layer, v->file, v->line);
 	else
-		snprintf(buf, len, "%s", v->file != NULL ? v->file : "");
+		snprintf(buf, len, "%s%s", v->file != NULL ? layer : "",
+		    v->file != NULL ? v->file : "");
 }
 
 /* Say which deny rule refused: "denied by the rule 'TEXT' (FILE:LINE)". */
@@ -358,7 +364,12 @@ policy_grantable(const struct rules *r, const struct host *h, uint16_t port,
 		port = 443;
 	if (!rules_match(r, h, port, &v) && v.file != NULL) {
 		n = policy_deny_text(&v, fix, len);
-		if (n >= 0 && (size_t)n < len)
+		if (n >= 0 && (size_t)n < len && v.layer == RULES_SYSTEM)
+			snprintf(fix + n, len - n, ", which no approval nor "
+			    "rule of yours can override: it is the system "
+			    "policy, and only an administrator can change that "
+			    "file");
+		else if (n >= 0 && (size_t)n < len)
 			snprintf(fix + n, len - n, ", which no approval can "
 			    "override: to allow it, that rule must be removed "
 			    "from the policy");

@@ -14,8 +14,9 @@
  *            rule (rules_file_append); once a reload has read the file
  *            the rule decides, and grants_drop_always() forgets these.
  *
- * A grant never overrides an explicit deny rule, nor the guard against
- * special-purpose addresses (only allow-private lifts it).
+ * A grant never overrides an explicit deny rule (of the system layer or
+ * the user's), nor the guard against special-purpose addresses (only
+ * allow-private lifts it).
  */
 #ifndef GRANTS_H
 #define GRANTS_H
@@ -110,7 +111,8 @@ struct policy_decision {
 /*
  * Name the rule of a verdict, as logs and refusals do: "FILE:LINE", the
  * origin alone for a rule given on the command line (line 0), "" when no
- * rule decided (file NULL).
+ * rule decided (file NULL); "system FILE:LINE" for a rule of the system
+ * layer.
  */
 void	policy_rule_text(const struct rules_verdict *, char *, size_t);
 
@@ -141,7 +143,8 @@ int	policy_decide(const struct rules *, const struct grants *,
  * that no allow-private rule covers (whatever a rule or grant allows).
  * Returns 1 when a grant can; 0 when none can, with fix (one line for
  * the agent and the person) saying why and what the person would have
- * to change in the policy.  Port 0 (a DNS answer) is asked as 443, the
+ * to change in the policy, or, for a deny of the system layer, that
+ * only an administrator can.  Port 0 (a DNS answer) is asked as 443, the
  * port `pinhole request HOST` asks for.
  */
 #define POLICY_FIX_LEN	640

@@ -41,6 +41,11 @@ UNIT_TESTS += tests/unit/test_edit
 libpinhole_a_SOURCES += rules/grants.c rules/grants.h
 UNIT_TESTS += tests/unit/test_grants
 
+# The system layer: its precedence, policy.d, glob includes; end to end.
+UNIT_TESTS += tests/unit/test_layer
+TESTS += tests/integration/system-policy.sh
+EXTRA_DIST += tests/integration/system-policy.sh
+
 # `pinhole allow` / `pinhole disallow` end to end.
 TESTS += tests/integration/allow.sh
 EXTRA_DIST += tests/integration/allow.sh

@@ -254,6 +254,17 @@ match_prefix(const struct prefixset *ps, const uint8_t *addr, size_t alen,
 	}
 }
 
+/* Name the rule that decided in a verdict. */
+static void
+verdict_rule(struct rules_verdict *v, const struct rule *rule)
+{
+	v->file = rule->file;
+	v->line = rule->line;
+	v->text = rule->text;
+	v->until = rule->until;
+	v->layer = rule->layer;
+}
+
 /* Fill a verdict from the best rules found. */
 static int
 match_verdict(const struct match *m, struct rules_verdict *v)
@@ -267,10 +278,7 @@ match_verdict(const struct match *m, struct rules_verdict *v)
 		return (0);
 	}
 	v->allow = rule->action != RULE_DENY;
-	v->file = rule->file;
-	v->line = rule->line;
-	v->text = rule->text;
-	v->until = rule->until;
+	verdict_rule(v, rule);
 	v->why = v->allow ? "allowed by rule" : "denied by rule";
 	return (v->allow);
 }
@@ -367,18 +375,12 @@ rules_match_request(const struct rules *r, const struct host *h,
 			v->constraint = constraint;
 	}
 	if (i < m.ncands) {
-		v->file = cands[i]->file;
-		v->line = cands[i]->line;
-		v->text = cands[i]->text;
-		v->until = cands[i]->until;
+		verdict_rule(v, cands[i]);
 		v->constraint = NULL;
 		return (1);
 	}
 	v->allow = 0;
-	v->file = cands[0]->file;
-	v->line = cands[0]->line;
-	v->text = cands[0]->text;
-	v->until = cands[0]->until;
+	verdict_rule(v, cands[0]);
 	v->why = v->detail;
 	return (0);
 }

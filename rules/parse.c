@@ -10,6 +10,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,12 @@
 #ifndef PRESETDIR
 #define PRESETDIR "/usr/local/share/pinhole/presets"
 #endif
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/usr/local/etc"
+#endif
+
+#define GLOB_CHARS	"*?["		/* glob(3)'s pattern characters */
+#define GLOB_FILES_MAX	1024		/* files one pattern may match */
 
 /* One load: the rules parsed so far and where errors go. */
 struct load {
@@ -32,6 +40,8 @@ struct load {
 	char			*err;
 	size_t			 errlen;
 	struct rules_file	*files;		/* read by this load */
+	struct rules_file	*dirs;		/* whose new files it would read */
+	enum rules_layer	 layer;		/* of the rules it adds */
 	struct secret		*secrets;	/* parsed by this load */
 	struct secret		**stail;
 	time_t			 now;		/* rules that ended are left out */
@@ -72,6 +82,9 @@ static int	kw_allow_vsock(struct parse *, const char *, const char *);
 static int	kw_secret(struct parse *, const char *, const char *);
 static size_t	next_word(char **);
 static int	load_file(struct load *, const struct parse *, const char *);
+static int	load_glob(struct load *, const struct parse *, const char *);
+static int	load_note(struct load *, struct rules_file **, const char *,
+		    size_t);
 
 static const struct keyword keywords[] = {
 	{ "allow", "allow HOST[:PORTS] [read-only] [methods M,...] "
@@ -79,8 +92,8 @@ static const struct keyword keywords[] = {
 	{ "deny", "deny HOST[:PORTS]", kw_deny, 0, 0, 0, 0 },
 	{ "allow-private", "allow-private ADDRESS[/LEN]", kw_allow_private,
 	    0, 0, 0, 0 },
-	{ "include", "include FILE | include preset:NAME", kw_include, 0, 0,
-	    0, 0 },
+	{ "include", "include FILE | include PATTERN | include preset:NAME",
+	    kw_include, 0, 0, 0, 0 },
 	{ "allow-vsock", "allow-vsock", kw_allow_vsock, 0, 1, 0, 0 },
 	{ "secret", "secret NAME for HOST[,HOST...] [from FILE]", kw_secret,
 	    0, 0, 0, 1 },
@@ -195,6 +208,7 @@ spec_new(struct parse *p, enum rule_action action, const char *text)
 		return (NULL);
 	memset(s->rule, 0, sizeof *s->rule);
 	s->rule->action = action;
+	s->rule->layer = l->layer;
 	s->rule->file = p->file;
 	s->rule->line = p->numbered ? p->line : 0;
 	if ((s->rule->text = arena_strndup(&l->r->arena, text,
@@ -508,7 +522,20 @@ preset_name_ok(const char *s)
 	return (i > 0 && i <= 64);
 }
 
-/* include FILE | include preset:NAME */
+/* The directory a pattern reads, up to its first glob character. */
+static int
+note_glob_dir(struct load *l, const char *pattern)
+{
+	size_t	end = strcspn(pattern, GLOB_CHARS);
+
+	while (end > 0 && pattern[end - 1] != '/')
+		end--;
+	if (end == 0)
+		return (load_note(l, &l->dirs, ".", 1));
+	return (load_note(l, &l->dirs, pattern, end > 1 ? end - 1 : 1));
+}
+
+/* include FILE | include PATTERN | include preset:NAME */
 static int
 kw_include(struct parse *p, const char *arg, const char *text)
 {
@@ -529,7 +556,14 @@ kw_include(struct parse *p, const char *arg, const char *text)
 		n = snprintf(path, sizeof path, "%s", arg);
 	if (n < 0 || (size_t)n >= sizeof path)
 		return (parse_error(p, "include path too long"));
-	return (load_file(p->load, p, path));
+	if (p->load->r->no_files)
+		return (0);
+	if (strncmp(arg, "preset:", 7) == 0 ||
+	    strpbrk(path, GLOB_CHARS) == NULL)
+		return (load_file(p->load, p, path));
+	if (note_glob_dir(p->load, path) == -1)
+		return (parse_error(p, "out of memory"));
+	return (load_glob(p->load, p, path));
 }
 
 /* Is this a secret's name: an environment variable's, at most 64? */
@@ -1000,17 +1034,21 @@ file_error(struct load *l, const struct parse *parent, const char *path,
 	    quote(q, sizeof q, path, strlen(path)), why));
 }
 
-/* Note a file this load reads, for rules_files(). */
+/*
+ * Note a file this load reads (for rules_files()), or a directory
+ * whose new files it would read (rules_dirs()): len bytes of path.
+ */
 static int
-load_note_file(struct load *l, const char *path)
+load_note(struct load *l, struct rules_file **list, const char *path,
+    size_t len)
 {
 	struct rules_file	*f, **tail;
 
-	if ((f = arena_alloc(&l->r->arena, sizeof *f)) == NULL)
+	if ((f = arena_alloc(&l->r->arena, sizeof *f)) == NULL ||
+	    (f->path = arena_strndup(&l->r->arena, path, len)) == NULL)
 		return (-1);
 	f->next = NULL;
-	f->path = path;
-	for (tail = &l->files; *tail != NULL; tail = &(*tail)->next)
+	for (tail = list; *tail != NULL; tail = &(*tail)->next)
 		;
 	*tail = f;
 	return (0);
@@ -1030,7 +1068,8 @@ parse_file(struct load *l, const struct parse *parent, const char *path,
 	p.file = arena_strndup(&l->r->arena, path, strlen(path));
 	p.dir = slash == NULL ? "." : slash == path ? "/" :
 	    arena_strndup(&l->r->arena, path, slash - path);
-	if (p.file == NULL || p.dir == NULL || load_note_file(l, p.file) == -1)
+	if (p.file == NULL || p.dir == NULL ||
+	    load_note(l, &l->files, path, strlen(path)) == -1)
 		return (file_error(l, parent, path, "out of memory"));
 	return (parse_text(&p, text, len));
 }
@@ -1071,6 +1110,61 @@ out:
 	return (rv);
 }
 
+/* glob(3) met a directory it cannot read: only a missing one is none. */
+static int
+glob_error_cb(const char *path, int err)
+{
+	(void)path;
+	return (err != ENOENT && err != ENOTDIR);
+}
+
+/* Order paths by their bytes, whatever the locale. */
+static int
+path_cmp(const void *a, const void *b)
+{
+	return (strcmp(*(char *const *)a, *(char *const *)b));
+}
+
+/* Read the regular files a pattern matches, in byte order; none is none. */
+static int
+load_glob(struct load *l, const struct parse *parent, const char *pattern)
+{
+	struct stat	st;
+	glob_t		g;
+	size_t		i;
+	char		why[128];
+	int		rv;
+
+	memset(&g, 0, sizeof g);
+	errno = 0;
+	if ((rv = glob(pattern, GLOB_NOSORT, glob_error_cb, &g)) ==
+	    GLOB_NOMATCH) {
+		globfree(&g);
+		return (0);
+	}
+	if (rv != 0) {
+		snprintf(why, sizeof why, "%s%s%s", rv == GLOB_NOSPACE ?
+		    "out of memory" : "cannot read its directory",
+		    errno != 0 ? ": " : "", errno != 0 ? strerror(errno) : "");
+		globfree(&g);
+		return (file_error(l, parent, pattern, why));
+	}
+	if (g.gl_pathc > GLOB_FILES_MAX) {
+		globfree(&g);
+		snprintf(why, sizeof why, "matches more than %d files",
+		    GLOB_FILES_MAX);
+		return (file_error(l, parent, pattern, why));
+	}
+	qsort(g.gl_pathv, g.gl_pathc, sizeof *g.gl_pathv, path_cmp);
+	for (i = 0, rv = 0; i < g.gl_pathc && rv == 0; i++) {
+		if (stat(g.gl_pathv[i], &st) == 0 && !S_ISREG(st.st_mode))
+			continue;	/* a directory the pattern named */
+		rv = load_file(l, parent, g.gl_pathv[i]);
+	}
+	globfree(&g);
+	return (rv);
+}
+
 /* Add what a load parsed, or nothing when it failed. */
 static int
 load_finish(struct load *l, int rv)
@@ -1085,6 +1179,9 @@ load_finish(struct load *l, int rv)
 		for (tail = &l->r->files; *tail != NULL; tail = &(*tail)->next)
 			;
 		*tail = l->files;
+		for (tail = &l->r->dirs; *tail != NULL; tail = &(*tail)->next)
+			;
+		*tail = l->dirs;
 		for (stail = &l->r->secrets; *stail != NULL;
 		    stail = &(*stail)->next)
 			;
@@ -1105,6 +1202,74 @@ rules_load_file(struct rules *r, const char *path, char *err, size_t errlen)
 
 	l.now = time(NULL);
 	return (load_finish(&l, load_file(&l, NULL, path)));
+}
+
+/* Copy a path into a glob pattern, its pattern characters escaped. */
+static int
+glob_escape(char *out, size_t size, const char *path)
+{
+	size_t	n = 0;
+
+	for (; *path != '\0'; path++) {
+		if (n + 2 >= size)
+			return (-1);
+		if (strchr(GLOB_CHARS "\\", *path) != NULL)
+			out[n++] = '\\';
+		out[n++] = *path;
+	}
+	out[n] = '\0';
+	return (0);
+}
+
+/* Read DIR/policy (if there) and DIR/policy.d/NAME.policy into a load. */
+static int
+load_system(struct load *l, const char *dir)
+{
+	struct parse	top = { .load = l, .file = dir };
+	struct stat	st;
+	char		path[PATH_MAX], pattern[2 * PATH_MAX];
+	size_t		n;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/policy.d", dir) >=
+	    sizeof path || glob_escape(pattern, sizeof pattern, path) == -1)
+		return (parse_error(&top, "path too long"));
+	n = strlen(pattern);
+	if ((size_t)snprintf(pattern + n, sizeof pattern - n, "/*.policy") >=
+	    sizeof pattern - n)
+		return (parse_error(&top, "path too long"));
+	if (load_note(l, &l->dirs, dir, strlen(dir)) == -1 ||
+	    load_note(l, &l->dirs, path, strlen(path)) == -1)
+		return (parse_error(&top, "out of memory"));
+	snprintf(path, sizeof path, "%s/policy", dir);
+	if ((stat(path, &st) == 0 || errno != ENOENT) &&
+	    load_file(l, NULL, path) == -1)
+		return (-1);
+	return (load_glob(l, NULL, pattern));
+}
+
+/* Add the system layer, all its files or nothing. */
+int
+rules_load_system(struct rules *r, const char *dir, char *err, size_t errlen)
+{
+	struct load	l = { .r = r, .err = err, .errlen = errlen,
+			    .layer = RULES_SYSTEM };
+
+	l.now = time(NULL);
+	return (load_finish(&l, load_system(&l, dir)));
+}
+
+/* Where the system layer lives: SYSCONFDIR/pinhole. */
+const char *
+rules_system_dir(void)
+{
+	return (SYSCONFDIR "/pinhole");
+}
+
+/* Check includes, read none. */
+void
+rules_no_includes(struct rules *r)
+{
+	r->no_files = 1;
 }
 
 /*
@@ -1196,18 +1361,31 @@ rules_allow_vsock(const struct rules *r)
 	return (r->allow_vsock);
 }
 
-/* List the files a policy was read from, in order; returns how many. */
-size_t
-rules_files(const struct rules *r, const char **out, size_t max)
+/* Store at most max paths of a list; returns how many there are. */
+static size_t
+file_list(const struct rules_file *f, const char **out, size_t max)
 {
-	const struct rules_file	*f;
-	size_t			 n = 0;
+	size_t	n = 0;
 
-	for (f = r->files; f != NULL; f = f->next, n++) {
+	for (; f != NULL; f = f->next, n++) {
 		if (n < max)
 			out[n] = f->path;
 	}
 	return (n);
+}
+
+/* List the files a policy was read from, in order; returns how many. */
+size_t
+rules_files(const struct rules *r, const char **out, size_t max)
+{
+	return (file_list(r->files, out, max));
+}
+
+/* List the directories whose new files would change the policy. */
+size_t
+rules_dirs(const struct rules *r, const char **out, size_t max)
+{
+	return (file_list(r->dirs, out, max));
 }
 
 /* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */

@@ -77,6 +77,7 @@ struct rule {
 	size_t			 nports;
 	time_t			 until;		/* allow ... until: its end, or 0 */
 	const struct rule_req	*req;		/* constraints, or NULL */
+	enum rules_layer	 layer;
 };
 
 enum target_kind {
@@ -120,7 +121,10 @@ struct secret {
 
 struct psl_ctx_st;
 
-/* A file a policy was read from: the top file, an include, a preset. */
+/*
+ * A file a policy was read from (the top file, an include, a preset), or
+ * a directory whose new files it would read (policy.d, a glob's).
+ */
 struct rules_file {
 	struct rules_file	*next;
 	const char		*path;
@@ -137,11 +141,13 @@ struct rules {
 	struct psl_ctx_st	*psl_owned;
 	uint8_t			 ports[65536 / 8];
 	struct rules_file	*files;
+	struct rules_file	*dirs;
 	struct rule		*first;		/* rules in load order */
 	struct rule		**last;
 	time_t			 next_end;	/* rules_next_end() */
 	int			 allow_vsock;	/* allow-vsock */
 	struct secret		*secrets;	/* in load order */
+	int			 no_files;	/* includes are not read */
 };
 
 /* rules/host.c */

@@ -1,7 +1,7 @@
 /*
  * The policy: parsing, canonical host names and addresses, matching.
  * Pure C: no libevent, no sockets, no globals; reads files only in
- * rules_load_file() and for `include`.
+ * rules_load_file(), rules_load_system() and for `include`.
  */
 #ifndef RULES_H
 #define RULES_H
@@ -88,12 +88,23 @@ const char	*addr_class_name(enum addr_class);
 
 struct rules;
 
+/*
+ * The layers of a policy: the system's (rules_load_system()), read
+ * first, then the user's (their file, --policy, --allow).  A deny wins
+ * whatever its layer, so no user rule or grant lifts a system deny.
+ */
+enum rules_layer {
+	RULES_USER = 0,
+	RULES_SYSTEM
+};
+
 /* Where a decision came from. */
 struct rules_verdict {
 	int		 allow;		/* 1 allow, 0 deny */
 	const char	*file;		/* rule's file, NULL for no match */
 	unsigned int	 line;
 	const char	*text;		/* the rule as written */
+	enum rules_layer layer;		/* the rule's */
 	const char	*why;		/* "no rule matches: default deny", ... */
 	time_t		 until;		/* the deciding rule's end, or 0 */
 	/*
@@ -120,11 +131,32 @@ void		 rules_free(struct rules *);
  * is one rule: messages say "ORIGIN: message" and verdicts have line 0.
  * Relative includes are relative to the including file (for text, to
  * the current directory); `include preset:NAME` reads
- * $PINHOLE_PRESETDIR/NAME, or PRESETDIR/NAME.
+ * $PINHOLE_PRESETDIR/NAME, or PRESETDIR/NAME; an include with a glob
+ * pattern (`*`, `?`, `[`) reads the regular files it matches in byte
+ * order, none being no error.
  */
 int	rules_load_file(struct rules *, const char *, char *, size_t);
 int	rules_load_text(struct rules *, const char *, const char *, size_t,
 	    char *, size_t);
+
+/*
+ * The system layer, loaded before the user's: DIR/policy, then every
+ * regular file DIR/policy.d/NAME.policy in byte order of NAME (none
+ * starting with '.'), with what they include, as one load: any error
+ * adds nothing.  A missing file or directory is none; one that cannot
+ * be read is an error, for a deny must not be skipped unseen.  Its
+ * rules have the layer RULES_SYSTEM.  rules_system_dir() is
+ * SYSCONFDIR "/pinhole".
+ */
+int		 rules_load_system(struct rules *, const char *, char *,
+		    size_t);
+const char	*rules_system_dir(void);
+
+/*
+ * Read no file for `include` (its argument is still checked): for the
+ * fuzzer, whose policies must not walk the filesystem.
+ */
+void	rules_no_includes(struct rules *);
 
 /* Decide (host, port).  Returns v->allow. */
 int	rules_match(const struct rules *, const struct host *, uint16_t,
@@ -233,6 +265,13 @@ size_t	rules_text(const struct rules *, char *, size_t);
 size_t	rules_files(const struct rules *, const char **, size_t);
 
 /*
+ * The directories where a new file would change the policy (the system
+ * directory and its policy.d, each glob include's), whether they exist
+ * or not, for watching and guarding them; as rules_files().
+ */
+size_t	rules_dirs(const struct rules *, const char **, size_t);
+
+/*
  * Does the policy say allow-vsock (the sandbox may create AF_VSOCK
  * sockets, which no network namespace confines)?
  */
@@ -304,6 +343,16 @@ int	rules_edit_remove(const char *, size_t, const char *, const char *,
  */
 int	rules_file_edit(const char *, int, const char *const *, size_t,
 	    struct rules_edit *, char *, size_t);
+
+/*
+ * Would a deny rule of a policy refuse what "allow RULE" allows, for a
+ * rule naming one name or address (not a wildcard nor a prefix)?
+ * Returns 1 with v naming the deny rule and *port the first port it
+ * refuses, 0 when none does (or the rule names more than one host), -1
+ * when the rule does not parse.
+ */
+int	rules_edit_denied(const struct rules *, const char *, uint16_t *,
+	    struct rules_verdict *);
 
 /*
  * Add one "allow RULE" to a policy file (an `always` grant, `pinhole

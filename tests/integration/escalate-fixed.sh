@@ -18,13 +18,6 @@ mkdir -m 1777 "$T/w"
 
 start_origin || { finish; exit 1; }
 
-# Wait (at most 30 s) for file $1.
-wait_file() {
-	i=0
-	while [ ! -e "$1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -e "$1" ]
-}
-
 cat >"$T/inside.sh" <<'EOF'
 check() {
 	if [ "$2" = "$3" ]; then echo "ok: $1"; else echo "FAIL: $1: got '$2', want '$3'"; fi

@@ -89,6 +89,13 @@ EOF
 	return 1
 }
 
+# Wait (at most 30 s) until file $1 exists.
+wait_file() {
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e "$1" ]
+}
+
 # Check that a log file has a line matching an extended regex.
 loggrep() {
 	grep -Eq -- "$2" "$1"

@@ -3,7 +3,9 @@
  * files: a rename, an in-place write, an include, `pinhole allow`'s own
  * rename, a directory that appears later and a symlink each bring one
  * reload within a second; a bad edit is refused and the old policy
- * kept; bursts are debounced; other files in the directory are ignored.
+ * kept; bursts are debounced; other files in the directory are ignored;
+ * a file dropped in a watched directory (policy.d) reloads, and a broken
+ * one keeps the old policy whole.
  * The test owns the reload and swap, as the gateway does.
  */
 #include "config.h"
@@ -33,6 +35,7 @@ struct state {
 	struct event_base	*base;
 	struct policywatch	*pw;
 	char			 top[256];
+	char			 sys[256];	/* the system layer, or "" */
 	struct rules		*rules;
 	int			 calls;
 	int			 failed;
@@ -43,26 +46,51 @@ struct state {
 static char		dir[] = "/tmp/test_policywatch.XXXXXX";
 static struct state	st;
 
+/* Watch a policy's files, and its directories as "DIR/". */
+static void
+watch(struct state *s, const struct rules *r)
+{
+	const char	*files[FILES_MAX + 1];
+	char		 dirs[FILES_MAX][300];
+	size_t		 n, nd, i;
+
+	n = rules_files(r, files, FILES_MAX);
+	nd = rules_dirs(r, files + n, FILES_MAX - n);
+	assert_true(n + nd <= FILES_MAX);
+	for (i = 0; i < nd; i++) {
+		snprintf(dirs[i], sizeof dirs[i], "%s/", files[n + i]);
+		files[n + i] = dirs[i];
+	}
+	files[n + nd] = NULL;
+	assert_int_equal(policywatch_set_files(s->pw, files), 0);
+}
+
+/* Load the system layer (if any), then the top file. */
+static int
+load(struct state *s, struct rules *r)
+{
+	if (s->sys[0] != '\0' && rules_load_system(r, s->sys, s->err,
+	    sizeof s->err) == -1)
+		return (-1);
+	return (rules_load_file(r, s->top, s->err, sizeof s->err));
+}
+
 /* Reload: parse the whole policy, swap it in only if it parsed. */
 static void
 reload_cb(void *arg)
 {
 	struct state	*s = arg;
 	struct rules	*r = rules_create();
-	const char	*files[FILES_MAX + 1];
-	size_t		 n;
 
 	assert_non_null(r);
 	s->calls++;
-	if (rules_load_file(r, s->top, s->err, sizeof s->err) == -1) {
+	if (load(s, r) == -1) {
 		rules_free(r);
 		s->failed++;
 	} else {
 		rules_free(s->rules);
 		s->rules = r;
-		n = rules_files(r, files, FILES_MAX);
-		files[n < FILES_MAX ? n : FILES_MAX] = NULL;
-		assert_int_equal(policywatch_set_files(s->pw, files), 0);
+		watch(s, r);
 	}
 	if (s->stop_on_call)
 		event_base_loopbreak(s->base);
@@ -157,22 +185,35 @@ path(const char *name)
 	return (buf[i]);
 }
 
-/* Start watching top, with the policy it holds now (if any) in force. */
+/*
+ * Start watching top (after the system layer sys, unless NULL), with
+ * the policy they hold now (if any) in force.
+ */
 static void
-start(const char *top)
+start_layered(const char *sys, const char *top)
 {
 	const char	*files[2] = { top, NULL };
 
 	memset(&st, 0, sizeof st);
 	assert_non_null(st.base = event_base_new());
 	snprintf(st.top, sizeof st.top, "%s", top);
+	snprintf(st.sys, sizeof st.sys, "%s", sys != NULL ? sys : "");
 	st.rules = rules_create();
-	if (rules_load_file(st.rules, top, st.err, sizeof st.err) == -1) {
+	if (load(&st, st.rules) == -1) {
 		rules_free(st.rules);
 		st.rules = NULL;
 	}
 	assert_non_null(st.pw = policywatch_start(st.base, files, reload_cb,
 	    &st));
+	if (st.rules != NULL)
+		watch(&st, st.rules);
+}
+
+/* Start watching top alone. */
+static void
+start(const char *top)
+{
+	start_layered(NULL, top);
 }
 
 /* Stop watching and free everything. */
@@ -302,6 +343,45 @@ test_symlink(void **state)
 	stop();
 }
 
+/*
+ * The system layer: a policy.d made later, a file dropped in it, a
+ * broken one (the old policy stays whole), their removal.
+ */
+static void
+test_policy_d(void **state)
+{
+	long	end;
+
+	(void)state;
+	assert_int_equal(mkdir(path("sys"), 0755), 0);
+	write_in_place(path("sys/policy"), "deny evil.example\n");
+	write_in_place(path("user"), "allow evil.example\nallow u.example\n");
+	start_layered(path("sys"), path("user"));
+	assert_true(allows("u.example"));
+	assert_false(allows("evil.example"));
+
+	assert_int_equal(mkdir(path("sys/policy.d"), 0755), 0);
+	write_by_rename(path("sys/policy.d/10-u.policy"), "deny u.example\n");
+	for (end = now_ms() + 1500; allows("u.example") && now_ms() < end;)
+		run(end - now_ms(), 1);
+	assert_false(allows("u.example"));
+
+	write_by_rename(path("sys/policy.d/20-bad.policy"),
+	    "deny other.example\nalow x\n");
+	assert_int_equal(run(1000, 1), 1);
+	assert_int_equal(st.failed, 1);
+	assert_non_null(strstr(st.err, "sys/policy.d/20-bad.policy:2: "
+	    "unknown directive 'alow'"));
+	assert_false(allows("u.example"));		/* old policy kept */
+	assert_false(allows("evil.example"));
+
+	assert_int_equal(unlink(path("sys/policy.d/20-bad.policy")), 0);
+	assert_int_equal(unlink(path("sys/policy.d/10-u.policy")), 0);
+	assert_int_equal(run(1000, 1), 1);
+	assert_true(allows("u.example"));
+	stop();
+}
+
 /* Make the test directory. */
 static int
 setup(void **state)
@@ -330,6 +410,7 @@ main(void)
 		cmocka_unit_test(test_debounce),
 		cmocka_unit_test(test_missing_dir),
 		cmocka_unit_test(test_symlink),
+		cmocka_unit_test(test_policy_d),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
