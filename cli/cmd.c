@@ -13,6 +13,7 @@
 #include "lib/log.h"
 
 extern const struct cmd_entry cmd_check_entry;
+extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_proxy_entry;
 extern const struct cmd_entry cmd_run_entry;
@@ -34,6 +35,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_version_entry,
 	&cmd_check_entry,
 	&cmd_run_entry,
+	&cmd_doctor_entry,
 	&cmd_proxy_entry,
 	&cmd_allow_entry,
 	&cmd_disallow_entry,
