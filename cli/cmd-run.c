@@ -170,7 +170,7 @@ run_control_dir(struct run *r)
 
 	if (control_dir_make(r->ctldir, sizeof r->ctldir, err,
 	    sizeof err) == -1) {
-		log_warnx("%s", err);
+		cmd_refuse("%s", err);
 		return (-1);
 	}
 	return (0);
@@ -397,7 +397,7 @@ run_start(struct run *r)
 	gwctx_vet_rules(&r->c, run_vet_rules, r);
 	gwctx_watch_policy(&r->c);
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
-		log_warnx("cannot open the sandbox: %s", err);
+		cmd_refuse("cannot open the sandbox: %s", err);
 		return (-1);
 	}
 	if (run_listen(r) == -1)
@@ -406,7 +406,7 @@ run_start(struct run *r)
 	r->child = netns_child_start(r->c.base, r->sb, run_done, r, err,
 	    sizeof err);
 	if (r->child == NULL) {
-		log_warnx("cannot start the command: %s", err);
+		cmd_refuse("cannot start the command: %s", err);
 		return (-1);
 	}
 	return (0);
@@ -495,7 +495,7 @@ run_attach(struct run *r, int fd)
 	if (run_guard(r, m->guards, &cfg) == -1)
 		goto out;
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
-		log_warnx("cannot open the sandbox: %s", err);
+		cmd_refuse("cannot open the sandbox: %s", err);
 		goto out;
 	}
 	if (attach_handover(fd, r->sb, err, sizeof err) == -1) {
@@ -509,7 +509,7 @@ run_attach(struct run *r, int fd)
 	r->child = netns_child_start(r->c.base, r->sb, run_attached_done, r,
 	    err, sizeof err);
 	if (r->child == NULL) {
-		log_warnx("cannot start the command: %s", err);
+		cmd_refuse("cannot start the command: %s", err);
 		goto out;
 	}
 	event_base_dispatch(r->c.base);

@@ -734,17 +734,17 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 	if ((c->base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
 	if ((r = gwopts_load_rules(o, err, sizeof err)) == NULL) {
-		log_warnx("%s", err);
+		cmd_refuse("%s", err);
 		return (-1);
 	}
 	if ((c->audit = gwopts_open_log(o, err, sizeof err)) == NULL) {
-		log_warnx("%s", err);
+		cmd_refuse("%s", err);
 		rules_free(r);
 		return (-1);
 	}
 	if ((c->resolver = resolver_create(c->base, o->nresolver ?
 	    o->resolver : NULL, err, sizeof err)) == NULL) {
-		log_warnx("resolver: %s", err);
+		cmd_refuse("resolver: %s", err);
 		rules_free(r);
 		return (-1);
 	}

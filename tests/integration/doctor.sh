@@ -3,7 +3,8 @@
 # resolver every check is ok and it exits 0; a policy with a syntax
 # error, a resolver that does not answer, a log that cannot be written,
 # a control directory open to others and user namespaces turned off
-# each fail it with a fix: naming the problem.
+# each fail it with a fix: naming the problem, and pinhole run refuses
+# to start for the same reason with a line ending "run `pinhole doctor`".
 . "$top_srcdir/tests/integration/lib.sh"
 
 for t in dnsmasq jq setpriv unshare nsenter python3; do
@@ -21,6 +22,7 @@ printf 'allow doctor.test\nallow *.wild.test\n' >"$T/cfg/policy"
 printf 'allow doctor.test\nalow typo.test\n' >"$T/cfg/bad"
 chmod 644 "$T/cfg/policy" "$T/cfg/bad"
 mkdir -m 755 "$T/rootonly" "$T/isdir" "$T/w"
+HINT='run `pinhole doctor`'
 HOST_MAX=$(cat /proc/sys/user/max_user_namespaces)
 
 # Run a command as the mode's user (root, or nobody); "$NS": in the user
@@ -47,6 +49,13 @@ doctor() {
 	rc=$?
 }
 
+# pinhole run as the mode's user with the options given: $rc, $T/run.
+run() {
+	as_mode "$T/pinhole" run --resolver "127.0.0.1:$DNSP" "$@" -- true \
+	    >"$T/run" 2>&1
+	rc=$?
+}
+
 # $1 the check, $2 its verdict, $3 a regex for its detail.
 has_line() {
 	grep -Eq -- "^$1 +$2 +$3" "$T/out"
@@ -65,6 +74,18 @@ doctor_fails() {
 		ok "$MODE: $desc: status 1, FAIL with the fix"
 	else
 		fail "$MODE: $desc: status $rc: $(cat "$T/out" "$T/err")"
+	fi
+}
+
+# $1 what; then run's arguments: refused (125), the line naming doctor.
+run_refused() {
+	desc=$1; shift
+	run "$@"
+	if [ $rc = 125 ] && [ "$(wc -l <"$T/run")" = 1 ] &&
+	    grep -q "^pinhole: .*; $HINT\$" "$T/run"; then
+		ok "$MODE: $desc: pinhole run refuses, naming pinhole doctor"
+	else
+		fail "$MODE: $desc: run: status $rc: $(cat "$T/run")"
 	fi
 }
 
@@ -137,6 +158,8 @@ for MODE in root nobody; do
 	    fail "$MODE: resolver, no name to ask: $(grep '^resolver' "$T/out")"
 	has_line policy FAIL "$T/cfg/bad:2: unknown directive 'alow'" ||
 	    fail "$MODE: policy: $(grep -A1 '^policy' "$T/out")"
+	run_refused "policy with a syntax error" --policy "$T/cfg/bad" \
+	    --log "$T/log/audit-$MODE.log"
 
 	# A resolver that does not answer: how long it waited.
 	as_mode "$T/pinhole" doctor --resolver "127.0.0.1:$DEAD" \
@@ -151,6 +174,8 @@ for MODE in root nobody; do
 	if [ "$MODE" = root ]; then LOG=$T/isdir; else LOG=$T/rootonly/audit.log; fi
 	doctor_fails "log that cannot be written" "give --log a file" log \
 	    --policy "$T/cfg/policy" --log "$LOG"
+	run_refused "log that cannot be written" --policy "$T/cfg/policy" \
+	    --log "$LOG"
 
 	# A control directory open to others; the fix given makes it right.
 	X=$T/w/xdg-$MODE
@@ -162,6 +187,8 @@ for MODE in root nobody; do
 	has_line control FAIL "XDG_RUNTIME_DIR=$X: $X/pinhole is not a directory of ours with mode 0700" ||
 	    fail "$MODE: control: $(grep '^control' "$T/out")"
 	fix=$(sed -n 's/^ *fix: \(chmod .*\)/\1/p' "$T/out")
+	run_refused "control directory of mode 0755" \
+	    --policy "$T/cfg/policy" --log "$T/log/audit-$MODE.log"
 	as_mode $fix
 	doctor --policy "$T/cfg/policy"
 	XDG=
@@ -182,6 +209,10 @@ doctor --policy "$T/cfg/policy"
     has_line tproxy skip "not tried" &&
     ok "nobody: no user namespaces: FAIL, and the sysctl that fixes it" ||
     fail "nobody: no user namespaces: status $rc: $(cat "$T/out" "$T/err")"
+run_refused "no user namespaces" --policy "$T/cfg/policy" \
+    --log "$T/log/audit-$MODE.log"
+grep -q 'create a user namespace: No space left on device (user namespaces are off: sysctl -w user.max_user_namespaces=15000)' "$T/run" ||
+    fail "nobody: run does not say why: $(cat "$T/run")"
 # Root needs none: pinhole run will work all the same.
 MODE=root
 doctor --policy "$T/cfg/policy"
