@@ -1,9 +1,10 @@
 /*
  * pinhole doctor: try what pinhole run needs, for real where it can be
- * tried (a user namespace; the sandbox with its veth link and capture
- * rule, a command run in it; a question to the resolver; the policy, the
- * log and the control directory, opened as run opens them), and say
- * what is wrong and what fixes it.  The report is cli/doctor.c's.
+ * tried (a user namespace; the policy, the log and the control directory,
+ * opened as run opens them; a question to the resolver; the guards, and
+ * the sandbox made with them, its veth link and capture rule, a command
+ * run in it), and say what is wrong and what fixes it.  The report is
+ * cli/doctor.c's.
  */
 #include "config.h"
 
@@ -23,6 +24,7 @@
 #include "cli/doctor.h"
 #include "cli/gwopts.h"
 #include "cli/pinhole.h"
+#include "cli/runguard.h"
 #include "lib/clock.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -30,6 +32,7 @@
 #include "proxy/audit/audit.h"
 #include "proxy/escalate/control.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/wire/attach.h"
 #include "rules/rules.h"
 
 #define DOCTOR_DNS_MS		2000	/* the resolver's time to answer */
@@ -39,8 +42,8 @@
 
 /* The checks, in the order they run and are reported. */
 enum {
-	CK_USERNS, CK_APPARMOR, CK_VETH, CK_TPROXY, CK_POLICY, CK_RESOLVER,
-	CK_LOG, CK_CONTROL, CK_MAX
+	CK_USERNS, CK_APPARMOR, CK_POLICY, CK_RESOLVER, CK_LOG, CK_CONTROL,
+	CK_GUARD, CK_VETH, CK_TPROXY, CK_MAX
 };
 
 enum {
@@ -54,6 +57,10 @@ struct doctor {
 	int			 json;
 	int			 root;
 	struct rules		*rules;		/* the policy, if it parsed */
+	struct runguard		 guard;		/* what the sandbox must not
+						   change or see */
+	struct netns_config	 cfg;		/* the sandbox's, guards
+						   and all */
 	int			 sandbox;	/* the sandbox was made */
 	int			 capture;	/* and its capture rule */
 	int			 capture_udp;
@@ -115,7 +122,7 @@ doctor_userns(struct doctor *d, struct doctor_check *c)
 
 /* AppArmor's restriction, when user namespaces fail under it. */
 static void
-doctor_apparmor_restricts(struct doctor *d, struct doctor_check *c,
+doctor_apparmor_restricts(struct doctor_check *c,
     const struct netns_apparmor *aa)
 {
 	char	exe[PATH_MAX];
@@ -159,7 +166,7 @@ doctor_apparmor(struct doctor *d, struct doctor_check *c)
 		    "user namespaces, not this pinhole's (it runs as '%s')",
 		    aa.label);
 	else
-		doctor_apparmor_restricts(d, c, &aa);
+		doctor_apparmor_restricts(c, &aa);
 }
 
 /* Let the sandbox run `true`; 0, or -1 with err saying what failed. */
@@ -207,28 +214,29 @@ doctor_veth_fix(struct doctor *d, struct doctor_check *c, const char *err)
 
 /*
  * The sandbox as pinhole run makes it: namespaces, the veth link, the
- * listeners and the capture rule; `true` run in it; all removed.
+ * listeners, the capture rule and the guards; `true` run in it; all
+ * removed.
  */
 static void
 doctor_veth(struct doctor *d, struct doctor_check *c)
 {
 	static char		 cmd[] = "true";
 	static const uint16_t	 ports[] = { 80, 443 };
-	char			*argv[] = { cmd, NULL }, err[512];
-	struct netns_config	 cfg;
+	static char		*argv[] = { cmd, NULL };
+	struct netns_config	*cfg = &d->cfg;
 	struct netns_sandbox	*sb;
+	char			 err[512];
 	uint64_t		 start = mono_ms();
 	int			 rv;
 
-	memset(&cfg, 0, sizeof cfg);
-	cfg.net = d->net;
-	cfg.proxy_port = NETNS_PROXY_PORT;
-	cfg.dns_port = NETNS_DNS_PORT;
-	cfg.tcp_ports = ports;
-	cfg.ntcp_ports = sizeof ports / sizeof ports[0];
-	cfg.capture_port = NETNS_CAPTURE_PORT;
-	cfg.argv = argv;
-	if ((sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
+	cfg->net = d->net;
+	cfg->proxy_port = NETNS_PROXY_PORT;
+	cfg->dns_port = NETNS_DNS_PORT;
+	cfg->tcp_ports = ports;
+	cfg->ntcp_ports = sizeof ports / sizeof ports[0];
+	cfg->capture_port = NETNS_CAPTURE_PORT;
+	cfg->argv = argv;
+	if ((sb = netns_sandbox_open(cfg, err, sizeof err)) == NULL) {
 		doctor_set(c, DOCTOR_FAIL, "cannot make the sandbox: %s", err);
 		doctor_veth_fix(d, c, err);
 		return;
@@ -242,7 +250,8 @@ doctor_veth(struct doctor *d, struct doctor_check *c)
 	else
 		doctor_set(c, DOCTOR_OK, "the namespaces and the veth link "
 		    NETNS_GATEWAY_IF "-" NETNS_SANDBOX_IF " were made, true ran "
-		    "in the sandbox, all was removed (%llu ms)",
+		    "in the sandbox%s, all was removed (%llu ms)",
+		    cfg->nguards > 0 ? " with the guards" : "",
 		    (unsigned long long)(mono_ms() - start));
 }
 
@@ -598,6 +607,41 @@ doctor_control(struct doctor *d, struct doctor_check *c)
 		doctor_set(c, DOCTOR_OK, "%s", dir);
 }
 
+/*
+ * The guards: the policy, the log and the control directory kept out of
+ * the sandbox's reach as pinhole run keeps them, refused as run refuses
+ * a guarded directory that holds HOME, the temporary or the working
+ * directory.  The sandbox (veth) is then made with them.
+ */
+static void
+doctor_guard(struct doctor *d, struct doctor_check *c)
+{
+	char	*plan, dir[PATH_MAX], err[1024];
+
+	if (d->rules == NULL) {
+		doctor_set(c, DOCTOR_SKIP, "not tried: it needs the policy");
+		return;
+	}
+	if ((plan = malloc(ATTACH_GUARDS_MAX)) == NULL)
+		fatal("malloc");
+	if (control_dir(dir, sizeof dir) == -1 || runguard_plan(plan,
+	    ATTACH_GUARDS_MAX, d->rules, d->g.audit.log, d->g.audit.keyfile,
+	    dir, NULL, NULL) == -1)
+		doctor_set(c, DOCTOR_FAIL, "cannot guard the policy and log: "
+		    "%s", strerror(errno));
+	else if (runguard_sandbox(&d->guard, plan, &d->cfg, err,
+	    sizeof err) == -1) {
+		doctor_set(c, DOCTOR_FAIL, "%s", err);
+		doctor_fix(c, "keep the policy and the log in directories of "
+		    "their own (~/.config/pinhole, ~/.local/state/pinhole), "
+		    "or run pinhole from another directory");
+	} else
+		doctor_set(c, DOCTOR_OK, "the sandbox can be kept from %zu "
+		    "paths of the policy, the log and the control directory",
+		    d->guard.n);
+	free(plan);
+}
+
 /* Which checks pinhole run needs to pass. */
 enum doctor_need {
 	NEED_NOT,
@@ -613,12 +657,13 @@ static const struct {
 } doctor_checks[CK_MAX] = {
 	[CK_USERNS] = { "userns", doctor_userns, NEED_UNPRIV },
 	[CK_APPARMOR] = { "apparmor", doctor_apparmor, NEED_UNPRIV },
-	[CK_VETH] = { "veth", doctor_veth, NEED_ALWAYS },
-	[CK_TPROXY] = { "tproxy", doctor_tproxy, NEED_NOT },
 	[CK_POLICY] = { "policy", doctor_policy, NEED_ALWAYS },
 	[CK_RESOLVER] = { "resolver", doctor_resolver, NEED_ALWAYS },
 	[CK_LOG] = { "log", doctor_log, NEED_ALWAYS },
 	[CK_CONTROL] = { "control", doctor_control, NEED_ALWAYS },
+	[CK_GUARD] = { "guard", doctor_guard, NEED_ALWAYS },
+	[CK_VETH] = { "veth", doctor_veth, NEED_ALWAYS },
+	[CK_TPROXY] = { "tproxy", doctor_tproxy, NEED_NOT },
 };
 
 /* Print the report: text, or one JSON object. */
@@ -652,6 +697,7 @@ cmd_doctor_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	if ((rv = doctor_options(cmd, argc, argv, d)) != 0)
 		goto out;
 	d->root = geteuid() == 0;
+	runguard_init(&d->guard);
 	for (i = 0; i < CK_MAX; i++) {
 		d->c[i].name = doctor_checks[i].name;
 		d->c[i].required = doctor_checks[i].need == NEED_ALWAYS ||
@@ -663,6 +709,7 @@ cmd_doctor_exec(const struct cmd_entry *cmd, int argc, char **argv)
 out:
 	if (d->rules != NULL)
 		rules_free(d->rules);
+	runguard_free(&d->guard);
 	free(d);
 	return (rv);
 }
@@ -689,23 +736,24 @@ const struct cmd_entry cmd_doctor_entry = {
 	.summary = "Check that pinhole run will work here, and say what "
 	    "fixes what does not",
 	.intro =
-	    "Try what pinhole run needs, for real: it makes and removes a\n"
-	    "user namespace, the sandbox with its veth link and capture rule\n"
-	    "(and runs true in it), asks the resolver one question, and reads\n"
-	    "the policy, the log and the control directory as run does.  Give\n"
-	    "it the options you give run.\n",
+	    "Try what pinhole run needs, for real: it reads the policy, the\n"
+	    "log and the control directory as run does, asks the resolver one\n"
+	    "question, and makes and removes a user namespace and the sandbox\n"
+	    "with its guards, veth link and capture rule (and runs true in\n"
+	    "it).  Give it the options you give run, from where you run it.\n",
 	.opts = doctor_opts,
 	.help =
 	    "The checks, one a line with its verdict (ok, warn, FAIL, skip),\n"
 	    "what was found and, when something is wrong, a 'fix:' line:\n"
 	    "  userns    unprivileged user namespaces (not needed as root)\n"
 	    "  apparmor  AppArmor's restriction of them, the pinhole profile\n"
-	    "  veth      the namespaces and the veth link, a command run there\n"
-	    "  tproxy    nftables with tproxy, for capture of every port\n"
 	    "  policy    the policy parses (FILE:LINE of an error)\n"
 	    "  resolver  it answers a name of the policy, and how fast\n"
 	    "  log       the audit log can be written, and the room left\n"
 	    "  control   the control directory: ours, mode 0700\n"
+	    "  guard     the policy and log can be kept from the sandbox\n"
+	    "  veth      the namespaces and the veth link, a command run there\n"
+	    "  tproxy    nftables with tproxy, for capture of every port\n"
 	    "tproxy is not needed (without it other ports are refused\n"
 	    "unlogged), nor are userns and apparmor as root; a policy file\n"
 	    "that does not exist yet is a warning.\n"

@@ -332,21 +332,10 @@ run_guard(struct run *r, const char *plan, struct netns_config *cfg)
 	char	err[1024];
 
 	runguard_init(&r->guard);
-	if (runguard_apply(&r->guard, plan) == -1) {
-		log_warnx("cannot guard the policy and log: %s",
-		    strerror(errno));
+	if (runguard_sandbox(&r->guard, plan, cfg, err, sizeof err) == -1) {
+		cmd_refuse("%s", err);
 		return (-1);
 	}
-	if (runguard_check(&r->guard, err, sizeof err) == -1) {
-		log_warnx("%s", err);
-		return (-1);
-	}
-	cfg->guards = r->guard.g;
-	cfg->nguards = r->guard.n;
-	cfg->env = (const char *const *)r->guard.env;
-	cfg->nenv = r->guard.nenv;
-	cfg->trust_ca = r->guard.ca;
-	cfg->trust_bundle = r->guard.trust;
 	return (0);
 }
 
@@ -388,7 +377,7 @@ run_start(struct run *r)
 	    r->o->g.audit.keyfile, r->ctldir, r->c.tls != NULL ?
 	    tls_ca_path(r->c.tls) : NULL, r->c.tls != NULL ?
 	    tls_trust_path(r->c.tls) : NULL) == -1) {
-		log_warnx("cannot guard the policy and log: %s",
+		cmd_refuse("cannot guard the policy and log: %s",
 		    strerror(errno));
 		return (-1);
 	}

@@ -2,7 +2,9 @@
 # pinhole doctor, as root and as nobody: with a good policy and a local
 # resolver every check is ok and it exits 0; a policy with a syntax
 # error, a resolver that does not answer, a log that cannot be written,
-# a control directory open to others and user namespaces turned off
+# a control directory open to others, a policy's directory that holds
+# the working directory (which the sandbox would get read-only) and user
+# namespaces turned off
 # each fail it with a fix: naming the problem, and pinhole run refuses
 # to start for the same reason with a line ending "run `pinhole doctor`".
 . "$top_srcdir/tests/integration/lib.sh"
@@ -21,7 +23,7 @@ DEAD=$(free_port)
 printf 'allow doctor.test\nallow *.wild.test\n' >"$T/cfg/policy"
 printf 'allow doctor.test\nalow typo.test\n' >"$T/cfg/bad"
 chmod 644 "$T/cfg/policy" "$T/cfg/bad"
-mkdir -m 755 "$T/rootonly" "$T/isdir" "$T/w"
+mkdir -m 755 "$T/rootonly" "$T/isdir" "$T/isdir/log" "$T/w"
 HINT='run `pinhole doctor`'
 HOST_MAX=$(cat /proc/sys/user/max_user_namespaces)
 
@@ -113,15 +115,16 @@ no_userns() {
 for MODE in root nobody; do
 	# All is well: every check ok, status 0.
 	doctor --policy "$T/cfg/policy"
-	if [ $rc = 0 ] && [ "$(grep -Ec '^[a-z]+ +ok +' "$T/out")" = 8 ] &&
+	if [ $rc = 0 ] && [ "$(grep -Ec '^[a-z]+ +ok +' "$T/out")" = 9 ] &&
 	    [ "$(tail -1 "$T/out")" = "pinhole run will work" ]; then
-		ok "$MODE: all 8 checks ok, status 0"
+		ok "$MODE: all 9 checks ok, status 0"
 	else
 		fail "$MODE: status $rc: $(cat "$T/out" "$T/err")"
 	fi
 	has_line resolver ok "127\.0\.0\.1:$DNSP answered doctor\.test A in [0-9]+ ms \(NOERROR\)" &&
 	    has_line policy ok "$T/cfg/policy parses" &&
-	    has_line veth ok "the namespaces and the veth link gw0-ph0 were made" &&
+	    has_line veth ok "the namespaces and the veth link gw0-ph0 were made, true ran in the sandbox with the guards" &&
+	    has_line guard ok "the sandbox can be kept from [0-9]+ paths" &&
 	    has_line tproxy ok "nftables took the tproxy capture rule" &&
 	    ok "$MODE: it says what it tried" ||
 	    fail "$MODE: details: $(cat "$T/out")"
@@ -135,10 +138,10 @@ for MODE in root nobody; do
 	# --json: one object, ok and the checks.
 	doctor --policy "$T/cfg/policy" --json
 	[ $rc = 0 ] && jq -e '.ok == true and ([.checks[].name] ==
-	    ["userns","apparmor","veth","tproxy","policy","resolver","log",
-	    "control"]) and all(.checks[]; .verdict == "ok" and .fix == null
-	    and (.detail | length) > 0)' "$T/out" >/dev/null &&
-	    ok "$MODE: --json: ok and 8 checks" ||
+	    ["userns","apparmor","policy","resolver","log","control","guard",
+	    "veth","tproxy"]) and all(.checks[]; .verdict == "ok" and .fix ==
+	    null and (.detail | length) > 0)' "$T/out" >/dev/null &&
+	    ok "$MODE: --json: ok and 9 checks" ||
 	    fail "$MODE: --json: status $rc: $(cat "$T/out" "$T/err")"
 	doctor --policy "$T/cfg/bad" --json
 	[ $rc = 1 ] && jq -e '.ok == false and (.checks[] |
@@ -149,13 +152,15 @@ for MODE in root nobody; do
 
 	# A policy with a syntax error: FILE:LINE, and that line to edit.
 	# With no name of the policy to ask for, the resolver is asked
-	# ". NS", which the test's dnsmasq refuses: it fails too.
-	NFAILED=2
+	# ". NS", which the test's dnsmasq refuses: it fails too; the
+	# guards, which need the policy, are not tried.
+	NFAILED=3
 	doctor_fails "policy with a syntax error" "edit line 2 of $T/cfg/bad\$" \
 	    policy --policy "$T/cfg/bad"
 	NFAILED=
-	has_line resolver FAIL "no answer from 127\.0\.0\.1:$DNSP for \. NS" ||
-	    fail "$MODE: resolver, no name to ask: $(grep '^resolver' "$T/out")"
+	has_line resolver FAIL "no answer from 127\.0\.0\.1:$DNSP for \. NS" &&
+	    has_line guard skip "not tried: it needs the policy" ||
+	    fail "$MODE: resolver and guard, no policy: $(cat "$T/out")"
 	has_line policy FAIL "$T/cfg/bad:2: unknown directive 'alow'" ||
 	    fail "$MODE: policy: $(grep -A1 '^policy' "$T/out")"
 	run_refused "policy with a syntax error" --policy "$T/cfg/bad" \
@@ -171,11 +176,27 @@ for MODE in root nobody; do
 	    fail "$MODE: dead resolver: status $rc: $(cat "$T/out")"
 
 	# A log that cannot be written.
-	if [ "$MODE" = root ]; then LOG=$T/isdir; else LOG=$T/rootonly/audit.log; fi
+	# (A directory for root, whom permissions do not stop.)
+	if [ "$MODE" = root ]; then LOG=$T/isdir/log; else LOG=$T/rootonly/audit.log; fi
 	doctor_fails "log that cannot be written" "give --log a file" log \
 	    --policy "$T/cfg/policy" --log "$LOG"
 	run_refused "log that cannot be written" --policy "$T/cfg/policy" \
 	    --log "$LOG"
+
+	# Run from the policy's directory, which the sandbox would get
+	# read-only: refused, as run refuses it.
+	mkdir -m 755 "$T/w/pol-$MODE"
+	cp "$T/cfg/policy" "$T/w/pol-$MODE/policy"
+	[ "$MODE" = root ] || chown -R nobody "$T/w/pol-$MODE"
+	cd "$T/w/pol-$MODE" || fail "cd"
+	doctor_fails "working directory in the policy's" \
+	    "keep the policy and the log in directories of their own" guard \
+	    --policy "$T/w/pol-$MODE/policy"
+	has_line guard FAIL ".*holds the working directory \($T/w/pol-$MODE\)" ||
+	    fail "$MODE: guard: $(grep '^guard' "$T/out")"
+	run_refused "working directory in the policy's" \
+	    --policy "$T/w/pol-$MODE/policy" --log "$T/log/audit-$MODE.log"
+	cd "$OLDPWD" || fail "cd back"
 
 	# A control directory open to others; the fix given makes it right.
 	X=$T/w/xdg-$MODE
