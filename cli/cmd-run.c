@@ -176,7 +176,7 @@ run_control_dir(struct run *r)
 
 	if (control_dir_make(r->ctldir, sizeof r->ctldir, err,
 	    sizeof err) == -1) {
-		log_warnx("%s", err);
+		cmd_refuse("%s", err);
 		return (-1);
 	}
 	return (0);
@@ -338,21 +338,10 @@ run_guard(struct run *r, const char *plan, struct netns_config *cfg)
 	char	err[1024];
 
 	runguard_init(&r->guard);
-	if (runguard_apply(&r->guard, plan) == -1) {
-		log_warnx("cannot guard the policy and log: %s",
-		    strerror(errno));
+	if (runguard_sandbox(&r->guard, plan, cfg, err, sizeof err) == -1) {
+		cmd_refuse("%s", err);
 		return (-1);
 	}
-	if (runguard_check(&r->guard, err, sizeof err) == -1) {
-		log_warnx("%s", err);
-		return (-1);
-	}
-	cfg->guards = r->guard.g;
-	cfg->nguards = r->guard.n;
-	cfg->env = (const char *const *)r->guard.env;
-	cfg->nenv = r->guard.nenv;
-	cfg->trust_ca = r->guard.ca;
-	cfg->trust_bundle = r->guard.trust;
 	return (0);
 }
 
@@ -412,7 +401,7 @@ run_start(struct run *r)
 	    r->o->g.audit.keyfile, r->ctldir, r->c.tls != NULL ?
 	    tls_ca_path(r->c.tls) : NULL, r->c.tls != NULL ?
 	    tls_trust_path(r->c.tls) : NULL) == -1) {
-		log_warnx("cannot guard the policy and log: %s",
+		cmd_refuse("cannot guard the policy and log: %s",
 		    strerror(errno));
 		return (-1);
 	}
@@ -421,7 +410,7 @@ run_start(struct run *r)
 	gwctx_vet_rules(&r->c, run_vet_rules, r);
 	gwctx_watch_policy(&r->c);
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
-		log_warnx("cannot open the sandbox: %s", err);
+		cmd_refuse("cannot open the sandbox: %s", err);
 		return (-1);
 	}
 	if (run_listen(r) == -1)
@@ -430,7 +419,7 @@ run_start(struct run *r)
 	r->child = netns_child_start(r->c.base, r->sb, run_done, r, err,
 	    sizeof err);
 	if (r->child == NULL) {
-		log_warnx("cannot start the command: %s", err);
+		cmd_refuse("cannot start the command: %s", err);
 		return (-1);
 	}
 	return (0);
@@ -527,7 +516,7 @@ run_attach(struct run *r, int fd)
 	if (run_guard(r, m->guards, &cfg) == -1)
 		goto out;
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
-		log_warnx("cannot open the sandbox: %s", err);
+		cmd_refuse("cannot open the sandbox: %s", err);
 		goto out;
 	}
 	if (attach_handover(fd, r->sb, err, sizeof err) == -1) {
@@ -543,7 +532,7 @@ run_attach(struct run *r, int fd)
 	r->child = netns_child_start(r->c.base, r->sb, run_attached_done, r,
 	    err, sizeof err);
 	if (r->child == NULL) {
-		log_warnx("cannot start the command: %s", err);
+		cmd_refuse("cannot start the command: %s", err);
 		goto out;
 	}
 	event_base_dispatch(r->c.base);

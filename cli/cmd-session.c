@@ -496,7 +496,7 @@ session_prepare(void *arg)
 	char		 err[PATH_MAX + 256];
 
 	if (control_dir_make(s->dir, sizeof s->dir, err, sizeof err) == -1) {
-		log_warnx("%s", err);
+		cmd_refuse("%s", err);
 		return (1);
 	}
 	if (session_path(s->lock, sizeof s->lock, s->dir, s->name,

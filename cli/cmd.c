@@ -13,6 +13,7 @@
 #include "lib/log.h"
 
 extern const struct cmd_entry cmd_check_entry;
+extern const struct cmd_entry cmd_doctor_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_proxy_entry;
 extern const struct cmd_entry cmd_run_entry;
@@ -35,6 +36,7 @@ const struct cmd_entry *cmd_table[] = {
 	&cmd_version_entry,
 	&cmd_check_entry,
 	&cmd_run_entry,
+	&cmd_doctor_entry,
 	&cmd_proxy_entry,
 	&cmd_allow_entry,
 	&cmd_disallow_entry,
@@ -315,6 +317,19 @@ cmd_print_help(const struct cmd_entry *cmd)
 		    (*verb)->name, (*verb)->usage, (*verb)->summary);
 		cmd_print_body(*verb);
 	}
+}
+
+/* Say why pinhole cannot start, ending with CMD_DOCTOR_HINT. */
+void
+cmd_refuse(const char *fmt, ...)
+{
+	va_list	ap;
+	char	buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	log_warnx("%s; " CMD_DOCTOR_HINT, buf);
 }
 
 /* Report a usage error in one line with a hint; return the exit status. */

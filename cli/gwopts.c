@@ -34,8 +34,11 @@
 #include "rules/grants.h"
 #include "rules/rules.h"
 
-/* The options run and proxy share, for cmd_getopt() and --help. */
-const struct cmd_opt gwopts_opts[] = {
+/*
+ * Where the rules, the log and the answers come from: options run and
+ * proxy share, and doctor, which checks what they name.
+ */
+const struct cmd_opt gwopts_where_opts[] = {
 	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
 	    .help = "one more rule: HOST[:PORTS], or a whole line such as "
 	    "'allow-private 10.0.0.0/8' (repeatable)" },
@@ -44,6 +47,14 @@ const struct cmd_opt gwopts_opts[] = {
 	    "journald; default ~/.local/state/pinhole/audit.log)" },
 	{ "log-key", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_LOG_KEY,
 	    .help = "HMAC key for the log's chain" },
+	{ "resolver", 'r', CMD_ARG_REQUIRED, "ADDR[:PORT]",
+	    .help = "DNS server instead of /etc/resolv.conf (repeatable)" },
+	{ .name = NULL }
+};
+
+/* The options run and proxy share, for cmd_getopt() and --help. */
+const struct cmd_opt gwopts_opts[] = {
+	{ .include = gwopts_where_opts },
 	{ "log-max-size", 0, CMD_ARG_REQUIRED, "SIZE",
 	    .key = GWOPTS_LOG_MAX_SIZE,
 	    .help = "rotate past SIZE (100M; 0: never)" },
@@ -57,8 +68,6 @@ const struct cmd_opt gwopts_opts[] = {
 	{ "ask", 0, CMD_ARG_OPTIONAL, "S", .key = GWOPTS_ASK,
 	    .help = "hold a blocked connection up to S seconds while the "
 	    "person decides (default 60)" },
-	{ "resolver", 'r', CMD_ARG_REQUIRED, "ADDR[:PORT]",
-	    .help = "DNS server instead of /etc/resolv.conf (repeatable)" },
 	{ "dns-real", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REAL,
 	    .help = "DNS answers A/AAAA with real addresses" },
 	{ "dns-refuse", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REFUSE,
@@ -710,22 +719,31 @@ gwopts_mkdirs(char *path)
  * its directory.
  */
 static int
-gwopts_default_log(struct gwopts *o)
+gwopts_default_log(struct gwopts *o, char *err, size_t errlen)
 {
 	if (o->audit.log != NULL)
 		return (0);
 	if (audit_default_path(o->default_log, sizeof o->default_log) == -1) {
-		log_warnx("audit log: no HOME or XDG_STATE_HOME to put it in: "
-		    "give --log");
+		snprintf(err, errlen, "audit log: no HOME or XDG_STATE_HOME to "
+		    "put it in: give --log");
 		return (-1);
 	}
 	if (gwopts_mkdirs(o->default_log) == -1) {
-		log_warn("audit log: cannot make the directory of %s (give "
-		    "--log)", o->default_log);
+		snprintf(err, errlen, "audit log: cannot make the directory of "
+		    "%s: %s (give --log)", o->default_log, strerror(errno));
 		return (-1);
 	}
 	o->audit.log = o->default_log;
 	return (0);
+}
+
+/* Open the log the options name, or the default file. */
+struct audit *
+gwopts_open_log(struct gwopts *o, char *err, size_t errlen)
+{
+	if (gwopts_default_log(o, err, errlen) == -1)
+		return (NULL);
+	return (audit_open_config(&o->audit, err, errlen));
 }
 
 /* Set up the event base, policy, log, resolver and gateway. */
@@ -740,19 +758,17 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 	if ((c->base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
 	if ((r = gwopts_load_rules(o, err, sizeof err)) == NULL) {
-		log_warnx("%s", err);
+		cmd_refuse("%s", err);
 		return (-1);
 	}
-	if (gwopts_default_log(o) == -1 ||
-	    (c->audit = audit_open_config(&o->audit, err, sizeof err)) == NULL) {
-		if (o->audit.log != NULL)
-			log_warnx("%s", err);
+	if ((c->audit = gwopts_open_log(o, err, sizeof err)) == NULL) {
+		cmd_refuse("%s", err);
 		rules_free(r);
 		return (-1);
 	}
 	if ((c->resolver = resolver_create(c->base, o->nresolver ?
 	    o->resolver : NULL, err, sizeof err)) == NULL) {
-		log_warnx("resolver: %s", err);
+		cmd_refuse("resolver: %s", err);
 		rules_free(r);
 		return (-1);
 	}

@@ -43,6 +43,8 @@ enum {
 
 /* The options both commands take (--policy and --grace are their own). */
 extern const struct cmd_opt	gwopts_opts[];
+/* Of those, --allow, --log, --log-key, --resolver (doctor takes them). */
+extern const struct cmd_opt	gwopts_where_opts[];
 
 /* Where the policy comes from when no --policy is given. */
 enum gwopts_userpolicy {
@@ -100,6 +102,12 @@ int	gwopts_option(const struct cmd_entry *, struct gwopts *, int,
 
 /* Build the policy the options name.  NULL with err set on error. */
 struct rules *gwopts_load_rules(const struct gwopts *, char *, size_t);
+
+/*
+ * Open the audit log the options name (without --log, the default file,
+ * its directory made).  NULL with err set on error.
+ */
+struct audit *gwopts_open_log(struct gwopts *, char *, size_t);
 
 /*
  * Raise the descriptor limit to fit max_clients, or lower a default

@@ -5,6 +5,7 @@ libpinhole_a_SOURCES += \
 	cli/cmd-version.c \
 	cli/cmd-completion.c \
 	cli/cmd-check.c \
+	cli/cmd-doctor.c cli/doctor.c cli/doctor.h \
 	cli/gwopts.c cli/gwopts.h \
 	cli/cmd-proxy.c cli/proxy.h \
 	cli/cmd-run.c \
@@ -27,7 +28,7 @@ libpinhole_a_SOURCES += \
 UNIT_TESTS += tests/unit/test_notice
 # The agent harness's hook.
 libpinhole_a_SOURCES += cli/hook.c cli/hook.h cli/cmd-hook.c
-UNIT_TESTS += tests/unit/test_hook
+UNIT_TESTS += tests/unit/test_hook tests/unit/test_doctor
 FUZZ_TARGETS += tests/fuzz/fuzz_hook
 tests_fuzz_fuzz_hook_SOURCES = tests/fuzz/fuzz_hook.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_hook_LDADD = $(FUZZ_LIBS)
@@ -35,6 +36,9 @@ tests_fuzz_fuzz_hook_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/hook
 TESTS += tests/integration/hook.sh tests/integration/bridge.sh
 EXTRA_DIST += tests/integration/hook.sh tests/integration/bridge.sh
+# pinhole doctor, for real, as root and as nobody.
+TESTS += tests/integration/doctor.sh
+EXTRA_DIST += tests/integration/doctor.sh
 # Usage errors of every command, and the manual against --help.
 TESTS += tests/integration/usage.sh tests/integration/manpage.sh
 EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh

@@ -59,4 +59,13 @@ int			 cmd_usage_error(const struct cmd_entry *, const char *, ...)
 			    __attribute__((format(printf, 2, 3)));
 int			 cmd_getopt(const struct cmd_entry *, int, char **);
 
+/*
+ * Say why pinhole cannot start, for a reason `pinhole doctor` checks
+ * (user namespaces, the sandbox's link, the resolver, the policy, the
+ * log, the control directory): the message, then where to look.
+ */
+#define CMD_DOCTOR_HINT	"run `pinhole doctor`"
+void			 cmd_refuse(const char *, ...)
+			    __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -471,6 +471,27 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 	return (0);
 }
 
+/* Guard what a plan says, check it, and hand it to a sandbox. */
+int
+runguard_sandbox(struct runguard *g, const char *plan,
+    struct netns_config *cfg, char *err, size_t errlen)
+{
+	if (runguard_apply(g, plan) == -1) {
+		snprintf(err, errlen, "cannot guard the policy and log: %s",
+		    strerror(errno));
+		return (-1);
+	}
+	if (runguard_check(g, err, errlen) == -1)
+		return (-1);
+	cfg->guards = g->g;
+	cfg->nguards = g->n;
+	cfg->env = (const char *const *)g->env;
+	cfg->nenv = g->nenv;
+	cfg->trust_ca = g->ca;
+	cfg->trust_bundle = g->trust;
+	return (0);
+}
+
 /* Add one plan line "e NAME". */
 static int
 runguard_name_line(char *buf, size_t len, size_t *n, const char *name)

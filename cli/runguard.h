@@ -57,6 +57,14 @@ int	runguard_hide(struct runguard *, const char *);
 int	runguard_check(const struct runguard *, char *, size_t);
 
 /*
+ * Guard what a plan says (runguard_apply()), check it (runguard_check())
+ * and give a sandbox's configuration the guards, the variables the
+ * command sees and what it trusts.  0, or -1 with err saying why.
+ */
+int	runguard_sandbox(struct runguard *, const char *, struct netns_config *,
+	    char *, size_t);
+
+/*
  * Are a file's directories guarded, or below guarded ones (may a reload
  * read it)?
  */

@@ -846,3 +846,29 @@ json_open_member(struct json_writer *w, const char *key)
 	json_key(w, key);
 	json_open(w);
 }
+
+/* Open an array as a member: "key":[ */
+void
+json_open_array(struct json_writer *w, const char *key)
+{
+	json_key(w, key);
+	json_put_c(w, '[');
+	w->members = 0;
+}
+
+/* Open an object as the next element of an array. */
+void
+json_open_elem(struct json_writer *w)
+{
+	if (w->members > 0)
+		json_put_c(w, ',');
+	json_open(w);
+}
+
+/* Close an array (the object it is a member of has one member now). */
+void
+json_close_array(struct json_writer *w)
+{
+	json_put_c(w, ']');
+	w->members = 1;
+}

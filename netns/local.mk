@@ -9,7 +9,8 @@ libpinhole_a_SOURCES += \
 	netns/seccomp.c \
 	netns/child.c \
 	netns/init.c \
-	netns/nft.c
+	netns/nft.c \
+	netns/probe.c
 
 UNIT_TESTS += tests/unit/test_netns
 

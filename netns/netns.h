@@ -140,8 +140,47 @@ int	netns_sandbox_take(struct netns_sandbox *, int, uint16_t);
  */
 pid_t	netns_sandbox_exec(struct netns_sandbox *, char *, size_t);
 
-/* Say why unprivileged user namespaces are unavailable, if one knows. */
-void	netns_userns_hint(char *, size_t);
+/*
+ * A kernel knob that can keep an unprivileged user from user namespaces:
+ * the value that does, what that means and the command that lifts it.
+ * netns_userns_knob() gives the first knob set that way, or NULL;
+ * netns_userns_hint() writes it as "why: fix" ("" for none).
+ */
+struct netns_knob {
+	const char	*path;
+	long		 off;
+	const char	*why;
+	const char	*fix;
+};
+
+const struct netns_knob	*netns_userns_knob(void);
+void			 netns_userns_hint(char *, size_t);
+
+/*
+ * Try what the sandbox needs of a user namespace, in a child process
+ * that then exits: create one and, inside it, a network namespace (a
+ * restriction that leaves the namespace without capabilities shows
+ * there).  Returns 0, or -1 with err naming the step that failed.
+ */
+int	netns_userns_probe(char *, size_t);
+
+#define NETNS_APPARMOR_PROFILE	"pinhole"
+#define NETNS_APPARMOR_FILE	"/etc/apparmor.d/pinhole"
+#define NETNS_APPARMOR_FIX	"apparmor_parser -r " NETNS_APPARMOR_FILE \
+	" (installed from contrib/apparmor/pinhole), or sysctl -w " \
+	"kernel.apparmor_restrict_unprivileged_userns=0"
+
+/* AppArmor, as far as it bears on user namespaces. */
+struct netns_apparmor {
+	int	enabled;		/* the kernel has AppArmor */
+	int	restrict_userns;	/* the knob: 0, 1, or -1: none */
+	int	loaded;			/* the pinhole profile: 1, 0, or -1:
+					   cannot tell */
+	char	label[128];		/* this process's: "unconfined", ... */
+};
+
+/* Read AppArmor's state from /sys and /proc. */
+void	netns_apparmor_state(struct netns_apparmor *);
 
 /*
  * The supervised command: signals sent to pinhole are passed on to it,

@@ -79,42 +79,6 @@ netns_write_file(const char *path, const char *text)
 	return (n == (ssize_t)strlen(text) ? 0 : -1);
 }
 
-/* Read a small integer from a /proc knob; -1 if it cannot be read. */
-static long
-read_knob(const char *path)
-{
-	char	buf[32];
-	ssize_t	n;
-	int	fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return (-1);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return (-1);
-	buf[n] = '\0';
-	return (strtol(buf, NULL, 10));
-}
-
-/* Say why unprivileged user namespaces are unavailable, if one knows. */
-void
-netns_userns_hint(char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (read_knob("/proc/sys/kernel/unprivileged_userns_clone") == 0)
-		snprintf(buf, len, "unprivileged user namespaces are off: "
-		    "sysctl -w kernel.unprivileged_userns_clone=1");
-	else if (read_knob("/proc/sys/user/max_user_namespaces") == 0)
-		snprintf(buf, len, "user namespaces are off: "
-		    "sysctl -w user.max_user_namespaces=15000");
-	else if (read_knob(
-	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
-		snprintf(buf, len, "AppArmor restricts unprivileged user "
-		    "namespaces: install contrib/apparmor/pinhole, or "
-		    "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
-}
-
 /* Record a failed step in the message (errno names the cause). */
 static int
 setup_fail(struct setup *s, const char *step)

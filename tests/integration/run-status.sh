@@ -159,22 +159,24 @@ xdg_refused() {
 	fi
 }
 FIX='set XDG_RUNTIME_DIR to a directory of yours with mode 0700'
+# Every refusal for a reason pinhole doctor checks ends by naming it.
+DOC='; run `pinhole doctor`'
 for MODE in root nobody; do
 	xdg_refused "XDG_RUNTIME_DIR missing" "$T/missing" \
-	    "^pinhole: XDG_RUNTIME_DIR=$T/missing: No such file or directory: $FIX, or unset it\$"
+	    "^pinhole: XDG_RUNTIME_DIR=$T/missing: No such file or directory: $FIX, or unset it$DOC\$"
 	xdg_refused "XDG_RUNTIME_DIR a file" "$T/file" \
-	    "^pinhole: XDG_RUNTIME_DIR=$T/file: Not a directory: $FIX, or unset it\$"
+	    "^pinhole: XDG_RUNTIME_DIR=$T/file: Not a directory: $FIX, or unset it$DOC\$"
 	xdg_refused "XDG_RUNTIME_DIR/pinhole open to others" "$T/open" \
-	    "^pinhole: XDG_RUNTIME_DIR=$T/open: $T/open/pinhole is not a directory of ours with mode 0700: remove it, or $FIX, or unset it\$"
+	    "^pinhole: XDG_RUNTIME_DIR=$T/open: $T/open/pinhole is not a directory of ours with mode 0700: remove it, or $FIX, or unset it$DOC\$"
 	[ "$MODE" = nobody ] && xdg_refused "XDG_RUNTIME_DIR not writable" \
-	    "$T/rootdir" "^pinhole: XDG_RUNTIME_DIR=$T/rootdir: cannot create $T/rootdir/pinhole: Permission denied: $FIX, or unset it\$"
+	    "$T/rootdir" "^pinhole: XDG_RUNTIME_DIR=$T/rootdir: cannot create $T/rootdir/pinhole: Permission denied: $FIX, or unset it$DOC\$"
 done
 # Unset: /tmp/pinhole-UID, refused the same way when it is not ours.
 MODE=nobody
 if [ ! -e /tmp/pinhole-65534 ]; then
 	mkdir -m 755 /tmp/pinhole-65534
 	xdg_refused "unset, /tmp/pinhole-65534 not ours" - \
-	    "^pinhole: /tmp/pinhole-65534 is not a directory of ours with mode 0700: remove it, or $FIX\$"
+	    "^pinhole: /tmp/pinhole-65534 is not a directory of ours with mode 0700: remove it, or $FIX$DOC\$"
 	rmdir /tmp/pinhole-65534
 fi
 MODE=root

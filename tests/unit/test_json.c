@@ -1,7 +1,7 @@
 /*
  * Unit tests for lib/json's reader with a caller's members and store,
  * where its callers differ (white space, integer range), and for its
- * writer into a caller's buffer.
+ * writer into a caller's buffer and its arrays of objects.
  */
 #include "config.h"
 
@@ -207,6 +207,29 @@ test_json_read_nested(void **state)
 	}
 }
 
+/* An empty array, and members after an array. */
+static void
+test_json_array(void **state)
+{
+	struct json_writer	w;
+
+	json_writer_init(&w, 0);
+	json_open(&w);
+	json_open_array(&w, "a");
+	json_close_array(&w);
+	json_put_int(&w, "n", 1);
+	json_open_array(&w, "b");
+	json_open_elem(&w);
+	json_close(&w);
+	json_open_elem(&w);
+	json_put_bool(&w, "x", 0);
+	json_close(&w);
+	json_close_array(&w);
+	json_close(&w);
+	assert_string_equal(w.buf, "{\"a\":[],\"n\":1,\"b\":[{},{\"x\":false}]}");
+	json_writer_free(&w);
+}
+
 int
 main(void)
 {
@@ -216,6 +239,7 @@ main(void)
 		cmocka_unit_test(test_json_read_nested),
 		cmocka_unit_test(test_json_write_quoted),
 		cmocka_unit_test(test_json_write_fixed),
+		cmocka_unit_test(test_json_array),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
