@@ -202,14 +202,25 @@ EOF
 	as_mode "$T/pinhole" run --resolver "127.0.0.1:$DNSP" \
 	    --allow 'allow-private 127.0.0.0/8' --policy "$W/p/policy" \
 	    --log "$W/log/audit.log" -- \
-	    env HP="$HP" W="$W" sh -c "sleep 1.5; sh $T/attack.sh none" \
+	    env HP="$HP" W="$W" sh -c "touch $W/started
+		while [ ! -e $W/go ]; do sleep 0.1; done; sh $T/attack.sh none" \
 	    >"$W/out" 2>&1 &
 	runpid=$!
-	sleep 0.5
+	# The gateway watches its files before the command starts; the
+	# attack waits until the refused reload is logged (or 30 s).
+	rm -f "$W/go"
+	wait_file "$W/started"
 	printf 'include %s\n' "$W/q/x.policy" >>"$W/p/policy"
+	reload='"event":"reload","verdict":"deny","reason":"unguarded file"'
+	i=0
+	until loggrep "$W/log/audit.log" "$reload" || [ $i -ge 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	touch "$W/go"
 	wait $runpid
 	held "a reload that includes an unguarded file"
-	loggrep "$W/log/audit.log" '"event":"reload","verdict":"deny","reason":"unguarded file"' &&
+	loggrep "$W/log/audit.log" "$reload" &&
 	    ok "$MODE: the refused reload is logged" ||
 	    fail "$MODE: no refused reload in the log"
 
