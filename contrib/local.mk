@@ -6,5 +6,8 @@ dist_preset_DATA = \
 	contrib/presets/node \
 	contrib/presets/python \
 	contrib/presets/rust
-EXTRA_DIST += contrib/demo.sh contrib/example.policy \
+EXTRA_DIST += contrib/demo.sh
+# Examples beside the documents.
+docexamplesdir = $(docdir)/examples
+dist_docexamples_DATA = contrib/example.policy \
 	contrib/approval-bridge/bridge.py
