@@ -7,3 +7,5 @@ libpinhole_a_SOURCES += \
 	lib/io.c lib/io.h
 
 UNIT_TESTS += tests/unit/test_json
+# Diagnostics on a terminal, a file and the journal.
+UNIT_TESTS += tests/unit/test_log
