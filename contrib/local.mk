@@ -30,6 +30,7 @@ endif
 noinst_DATA = $(UNITS) contrib/apparmor/pinhole
 EXTRA_DIST += contrib/systemd/pinhole-proxy.service.in \
 	contrib/systemd/pinhole-session@.service.in \
+	contrib/systemd/proxy.policy \
 	contrib/apparmor/pinhole.in
 CLEANFILES += $(UNITS) contrib/apparmor/pinhole
 CONTRIB_EDIT = $(SED) -e 's|@bindir[@]|$(bindir)|g' \
