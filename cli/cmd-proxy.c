@@ -18,6 +18,7 @@
 #include "cli/pinhole.h"
 #include "cli/proxy.h"
 #include "lib/log.h"
+#include "lib/sdnotify.h"
 #include "proxy/audit/audit.h"
 #include "proxy/dns/dns.h"
 #include "proxy/dns/fakeip.h"
@@ -101,6 +102,9 @@ proxy_sigterm_cb(evutil_socket_t sig, short what, void *arg)
 	}
 	p->stopping = 1;
 	log_info("stopping: %zu connections open", gateway_connections(p->c.gw));
+	if (sdnotify("STOPPING=1\nSTATUS=stopping: %zu connections open",
+	    gateway_connections(p->c.gw)) == -1)
+		log_warn("cannot tell the service manager");
 	gwctx_stop(&p->c);
 }
 
@@ -197,6 +201,19 @@ proxy_teardown(struct proxy *p)
 	gwctx_teardown(&p->c);
 }
 
+/*
+ * Tell the service manager, if one started us (systemd's Type=notify),
+ * that the gateway serves: its listeners are bound.
+ */
+static void
+proxy_notify_ready(const char *session, const char *listening)
+{
+	if (sdnotify("READY=1\nSTATUS=session %s: serving%s%s\nMAINPID=%ld",
+	    session, listening[0] != '\0' ? " on " : "", listening,
+	    (long)getpid()) == -1)
+		log_warn("cannot tell the service manager");
+}
+
 /* Write the listeners as one line: ADDR:PORT... socks5://ADDR:PORT... */
 static void
 proxy_listening(const struct proxy_opts *o, char *buf, size_t len)
@@ -240,6 +257,7 @@ proxy_main(const struct cmd_entry *cmd, int argc, char **argv,
 	proxy_listening(o, listening, sizeof listening);
 	if (h->ready != NULL && h->ready(h->arg, &p.c, listening) == -1)
 		goto out;
+	proxy_notify_ready(o->g.cfg.session, listening);
 	gwctx_audit(&p.c, "start", NULL, NULL, listening);
 	event_base_dispatch(p.c.base);
 	gwctx_audit(&p.c, "stop", NULL, NULL, NULL);

@@ -479,6 +479,8 @@ session_detach(struct session *s)
 		session_wait_child(s, pid, p[0]);
 	}
 	close(p[0]);
+	/* The parent is what a service manager waits for, not this one. */
+	unsetenv("NOTIFY_SOCKET");
 	setsid();
 	/* Until it serves, what it says goes to the parent. */
 	if (dup2(null, 0) == -1 || dup2(null, 1) == -1 || dup2(p[1], 2) == -1)

@@ -1,7 +1,23 @@
-# Manual pages and documents.
-dist_man_MANS += docs/pinhole-policy.5
-EXTRA_DIST += docs/audit-log.md
-dist_man_MANS += docs/pinhole.1
-EXTRA_DIST += docs/threat-model.md
-EXTRA_DIST += docs/architecture.md
-EXTRA_DIST += docs/inspection.md
+# Manual pages and documents.  The pages name the documents where a
+# package installs them, /usr/share/doc/pinhole; the pages installed
+# name this build's $(docdir) instead.
+man_MANS = docs/man/pinhole.1 docs/man/pinhole-policy.5
+EXTRA_DIST += docs/pinhole.1 docs/pinhole-policy.5
+CLEANFILES += $(man_MANS)
+MAN_EDIT = $(SED) -e 's|/usr/share/doc/pinhole|$(docdir)|g'
+docs/man/pinhole.1: docs/pinhole.1 Makefile
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	$(MAN_EDIT) $(srcdir)/docs/pinhole.1 >$@.tmp && mv $@.tmp $@
+docs/man/pinhole-policy.5: docs/pinhole-policy.5 Makefile
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	$(MAN_EDIT) $(srcdir)/docs/pinhole-policy.5 >$@.tmp && mv $@.tmp $@
+
+# The documents the pages point to, the README and the licence.
+dist_doc_DATA = README.md LICENSE \
+	docs/agents.md \
+	docs/architecture.md \
+	docs/audit-log.md \
+	docs/control-protocol.md \
+	docs/inspection.md \
+	docs/sandbox.md \
+	docs/threat-model.md

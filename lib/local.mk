@@ -4,6 +4,14 @@ libpinhole_a_SOURCES += \
 	lib/log.c lib/log.h \
 	lib/json.c lib/json.h \
 	lib/fdpass.c lib/fdpass.h \
-	lib/io.c lib/io.h
+	lib/io.c lib/io.h \
+	lib/sdnotify.c lib/sdnotify.h
 
 UNIT_TESTS += tests/unit/test_json
+# Diagnostics on a terminal, a file and the journal; telling a service
+# manager that the service is ready.
+UNIT_TESTS += tests/unit/test_log tests/unit/test_sdnotify
+# The proxy and a session under a service manager (Type=notify), and
+# their diagnostics on the journal's stream.
+TESTS += tests/integration/notify.sh
+EXTRA_DIST += tests/integration/notify.sh

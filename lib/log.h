@@ -1,5 +1,6 @@
 /*
- * Diagnostics to stderr (or syslog when daemonised): not the audit log.
+ * Diagnostics to stderr, with syslog priorities when stderr is the
+ * journal (a systemd service): not the audit log.
  */
 #ifndef LOG_H
 #define LOG_H
