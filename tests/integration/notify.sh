@@ -86,12 +86,12 @@ sleep 0.5
 : >"$T/err"
 JOURNAL_STREAM=$(stat -c '%d:%i' "$T/err") "$PINHOLE" proxy \
     --listen "127.0.0.1:$port" --policy "$T/missing" 2>>"$T/err"
-grep -Eq "^<4>$T/missing: No such file or directory$" "$T/err" &&
+grep -Eq "^<4>$T/missing: No such file or directory; run .pinhole doctor.$" "$T/err" &&
     ok "on the journal: <4> and no name" ||
     fail "on the journal: $(cat "$T/err")"
 JOURNAL_STREAM=1:1 "$PINHOLE" proxy --listen "127.0.0.1:$port" \
     --policy "$T/missing" 2>"$T/err"
-grep -Eq "^pinhole: $T/missing: No such file or directory$" "$T/err" &&
+grep -Eq "^pinhole: $T/missing: No such file or directory; run .pinhole doctor.$" "$T/err" &&
     ok "another stream: the name" || fail "another stream: $(cat "$T/err")"
 
 finish
