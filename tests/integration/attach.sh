@@ -185,8 +185,10 @@ for MODE in root nobody; do
 	done
 	sleep 0.5
 	fd1=$(ls /proc/"$pid"/fd | wc -l) ns1=$(lsns -n -t net | wc -l)
-	[ $i = 100 ] && [ "$fd0" = "$fd1" ] && [ "$ns0" = "$ns1" ] &&
-	    ok "$MODE: 100 commands: $fd1 descriptors, $ns1 network namespaces, as before" ||
+	# The namespace count is the machine's: one that another job closed
+	# meanwhile is no leak of ours, so only growth counts.
+	[ $i = 100 ] && [ "$fd0" = "$fd1" ] && [ "$ns1" -le "$ns0" ] &&
+	    ok "$MODE: 100 commands: $fd1 descriptors, $ns1 network namespaces, no more than before" ||
 	    fail "$MODE: after $i commands: fds $fd0 -> $fd1, netns $ns0 -> $ns1"
 
 	# 10,000 attach cycles: descriptors and memory as they were.
