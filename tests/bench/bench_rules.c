@@ -120,7 +120,7 @@ main(int argc, char **argv)
 		(void)now_ns();
 	clock_cost = (now_ns() - t0) / NLOOKUPS;
 	qsort(t, NLOOKUPS, sizeof *t, cmp_u64);
-	printf("rules: %zu, load: %.3f s\n", n, load / 1e9);
+	printf("rules: %zu, load: %.6f s\n", n, load / 1e9);
 	printf("lookups: %d (%zu allowed), median %llu ns, p99 %llu ns, "
 	    "max %llu ns\n", NLOOKUPS, allowed,
 	    (unsigned long long)t[NLOOKUPS / 2],

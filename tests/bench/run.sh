@@ -15,7 +15,9 @@
 # BENCH_IDLE (idle tunnels, 2000), BENCH_SERVERS (which columns, in order;
 # pinhole2 is BENCH_PINHOLE2, another build's pinhole), BENCH_TINYPROXY_LOGLEVEL
 # (Connect), BENCH_REPEAT (runs per case, the best kept; 1); TMPDIR holds the
-# configs and logs.
+# configs and logs.  BENCH_CLIENTS (50) sets the clients of the setup and
+# request cases; BENCH_RESULTS, a directory, receives the raw results
+# (res/, lines) for tests/bench/report.py.
 set -u
 PATH=$PATH:/usr/sbin:/sbin
 
@@ -40,6 +42,11 @@ REQUESTS=${BENCH_REQUESTS:-200000}
 IDLE=${BENCH_IDLE:-2000}
 SERVERS=${BENCH_SERVERS:-direct pinhole squid tinyproxy}
 REPEAT=${BENCH_REPEAT:-1}
+CLIENTS=${BENCH_CLIENTS:-50}
+RESULTS=${BENCH_RESULTS:-}
+# squid needs two descriptors per tunnel.
+SQUID_FDS=16384
+[ $((IDLE * 2 + 1000)) -gt $SQUID_FDS ] && SQUID_FDS=$((IDLE * 2 + 1000))
 # tinyproxy logs each request at level Connect (and fsyncs every line).
 TINYPROXY_LOGLEVEL=${BENCH_TINYPROXY_LOGLEVEL:-Connect}
 BULK_SECS=30		# at most, per throughput case
@@ -66,6 +73,7 @@ stop_pid() {
 
 cleanup() {
 	for p in $PIDS; do stop_pid "$p"; done
+	[ -n "$RESULTS" ] && cp -r "$T/res" "$T/lines" "$RESULTS/" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -269,7 +277,7 @@ coredump_dir $T/squid
 hosts_file $T/hosts
 dns_nameservers 127.0.0.1
 pinger_enable off
-max_filedescriptors 16384
+max_filedescriptors $SQUID_FDS
 logfile_rotate 0
 shutdown_lifetime 1 seconds
 cache_effective_user proxy
@@ -374,12 +382,12 @@ measure_load() {
 		res "$srv" "bulk$n" "$(field "$line" MiBps)$flag"
 		res_cpu "$srv" "bulk$n" "$(field "$line" bytes)" 1048576 %.0f
 	done
-	run_lg "$srv" "$px" rate connect-rate -c 50 -n "$SETUPS" -t "$SECS"
+	run_lg "$srv" "$px" rate connect-rate -c "$CLIENTS" -n "$SETUPS" -t "$SECS"
 	res "$srv" rate "$(field "$line" rate)$flag"
 	res "$srv" rate50 "$(field "$line" p50_ms)"
 	res "$srv" rate99 "$(field "$line" p99_ms)"
 	res_cpu "$srv" rate "$(field "$line" "done")" 1 %.1f
-	run_lg "$srv" "$px" rate forward-rps -c 50 -n "$REQUESTS" -t "$SECS"
+	run_lg "$srv" "$px" rate forward-rps -c "$CLIENTS" -n "$REQUESTS" -t "$SECS"
 	res "$srv" rps "$(field "$line" rate)$flag"
 	res "$srv" rps50 "$(field "$line" p50_ms)"
 	res "$srv" rps99 "$(field "$line" p99_ms)"
@@ -390,6 +398,7 @@ measure_load() {
 measure_idle() {
 	srv=$1 px=$2
 	res "$srv" rss0 "$(($(mem_kib "$SPID" VmRSS) / 1024))"
+	res "$srv" rss0kib "$(mem_kib "$SPID" VmRSS)"
 	bg "$LOADGEN" idle-tunnels -n "$IDLE" -c 100 -t 60 -w 120 \
 	    -x "$px" -o "$OPORT" >"$T/idle.out" 2>>"$T/loadgen.err"
 	lg=$BGPID
@@ -405,6 +414,7 @@ measure_idle() {
 	flag=
 	[ "${open:-0}" = "$IDLE" ] || flag="!(${open:-0} open)"
 	res "$srv" rss "$(($(mem_kib "$SPID" VmRSS) / 1024))$flag"
+	res "$srv" rsskib "$(mem_kib "$SPID" VmRSS)$flag"
 	stop_pid "$lg"
 }
 

@@ -1,0 +1,775 @@
+#!/usr/bin/env python3
+# The scaling report: measure how pinhole's costs grow with load, policy
+# size, attached sandboxes and log size, beside squid and dnsmasq where
+# they apply, and write OUTDIR/performance.md with its plots (SVG, by
+# gnuplot) and data under OUTDIR/performance/.
+#
+#	tests/bench/report.py [--short] BUILDDIR OUTDIR
+#
+# `make bench` writes docs/; `make bench-short` (--short: small counts, a
+# couple of minutes) writes a temporary directory and only checks that
+# every figure is there and sane.  It never fails on a time threshold.
+# Root runs every series; as another user the squid and session series are
+# left out (the report says so).  Everything talks to 127.0.0.1 only, and
+# every run has a time limit.
+import math
+import os
+import platform
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FULL = {
+    "clients": [1, 10, 100, 1000],
+    "tunnels": [10, 100, 1000, 10000],	# one per clients run; 0 is rss0
+    "rules": [10, 100, 1000, 10000, 100000],
+    "dns_rules": [10, 1000, 100000],
+    "sandboxes": [0, 1, 10, 50],
+    "lines": [1000, 10000, 100000, 1000000],
+    "secs": 3, "setups": 20000, "requests": 50000, "dns_secs": 3,
+    "attach_runs": 5,
+}
+SHORT = {
+    "clients": [1, 10],
+    "tunnels": [10, 100],
+    "rules": [10, 100, 1000],
+    "dns_rules": [10, 1000],
+    "sandboxes": [0, 1, 3],
+    "lines": [1000, 10000],
+    "secs": 1, "setups": 2000, "requests": 5000, "dns_secs": 1,
+    "attach_runs": 3,
+}
+live = []		# processes to stop at exit
+
+
+def die(msg):
+    """Stop what we started and exit with msg."""
+    print("report: " + msg, file=sys.stderr)
+    stop_all()
+    sys.exit(1)
+
+
+def say(msg):
+    print("report: " + msg, file=sys.stderr, flush=True)
+
+
+def stop(p):
+    """Stop one process we started: TERM, then KILL after 5 s."""
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    if p in live:
+        live.remove(p)
+
+
+def stop_all():
+    for p in list(live):
+        stop(p)
+
+
+def free_port():
+    """Return a port on 127.0.0.1 free for TCP and UDP now."""
+    for _ in range(100):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        try:
+            with socket.socket(type=socket.SOCK_DGRAM) as u:
+                u.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+    die("no free port")
+
+
+def wait_until(cond, secs, what):
+    """Poll cond every 50 ms for secs seconds at most."""
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.05)
+    die("timed out waiting for " + what)
+
+
+def listening(port, udp=False):
+    out = subprocess.run(["ss", "-Hnl" + ("u" if udp else "t"),
+        "sport = :%d" % port], capture_output=True, text=True).stdout
+    return out.strip() != ""
+
+
+def rss_kib(pid):
+    """VmRSS of one process, in KiB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if v else float("nan")
+
+
+def fields(line):
+    """key=value pairs of a loadgen line."""
+    return dict(w.split("=", 1) for w in line.split() if "=" in w)
+
+
+def machine():
+    """CPU model, cores, kernel."""
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return "%s, %d cores, Linux %s" % (model, os.cpu_count(),
+        platform.release())
+
+
+def version(argv, pat):
+    """The first match of pat in argv's output, or '?'."""
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True,
+            timeout=10)
+        m = re.search(pat, out.stdout + out.stderr)
+        return m.group(1) if m else "?"
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+
+
+# --- the series ------------------------------------------------------
+#
+# Each series is a dict: name, title, x label, y label, x values, lines
+# {label: [y or None]}, "why" (what the code does, for the explanation),
+# "log" (plot axes), "shape_of" (which line the sentence is about).
+
+def proxy_series(cfg, build, work, peers):
+    """CPU per request and per CONNECT against clients; RSS against
+    tunnels: run.sh once per step, with direct, pinhole and squid."""
+    servers = ["direct", "pinhole"] + (["squid"] if "squid" in peers
+        else [])
+    runs = []
+    for c, t in zip(cfg["clients"], cfg["tunnels"]):
+        d = os.path.join(work, "run-%d" % c)
+        os.mkdir(d)
+        env = dict(os.environ, BENCH_SERVERS=" ".join(servers),
+            BENCH_CLIENTS=str(c), BENCH_IDLE=str(t),
+            BENCH_BYTES=str(1 << 20), BENCH_SECS=str(cfg["secs"]),
+            BENCH_SETUPS=str(cfg["setups"]),
+            BENCH_REQUESTS=str(cfg["requests"]), BENCH_RESULTS=d,
+            TMPDIR=work)
+        say("run.sh: %d clients, %d idle tunnels" % (c, t))
+        r = subprocess.run([os.path.join(HERE, "run.sh"), build], env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            timeout=900)
+        with open(os.path.join(d, "table.txt"), "w") as f:
+            f.write(r.stdout + r.stderr)
+        runs.append(d)
+    cpu_conn = {s: [] for s in servers}
+    cpu_req = {s: [] for s in servers}
+    for d in runs:
+        got = {}
+        with open(os.path.join(d, "lines")) as f:
+            for line in f:
+                srv, rest = line.split(":", 1)
+                mode = rest.split()[0]
+                got[(srv, mode)] = fields(rest)
+        for s in servers:
+            for mode, out in (("connect-rate", cpu_conn),
+                    ("forward-rps", cpu_req)):
+                f = got.get((s, mode))
+                out[s].append(per_unit(f, s))
+    rss = {s: [] for s in servers if s != "direct"}
+    for s in rss:
+        base = [res_int(d, s, "rss0kib") for d in runs]
+        rss[s].append(median([b for b in base if b is not None]) / 1024)
+        for d in runs:
+            v = res_int(d, s, "rsskib")
+            rss[s].append(None if v is None else v / 1024)
+    direct = "loadgen+origin, no proxy"
+    out = []
+    for key, title, data, unit in (
+            ("cpu-connect", "CPU per CONNECT setup", cpu_conn, "setup"),
+            ("cpu-request", "CPU per forward request", cpu_req, "request")):
+        lines = {s: data[s] for s in servers if s != "direct"}
+        lines["direct (%s)" % direct] = data["direct"]
+        out.append({"name": key, "title": title + " against clients",
+            "x": "concurrent clients", "y": "server CPU µs per " + unit,
+            "xs": cfg["clients"], "lines": lines, "log": "xy",
+            "positive": True,
+            "why": WHY[key]})
+    out.append({"name": "rss-tunnels",
+        "title": "RSS against open tunnels",
+        "x": "open idle tunnels", "y": "RSS, MiB (process tree)",
+        "xs": [0] + cfg["tunnels"], "lines": rss, "log": "x",
+        "positive": True, "marginal": True, "why": WHY["rss-tunnels"]})
+    return out
+
+
+def per_unit(f, srv):
+    """CPU µs per unit done in one loadgen line: the server's, or for
+    direct loadgen's and the origin's together."""
+    if f is None or int(f.get("done", "0")) <= 0 or f.get("errors") != "0":
+        return None
+    if srv == "direct":
+        cpu = int(f["cpu_us"]) + int(f["origin_cpu_us"])
+    else:
+        if not f.get("server_cpu_us", "-").isdigit():
+            return None
+        cpu = int(f["server_cpu_us"])
+    return cpu / int(f["done"])
+
+
+def res_int(d, srv, key):
+    """An integer result run.sh left, or None (missing, or flagged)."""
+    try:
+        with open(os.path.join(d, "res", "%s.%s" % (srv, key))) as f:
+            v = f.read().strip()
+    except OSError:
+        return None
+    return int(v) if v.isdigit() else None
+
+
+def rules_series(cfg, build):
+    """Policy load time and lookup time against rules: bench_rules."""
+    load, look = [], []
+    for n in cfg["rules"]:
+        out = subprocess.run([os.path.join(build, "tests/bench/bench_rules"),
+            str(n)], capture_output=True, text=True, timeout=300).stdout
+        m = re.search(r"load: ([0-9.]+) s", out)
+        load.append(float(m.group(1)) * 1e3 if m else None)
+        m = re.search(r"median (\d+) ns", out)
+        look.append(int(m.group(1)) if m else None)
+    return [
+        {"name": "rules-load", "title": "Policy load time against rules",
+         "x": "rules", "y": "load time, ms", "xs": cfg["rules"],
+         "lines": {"pinhole": load}, "log": "xy", "positive": True,
+         "why": WHY["rules-load"]},
+        {"name": "rules-lookup", "title": "Policy lookup time against rules",
+         "x": "rules", "y": "median lookup, ns", "xs": cfg["rules"],
+         "lines": {"pinhole": look}, "log": "xy", "positive": True,
+         "why": WHY["rules-lookup"]}]
+
+
+def policy_text(n):
+    """n rules shaped like bench_rules' (names, wildcards, prefixes), none
+    of which matches the queried names, and the rule that does."""
+    out = []
+    for i in range(n):
+        if i % 10 < 6:
+            out.append("allow host%d.site%d.example:443" % (i, i % 997))
+        elif i % 10 < 9:
+            out.append("allow *.svc%d.example.net" % i)
+        else:
+            out.append("deny %d.%d.%d.0/24" % (20 + i % 200,
+                (i // 200) % 256, i % 256))
+    out.append("allow *.bench.test")
+    return "\n".join(out) + "\n"
+
+
+def dnsperf(port, names, secs):
+    """Queries per second dnsperf got from 127.0.0.1:port, or None."""
+    r = subprocess.run(["dnsperf", "-s", "127.0.0.1", "-p", str(port),
+        "-d", names, "-l", str(secs), "-c", "4", "-q", "100"],
+        capture_output=True, text=True, timeout=secs + 30)
+    m = re.search(r"Queries per second:\s*([0-9.]+)", r.stdout)
+    codes = re.search(r"Response codes:\s*NOERROR \d+ \(100\.00%\)",
+        r.stdout)
+    return float(m.group(1)) if m and codes else None
+
+
+def dns_series(cfg, build, work):
+    """DNS qps against policy size: pinhole --dns-listen with N rules,
+    dnsmasq (pinhole's resolver here) measured beside it each time."""
+    names = os.path.join(work, "names.txt")
+    with open(names, "w") as f:
+        for i in range(1, 1001):
+            f.write("n%d.bench.test A\n" % i)
+    dport = free_port()
+    dm = subprocess.Popen(["dnsmasq", "-k", "-C", "/dev/null", "-p",
+        str(dport), "--listen-address=127.0.0.1", "--bind-interfaces",
+        "--no-resolv", "--no-hosts", "--pid-file=", "--cache-size=10000",
+        "--address=/bench.test/127.0.0.1"], stderr=subprocess.DEVNULL)
+    live.append(dm)
+    wait_until(lambda: listening(dport, True), 10, "dnsmasq")
+    ph, ref = [], []
+    for n in cfg["dns_rules"]:
+        pol = os.path.join(work, "policy-%d" % n)
+        with open(pol, "w") as f:
+            f.write(policy_text(n))
+        port, hport = free_port(), free_port()
+        p = subprocess.Popen([os.path.join(build, "pinhole"), "proxy",
+            "--listen", "127.0.0.1:%d" % hport, "--dns-listen",
+            "127.0.0.1:%d" % port, "--policy", pol, "--resolver",
+            "127.0.0.1:%d" % dport, "--log", os.path.join(work,
+            "dns-%d.log" % n)], stderr=subprocess.DEVNULL,
+            env=dict(os.environ, XDG_RUNTIME_DIR=work))
+        live.append(p)
+        wait_until(lambda: listening(port, True), 30, "pinhole dns")
+        ph.append(dnsperf(port, names, cfg["dns_secs"]))
+        stop(p)
+        ref.append(dnsperf(dport, names, cfg["dns_secs"]))
+    stop(dm)
+    return [{"name": "dns-qps", "title": "DNS queries per second against "
+        "policy size", "x": "rules in the policy", "y": "queries per second",
+        "xs": cfg["dns_rules"], "lines": {"pinhole": ph,
+        "dnsmasq (reference, no policy)": ref}, "log": "x",
+        "positive": True, "why": WHY["dns-qps"]}]
+
+
+def session_series(cfg, build, work):
+    """Attach time and gateway RSS against attached sandboxes."""
+    pin = os.path.join(build, "pinhole")
+    xdg = os.path.join(work, "xdg-session")
+    home = os.path.join(work, "home")
+    logs = os.path.join(work, "session-logs")
+    os.mkdir(xdg, 0o700)
+    os.mkdir(home, 0o755)
+    os.mkdir(logs, 0o755)
+    # The sandbox keeps the log's directory read-only: it must be neither
+    # the home nor the working directory.
+    env = dict(os.environ, XDG_RUNTIME_DIR=xdg, HOME=home)
+    for k in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy",
+            "ALL_PROXY", "all_proxy", "PINHOLE_SESSION"):
+        env.pop(k, None)
+    most = max(cfg["sandboxes"])
+    subprocess.run([pin, "session", "start", "bench", "--listen",
+        "127.0.0.1:%d" % free_port(), "--resolver", "127.0.0.1:9",
+        "--max-sandboxes", str(most + 8), "--log",
+        os.path.join(logs, "session.log")], env=env, check=True, cwd=home,
+        stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, timeout=60)
+    import json
+    rec = os.path.join(xdg, "pinhole", "session-bench.json")
+
+    def record():
+        with open(rec) as f:
+            return json.load(f)
+    gw = record()["pid"]
+    held = []
+    attach, rss = [], []
+    try:
+        for k in cfg["sandboxes"]:
+            while len(held) < k:
+                p = subprocess.Popen([pin, "run", "--session", "bench", "--",
+                    "sleep", "600"], env=env, cwd=home, stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                live.append(p)
+                held.append(p)
+            wait_until(lambda: record()["attached"] >= k, 120,
+                "%d attached sandboxes" % k)
+            t = []
+            for _ in range(cfg["attach_runs"]):
+                t0 = time.perf_counter()
+                subprocess.run([pin, "run", "--session", "bench", "--",
+                    "true"], env=env, cwd=home, check=True,
+                    stdin=subprocess.DEVNULL,
+                    timeout=60)
+                t.append((time.perf_counter() - t0) * 1e3)
+            attach.append(median(t))
+            rss.append(rss_kib(gw) / 1024)
+    finally:
+        for p in held:
+            stop(p)
+        subprocess.run([pin, "session", "stop", "bench"], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            timeout=30)
+    return [
+        {"name": "session-attach", "title": "Session attach time against "
+         "attached sandboxes", "x": "sandboxes already attached",
+         "y": "pinhole run --session -- true, median ms",
+         "xs": cfg["sandboxes"], "lines": {"pinhole": attach}, "log": "x",
+         "positive": True, "why": WHY["session-attach"]},
+        {"name": "session-rss", "title": "Session gateway RSS against "
+         "attached sandboxes", "x": "attached sandboxes",
+         "y": "gateway RSS, MiB", "xs": cfg["sandboxes"],
+         "lines": {"pinhole": rss}, "log": "x", "positive": True,
+         "marginal": True, "why": WHY["session-rss"]}]
+
+
+def verify_series(cfg, build):
+    """pinhole log --verify time against log size: bench_auditverify."""
+    plain, hmac = [], []
+    for n in cfg["lines"]:
+        out = subprocess.run([os.path.join(build,
+            "tests/bench/bench_auditverify"), str(n)], capture_output=True,
+            text=True, timeout=600).stdout
+        for what, dst in (("sha256", plain), ("hmac", hmac)):
+            m = re.search(r"verify %s\s+(\d+) lines.*: ([0-9.]+) lines/s" %
+                what, out)
+            ok = m and int(m.group(1)) == n and float(m.group(2)) > 0
+            dst.append(n / float(m.group(2)) * 1e3 if ok else None)
+    return [{"name": "log-verify", "title": "Log verification time against "
+        "log size", "x": "lines in the log", "y": "verify time, ms",
+        "xs": cfg["lines"], "lines": {"sha256 chain": plain,
+        "HMAC chain": hmac}, "log": "xy", "positive": True,
+        "why": WHY["log-verify"]}]
+
+
+# --- what the code does, per series: the "why" next to each shape ---
+
+WHY = {
+    "cpu-connect": {
+        "flat": "each setup is the same fixed work (accept, parse the "
+            "request head, one policy lookup, one cached name, connect, "
+            "one log line) on one event loop; more clients only queue "
+            "more of it",
+        "sublinear": "the fixed work per setup is shared better as clients "
+            "rise: each event-loop wake-up handles several ready sockets",
+        "linear": "the cost per setup rises with the number of clients: "
+            "something scans per connection",
+        "worse": "the cost per setup rises faster than the client count: "
+            "look for a scan over all connections per event"},
+    "cpu-request": {
+        "flat": "a keep-alive request is parsed, matched and relayed with "
+            "work that does not depend on how many other clients are "
+            "connected",
+        "sublinear": "more clients mean more ready sockets per event-loop "
+            "wake-up, so the loop's own cost is spread",
+        "linear": "the cost per request rises with the clients: something "
+            "per request walks the connections",
+        "worse": "the cost per request grows faster than the clients"},
+    "rss-tunnels": {
+        "flat": "idle tunnels cost little next to the process's fixed "
+            "memory",
+        "sublinear": "per-tunnel memory is small and partly absorbed by "
+            "the allocator's free lists and the initial heap",
+        "linear": "each tunnel holds its own state (two sockets, two "
+            "bufferevents with empty buffers, the session record), so "
+            "memory grows by a fixed amount per tunnel",
+        "worse": "memory per tunnel grows with the number of tunnels"},
+    "rules-load": {
+        "flat": "fixed start-up work dominates at these sizes",
+        "sublinear": "fixed start-up work dominates the small policies",
+        "linear": "each rule is parsed once and inserted into a hash table "
+            "or prefix trie in constant time",
+        "worse": "loading costs more per rule as the policy grows: a "
+            "rehash or a sorted insert per rule"},
+    "rules-lookup": {
+        "flat": "a lookup hashes the name and each of its parent domains "
+            "(bounded by the name's labels) and walks a trie bounded by "
+            "the address length, so the number of rules does not enter",
+        "sublinear": "lookups stay bounded by the name's labels; the rise "
+            "is cache misses as the tables outgrow the CPU caches",
+        "linear": "a lookup scans the rules",
+        "worse": "a lookup scans the rules more than once"},
+    "dns-qps": {
+        "flat": "a query is one policy lookup (bounded, see above) and a "
+            "fake address from the map, so the policy's size does not "
+            "change the rate",
+        "sublinear": "the rate falls slowly as the policy outgrows the "
+            "CPU caches",
+        "linear": "the rate changes in proportion to the policy",
+        "worse": "the rate changes faster than the policy grows"},
+    "session-attach": {
+        "flat": "attaching builds one sandbox (namespaces, a veth pair, "
+            "the capture rules for its address) and registers it with the "
+            "gateway; none of it depends on the sandboxes already there",
+        "sublinear": "attaching is mostly fixed namespace set-up; the "
+            "small rise is the kernel's per-link work as links accumulate",
+        "linear": "each attach does work per attached sandbox",
+        "worse": "each attach does more than linear work in the attached "
+            "sandboxes"},
+    "session-rss": {
+        "flat": "an idle attached sandbox costs the gateway a record and a "
+            "listener, small next to its fixed memory",
+        "sublinear": "an idle attached sandbox costs the gateway a record "
+            "and a listener, partly absorbed by its initial heap",
+        "linear": "each attached sandbox holds a fixed amount of gateway "
+            "memory",
+        "worse": "memory per sandbox grows with the sandboxes"},
+    "log-verify": {
+        "flat": "fixed start-up cost dominates these sizes",
+        "sublinear": "fixed start-up cost dominates the small logs",
+        "linear": "the check reads each line once and hashes it with its "
+            "predecessor's digest: constant work per line",
+        "worse": "the check costs more per line as the log grows"},
+}
+
+
+# --- shape ----------------------------------------------------------
+
+def slope(xs, ys):
+    """Least-squares slope of log y against log x over the points where
+    both are positive, or None with fewer than two."""
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys)
+        if x and y is not None and x > 0 and y > 0]
+    if len(pts) < 2:
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
+
+
+def marginal(xs, ys):
+    """For memory: the growth above the value at the smallest x, so the
+    fixed size does not hide the per-unit cost."""
+    base = ys[0]
+    if base is None:
+        return xs, [None] * len(ys)
+    return xs[1:], [None if y is None else y - base for y in ys[1:]]
+
+
+def classify(s, rise, span):
+    """A shape from a log-log slope s; rise is the last point over the
+    first, span the last x over the first.  A total change under 10% over
+    the whole range is flat whatever the slope of the noise."""
+    if s is None:
+        return "flat" if rise is not None and abs(rise - 1) < 0.1 else None
+    if abs(rise - 1) < 0.1 or abs(s) < 0.2:
+        return "flat"
+    if s < 0:
+        return "falling"
+    if s < 0.8:
+        return "sublinear"
+    if s <= 1.2:
+        return "linear"
+    return "worse"
+
+
+SHAPE_WORDS = {"flat": "flat", "sublinear": "less than linear",
+    "linear": "linear", "worse": "worse than linear",
+    "falling": "falling (cost per unit drops as the count rises)"}
+
+
+def shape(series, label):
+    """(shape, slope, text) of one line of a series."""
+    xs, ys = series["xs"], series["lines"][label]
+    if series.get("marginal"):
+        mx, my = marginal(xs, ys)
+        s = slope(mx, my)
+        pts = [(x, y) for x, y in zip(mx, my) if y is not None]
+        base = ys[0]
+        top = ys[-1]
+        rise = top / base if base and top is not None else None
+    else:
+        s = slope(xs, ys)
+        pts = [(x, y) for x, y in zip(xs, ys) if y is not None and y > 0]
+        rise = pts[-1][1] / pts[0][1] if len(pts) >= 2 else None
+    c = classify(s, rise, None)
+    return c, s, rise
+
+
+# --- output ---------------------------------------------------------
+
+def fmt(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if v >= 100:
+        return "%.0f" % v
+    if v >= 10:
+        return "%.1f" % v
+    return "%.3g" % v
+
+
+def plot(series, outdir, stamp):
+    """Write the series' data and its SVG; return the SVG's name."""
+    name = series["name"]
+    dat = name + ".tsv"
+    labels = list(series["lines"])
+    with open(os.path.join(outdir, dat), "w") as f:
+        f.write("# x\t" + "\t".join(labels) + "\n")
+        for i, x in enumerate(series["xs"]):
+            row = [series["lines"][k][i] for k in labels]
+            f.write("%s\t%s\n" % (x, "\t".join("NaN" if v is None else
+                repr(float(v)) for v in row)))
+    svg = name + ".svg"
+    xs = series["xs"]
+    logx = "x" in series["log"]
+    # A log x axis cannot hold 0: plot 0 at a third of the next value.
+    zero = min(x for x in xs if x > 0) / 3 if logx and 0 in xs else None
+    gp = ["set terminal svg size 760,460 dynamic font 'sans,11'",
+        "set output '%s'" % svg,
+        "set title \"%s\\n{/*0.8 %s}\"" % (series["title"], stamp),
+        "set xlabel '%s'" % series["x"],
+        "set ylabel '%s'" % series["y"],
+        "set key outside bottom center horizontal",
+        "set grid", "set datafile missing 'NaN'",
+        "set yrange [0:*]" if "y" not in series["log"] else "set logscale y"]
+    if logx:
+        gp.append("set logscale x")
+        tics = ", ".join("'%s' %s" % (x, zero if x == 0 else x) for x in xs)
+        gp.append("set xtics (%s)" % tics)
+    cols = []
+    for i, lab in enumerate(labels):
+        xcol = "($1 == 0 ? %s : $1)" % zero if zero else "1"
+        cols.append("'%s' using %s:%d with linespoints lw 2 pt 7 title '%s'"
+            % (dat, xcol, i + 2, lab.replace("'", "")))
+    gp.append("plot " + ", ".join(cols))
+    script = name + ".gp"
+    with open(os.path.join(outdir, script), "w") as f:
+        f.write("\n".join(gp) + "\n")
+    subprocess.run(["gnuplot", script], cwd=outdir, check=True, timeout=60)
+    return svg
+
+
+def section(series, reldir, svg):
+    """The markdown for one series: plot, table, shape per line."""
+    out = ["## " + series["title"], "",
+        "![%s](%s/%s)" % (series["title"], reldir, svg), ""]
+    labels = list(series["lines"])
+    out.append("| %s | %s |" % (series["x"], " | ".join(labels)))
+    out.append("|" + "---|" * (len(labels) + 1))
+    for i, x in enumerate(series["xs"]):
+        out.append("| %s | %s |" % (x, " | ".join(fmt(series["lines"][k][i])
+            for k in labels)))
+    out.append("")
+    out.append("*%s*" % series["y"])
+    out.append("")
+    for lab in labels:
+        c, s, rise = shape(series, lab)
+        what = ("growth above the first point" if series.get("marginal")
+            else "the figure")
+        if c is None:
+            out.append("- **%s**: too few points to tell a shape." % lab)
+            continue
+        fit = ("log-log slope %.2f" % s) if s is not None else "no slope"
+        line = "- **%s**: %s (%s of %s against %s; last over first %s)." % (
+            lab, SHAPE_WORDS[c], fit, what, series["x"],
+            "%.2fx" % rise if rise is not None else "–")
+        why = series["why"].get(c)
+        if lab.startswith("pinhole") or lab.startswith("sha256") or \
+                lab.startswith("HMAC") or len(labels) == 1:
+            if why:
+                line += " In pinhole " + why + "."
+            elif c == "falling":
+                line += (" Fixed costs (start-up, the event loop's own "
+                    "wake-ups) are spread over more units as the count "
+                    "rises.")
+        out.append(line)
+    out.append("")
+    return out
+
+
+def check(all_series, outdir):
+    """Every figure present, a number, positive; every plot written."""
+    bad = []
+    for s in all_series:
+        for lab, ys in s["lines"].items():
+            for x, y in zip(s["xs"], ys):
+                if y is None or not math.isfinite(y) or (s.get("positive")
+                        and y <= 0):
+                    bad.append("%s: %s at %s = %s" % (s["name"], lab, x, y))
+        svg = os.path.join(outdir, s["name"] + ".svg")
+        if not os.path.exists(svg) or os.path.getsize(svg) < 500:
+            bad.append("%s: no plot" % s["name"])
+    return bad
+
+
+def main():
+    args = sys.argv[1:]
+    short = "--short" in args
+    args = [a for a in args if a != "--short"]
+    if len(args) != 2:
+        print("usage: report.py [--short] BUILDDIR OUTDIR", file=sys.stderr)
+        sys.exit(2)
+    build, outdir = (os.path.abspath(a) for a in args)
+    cfg = SHORT if short else FULL
+    for p in ("pinhole", "tests/bench/loadgen", "tests/bench/origin",
+            "tests/bench/bench_rules", "tests/bench/bench_auditverify"):
+        if not os.access(os.path.join(build, p), os.X_OK):
+            die("%s/%s missing: make bench-programs" % (build, p))
+    for p in ("gnuplot", "dnsperf", "dnsmasq"):
+        if shutil.which(p, path=os.environ["PATH"] + ":/usr/sbin") is None:
+            die("%s missing (Debian: gnuplot-nox, dnsperf, dnsmasq-base)" % p)
+    os.environ["PATH"] += ":/usr/sbin:/sbin"
+    root = os.geteuid() == 0
+    series, notes = [], []
+    peers = []
+    if root and shutil.which("squid"):
+        peers.append("squid")
+    # 10,000 tunnels take 20,000 descriptors in the relay: raise the
+    # limit where allowed, else hold as many tunnels as it leaves room for.
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (65536, 65536))
+    except (ValueError, OSError):
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        room = (hard - 400) // 2 // 100 * 100
+        if max(cfg["tunnels"]) > room:
+            notes.append("The descriptor limit (%d) leaves room for %d "
+                "tunnels, not %d." % (hard, room, max(cfg["tunnels"])))
+            cfg = dict(cfg, tunnels=[min(t, room) for t in cfg["tunnels"]])
+    signal.signal(signal.SIGTERM, lambda *a: die("terminated"))
+    plots = os.path.join(outdir, "performance")
+    os.makedirs(plots, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="pinhole-report.")
+    os.chmod(work, 0o755)
+    t0 = time.monotonic()
+    try:
+        for what, f in (("rules", lambda: rules_series(cfg, build)),
+                ("log verify", lambda: verify_series(cfg, build)),
+                ("dns", lambda: dns_series(cfg, build, work)),
+                ("proxy", lambda: proxy_series(cfg, build, work, peers)),
+                ("sessions", lambda: session_series(cfg, build, work)
+                    if root else [])):
+            t1 = time.monotonic()
+            series += f()
+            say("%s: %.0f s" % (what, time.monotonic() - t1))
+        if not root:
+            notes.append("The session series needs root (network "
+                "namespaces for every sandbox); this run was not root.")
+        if "squid" not in peers:
+            notes.append("squid was not measured (not root, or not "
+                "installed).")
+    finally:
+        stop_all()
+        if os.environ.get("BENCH_KEEP"):
+            say("kept " + work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    asan = b"__asan_init" in open(os.path.join(build, "pinhole"), "rb").read()
+    peerv = ["pinhole %s" % version([os.path.join(build, "pinhole"),
+        "--version"], r"(\S+)\s*$")]
+    if "squid" in peers:
+        peerv.append("squid " + version(["squid", "-v"], r"Version (\S+)"))
+    peerv.append("dnsmasq " + version(["dnsmasq", "-v"], r"version (\S+)"))
+    mach = machine()
+    stamp = "%s; %s" % (mach, ", ".join(peerv))
+    md = ["# Performance: how pinhole scales", "",
+        "<!-- Generated by tests/bench/report.py (make bench); do not edit. "
+        "-->", "",
+        "Measured on %s, %s build%s, in one run of %.0f s, %s." % (mach,
+            "a sanitizer" if asan else "an optimized",
+            " (short counts)" if short else "", time.monotonic() - t0,
+            time.strftime("%Y-%m-%d", time.gmtime())),
+        "Peers in the same run: %s." % ", ".join(peerv), "",
+        "Every server, client and origin shares the same cores on "
+        "loopback, so the absolute figures are this machine's; the shapes "
+        "are what this report is about.  Each shape is computed from the "
+        "data: the least-squares slope of log(figure) against log(count) "
+        "— about 0 is flat, about 1 linear, above 1.2 worse than linear — "
+        "and a change under 10% over the whole range counts as flat.  "
+        "For memory the slope is of the growth above the first point, so "
+        "the fixed size does not hide the cost per unit.  See "
+        "tests/bench/README.md for how each figure is taken.", ""]
+    md += ["- " + n for n in notes] + ([""] if notes else [])
+    for s in series:
+        svg = plot(s, plots, stamp)
+        md += section(s, "performance", svg)
+    with open(os.path.join(outdir, "performance.md"), "w") as f:
+        f.write("\n".join(md))
+    bad = check(series, plots)
+    for b in bad:
+        print("report: malformed: " + b, file=sys.stderr)
+    print("report: %s, %d series, %d malformed" % (os.path.join(outdir,
+        "performance.md"), len(series), len(bad)))
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
