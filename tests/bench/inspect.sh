@@ -38,7 +38,7 @@ TLSLOAD=$BUILD/tests/bench/tlsload
 TLSORIGIN=$BUILD/tests/bench/tlsorigin
 PINHOLE=${BENCH_PINHOLE:-$BUILD/pinhole}
 for p in "$TLSLOAD" "$TLSORIGIN"; do
-	[ -x "$p" ] || { echo "$0: $p missing: run 'make bench' in $BUILD" >&2; exit 1; }
+	[ -x "$p" ] || { echo "$0: $p missing: run 'make bench-programs' in $BUILD" >&2; exit 1; }
 done
 command -v openssl >/dev/null || { echo "$0: openssl missing" >&2; exit 1; }
 

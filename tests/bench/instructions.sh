@@ -24,7 +24,7 @@ B=
 LOADGEN=$A/tests/bench/loadgen
 ORIGIN=$A/tests/bench/origin
 for p in "$LOADGEN" "$ORIGIN" "$A/pinhole" ${B:+"$B/pinhole"}; do
-	[ -x "$p" ] || { echo "$0: $p missing: run 'make bench'" >&2; exit 1; }
+	[ -x "$p" ] || { echo "$0: $p missing: run 'make bench-programs'" >&2; exit 1; }
 done
 SETUPS=${BENCH_IR_SETUPS:-3000}
 REQUESTS=${BENCH_IR_REQUESTS:-20000}

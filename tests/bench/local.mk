@@ -1,8 +1,11 @@
 # Benchmarks against a direct connection, squid, tinyproxy and (TLS
 # inspection) mitmproxy; run by hand
 # (tests/bench/README.md), never by `make check`.  `make check` builds the
-# load generator and the origin so they keep compiling; `make bench` builds
-# them and pinhole.  They are built without sanitizers in every
+# load generator and the origin so they keep compiling; `make
+# bench-programs` builds them and pinhole; `make bench` runs the scaling
+# report (tests/bench/report.py) and writes docs/performance.md and
+# docs/performance/; `make bench-short` runs it with small counts into a
+# temporary directory and fails only when a figure or a plot is missing.  They are built without sanitizers in every
 # configuration so that they are never what limits a measurement.
 check_PROGRAMS += tests/bench/loadgen tests/bench/origin \
 	tests/bench/tlsload tests/bench/tlsorigin
@@ -29,8 +32,16 @@ tests_bench_tlsorigin_CFLAGS = $(WARN_CFLAGS) $(OPENSSL_CFLAGS)
 tests_bench_tlsorigin_LDFLAGS =
 tests_bench_tlsorigin_LDADD = $(OPENSSL_LIBS)
 EXTRA_DIST += tests/bench/run.sh tests/bench/session.py tests/bench/dns.sh tests/bench/table.awk tests/bench/README.md \
-	tests/bench/instructions.sh tests/bench/inspect.sh
+	tests/bench/instructions.sh tests/bench/inspect.sh tests/bench/report.py
 
-bench: pinhole$(EXEEXT) tests/bench/loadgen$(EXEEXT) tests/bench/origin$(EXEEXT) \
-	tests/bench/tlsload$(EXEEXT) tests/bench/tlsorigin$(EXEEXT)
-.PHONY: bench
+bench-programs: pinhole$(EXEEXT) tests/bench/loadgen$(EXEEXT) \
+	tests/bench/origin$(EXEEXT) tests/bench/tlsload$(EXEEXT) \
+	tests/bench/tlsorigin$(EXEEXT) tests/bench/bench_rules$(EXEEXT) \
+	tests/bench/bench_auditverify$(EXEEXT)
+bench: bench-programs
+	python3 $(srcdir)/tests/bench/report.py $(abs_builddir) $(srcdir)/docs
+bench-short: bench-programs
+	@d=$$(mktemp -d "$${TMPDIR:-/tmp}/pinhole-bench-short.XXXXXX") && \
+	python3 $(srcdir)/tests/bench/report.py --short $(abs_builddir) "$$d"; \
+	rc=$$?; rm -rf "$$d"; exit $$rc
+.PHONY: bench bench-programs bench-short

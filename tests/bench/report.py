@@ -34,7 +34,7 @@ FULL = {
     "sandboxes": [0, 1, 10, 50],
     "lines": [1000, 10000, 100000, 1000000],
     "secs": 3, "setups": 20000, "requests": 50000, "dns_secs": 3,
-    "attach_runs": 5,
+    "attach_runs": 5, "best_of": 3,
 }
 SHORT = {
     "clients": [1, 10],
@@ -44,7 +44,7 @@ SHORT = {
     "sandboxes": [0, 1, 3],
     "lines": [1000, 10000],
     "secs": 1, "setups": 2000, "requests": 5000, "dns_secs": 1,
-    "attach_runs": 3,
+    "attach_runs": 3, "best_of": 2,
 }
 live = []		# processes to stop at exit
 
@@ -216,7 +216,8 @@ def proxy_series(cfg, build, work, peers):
         "title": "RSS against open tunnels",
         "x": "open idle tunnels", "y": "RSS, MiB (process tree)",
         "xs": [0] + cfg["tunnels"], "lines": rss, "log": "x",
-        "positive": True, "marginal": True, "why": WHY["rss-tunnels"]})
+        "positive": True, "marginal": True, "unit": "tunnel",
+        "why": WHY["rss-tunnels"]})
     return out
 
 
@@ -245,15 +246,22 @@ def res_int(d, srv, key):
 
 
 def rules_series(cfg, build):
-    """Policy load time and lookup time against rules: bench_rules."""
+    """Policy load time and lookup time against rules: bench_rules, the
+    best of a few runs per size (the machine is shared)."""
     load, look = [], []
     for n in cfg["rules"]:
-        out = subprocess.run([os.path.join(build, "tests/bench/bench_rules"),
-            str(n)], capture_output=True, text=True, timeout=300).stdout
-        m = re.search(r"load: ([0-9.]+) s", out)
-        load.append(float(m.group(1)) * 1e3 if m else None)
-        m = re.search(r"median (\d+) ns", out)
-        look.append(int(m.group(1)) if m else None)
+        best_load = best_look = None
+        for _ in range(cfg["best_of"]):
+            out = subprocess.run([os.path.join(build,
+                "tests/bench/bench_rules"), str(n)], capture_output=True,
+                text=True, timeout=300).stdout
+            m = re.search(r"load: ([0-9.]+) s", out)
+            k = re.search(r"median (\d+) ns", out)
+            if m and k:
+                best_load = least(best_load, float(m.group(1)) * 1e3)
+                best_look = least(best_look, int(k.group(1)))
+        load.append(best_load)
+        look.append(best_look)
     return [
         {"name": "rules-load", "title": "Policy load time against rules",
          "x": "rules", "y": "load time, ms", "xs": cfg["rules"],
@@ -263,6 +271,11 @@ def rules_series(cfg, build):
          "x": "rules", "y": "median lookup, ns", "xs": cfg["rules"],
          "lines": {"pinhole": look}, "log": "xy", "positive": True,
          "why": WHY["rules-lookup"]}]
+
+
+def least(a, b):
+    """The smaller of a and b, either of which may be None."""
+    return b if a is None else a if b is None else min(a, b)
 
 
 def policy_text(n):
@@ -306,6 +319,8 @@ def dns_series(cfg, build, work):
         "--address=/bench.test/127.0.0.1"], stderr=subprocess.DEVNULL)
     live.append(dm)
     wait_until(lambda: listening(dport, True), 10, "dnsmasq")
+    xdg = os.path.join(work, "xdg-dns")
+    os.mkdir(xdg, 0o700)
     ph, ref = [], []
     for n in cfg["dns_rules"]:
         pol = os.path.join(work, "policy-%d" % n)
@@ -317,7 +332,7 @@ def dns_series(cfg, build, work):
             "127.0.0.1:%d" % port, "--policy", pol, "--resolver",
             "127.0.0.1:%d" % dport, "--log", os.path.join(work,
             "dns-%d.log" % n)], stderr=subprocess.DEVNULL,
-            env=dict(os.environ, XDG_RUNTIME_DIR=work))
+            env=dict(os.environ, XDG_RUNTIME_DIR=xdg))
         live.append(p)
         wait_until(lambda: listening(port, True), 30, "pinhole dns")
         ph.append(dnsperf(port, names, cfg["dns_secs"]))
@@ -397,21 +412,27 @@ def session_series(cfg, build, work):
          "attached sandboxes", "x": "attached sandboxes",
          "y": "gateway RSS, MiB", "xs": cfg["sandboxes"],
          "lines": {"pinhole": rss}, "log": "x", "positive": True,
-         "marginal": True, "why": WHY["session-rss"]}]
+         "marginal": True, "unit": "sandbox", "why": WHY["session-rss"]}]
 
 
 def verify_series(cfg, build):
-    """pinhole log --verify time against log size: bench_auditverify."""
+    """pinhole log --verify time against log size: bench_auditverify, the
+    best of a few runs per size up to 10^5 lines, one run above."""
     plain, hmac = [], []
     for n in cfg["lines"]:
-        out = subprocess.run([os.path.join(build,
-            "tests/bench/bench_auditverify"), str(n)], capture_output=True,
-            text=True, timeout=600).stdout
-        for what, dst in (("sha256", plain), ("hmac", hmac)):
-            m = re.search(r"verify %s\s+(\d+) lines.*: ([0-9.]+) lines/s" %
-                what, out)
-            ok = m and int(m.group(1)) == n and float(m.group(2)) > 0
-            dst.append(n / float(m.group(2)) * 1e3 if ok else None)
+        best = {"sha256": None, "hmac": None}
+        for _ in range(cfg["best_of"] if n <= 100000 else 1):
+            out = subprocess.run([os.path.join(build,
+                "tests/bench/bench_auditverify"), str(n)],
+                capture_output=True, text=True, timeout=600).stdout
+            for what in best:
+                m = re.search(r"verify %s\s+(\d+) lines.*: ([0-9.]+) "
+                    r"lines/s" % what, out)
+                if m and int(m.group(1)) == n and float(m.group(2)) > 0:
+                    best[what] = least(best[what],
+                        n / float(m.group(2)) * 1e3)
+        plain.append(best["sha256"])
+        hmac.append(best["hmac"])
     return [{"name": "log-verify", "title": "Log verification time against "
         "log size", "x": "lines in the log", "y": "verify time, ms",
         "xs": cfg["lines"], "lines": {"sha256 chain": plain,
@@ -504,9 +525,11 @@ WHY = {
 
 def slope(xs, ys):
     """Least-squares slope of log y against log x over the points where
-    both are positive, or None with fewer than two."""
+    both are positive, leaving out the smallest third of them (where fixed
+    costs hide the growth), or None with fewer than two."""
     pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys)
         if x and y is not None and x > 0 and y > 0]
+    pts = pts[len(pts) // 3:]
     if len(pts) < 2:
         return None
     mx = sum(p[0] for p in pts) / len(pts)
@@ -547,7 +570,7 @@ SHAPE_WORDS = {"flat": "flat", "sublinear": "less than linear",
 
 
 def shape(series, label):
-    """(shape, slope, text) of one line of a series."""
+    """(shape, slope, last over first) of one line of a series."""
     xs, ys = series["xs"], series["lines"][label]
     if series.get("marginal"):
         mx, my = marginal(xs, ys)
@@ -638,9 +661,15 @@ def section(series, reldir, svg):
             out.append("- **%s**: too few points to tell a shape." % lab)
             continue
         fit = ("log-log slope %.2f" % s) if s is not None else "no slope"
-        line = "- **%s**: %s (%s of %s against %s; last over first %s)." % (
+        line = "- **%s**: %s (%s of %s against %s; last over first %s)" % (
             lab, SHAPE_WORDS[c], fit, what, series["x"],
             "%.2fx" % rise if rise is not None else "–")
+        ys = series["lines"][lab]
+        if series.get("marginal") and ys[0] is not None and \
+                ys[-1] is not None:
+            line += ", %+.1f KiB per %s" % ((ys[-1] - ys[0]) * 1024 /
+                (series["xs"][-1] - series["xs"][0]), series["unit"])
+        line += "."
         why = series["why"].get(c)
         if lab.startswith("pinhole") or lab.startswith("sha256") or \
                 lab.startswith("HMAC") or len(labels) == 1:
@@ -752,8 +781,11 @@ def main():
         "loopback, so the absolute figures are this machine's; the shapes "
         "are what this report is about.  Each shape is computed from the "
         "data: the least-squares slope of log(figure) against log(count) "
-        "— about 0 is flat, about 1 linear, above 1.2 worse than linear — "
-        "and a change under 10% over the whole range counts as flat.  "
+        "over the larger two thirds of the counts (at the smallest, fixed "
+        "costs hide the growth) — about 0 is flat, about 1 linear, above "
+        "1.2 worse than linear — and a change under 10% over the whole "
+        "range counts as flat.  Timings of the pure code (rules, log "
+        "verification) are the best of " + str(cfg["best_of"]) + " runs.  "
         "For memory the slope is of the growth above the first point, so "
         "the fixed size does not hide the cost per unit.  See "
         "tests/bench/README.md for how each figure is taken.", ""]

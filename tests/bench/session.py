@@ -2,7 +2,7 @@
 # pinhole run --session by hand: start-up beside bwrap and a standalone
 # pinhole run, the session gateway's memory per idle attached command, and
 # CONNECT setups from attached commands beside one standalone gateway.
-# As root, from a build without sanitizers (make bench):
+# As root, from a build without sanitizers (make bench-programs):
 #
 #	tests/bench/session.py BUILDDIR
 #
@@ -482,7 +482,7 @@ def main():
         for p in ("pinhole", "tests/bench/loadgen", "tests/bench/origin"):
             src = os.path.join(sys.argv[1], p)
             if not os.access(src, os.X_OK):
-                die("no %s (make bench)" % src)
+                die("no %s (make bench-programs)" % src)
             shutil.copy(src, top)
         PINHOLE, LOADGEN, ORIGIN = (os.path.join(top, p)
             for p in ("pinhole", "loadgen", "origin"))

@@ -19,7 +19,7 @@ REPEAT=${BENCH_REPEAT:-3}
 PY=/usr/bin/python3
 [ "$(id -u)" = 0 ] || { echo "transparent.sh: run as root" >&2; exit 2; }
 for p in pinhole tests/bench/loadgen tests/bench/origin; do
-	[ -x "$BUILD/$p" ] || { echo "transparent.sh: no $BUILD/$p (make bench)" >&2; exit 2; }
+	[ -x "$BUILD/$p" ] || { echo "transparent.sh: no $BUILD/$p (make bench-programs)" >&2; exit 2; }
 done
 command -v dnsmasq >/dev/null || { echo "transparent.sh: needs dnsmasq" >&2; exit 2; }
 T=$(mktemp -d /tmp/pinhole-bench.XXXXXX)
