@@ -183,6 +183,10 @@ def proxy_series(cfg, build, work, peers):
     cpu_req = {s: [] for s in servers}
     for d in runs:
         got = {}
+        if not os.path.exists(os.path.join(d, "lines")):
+            with open(os.path.join(d, "table.txt")) as f:
+                sys.stderr.write(f.read()[-2000:])
+            die("run.sh left no results in " + d)
         with open(os.path.join(d, "lines")) as f:
             for line in f:
                 srv, rest = line.split(":", 1)
