@@ -5,6 +5,7 @@
 # gnuplot) and data under OUTDIR/performance/.
 #
 #	tests/bench/report.py [--short] BUILDDIR OUTDIR
+#	tests/bench/report.py --render OUTDIR   (again, from its run.json)
 #
 # `make bench` writes docs/; `make bench-short` (--short: small counts, a
 # couple of minutes) writes a temporary directory and only checks that
@@ -12,6 +13,7 @@
 # Root runs every series; as another user the squid and session series are
 # left out (the report says so).  Everything talks to 127.0.0.1 only, and
 # every run has a time limit.
+import json
 import math
 import os
 import platform
@@ -153,9 +155,11 @@ def version(argv, pat):
 
 # --- the series ------------------------------------------------------
 #
-# Each series is a dict: name, title, x label, y label, x values, lines
-# {label: [y or None]}, "why" (what the code does, for the explanation),
-# "log" (plot axes), "shape_of" (which line the sentence is about).
+# Each series is a dict (saved in run.json): name (its entry in WHY),
+# title, x and y labels, x values "xs", lines {label: [y or None]}, "log"
+# (the plot's log axes), "positive" (every figure must be above zero),
+# "marginal" and "unit" (memory: the shape of the growth above the first
+# point, and what one unit of x is).
 
 def proxy_series(cfg, build, work, peers):
     """CPU per request and per CONNECT against clients; RSS against
@@ -173,11 +177,15 @@ def proxy_series(cfg, build, work, peers):
             BENCH_REQUESTS=str(cfg["requests"]), BENCH_RESULTS=d,
             TMPDIR=work)
         say("run.sh: %d clients, %d idle tunnels" % (c, t))
-        r = subprocess.run([os.path.join(HERE, "run.sh"), build], env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            timeout=900)
         with open(os.path.join(d, "table.txt"), "w") as f:
-            f.write(r.stdout + r.stderr)
+            p = subprocess.Popen([os.path.join(HERE, "run.sh"), build],
+                env=env, stdout=f, stderr=subprocess.STDOUT)
+            live.append(p)
+            try:
+                p.wait(900)
+            except subprocess.TimeoutExpired:
+                die("run.sh took over 900 s")
+            live.remove(p)
         runs.append(d)
     cpu_conn = {s: [] for s in servers}
     cpu_req = {s: [] for s in servers}
@@ -214,14 +222,12 @@ def proxy_series(cfg, build, work, peers):
         out.append({"name": key, "title": title + " against clients",
             "x": "concurrent clients", "y": "server CPU µs per " + unit,
             "xs": cfg["clients"], "lines": lines, "log": "xy",
-            "positive": True,
-            "why": WHY[key]})
+            "positive": True})
     out.append({"name": "rss-tunnels",
         "title": "RSS against open tunnels",
         "x": "open idle tunnels", "y": "RSS, MiB (process tree)",
         "xs": [0] + cfg["tunnels"], "lines": rss, "log": "x",
-        "positive": True, "marginal": True, "unit": "tunnel",
-        "why": WHY["rss-tunnels"]})
+        "positive": True, "marginal": True, "unit": "tunnel"})
     return out
 
 
@@ -269,12 +275,10 @@ def rules_series(cfg, build):
     return [
         {"name": "rules-load", "title": "Policy load time against rules",
          "x": "rules", "y": "load time, ms", "xs": cfg["rules"],
-         "lines": {"pinhole": load}, "log": "xy", "positive": True,
-         "why": WHY["rules-load"]},
+         "lines": {"pinhole": load}, "log": "xy", "positive": True},
         {"name": "rules-lookup", "title": "Policy lookup time against rules",
          "x": "rules", "y": "median lookup, ns", "xs": cfg["rules"],
-         "lines": {"pinhole": look}, "log": "xy", "positive": True,
-         "why": WHY["rules-lookup"]}]
+         "lines": {"pinhole": look}, "log": "xy", "positive": True}]
 
 
 def least(a, b):
@@ -347,7 +351,7 @@ def dns_series(cfg, build, work):
         "policy size", "x": "rules in the policy", "y": "queries per second",
         "xs": cfg["dns_rules"], "lines": {"pinhole": ph,
         "dnsmasq (reference, no policy)": ref}, "log": "x",
-        "positive": True, "why": WHY["dns-qps"]}]
+        "positive": True}]
 
 
 def session_series(cfg, build, work):
@@ -371,7 +375,6 @@ def session_series(cfg, build, work):
         "--max-sandboxes", str(most + 8), "--log",
         os.path.join(logs, "session.log")], env=env, check=True, cwd=home,
         stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, timeout=60)
-    import json
     rec = os.path.join(xdg, "pinhole", "session-bench.json")
 
     def record():
@@ -411,12 +414,12 @@ def session_series(cfg, build, work):
          "attached sandboxes", "x": "sandboxes already attached",
          "y": "pinhole run --session -- true, median ms",
          "xs": cfg["sandboxes"], "lines": {"pinhole": attach}, "log": "x",
-         "positive": True, "why": WHY["session-attach"]},
+         "positive": True},
         {"name": "session-rss", "title": "Session gateway RSS against "
          "attached sandboxes", "x": "attached sandboxes",
          "y": "gateway RSS, MiB", "xs": cfg["sandboxes"],
          "lines": {"pinhole": rss}, "log": "x", "positive": True,
-         "marginal": True, "unit": "sandbox", "why": WHY["session-rss"]}]
+         "marginal": True, "unit": "sandbox"}]
 
 
 def verify_series(cfg, build):
@@ -440,8 +443,7 @@ def verify_series(cfg, build):
     return [{"name": "log-verify", "title": "Log verification time against "
         "log size", "x": "lines in the log", "y": "verify time, ms",
         "xs": cfg["lines"], "lines": {"sha256 chain": plain,
-        "HMAC chain": hmac}, "log": "xy", "positive": True,
-        "why": WHY["log-verify"]}]
+        "HMAC chain": hmac}, "log": "xy", "positive": True}]
 
 
 # --- what the code does, per series: the "why" next to each shape ---
@@ -554,10 +556,10 @@ def marginal(xs, ys):
     return xs[1:], [None if y is None else y - base for y in ys[1:]]
 
 
-def classify(s, rise, span):
+def classify(s, rise):
     """A shape from a log-log slope s; rise is the last point over the
-    first, span the last x over the first.  A total change under 10% over
-    the whole range is flat whatever the slope of the noise."""
+    first.  A total change under 10% over the whole range is flat
+    whatever the slope of the noise."""
     if s is None:
         return "flat" if rise is not None and abs(rise - 1) < 0.1 else None
     if abs(rise - 1) < 0.1 or abs(s) < 0.15:
@@ -590,7 +592,7 @@ def shape(series, label):
         s = slope(xs, ys)
         pts = [(x, y) for x, y in zip(xs, ys) if y is not None and y > 0]
         rise = pts[-1][1] / pts[0][1] if len(pts) >= 2 else None
-    c = classify(s, rise, None)
+    c = classify(s, rise)
     return c, s, rise
 
 
@@ -677,7 +679,7 @@ def section(series, reldir, svg):
             line += ", %+.1f KiB per %s" % ((ys[-1] - ys[0]) * 1024 /
                 (series["xs"][-1] - series["xs"][0]), series["unit"])
         line += "."
-        why = series["why"].get(c)
+        why = WHY[series["name"]].get(c)
         if lab.startswith("pinhole") or lab.startswith("sha256") or \
                 lab.startswith("HMAC") or len(labels) == 1:
             if why:
@@ -706,22 +708,17 @@ def check(all_series, outdir):
     return bad
 
 
-def main():
-    args = sys.argv[1:]
-    short = "--short" in args
-    args = [a for a in args if a != "--short"]
-    if len(args) != 2:
-        print("usage: report.py [--short] BUILDDIR OUTDIR", file=sys.stderr)
-        sys.exit(2)
-    build, outdir = (os.path.abspath(a) for a in args)
+def measure(build, short):
+    """Run every series; return the run: series, notes, and what the
+    header says about the machine and the peers."""
     cfg = SHORT if short else FULL
     for p in ("pinhole", "tests/bench/loadgen", "tests/bench/origin",
             "tests/bench/bench_rules", "tests/bench/bench_auditverify"):
         if not os.access(os.path.join(build, p), os.X_OK):
             die("%s/%s missing: make bench-programs" % (build, p))
-    for p in ("gnuplot", "dnsperf", "dnsmasq"):
+    for p in ("dnsperf", "dnsmasq"):
         if shutil.which(p, path=os.environ["PATH"] + ":/usr/sbin") is None:
-            die("%s missing (Debian: gnuplot-nox, dnsperf, dnsmasq-base)" % p)
+            die("%s missing (Debian: dnsperf, dnsmasq-base)" % p)
     os.environ["PATH"] += ":/usr/sbin:/sbin"
     root = os.geteuid() == 0
     series, notes = [], []
@@ -741,11 +738,10 @@ def main():
                 "tunnels, not %d." % (hard, room, max(cfg["tunnels"])))
             cfg = dict(cfg, tunnels=[min(t, room) for t in cfg["tunnels"]])
     signal.signal(signal.SIGTERM, lambda *a: die("terminated"))
-    plots = os.path.join(outdir, "performance")
-    os.makedirs(plots, exist_ok=True)
     work = tempfile.mkdtemp(prefix="pinhole-report.")
     os.chmod(work, 0o755)
     t0 = time.monotonic()
+    load0 = loadavg()
     try:
         for what, f in (("rules", lambda: rules_series(cfg, build)),
                 ("log verify", lambda: verify_series(cfg, build)),
@@ -768,22 +764,41 @@ def main():
             say("kept " + work)
         else:
             shutil.rmtree(work, ignore_errors=True)
-    asan = b"__asan_init" in open(os.path.join(build, "pinhole"), "rb").read()
+    with open(os.path.join(build, "pinhole"), "rb") as f:
+        asan = b"__asan_init" in f.read()
     peerv = ["pinhole %s" % version([os.path.join(build, "pinhole"),
         "--version"], r"(\S+)\s*$")]
     if "squid" in peers:
         peerv.append("squid " + version(["squid", "-v"], r"Version (\S+)"))
     peerv.append("dnsmasq " + version(["dnsmasq", "-v"], r"version (\S+)"))
-    mach = machine()
-    stamp = "%s; %s" % (mach, ", ".join(peerv))
+    return {"series": series, "notes": notes, "machine": machine(),
+        "peers": peerv, "asan": asan, "short": short,
+        "secs": time.monotonic() - t0, "best_of": cfg["best_of"],
+        "load": [load0, loadavg()],
+        "date": time.strftime("%Y-%m-%d", time.gmtime())}
+
+
+def loadavg():
+    """The one-minute load average."""
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def render(run, outdir):
+    """Write performance.md and the plots from a run; return what is
+    malformed in it."""
+    plots = os.path.join(outdir, "performance")
+    os.makedirs(plots, exist_ok=True)
+    stamp = "%s; %s" % (run["machine"], ", ".join(run["peers"]))
     md = ["# Performance: how pinhole scales", "",
         "<!-- Generated by tests/bench/report.py (make bench); do not edit. "
         "-->", "",
-        "Measured on %s, %s build%s, in one run of %.0f s, %s." % (mach,
-            "a sanitizer" if asan else "an optimized",
-            " (short counts)" if short else "", time.monotonic() - t0,
-            time.strftime("%Y-%m-%d", time.gmtime())),
-        "Peers in the same run: %s." % ", ".join(peerv), "",
+        "Measured on %s, %s build%s, in one run of %.0f s on %s (load "
+        "average %.1f at the start, %.1f at the end)." % (run["machine"],
+            "a sanitizer" if run["asan"] else "an optimized",
+            " (short counts)" if run["short"] else "", run["secs"],
+            run["date"], run["load"][0], run["load"][1]),
+        "Peers in the same run: %s." % ", ".join(run["peers"]), "",
         "Every server, client and origin shares the same cores on "
         "loopback, so the absolute figures are this machine's; the shapes "
         "are what this report is about.  Each shape is computed from the "
@@ -792,22 +807,48 @@ def main():
         "costs hide the growth): within ±0.15 flat, up to 0.8 less than "
         "linear, up to 1.2 linear, above 1.2 worse than linear, below "
         "-0.15 falling; a change under 10% over the whole range counts as "
-        "flat.  Timings of the pure code (rules, log "
-        "verification) are the best of " + str(cfg["best_of"]) + " runs.  "
+        "flat.  Timings of the pure code (rules, log verification) are "
+        "the best of " + str(run["best_of"]) + " runs.  "
         "For memory the slope is of the growth above the first point, so "
         "the fixed size does not hide the cost per unit.  See "
-        "tests/bench/README.md for how each figure is taken.", ""]
-    md += ["- " + n for n in notes] + ([""] if notes else [])
-    for s in series:
+        "tests/bench/README.md for how each figure is taken; "
+        "performance/run.json holds the figures.", ""]
+    md += ["- " + n for n in run["notes"]] + ([""] if run["notes"] else [])
+    for s in run["series"]:
         svg = plot(s, plots, stamp)
         md += section(s, "performance", svg)
     with open(os.path.join(outdir, "performance.md"), "w") as f:
         f.write("\n".join(md))
-    bad = check(series, plots)
+    return check(run["series"], plots)
+
+
+def main():
+    args = sys.argv[1:]
+    short = "--short" in args
+    again = "--render" in args
+    args = [a for a in args if a not in ("--short", "--render")]
+    if len(args) != (1 if again else 2):
+        print("usage: report.py [--short] BUILDDIR OUTDIR\n"
+            "       report.py --render OUTDIR", file=sys.stderr)
+        sys.exit(2)
+    if shutil.which("gnuplot") is None:
+        die("gnuplot missing (Debian: gnuplot-nox)")
+    outdir = os.path.abspath(args[-1])
+    saved = os.path.join(outdir, "performance", "run.json")
+    if again:
+        with open(saved) as f:
+            run = json.load(f)
+    else:
+        run = measure(os.path.abspath(args[0]), short)
+        os.makedirs(os.path.dirname(saved), exist_ok=True)
+        with open(saved, "w") as f:
+            json.dump(run, f, indent=1)
+            f.write("\n")
+    bad = render(run, outdir)
     for b in bad:
         print("report: malformed: " + b, file=sys.stderr)
     print("report: %s, %d series, %d malformed" % (os.path.join(outdir,
-        "performance.md"), len(series), len(bad)))
+        "performance.md"), len(run["series"]), len(bad)))
     sys.exit(1 if bad else 0)
 
 
