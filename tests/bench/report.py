@@ -459,7 +459,9 @@ WHY = {
         "linear": "the cost per setup rises with the number of clients: "
             "something scans per connection",
         "worse": "the cost per setup rises faster than the client count: "
-            "look for a scan over all connections per event"},
+            "look for a scan over all connections per event",
+        "falling": "the fixed cost of each event-loop wake-up is spread "
+            "over more ready sockets as clients are added"},
     "cpu-request": {
         "flat": "a keep-alive request is parsed, matched and relayed with "
             "work that does not depend on how many other clients are "
@@ -468,7 +470,9 @@ WHY = {
             "wake-up, so the loop's own cost is spread",
         "linear": "the cost per request rises with the clients: something "
             "per request walks the connections",
-        "worse": "the cost per request grows faster than the clients"},
+        "worse": "the cost per request grows faster than the clients",
+        "falling": "the fixed cost of each event-loop wake-up is spread "
+            "over more ready sockets as clients are added"},
     "rss-tunnels": {
         "flat": "idle tunnels cost little next to the process's fixed "
             "memory",
@@ -503,7 +507,9 @@ WHY = {
         "sublinear": "the rate falls slowly as the policy outgrows the "
             "CPU caches",
         "linear": "the rate changes in proportion to the policy",
-        "worse": "the rate changes faster than the policy grows"},
+        "worse": "the rate changes faster than the policy grows",
+        "falling": "the rate drops as the policy grows: each lookup "
+            "misses the CPU caches more often as the hash maps grow"},
     "session-attach": {
         "flat": "attaching builds one sandbox (namespaces, a veth pair, "
             "the capture rules for its address) and registers it with the "
@@ -512,7 +518,10 @@ WHY = {
             "small rise is the kernel's per-link work as links accumulate",
         "linear": "each attach does work per attached sandbox",
         "worse": "each attach does more than linear work in the attached "
-            "sandboxes"},
+            "sandboxes",
+        "falling": "attaching is fixed namespace set-up, none of it "
+            "per attached sandbox; the first attaches also warm the "
+            "kernel's and the gateway's caches"},
     "session-rss": {
         "flat": "an idle attached sandbox costs the gateway a record and a "
             "listener, small next to its fixed memory",
@@ -575,7 +584,7 @@ def classify(s, rise):
 
 SHAPE_WORDS = {"flat": "flat", "sublinear": "less than linear",
     "linear": "linear", "worse": "worse than linear",
-    "falling": "falling (cost per unit drops as the count rises)"}
+    "falling": "falling"}
 
 
 def shape(series, label):
@@ -684,10 +693,6 @@ def section(series, reldir, svg):
                 lab.startswith("HMAC") or len(labels) == 1:
             if why:
                 line += " In pinhole " + why + "."
-            elif c == "falling":
-                line += (" Fixed costs (start-up, the event loop's own "
-                    "wake-ups) are spread over more units as the count "
-                    "rises.")
         out.append(line)
     out.append("")
     return out
