@@ -3,6 +3,8 @@
 # name this build's $(docdir) instead.
 man_MANS = docs/man/pinhole.1 docs/man/pinhole-policy.5
 EXTRA_DIST += docs/pinhole.1 docs/pinhole-policy.5
+# The scaling report, written by `make bench` (tests/bench/report.py).
+EXTRA_DIST += docs/performance.md docs/performance
 CLEANFILES += $(man_MANS)
 MAN_EDIT = $(SED) -e 's|/usr/share/doc/pinhole|$(docdir)|g'
 docs/man/pinhole.1: docs/pinhole.1 Makefile
