@@ -57,16 +57,17 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 static void
 dns_answer_send(struct dns_req *r, const struct dns_reply *rep)
 {
-	struct dns_server	*srv = r->srv;
-	size_t			 n;
+	uint8_t	*out;
+	size_t	 cap, n;
 
-	n = dns_reply_build(&r->q, rep, r->limit, srv->out, sizeof srv->out);
+	out = dns_req_buf(r, &cap);
+	n = dns_reply_build(&r->q, rep, r->limit, out, cap);
 	if (n == 0) {
 		log_warnx("%s: %s: no room for the reply", __func__,
 		    r->client);
 		return;
 	}
-	dns_req_send(r, srv->out, n);
+	dns_req_send(r, out, n);
 }
 
 /* Answer with an rcode and nothing else. */

@@ -50,6 +50,27 @@ struct dns_req {
 };
 TAILQ_HEAD(dns_reqs, dns_req);
 
+/* Control data room for one datagram's destination address. */
+union dns_udp_cbuf {
+	char		c[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
+			    CMSG_SPACE(sizeof(struct in_pktinfo))];
+	struct cmsghdr	align;
+};
+
+/*
+ * The replies to one recvmmsg batch, built in place and sent with one
+ * sendmmsg when the batch is answered (req.c).  Open while l is set.
+ */
+struct dns_udp_out {
+	struct dns_listener	*l;
+	unsigned int		 n;
+	struct mmsghdr		 mm[DNS_UDP_MMSG];
+	struct iovec		 iov[DNS_UDP_MMSG];
+	struct sockaddr_storage	 peer[DNS_UDP_MMSG];
+	union dns_udp_cbuf	 cbuf[DNS_UDP_MMSG];
+	uint8_t			 buf[DNS_UDP_MMSG][DNS_UDP_MAX];
+};
+
 struct dns_server {
 	struct dns_server_params	 p;
 	struct dns_log			*log;
@@ -60,6 +81,7 @@ struct dns_server {
 	size_t				 npending;
 	uint8_t				 in[DNS_MSG_MAX];
 	uint8_t				 out[DNS_MSG_MAX];
+	struct dns_udp_out		 udp_out;
 	/* Datagrams taken with one recvmmsg (pages touched only as used). */
 	uint8_t				 udp_in[DNS_UDP_MMSG][DNS_MSG_MAX];
 };
@@ -89,7 +111,10 @@ struct dns_conn {
 };
 
 /* req.c */
+uint8_t		*dns_req_buf(struct dns_req *, size_t *);
 void		 dns_req_send(struct dns_req *, const uint8_t *, size_t);
+void		 dns_udp_batch_start(struct dns_server *, struct dns_listener *);
+void		 dns_udp_batch_end(struct dns_server *);
 struct dns_req	*dns_req_keep(const struct dns_req *);
 void		 dns_req_free(struct dns_req *);
 

@@ -22,43 +22,120 @@
 #include "proxy/dns/dns-int.h"
 #include "proxy/resolver/resolver.h"
 
-/* Send a UDP reply from the address the query went to. */
+/* Fill a message header for a UDP reply from the address r went to. */
+static void
+dns_udp_msghdr(const struct dns_req *r, struct msghdr *mh,
+    struct sockaddr_storage *peer, struct iovec *iov,
+    union dns_udp_cbuf *cbuf)
+{
+	struct cmsghdr	*cm;
+
+	memset(mh, 0, sizeof *mh);
+	memcpy(peer, &r->peer, r->peerlen);
+	mh->msg_name = peer;
+	mh->msg_namelen = r->peerlen;
+	mh->msg_iov = iov;
+	mh->msg_iovlen = 1;
+	if (r->pktinfo == 0)
+		return;
+	memset(cbuf, 0, sizeof *cbuf);
+	mh->msg_control = cbuf->c;
+	mh->msg_controllen = r->pktinfo == AF_INET ?
+	    CMSG_SPACE(sizeof r->pi.v4) : CMSG_SPACE(sizeof r->pi.v6);
+	cm = CMSG_FIRSTHDR(mh);
+	if (r->pktinfo == AF_INET) {
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof r->pi.v4);
+		memcpy(CMSG_DATA(cm), &r->pi.v4, sizeof r->pi.v4);
+	} else {
+		cm->cmsg_level = IPPROTO_IPV6;
+		cm->cmsg_type = IPV6_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof r->pi.v6);
+		memcpy(CMSG_DATA(cm), &r->pi.v6, sizeof r->pi.v6);
+	}
+}
+
+/* Is r's reply to go out with the batch being answered? */
+static int
+dns_udp_batched(const struct dns_req *r)
+{
+	const struct dns_udp_out	*o = &r->srv->udp_out;
+
+	return (r->conn == NULL && o->l != NULL && o->l == r->udp &&
+	    o->n < DNS_UDP_MMSG);
+}
+
+/*
+ * Where to build r's reply, and its room: the batch's next slot, so the
+ * reply is sent from where it was built, or the server's buffer.
+ */
+uint8_t *
+dns_req_buf(struct dns_req *r, size_t *cap)
+{
+	struct dns_udp_out	*o = &r->srv->udp_out;
+
+	if (dns_udp_batched(r) && r->limit <= sizeof o->buf[0]) {
+		*cap = sizeof o->buf[0];
+		return (o->buf[o->n]);
+	}
+	*cap = sizeof r->srv->out;
+	return (r->srv->out);
+}
+
+/* Send a UDP reply from the address the query went to, or queue it. */
 static void
 dns_udp_send(struct dns_req *r, const uint8_t *buf, size_t len)
 {
-	union {
-		char		c[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-		struct cmsghdr	align;
-	}			 cbuf;
+	struct dns_udp_out	*o = &r->srv->udp_out;
+	union dns_udp_cbuf	 cbuf;
+	struct sockaddr_storage	 peer;
 	struct msghdr		 mh;
 	struct iovec		 iov = { (void *)buf, len };
-	struct cmsghdr		*cm;
+	unsigned int		 i = o->n;
 
-	memset(&mh, 0, sizeof mh);
-	memset(&cbuf, 0, sizeof cbuf);
-	mh.msg_name = &r->peer;
-	mh.msg_namelen = r->peerlen;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (r->pktinfo != 0) {
-		mh.msg_control = cbuf.c;
-		mh.msg_controllen = r->pktinfo == AF_INET ?
-		    CMSG_SPACE(sizeof r->pi.v4) : CMSG_SPACE(sizeof r->pi.v6);
-		cm = CMSG_FIRSTHDR(&mh);
-		if (r->pktinfo == AF_INET) {
-			cm->cmsg_level = IPPROTO_IP;
-			cm->cmsg_type = IP_PKTINFO;
-			cm->cmsg_len = CMSG_LEN(sizeof r->pi.v4);
-			memcpy(CMSG_DATA(cm), &r->pi.v4, sizeof r->pi.v4);
-		} else {
-			cm->cmsg_level = IPPROTO_IPV6;
-			cm->cmsg_type = IPV6_PKTINFO;
-			cm->cmsg_len = CMSG_LEN(sizeof r->pi.v6);
-			memcpy(CMSG_DATA(cm), &r->pi.v6, sizeof r->pi.v6);
-		}
+	if (dns_udp_batched(r) && len <= sizeof o->buf[i]) {
+		if (buf != o->buf[i])
+			memcpy(o->buf[i], buf, len);
+		o->iov[i].iov_base = o->buf[i];
+		o->iov[i].iov_len = len;
+		dns_udp_msghdr(r, &o->mm[i].msg_hdr, &o->peer[i], &o->iov[i],
+		    &o->cbuf[i]);
+		o->n++;
+		return;
 	}
+	dns_udp_msghdr(r, &mh, &peer, &iov, &cbuf);
 	if (sendmsg(r->udp->fd, &mh, 0) == -1)
-		log_debug("%s: %s: %s", __func__, r->client, strerror(errno));
+		log_debug("%s: %s", __func__, strerror(errno));
+}
+
+/* Open a batch: replies to queries from l wait for dns_udp_batch_end(). */
+void
+dns_udp_batch_start(struct dns_server *srv, struct dns_listener *l)
+{
+	srv->udp_out.l = l;
+	srv->udp_out.n = 0;
+}
+
+/* Send a batch's replies, with as few calls as the socket takes. */
+void
+dns_udp_batch_end(struct dns_server *srv)
+{
+	struct dns_udp_out	*o = &srv->udp_out;
+	unsigned int		 i = 0;
+	int			 n;
+
+	while (i < o->n) {
+		n = sendmmsg(o->l->fd, o->mm + i, o->n - i, 0);
+		if (n == -1) {
+			/* Drop the one that failed and go on. */
+			log_debug("%s: %s", __func__, strerror(errno));
+			n = 1;
+		}
+		i += n;
+	}
+	o->l = NULL;
+	o->n = 0;
 }
 
 /* Queue a TCP reply; stop reading while too much waits to be sent. */

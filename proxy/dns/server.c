@@ -82,13 +82,6 @@ dns_udp_pktinfo(struct dns_req *r, struct msghdr *mh)
 	}
 }
 
-/* Control data room for one datagram's destination address. */
-union dns_udp_cbuf {
-	char		c[CMSG_SPACE(sizeof(struct in6_pktinfo)) +
-			    CMSG_SPACE(sizeof(struct in_pktinfo))];
-	struct cmsghdr	align;
-};
-
 /* Answer datagram i of a batch. */
 static void
 dns_udp_take(struct dns_listener *l, struct mmsghdr *mm,
@@ -108,8 +101,9 @@ dns_udp_take(struct dns_listener *l, struct mmsghdr *mm,
 }
 
 /*
- * Receive up to DNS_UDP_MMSG datagrams with one call and answer each.
- * Returns how many came, -1 when none was left.
+ * Receive up to DNS_UDP_MMSG datagrams with one call, answer each, and
+ * send the replies with one call.  Returns how many came, -1 when none
+ * was left.
  */
 static int
 dns_udp_recv(struct dns_listener *l)
@@ -137,8 +131,10 @@ dns_udp_recv(struct dns_listener *l)
 			log_warn("%s: recvmmsg", __func__);
 		return (-1);
 	}
+	dns_udp_batch_start(srv, l);
 	for (i = 0; i < n; i++)
 		dns_udp_take(l, mm, peer, i);
+	dns_udp_batch_end(srv);
 	return (n);
 }
 
