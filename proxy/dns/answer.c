@@ -31,18 +31,25 @@
 static void
 dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 {
-	struct audit_event	e;
-	char			tbuf[12], hint[HOST_TEXT_LEN + 32];
+	struct audit_event	 e;
+	struct audit_sandbox	*sb = dns_req_sandbox(r);
+	char			 tbuf[12], hint[HOST_TEXT_LEN + 32];
+	const char		*verdict = allow ? "allow" : "deny";
+	const char		*qname = r->named ? r->host.text : r->q.qname;
+	const char		*qtype;
 
+	qtype = dns_type_name(r->q.qtype, tbuf, sizeof tbuf);
+	if (dns_log_counted(r->srv->log, sb, verdict, qtype, qname))
+		return;
 	audit_event_init(&e);
 	e.event = "dns";
-	e.verdict = allow ? "allow" : "deny";
+	e.verdict = verdict;
 	e.session = r->srv->p.session;
-	audit_event_sandbox(&e, dns_req_sandbox(r));
-	e.client = r->client;
+	audit_event_sandbox(&e, sb);
+	e.client = dns_req_client(r);
 	e.via = "dns";
-	e.qname = r->named ? r->host.text : r->q.qname;
-	e.qtype = dns_type_name(r->q.qtype, tbuf, sizeof tbuf);
+	e.qname = qname;
+	e.qtype = qtype;
 	e.answer = answer;
 	e.rule = r->rule[0] != '\0' ? r->rule : NULL;
 	e.reason = r->why[0] != '\0' ? r->why : NULL;
@@ -50,7 +57,7 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 		escalate_hint(&r->host, 0, hint, sizeof hint);
 		e.ask = hint;
 	}
-	dns_log_write(r->srv->log, &e, dns_req_sandbox(r));
+	dns_log_write(r->srv->log, &e, sb);
 }
 
 /* Build a reply and send it. */
@@ -64,7 +71,7 @@ dns_answer_send(struct dns_req *r, const struct dns_reply *rep)
 	n = dns_reply_build(&r->q, rep, r->limit, out, cap);
 	if (n == 0) {
 		log_warnx("%s: %s: no room for the reply", __func__,
-		    r->client);
+		    dns_req_client(r));
 		return;
 	}
 	dns_req_send(r, out, n);
@@ -466,13 +473,14 @@ dns_answer(struct dns_req *r, const uint8_t *msg, size_t len)
 
 	rv = dns_query_parse(msg, len, &r->q, &errstr);
 	if (rv == DNS_DROP) {
-		log_debug("dns: %s: dropped: %s", r->client, errstr);
+		log_debug("dns: %s: dropped: %s", dns_req_client(r),
+		    errstr);
 		return;
 	}
 	r->limit = r->conn != NULL ? DNS_MSG_MAX : dns_query_limit(&r->q);
 	if (rv != 0) {
-		log_debug("dns: %s: %s: %s", r->client, dns_rcode_name(rv),
-		    errstr);
+		log_debug("dns: %s: %s: %s", dns_req_client(r),
+		    dns_rcode_name(rv), errstr);
 		dns_answer_rcode(r, rv);
 		return;
 	}

@@ -35,7 +35,8 @@ struct dns_req {
 		struct in_pktinfo	v4;
 		struct in6_pktinfo	v6;
 	}			 pi;
-	char			 client[64];	/* "addr:port" */
+	char			 client[64];	/* "addr:port", or "" until
+						   dns_req_client() */
 	size_t			 limit;		/* largest reply */
 	struct dns_msg		 q;
 	struct host		 host;		/* valid when named */
@@ -111,6 +112,8 @@ struct dns_conn {
 };
 
 /* req.c */
+void		 dns_sa_text(const struct sockaddr *, char *, size_t);
+const char	*dns_req_client(struct dns_req *);
 uint8_t		*dns_req_buf(struct dns_req *, size_t *);
 void		 dns_req_send(struct dns_req *, const uint8_t *, size_t);
 void		 dns_udp_batch_start(struct dns_server *, struct dns_listener *);
@@ -125,6 +128,8 @@ void		 dns_answer(struct dns_req *, const uint8_t *, size_t);
 struct dns_log	*dns_log_create(struct event_base *, struct audit *,
 		    unsigned int);
 void		 dns_log_free(struct dns_log *);
+int		 dns_log_counted(struct dns_log *, struct audit_sandbox *,
+		    const char *, const char *, const char *);
 void		 dns_log_write(struct dns_log *, const struct audit_event *,
 		    struct audit_sandbox *);
 

@@ -22,6 +22,8 @@
 #define DNS_LOG_MAX		4096	/* (verdict, type, name) remembered */
 #define DNS_LOG_BUCKETS		4096
 #define DNS_LOG_RATE		200	/* first lines a second */
+/* A key: sandbox id, verdict, type, name, and their separators. */
+#define DNS_LOG_KEY		(AUDIT_SANDBOX_ID_LEN + 8 + 12 + DNS_NAME_TEXT + 4)
 
 struct dns_log_entry {
 	char			*key;		/* "sandbox verdict type name" */
@@ -242,6 +244,61 @@ dns_log_remember(struct dns_log *l, char *key, const struct audit_event *ev,
 }
 
 /*
+ * Write the key "sandbox verdict type name" of an event into buf (ids
+ * and verdicts have no blank, types are numbers or words).  Per query:
+ * no printf, no allocation.  Returns its length, or 0 when it does not
+ * fit.
+ */
+static size_t
+dns_log_key(char *buf, size_t size, struct audit_sandbox *sb,
+    const char *verdict, const char *qtype, const char *qname)
+{
+	const char	*part[4];
+	size_t		 len, i, n = 0;
+
+	part[0] = sb != NULL ? sb->id : "";
+	part[1] = verdict;
+	part[2] = qtype;
+	part[3] = qname;
+	for (i = 0; i < 4; i++) {
+		len = strlen(part[i]);
+		if (len + 1 > size - n)
+			return (0);
+		memcpy(buf + n, part[i], len);
+		n += len;
+		buf[n++] = i < 3 ? ' ' : '\0';
+	}
+	return (n - 1);
+}
+
+/*
+ * Is a dns event from sb kept out of the log: a repeat in its window
+ * (counted), or over the rate (counted as dropped)?  Asked first, so a
+ * query whose line is not written builds no line.
+ */
+int
+dns_log_counted(struct dns_log *l, struct audit_sandbox *sb,
+    const char *verdict, const char *qtype, const char *qname)
+{
+	struct dns_log_entry	*e;
+	char			 key[DNS_LOG_KEY];
+
+	if (l == NULL || l->audit == NULL)
+		return (1);
+	if (dns_log_key(key, sizeof key, sb, verdict, qtype, qname) == 0)
+		return (0);
+	if ((e = dns_log_find(l, key)) != NULL) {
+		e->repeats++;
+		return (1);
+	}
+	if (l->written >= DNS_LOG_RATE) {
+		l->dropped++;
+		return (1);
+	}
+	return (0);
+}
+
+/*
  * Write a dns event from a sandbox (or NULL), or count it when its
  * window is open: one per sandbox, verdict, type and name.
  */
@@ -249,42 +306,18 @@ void
 dns_log_write(struct dns_log *l, const struct audit_event *ev,
     struct audit_sandbox *sb)
 {
-	struct dns_log_entry	*e;
-	const char		*part[4];
-	char			*key, *p;
-	size_t			 len[4], i, n = 0;
+	char	 key[DNS_LOG_KEY], *dup;
+	size_t	 n;
 
-	if (l == NULL || l->audit == NULL)
+	if (dns_log_counted(l, sb, ev->verdict, ev->qtype, ev->qname))
 		return;
 	l->session = ev->session;
-	/*
-	 * "sandbox verdict type name": ids and verdicts have no blank,
-	 * types are numbers or words.  Per query: no printf.
-	 */
-	part[0] = sb != NULL ? sb->id : "";
-	part[1] = ev->verdict;
-	part[2] = ev->qtype;
-	part[3] = ev->qname;
-	for (i = 0; i < 4; i++)
-		n += (len[i] = strlen(part[i])) + 1;
-	if ((key = p = malloc(n)) == NULL)
-		return;
-	for (i = 0; i < 4; i++) {
-		memcpy(p, part[i], len[i]);
-		p += len[i];
-		*p++ = i < 3 ? ' ' : '\0';
-	}
-	if ((e = dns_log_find(l, key)) != NULL) {
-		e->repeats++;
-		free(key);
-		return;
-	}
-	if (l->written >= DNS_LOG_RATE) {
-		l->dropped++;
-		free(key);
-		return;
-	}
 	l->written++;
 	audit_write(l->audit, ev);
-	dns_log_remember(l, key, ev, sb);
+	n = dns_log_key(key, sizeof key, sb, ev->verdict, ev->qtype,
+	    ev->qname);
+	if (n != 0 && (dup = malloc(n + 1)) != NULL) {
+		memcpy(dup, key, n + 1);
+		dns_log_remember(l, dup, ev, sb);
+	}
 }

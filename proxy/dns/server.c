@@ -39,26 +39,6 @@
 static void	dns_conn_free(struct dns_conn *);
 static void	dns_tcp_read_cb(struct bufferevent *, void *);
 
-/* "addr:port" of a socket address. */
-static void
-dns_sa_text(const struct sockaddr *sa, char *buf, size_t size)
-{
-	char	host[INET6_ADDRSTRLEN] = "?";
-
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in	*sin = (const void *)sa;
-
-		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof host);
-		snprintf(buf, size, "%s:%u", host, ntohs(sin->sin_port));
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6	*sin6 = (const void *)sa;
-
-		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof host);
-		snprintf(buf, size, "[%s]:%u", host, ntohs(sin6->sin6_port));
-	} else
-		snprintf(buf, size, "?");
-}
-
 /* Take the destination address out of a datagram's control data. */
 static void
 dns_udp_pktinfo(struct dns_req *r, struct msghdr *mh)
@@ -96,7 +76,6 @@ dns_udp_take(struct dns_listener *l, struct mmsghdr *mm,
 	r.udp = l;
 	r.peerlen = mm[i].msg_hdr.msg_namelen;
 	dns_udp_pktinfo(&r, &mm[i].msg_hdr);
-	dns_sa_text((struct sockaddr *)&r.peer, r.client, sizeof r.client);
 	dns_answer(&r, srv->udp_in[i], mm[i].msg_len);
 }
 
