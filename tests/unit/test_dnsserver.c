@@ -299,6 +299,72 @@ test_refuse_tcp(void **state)
 	stop(f);
 }
 
+#define BATCH	40	/* queries sent at once: more than one recvmmsg */
+
+/* Read one reply on fd, running the loop until it comes. */
+static ssize_t
+read_reply(struct fixture *f, int fd, uint8_t *buf, size_t size)
+{
+	ssize_t	got = -1;
+	int	i;
+
+	for (i = 0; i < 100 && got == -1; i++) {
+		event_base_loop(f->base, EVLOOP_NONBLOCK);
+		got = recv(fd, buf, size, MSG_DONTWAIT);
+		if (got == -1)
+			usleep(10000);
+	}
+	return (got);
+}
+
+/*
+ * Queries that arrive together are answered in batches, the replies sent
+ * together: each reaches the socket it came from, with its own ID and its
+ * own answer, byte for byte the answer to the same query asked alone.
+ */
+static void
+test_batch(void **state)
+{
+	struct fixture	*f = start(0, 0);
+	struct dns_msg	 m;
+	const char	*errstr;
+	uint8_t		 buf[4096], alone[2][512], q[512];
+	size_t		 alen[2], n;
+	ssize_t		 got;
+	int		 fds[2], i, id, seen[BATCH];
+	const char	*names[2] = { "allowed.test", "denied.test" };
+
+	for (i = 0; i < 2; i++) {
+		ask_udp(f, names[i], DNS_T_A, buf, &m);
+		alen[i] = m.end;
+		memcpy(alone[i], buf, alen[i]);
+	}
+	fds[0] = f->client;
+	assert_true((fds[1] = socket(AF_INET, SOCK_DGRAM, 0)) >= 0);
+	for (i = 0; i < BATCH; i++) {
+		n = make_query(names[i % 2], DNS_T_A, q);
+		q[0] = i >> 8;
+		q[1] = i & 0xff;
+		assert_int_equal(sendto(fds[i % 2], q, n, 0,
+		    (struct sockaddr *)&f->sin, sizeof f->sin), (ssize_t)n);
+	}
+	memset(seen, 0, sizeof seen);
+	for (i = 0; i < BATCH; i++) {
+		got = read_reply(f, fds[i % 2], buf, sizeof buf);
+		assert_true(got > 0);
+		assert_int_equal(dns_msg_parse(buf, (size_t)got, &m, &errstr),
+		    0);
+		id = m.id;
+		assert_true(id < BATCH && id % 2 == i % 2 && !seen[id]);
+		seen[id] = 1;
+		assert_int_equal((size_t)got, alen[id % 2]);
+		assert_memory_equal(buf + 2, alone[id % 2] + 2,
+		    alen[id % 2] - 2);
+	}
+	close(fds[1]);
+	stop(f);
+}
+
 int
 main(void)
 {
@@ -307,6 +373,7 @@ main(void)
 		cmocka_unit_test(test_grants),
 		cmocka_unit_test(test_ask),
 		cmocka_unit_test(test_refuse_tcp),
+		cmocka_unit_test(test_batch),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
