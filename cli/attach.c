@@ -141,6 +141,7 @@ attached_free(struct attached *a)
 		srv->nhello--;
 	else {
 		srv->n--;
+		metrics_set(&srv->c->metrics, MG_SANDBOXES, srv->n);
 		if (srv->changed != NULL)
 			srv->changed(srv->changed_arg);
 	}
@@ -184,6 +185,7 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 	a->state = A_CONFIGURED;
 	srv->nhello--;
 	srv->n++;
+	metrics_set(&srv->c->metrics, MG_SANDBOXES, srv->n);
 	if (srv->changed != NULL)
 		srv->changed(srv->changed_arg);
 	return (rv);

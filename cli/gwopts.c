@@ -28,6 +28,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/gateway.h"
 #include "proxy/policywatch.h"
+#include "proxy/scrape.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/tls/tls.h"
 #include "proxy/wire/http.h"
@@ -88,6 +89,8 @@ const struct cmd_opt gwopts_opts[] = {
 	{ "connect-timeout", 0, CMD_ARG_REQUIRED, "S",
 	    .key = GWOPTS_CONNECT_TIMEOUT,
 	    .help = "time to connect to one address (10)" },
+	{ "metrics", 0, CMD_ARG_REQUIRED, "ADDR:PORT", .key = GWOPTS_METRICS,
+	    .help = "serve Prometheus metrics on http://ADDR:PORT/metrics" },
 	{ "verbose", 'v', CMD_ARG_NONE, NULL,
 	    .help = "say more on stderr (twice: debug)" },
 	{ .name = NULL }
@@ -215,6 +218,22 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 	return (0);
 }
 
+/* --metrics ADDR:PORT: where the metrics are served. */
+static int
+gwopts_metrics(const struct cmd_entry *cmd, struct gwopts *o,
+    const char *arg)
+{
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+
+	if (addr_port_parse(arg, &h, &port, 0, &errstr) == -1)
+		return (cmd_usage_error(cmd, "--metrics '%s': %s", arg,
+		    errstr));
+	o->metrics = arg;
+	return (0);
+}
+
 /* Handle one of the shared options. */
 int
 gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
@@ -245,6 +264,8 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 	case GWOPTS_FAKE_RANGE:
 		o->fake_range = arg;
 		return (0);
+	case GWOPTS_METRICS:
+		return (gwopts_metrics(cmd, o, arg));
 	}
 	if (ch >= GWOPTS_MAX_CLIENTS && ch < GWOPTS_LAST)
 		return (gwopts_limit(cmd, o, ch, arg));
@@ -651,6 +672,7 @@ gwctx_reload(struct gwctx *c)
 	if ((r = gwopts_load_rules(c->o, err, sizeof err)) == NULL ||
 	    (c->vet != NULL && c->vet(c->vet_arg, r, err, sizeof err) == -1)) {
 		log_warnx("policy not reloaded, the old one stays: %s", err);
+		metrics_reload(&c->metrics, 0);
 		gwctx_audit(c, "reload", "deny", r == NULL ? "bad policy" :
 		    "unguarded file", err);
 		if (r != NULL)
@@ -662,6 +684,7 @@ gwctx_reload(struct gwctx *c)
 		grants_drop_always(c->grants, r);
 	gwctx_watch_files(c);
 	log_info("policy reloaded");
+	metrics_reload(&c->metrics, 1);
 	gwctx_audit(c, "reload", "allow", NULL, NULL);
 }
 
@@ -755,6 +778,7 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 
 	memset(c, 0, sizeof *c);
 	c->o = o;
+	metrics_init(&c->metrics, time(NULL));
 	if ((c->base = event_base_new()) == NULL)
 		fatalx("cannot create the event loop");
 	if ((r = gwopts_load_rules(o, err, sizeof err)) == NULL) {
@@ -772,12 +796,21 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		rules_free(r);
 		return (-1);
 	}
+	audit_set_metrics(c->audit, &c->metrics);
+	resolver_set_metrics(c->resolver, &c->metrics);
+	if (o->metrics != NULL && (c->scrape = scrape_start(c->base,
+	    o->metrics, &c->metrics, err, sizeof err)) == NULL) {
+		cmd_refuse("--metrics: %s", err);
+		rules_free(r);
+		return (-1);
+	}
 	gwopts_about(o);
 	if (o->cfg.session == NULL && escalate_random_hex(o->session, 4) == 0)
 		o->cfg.session = o->session;
 	if ((c->gw = gateway_create(c->base, &o->cfg, c->resolver,
 	    c->audit)) == NULL)
 		fatalx("cannot create the gateway");
+	gateway_set_metrics(c->gw, &c->metrics);
 	gwctx_set_rules(c, r);
 	gwctx_tls(c);
 	signal(SIGPIPE, SIG_IGN);
@@ -817,6 +850,7 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 	p.rules_arg = c;
 	p.resolver = c->resolver;
 	p.audit = c->audit;
+	p.metrics = &c->metrics;
 	p.fakeip = c->fakeip;
 	p.session = c->o->cfg.session;
 	p.real = c->o->dns_real;
@@ -854,6 +888,7 @@ gwctx_stop(struct gwctx *c)
 void
 gwctx_teardown(struct gwctx *c)
 {
+	scrape_stop(c->scrape);
 	if (c->sighup != NULL)
 		event_free(c->sighup);
 	if (c->ending != NULL)
@@ -903,6 +938,7 @@ gwctx_escalate(struct gwctx *c, int ask)
 		log_warnx("escalation: out of memory");
 		return (-1);
 	}
+	escalate_set_metrics(c->esc, &c->metrics);
 	if ((c->ctl = control_open(c->base, c->esc, err, sizeof err)) == NULL)
 		log_warnx("no control socket, requests cannot be answered: "
 		    "%s", err);

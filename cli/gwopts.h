@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli/pinhole.h"
+#include "lib/metrics.h"
 #include "proxy/audit/audit.h"
 #include "proxy/gateway.h"
 
@@ -24,6 +25,7 @@ struct fakeip;
 struct policywatch;
 struct resolver;
 struct rules;
+struct scrape;
 
 #define GWOPTS_MAX_ARGS		64
 #define GWCTX_INSPECT_MAX	256	/* names a CA is constrained to */
@@ -37,7 +39,7 @@ enum {
 	GWOPTS_GRACE, GWOPTS_LOG_KEY, GWOPTS_LOG_MAX_SIZE, GWOPTS_LOG_KEEP,
 	GWOPTS_LOG_FAIL,
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
-	GWOPTS_ASK,
+	GWOPTS_ASK, GWOPTS_METRICS,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -63,6 +65,7 @@ struct gwopts {
 	struct audit_config	 audit;		/* --log and its options */
 	char			 default_log[4096]; /* when no --log */
 	const char		*fake_range;	/* --fake-range, or NULL */
+	const char		*metrics;	/* --metrics ADDR:PORT, or NULL */
 	int			 dns_real;	/* --dns-real */
 	int			 dns_refuse;	/* --dns-refuse */
 	int			 grace;
@@ -132,6 +135,8 @@ struct gwctx {
 	struct control		*ctl;		/* where they are answered */
 	struct grants		*grants;	/* what approvals gave */
 	struct tls		*tls;		/* inspection, or NULL */
+	struct metrics		 metrics;	/* counted by all of the above */
+	struct scrape		*scrape;	/* --metrics, or NULL */
 	struct conn_secret	 secrets[GWCTX_SECRETS_MAX];	/* values */
 	size_t			 nsecrets;
 	char			 always_path[4096];

@@ -9,5 +9,6 @@
 
 uint64_t	mono_ms(void);		/* milliseconds */
 uint64_t	mono_sec(void);		/* whole seconds */
+uint64_t	mono_us(void);		/* microseconds */
 
 #endif

@@ -5,7 +5,8 @@ libpinhole_a_SOURCES += \
 	lib/json.c lib/json.h \
 	lib/fdpass.c lib/fdpass.h \
 	lib/io.c lib/io.h \
-	lib/sdnotify.c lib/sdnotify.h
+	lib/sdnotify.c lib/sdnotify.h \
+	lib/metrics.c lib/metrics.h
 
 UNIT_TESTS += tests/unit/test_json
 # Diagnostics on a terminal, a file and the journal; telling a service

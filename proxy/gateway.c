@@ -325,6 +325,13 @@ gateway_set_rules(struct gateway *gw, struct rules *rules)
 	gw->cs.rules = rules;
 }
 
+/* Count into the caller's metrics. */
+void
+gateway_set_metrics(struct gateway *gw, struct metrics *m)
+{
+	gw->cs.metrics = m;
+}
+
 /* Map fake addresses back to names. */
 void
 gateway_set_fakeip(struct gateway *gw, const struct fakeip *fakeip)

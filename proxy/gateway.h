@@ -14,6 +14,7 @@
 
 struct audit;
 struct audit_sandbox;
+struct metrics;
 struct fakeip;
 struct event_base;
 struct escalate;
@@ -78,6 +79,8 @@ void		 gateway_set_escalate(struct gateway *, struct escalate *,
 /* Replace the policy (the gateway owns it from now on; NULL denies all). */
 void		 gateway_set_rules(struct gateway *, struct rules *);
 void		 gateway_set_audit(struct gateway *, struct audit *);
+/* Count decisions, bytes and tunnels in m (the caller's; NULL: not). */
+void		 gateway_set_metrics(struct gateway *, struct metrics *);
 
 /* Decide a fake address (from the DNS side) as the name behind it. */
 void		 gateway_set_fakeip(struct gateway *, const struct fakeip *);

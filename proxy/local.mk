@@ -45,7 +45,8 @@ libpinhole_a_SOURCES += \
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
-	proxy/policywatch.c proxy/policywatch.h
+	proxy/policywatch.c proxy/policywatch.h \
+	proxy/scrape.c proxy/scrape.h
 
 UNIT_TESTS += tests/unit/test_resolver
 UNIT_TESTS += tests/unit/test_audit

@@ -35,6 +35,7 @@
 
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/metrics.h"
 #include "proxy/audit/audit.h"
 
 #define AUDIT_FIELD_MAX	1024	/* bytes of a string value kept */
@@ -58,6 +59,7 @@ struct audit {
 	int		 cuttable;	/* regular file, appending */
 	int		 torn;		/* the output ends mid-line */
 	int		 go_on;		/* --log-fail=open */
+	struct metrics	*metrics;	/* or NULL */
 	uint64_t	 lost;		/* lines not written; 0: not failing */
 	uint64_t	 lost_bytes;
 	char		 lost_first[48];	/* ts of the first lost line */
@@ -330,6 +332,8 @@ audit_name(const struct audit *a)
 static void
 audit_lost(struct audit *a, size_t len, const char *ts)
 {
+	if (a->metrics != NULL)
+		a->metrics->audit_lost++;
 	if (a->lost++ == 0) {
 		snprintf(a->lost_first, sizeof a->lost_first, "%s", ts);
 		snprintf(a->why, sizeof a->why, "%s", a->err);
@@ -488,7 +492,8 @@ audit_put_event(struct audit *a, const struct audit_event *ev, int send,
 		a->seq++;
 		memcpy(a->chain, next, sizeof a->chain);
 		a->link = 0;
-	}
+	} else if (a->metrics != NULL)
+		a->metrics->audit_errors++;
 	return (rv);
 }
 
@@ -570,6 +575,14 @@ audit_ready(struct audit *a)
 	if (a == NULL || a->fd == -1 || a->go_on)
 		return (1);
 	return (audit_catch_up(a) == 0);
+}
+
+/* Count failed writes and lost lines in m (NULL: not). */
+void
+audit_set_metrics(struct audit *a, struct metrics *m)
+{
+	if (a != NULL)
+		a->metrics = m;
 }
 
 /* Let traffic go on while the log cannot be written (--log-fail=open). */

@@ -148,6 +148,8 @@ void		 audit_write(struct audit *, const struct audit_event *);
  */
 int		 audit_ready(struct audit *);
 void		 audit_set_fail_open(struct audit *, int);
+struct metrics;
+void		 audit_set_metrics(struct audit *, struct metrics *);
 
 /*
  * The chain (docs/audit-log.md): chain_N = H(chain_N-1 || line N up to

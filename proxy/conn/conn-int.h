@@ -86,6 +86,8 @@ struct conn {
 	struct timeval		 start;
 	time_t			 last_active;
 	int			 nrequests;
+	int			 counted_tunnel;	/* in the tunnels gauge */
+	int			 counted_held;	/* in the held gauge */
 
 	/* The request being handled. */
 	struct http_scan	 scan;
@@ -202,6 +204,8 @@ void	conn_timer(struct conn *, int);
 void	conn_audit(struct conn *, const char *, const char *, const char *,
 	    int);
 void	conn_audit_pending(struct conn *, const char *);
+void	conn_count_tunnel(struct conn *, int);
+void	conn_count_held(struct conn *, int);
 int	conn_grantable(const struct conn *, const char *, char *, size_t);
 void	conn_server_free(struct conn *);
 void	conn_splice_free(struct conn *);

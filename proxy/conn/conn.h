@@ -21,6 +21,7 @@
 #define CONN_OWN_MAX		64	/* own addresses remembered */
 
 struct audit;
+struct metrics;
 struct audit_sandbox;
 struct conn;
 struct conn_events;
@@ -56,6 +57,7 @@ struct conn_set {
 	const char		*about;		/* policy, for the info page */
 	struct resolver		*resolver;
 	struct audit		*audit;		/* or NULL */
+	struct metrics		*metrics;	/* or NULL */
 	struct rules		*rules;		/* NULL denies all */
 	const struct fakeip	*fakeip;	/* NULL: no DNS side */
 	struct tls		*tls;		/* inspection; NULL: none */

@@ -22,6 +22,7 @@
 #include <event2/event.h>
 
 #include "lib/log.h"
+#include "lib/metrics.h"
 #include "proxy/audit/audit.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/escalate/agent.h"
@@ -61,6 +62,41 @@ conn_timer(struct conn *c, int seconds)
 		evtimer_add(c->timer, &tv);
 }
 
+/* Count what an audit line says: a decision, bytes moved. */
+static void
+conn_count(struct conn *c, const char *event, const char *verdict,
+    const char *reason, int bytes)
+{
+	struct metrics	*m = c->set->metrics;
+
+	if (strcmp(event, "connect") == 0)
+		metrics_decision(m, 0, verdict, reason);
+	else if (strcmp(event, "request") == 0)
+		metrics_decision(m, 1, verdict, reason);
+	if (bytes)
+		metrics_bytes(m, c->up, c->down);
+}
+
+/* Count the connection in the tunnels gauge (on), or no longer. */
+void
+conn_count_tunnel(struct conn *c, int on)
+{
+	if (c->counted_tunnel == on)
+		return;
+	c->counted_tunnel = on;
+	metrics_add(c->set->metrics, MG_TUNNELS, on ? 1 : -1);
+}
+
+/* Count the connection as held for a person's decision, or no longer. */
+void
+conn_count_held(struct conn *c, int on)
+{
+	if (c->counted_held == on)
+		return;
+	c->counted_held = on;
+	metrics_add(c->set->metrics, MG_HELD, on ? 1 : -1);
+}
+
 /* Write one audit line about this connection. */
 void
 conn_audit(struct conn *c, const char *event, const char *verdict,
@@ -69,6 +105,7 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	struct audit_event	e;
 	char			hint[HOST_TEXT_LEN + 32];
 
+	conn_count(c, event, verdict, reason, bytes);
 	if (c->set->audit == NULL)
 		return;
 	audit_event_init(&e);
@@ -179,6 +216,8 @@ conn_close(struct conn *c, const char *reason)
 	log_debug("%s: #%llu %s: %s", __func__, c->id, c->client_addr,
 	    reason);
 	conn_audit_pending(c, reason);
+	conn_count_tunnel(c, 0);
+	conn_count_held(c, 0);
 	c->dead = 1;
 	conn_splice_free(c);
 	agent_wait_cancel(c->await);

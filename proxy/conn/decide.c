@@ -204,6 +204,7 @@ conn_asked(struct conn *c, const struct escalate_request *r, int timed_out)
 	char			why[ESCALATE_BY_LEN + ESCALATE_TEXT_LEN + 16];
 	int			checked;
 
+	conn_count_held(c, 0);
 	if (r->state == ESCALATE_APPROVED && conn_policy(c, &v, &checked) == 1) {
 		conn_rule(c, &v);
 		if (conn_secrets_ok(c))
@@ -234,6 +235,7 @@ conn_hold(struct conn *c)
 	if (c->ask == NULL)
 		return (-1);
 	c->state = S_ASK;
+	conn_count_held(c, 1);
 	conn_timer(c, c->set->ask + 5);
 	conn_update_io(c);
 	return (0);

@@ -328,6 +328,7 @@ conn_dialed(struct conn *c)
 		c->status = 200;
 	conn_audit(c, "connect", "allow", NULL, 0);
 	c->pending = P_TUNNEL;
+	conn_count_tunnel(c, 1);
 	conn_http_free(c);
 	if (c->socks)
 		conn_socks_send(c, SOCKS_REP_OK);

@@ -170,6 +170,7 @@ conn_upgraded(struct conn *c)
 {
 	conn_audit(c, "request", "allow", "upgrade", 0);
 	c->pending = P_TUNNEL;
+	conn_count_tunnel(c, 1);
 	c->state = S_TUNNEL;
 	conn_http_free(c);
 	bufferevent_setwatermark(c->client, EV_READ, 0, 0);

@@ -17,6 +17,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/metrics.h"
 #include "proxy/audit/audit.h"
 #include "proxy/dns/dns-int.h"
 #include "proxy/dns/fakeip.h"
@@ -38,6 +39,7 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 	const char		*qname = r->named ? r->host.text : r->q.qname;
 	const char		*qtype;
 
+	metrics_dns(r->srv->p.metrics, allow);
 	qtype = dns_type_name(r->q.qtype, tbuf, sizeof tbuf);
 	if (dns_log_counted(r->srv->log, sb, verdict, qtype, qname))
 		return;

@@ -37,6 +37,7 @@ struct dns_server_params {
 	void			 *grants_arg;
 	struct resolver		 *resolver;
 	struct audit		 *audit;	/* NULL: no audit */
+	struct metrics		 *metrics;	/* queries counted; or NULL */
 	struct escalate		 *esc;		/* told of blocked names, or
 						   NULL */
 	struct fakeip		 *fakeip;

@@ -20,6 +20,7 @@
 
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/metrics.h"
 #include "proxy/audit/audit.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/escalate/refused.h"
@@ -53,6 +54,7 @@ TAILQ_HEAD(escalate_requests, escalate_request);
 struct escalate {
 	struct event_base		*base;
 	struct audit			*audit;
+	struct metrics			*metrics;	/* or NULL */
 	struct escalate_hooks		 hooks;
 	time_t				(*now)(void);
 	char				 session[ESCALATE_SESSION_LEN];
@@ -156,6 +158,7 @@ escalate_request_free(struct escalate *e, struct escalate_request *r)
 		e->npending--;
 	else
 		e->ndecided--;
+	metrics_set(e->metrics, MG_PENDING, e->npending);
 	free(r);
 }
 
@@ -198,6 +201,14 @@ void
 escalate_set_audit(struct escalate *e, struct audit *audit)
 {
 	e->audit = audit;
+}
+
+/* Count pending requests and grants in m (NULL: not). */
+void
+escalate_set_metrics(struct escalate *e, struct metrics *m)
+{
+	e->metrics = m;
+	metrics_set(m, MG_PENDING, e->npending);
 }
 
 /* Set the clock (tests). */
@@ -313,6 +324,7 @@ escalate_settle(struct escalate *e, struct escalate_request *r,
 	r->decided = e->now();
 	e->npending--;
 	e->ndecided++;
+	metrics_set(e->metrics, MG_PENDING, e->npending);
 	escalate_notify(e, ESCALATE_NOTE_DECIDED, r, NULL);
 	escalate_wake(r, 0);
 }
@@ -433,6 +445,7 @@ escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
 	TAILQ_INIT(&r->waiters);
 	TAILQ_INSERT_TAIL(&e->requests, r, entry);
 	e->npending++;
+	metrics_set(e->metrics, MG_PENDING, e->npending);
 	return (r);
 }
 
@@ -601,6 +614,7 @@ escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
 		return (-1);
 	}
 	r->state = ESCALATE_APPROVED;
+	metrics_grant(e->metrics, escalate_scope_name(scope));
 	escalate_audit(e, "grant", r, NULL);
 	escalate_settle(e, r, ESCALATE_APPROVED);
 	escalate_trim(e);

@@ -75,6 +75,7 @@ struct escalate;
 struct escalate_waiter;
 struct escalate_sub;
 struct audit;
+struct metrics;
 struct event_base;
 
 struct escalate_request {
@@ -182,6 +183,7 @@ void		 escalate_free(struct escalate *);
 void		 escalate_set_hooks(struct escalate *,
 		    const struct escalate_hooks *);
 void		 escalate_set_audit(struct escalate *, struct audit *);
+void		 escalate_set_metrics(struct escalate *, struct metrics *);
 void		 escalate_set_clock(struct escalate *, time_t (*)(void));
 const char	*escalate_session(const struct escalate *);
 const struct escalate_hooks *escalate_hooks(const struct escalate *);

@@ -34,6 +34,7 @@
 #include <time.h>
 
 #include "lib/clock.h"
+#include "lib/metrics.h"
 #include "lib/log.h"
 #include "proxy/resolver/resolver.h"
 
@@ -62,6 +63,7 @@ struct resolver_query {
 	struct event		*ev;		/* delivery */
 	struct resolver_entry	*entry;		/* lookup waiting on it */
 	int			 inflight;	/* raw: c-ares holds it */
+	uint64_t		 asked;		/* raw: when, us */
 	int			 cancelled;
 	int			 status;
 	struct resolver_result	 res;
@@ -82,6 +84,7 @@ struct resolver_entry {
 	int			 status;
 	struct resolver_result	 res;
 	uint64_t		 expires;	/* ms, monotonic */
+	uint64_t		 asked;		/* us, monotonic; 0: not asked */
 	struct resolver_queries	 waiters;
 	LIST_ENTRY(resolver_entry) hash;
 	TAILQ_ENTRY(resolver_entry) lru;
@@ -108,6 +111,7 @@ struct resolver {
 	struct resolver_bucket	 buckets[RESOLVER_BUCKETS];
 	TAILQ_HEAD(, resolver_entry) lru;
 	size_t			 ncached;
+	struct metrics		*metrics;	/* or NULL */
 };
 
 static void	resolver_timer_update(struct resolver *);
@@ -452,6 +456,10 @@ resolver_entry_done(struct resolver_entry *e)
 	uint32_t		 ttl;
 
 	e->status = e->res.n > 0 ? 0 : e->err;
+	if (e->asked != 0)
+		metrics_resolved(r->metrics, mono_us() - e->asked,
+		    e->status != 0 && e->status != ARES_ENOTFOUND &&
+		    e->status != ARES_ENODATA);
 	ttl = resolver_cache_ttl(e->status, e->res.ttl);
 	e->res.ttl = ttl;
 	while ((q = TAILQ_FIRST(&e->waiters)) != NULL) {
@@ -518,6 +526,7 @@ resolver_entry_start(struct resolver_entry *e)
 	struct resolver	*r = e->r;
 
 	e->pending = 2;
+	e->asked = mono_us();
 	ares_query(r->channel, e->name, ns_c_in, ns_t_a, resolver_a_cb, e);
 	ares_query(r->channel, e->name, ns_c_in, ns_t_aaaa, resolver_aaaa_cb,
 	    e);
@@ -653,6 +662,9 @@ resolver_raw_answer_cb(void *arg, int status, int timeouts,
 	struct resolver_query	*q = arg;
 
 	q->inflight = 0;
+	if (status != ARES_EDESTRUCTION && status != ARES_ECANCELLED)
+		metrics_resolved(q->r->metrics, mono_us() - q->asked,
+		    abuf == NULL || alen <= 0);
 	if (q->cancelled) {
 		resolver_query_free(q);
 		return;
@@ -685,10 +697,18 @@ resolver_raw(struct resolver *r, const char *name, int qtype,
 		return (NULL);
 	}
 	q->inflight = 1;
+	q->asked = mono_us();
 	ares_query(r->channel, name, ns_c_in, qtype, resolver_raw_answer_cb,
 	    q);
 	resolver_timer_update(r);
 	return (q);
+}
+
+/* Time upstream questions into m. */
+void
+resolver_set_metrics(struct resolver *r, struct metrics *m)
+{
+	r->metrics = m;
 }
 
 /* Forget a query: its callback will not be called. */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 struct event_base;
+struct metrics;
 struct resolver;
 struct resolver_query;
 
@@ -68,6 +69,9 @@ struct resolver_query *resolver_lookup(struct resolver *, const char *,
 /* Send one question upstream (class IN) and hand back the raw answer. */
 struct resolver_query *resolver_raw(struct resolver *, const char *, int,
 		    resolver_raw_cb, void *);
+
+/* Time upstream questions and count failures in m (NULL: not). */
+void		 resolver_set_metrics(struct resolver *, struct metrics *);
 
 /* Forget a query: its callback will not be called. */
 void		 resolver_cancel(struct resolver_query *);
