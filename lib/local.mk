@@ -8,7 +8,7 @@ libpinhole_a_SOURCES += \
 	lib/sdnotify.c lib/sdnotify.h \
 	lib/metrics.c lib/metrics.h
 
-UNIT_TESTS += tests/unit/test_json
+UNIT_TESTS += tests/unit/test_json tests/unit/test_metrics
 # Diagnostics on a terminal, a file and the journal; telling a service
 # manager that the service is ready.
 UNIT_TESTS += tests/unit/test_log tests/unit/test_sdnotify

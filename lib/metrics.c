@@ -185,13 +185,22 @@ metrics_family(struct metrics_out *o, const char *name, const char *type,
 	    type);
 }
 
-/* A family with one series and no labels. */
+/* A counter with one series and no labels. */
 static void
-metrics_one(struct metrics_out *o, const char *name, const char *type,
-    const char *help, unsigned long long v)
+metrics_one(struct metrics_out *o, const char *name, const char *help,
+    unsigned long long v)
 {
-	metrics_family(o, name, type, help);
+	metrics_family(o, name, "counter", help);
 	metrics_printf(o, "%s %llu\n", name, v);
+}
+
+/* A gauge with one series and no labels. */
+static void
+metrics_gauge(struct metrics_out *o, const char *name, const char *help,
+    int64_t v)
+{
+	metrics_family(o, name, "gauge", help);
+	metrics_printf(o, "%s %lld\n", name, (long long)v);
 }
 
 /* A family with one series per value of one label. */
@@ -256,18 +265,14 @@ metrics_histogram(struct metrics_out *o, const struct metrics *m)
 static void
 metrics_gauges(struct metrics_out *o, const struct metrics *m)
 {
-	metrics_one(o, "pinhole_tunnels", "gauge", "Tunnels open now "
-	    "(CONNECT, SOCKS5, captured, upgraded).",
-	    (unsigned long long)m->gauges[MG_TUNNELS]);
-	metrics_one(o, "pinhole_held_connections", "gauge", "Connections "
-	    "held now while a person decides.",
-	    (unsigned long long)m->gauges[MG_HELD]);
-	metrics_one(o, "pinhole_escalation_pending", "gauge", "Escalation "
-	    "requests waiting for a decision.",
-	    (unsigned long long)m->gauges[MG_PENDING]);
-	metrics_one(o, "pinhole_sandboxes", "gauge", "Sandboxes attached "
-	    "to this session now.",
-	    (unsigned long long)m->gauges[MG_SANDBOXES]);
+	metrics_gauge(o, "pinhole_tunnels", "Tunnels open now (CONNECT, "
+	    "SOCKS5, captured, upgraded).", m->gauges[MG_TUNNELS]);
+	metrics_gauge(o, "pinhole_held_connections", "Connections held now "
+	    "while a person decides.", m->gauges[MG_HELD]);
+	metrics_gauge(o, "pinhole_escalation_pending", "Escalation requests "
+	    "waiting for a decision.", m->gauges[MG_PENDING]);
+	metrics_gauge(o, "pinhole_sandboxes", "Sandboxes attached to this "
+	    "session now.", m->gauges[MG_SANDBOXES]);
 }
 
 /* Write the whole exposition. */
@@ -286,9 +291,8 @@ metrics_write(const struct metrics *m, char *buf, size_t len)
 	    "pinhole running, as a label; always 1.");
 	metrics_printf(&o, "pinhole_build_info{version=\"%s\"} 1\n",
 	    PACKAGE_VERSION);
-	metrics_one(&o, "process_start_time_seconds", "gauge", "Start "
-	    "time of the process since the Unix epoch in seconds.",
-	    (unsigned long long)m->start);
+	metrics_gauge(&o, "process_start_time_seconds", "Start time of the "
+	    "process since the Unix epoch in seconds.", m->start);
 	metrics_decisions(&o, "pinhole_connections_total", "Client "
 	    "connections decided, by verdict and reason.", m->conns);
 	metrics_decisions(&o, "pinhole_http_requests_total", "HTTP requests "
@@ -296,23 +300,20 @@ metrics_write(const struct metrics *m, char *buf, size_t len)
 	    m->requests);
 	metrics_labelled(&o, "pinhole_dns_queries_total", "DNS queries "
 	    "answered, by verdict.", "verdict", dnsv, m->dns, 2);
-	metrics_labelled(&o, "pinhole_relayed_bytes_total", "Bytes relayed for "
-	    "clients once a tunnel or exchange ends: up to the server, down "
+	metrics_labelled(&o, "pinhole_relayed_bytes_total", "Bytes relayed "
+	    "for clients once a tunnel or exchange ends: up to the server, down "
 	    "to the client.", "direction", dirv, bytes, 2);
 	metrics_gauges(&o, m);
 	metrics_labelled(&o, "pinhole_grants_total", "Approvals turned "
 	    "into grants, by scope.", "scope", metrics_scopes, m->grants,
 	    METRICS_SCOPES);
-	metrics_one(&o, "pinhole_audit_write_errors_total", "counter",
-	    "Writes to the audit log that failed.",
-	    (unsigned long long)m->audit_errors);
-	metrics_one(&o, "pinhole_audit_lost_lines_total", "counter",
-	    "Audit lines lost because the log could not be written.",
-	    (unsigned long long)m->audit_lost);
-	metrics_one(&o, "pinhole_resolver_errors_total", "counter",
-	    "Upstream DNS questions that failed (no answer, server "
-	    "failure, refused); no such name is not an error.",
-	    (unsigned long long)m->resolver_errors);
+	metrics_one(&o, "pinhole_audit_write_errors_total", "Writes to the "
+	    "audit log that failed.", m->audit_errors);
+	metrics_one(&o, "pinhole_audit_lost_lines_total", "Audit lines lost "
+	    "because the log could not be written.", m->audit_lost);
+	metrics_one(&o, "pinhole_resolver_errors_total", "Upstream DNS "
+	    "questions that failed (no answer, server failure, refused); no "
+	    "such name is not an error.", m->resolver_errors);
 	metrics_histogram(&o, m);
 	metrics_labelled(&o, "pinhole_policy_reloads_total", "Policy "
 	    "reloads, by result.", "result", reloadv, m->reloads, 2);
