@@ -5,3 +5,6 @@ EXTRA_DIST += tests/integration/lib.sh
 TESTS += tests/integration/srt.sh
 EXTRA_DIST += tests/integration/srt.sh tests/integration/srt/package.json \
 	tests/integration/srt/package-lock.json
+# --metrics: exact counts after known traffic, promtool, a real Prometheus.
+TESTS += tests/integration/metrics.sh
+EXTRA_DIST += tests/integration/metrics.sh
