@@ -21,5 +21,6 @@ dist_doc_DATA = README.md LICENSE \
 	docs/audit-log.md \
 	docs/control-protocol.md \
 	docs/inspection.md \
+	docs/metrics.md \
 	docs/sandbox.md \
 	docs/threat-model.md
