@@ -214,7 +214,41 @@ EOF
 	    fail "$MODE: no scrape after bad requests"
 }
 
+# A session counts its attached sandboxes, and what they send.
+session_mode() {
+	W="$T/s-$MODE"
+	mkdir -p "$W/log" && mkdir -m 700 "$W/xdg"
+	[ "$MODE" = root ] || chown -R nobody "$W"
+	SM=$(free_port)
+	as_mode "$T/pinhole" session start mx --resolver "127.0.0.1:$DNSP" \
+	    --allow 'allow-private 127.0.0.0/8' --allow "origin.test:$HP" \
+	    --metrics "127.0.0.1:$SM" --log "$W/log/audit.log" \
+	    >/dev/null 2>"$W/err" ||
+	    { fail "$MODE: session start: $(cat "$W/err")"; return; }
+	scrape "$SM" "$W/s0" || fail "$MODE: session scrape"
+	check "$W/s0" pinhole_sandboxes 0
+	bg_mode "$T/pinhole" run --session mx -- sh -c \
+	    "curl -s -m 5 http://origin.test:$HP/hello.txt; sleep 2" \
+	    >"$W/run.out" 2>&1
+	runpid=$!
+	wait_value "$SM" "$W/s1" pinhole_sandboxes 1 &&
+	    ok "$MODE: one sandbox attached" ||
+	    fail "$MODE: sandboxes $(value "$W/s1" pinhole_sandboxes)"
+	wait "$runpid"
+	grep -q 'hello from origin' "$W/run.out" ||
+	    fail "$MODE: the attached command: $(cat "$W/run.out")"
+	wait_value "$SM" "$W/s2" pinhole_sandboxes 0 &&
+	    ok "$MODE: the sandbox is gone" ||
+	    fail "$MODE: sandboxes $(value "$W/s2" pinhole_sandboxes)"
+	check "$W/s2" \
+	    'pinhole_http_requests_total{verdict="allow",reason="none"}' 1
+	as_mode "$T/pinhole" session stop mx >/dev/null 2>&1 ||
+	    fail "$MODE: session stop"
+}
+
 MODE=nobody run_mode
+MODE=nobody session_mode
+MODE=root session_mode
 MODE=root run_mode
 
 # A real Prometheus scrapes the root proxy every second.
