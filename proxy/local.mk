@@ -203,3 +203,10 @@ tests_fuzz_fuzz_attach_SOURCES = tests/fuzz/fuzz_attach.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_attach_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_attach_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/attach
+
+# The metrics listener: finding and deciding a request head.
+FUZZ_TARGETS += tests/fuzz/fuzz_scrape
+tests_fuzz_fuzz_scrape_SOURCES = tests/fuzz/fuzz_scrape.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_scrape_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_scrape_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/scrape

@@ -109,13 +109,8 @@ scrape_request(struct scrape_client *sc, const char *head, size_t len)
 		scrape_answer(sc, 503, NULL, NULL, 0);
 		return;
 	}
-	if ((st = http_request_parse(head, len, &lim, r)) != 0)
+	if ((st = http_request_route(head, len, &lim, "/metrics", r)) != 200)
 		scrape_answer(sc, st, NULL, NULL, 0);
-	else if (r->form != HTTP_FORM_ORIGIN || !http_str_eq(&r->path,
-	    "/metrics"))
-		scrape_answer(sc, 404, NULL, NULL, 0);
-	else if (!http_str_eq(&r->method, "GET"))
-		scrape_answer(sc, 405, NULL, NULL, 0);
 	else
 		scrape_metrics(sc);
 	free(r);

@@ -492,6 +492,31 @@ http_request_check(struct http_request *r)
 	return (0);
 }
 
+/* Compare a piece of the buffer with a string, case and all. */
+static int
+http_str_is(const struct http_str *s, const char *lit)
+{
+	size_t	n = strlen(lit);
+
+	return (s->len == n && memcmp(s->p, lit, n) == 0);
+}
+
+/* Decide a request for the one resource a small server has. */
+int
+http_request_route(const char *buf, size_t len, const struct http_limits *lim,
+    const char *path, struct http_request *r)
+{
+	int	st;
+
+	if ((st = http_request_parse(buf, len, lim, r)) != 0)
+		return (st);
+	if (r->form != HTTP_FORM_ORIGIN || !http_str_is(&r->path, path))
+		return (404);
+	if (!http_str_is(&r->method, "GET"))
+		return (405);
+	return (200);
+}
+
 /*
  * Parse a request head of len bytes (as found by http_scan_feed).
  * Returns 0, or the status to answer with: 400, 431, 501 or 505.

@@ -107,6 +107,14 @@ int	http_request_parse(const char *, size_t, const struct http_limits *,
 int	http_response_parse(const char *, size_t, const struct http_limits *,
 	    int, struct http_response *);
 
+/*
+ * A server of one resource: decide a request head of len bytes (r is
+ * scratch).  Returns 200 for GET of exactly path (origin-form), 404 for
+ * another target, 405 for another method, or the parser's status.
+ */
+int	http_request_route(const char *, size_t, const struct http_limits *,
+	    const char *, struct http_request *);
+
 void	http_chunked_init(struct http_chunked *);
 ssize_t	http_chunked_feed(struct http_chunked *, const void *, size_t,
 	    int *);

@@ -354,6 +354,39 @@ test_chunked(void **state)
 	assert_int_equal(ch.remain, 0xff - 3);
 }
 
+/* One resource: GET of exactly its path, in origin-form. */
+static void
+test_request_route(void **state)
+{
+	static struct http_request	r;
+	struct http_limits		rlim = { 4096, 32 };
+	static const struct {
+		const char	*head;
+		int		 status;
+	} t[] = {
+		{ "GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n", 200 },
+		{ "GET /metrics HTTP/1.0\r\n\r\n", 200 },
+		{ "GET /metrics HTTP/1.1\r\n\r\n", 400 },	/* no Host */
+		{ "GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n", 404 },
+		{ "GET /METRICS HTTP/1.1\r\nHost: a\r\n\r\n", 404 },
+		{ "GET /metrics/ HTTP/1.1\r\nHost: a\r\n\r\n", 404 },
+		{ "GET / HTTP/1.1\r\nHost: a\r\n\r\n", 404 },
+		{ "GET http://a/metrics HTTP/1.1\r\nHost: a\r\n\r\n", 404 },
+		{ "CONNECT a:80 HTTP/1.1\r\nHost: a:80\r\n\r\n", 404 },
+		{ "POST /metrics HTTP/1.1\r\nHost: a\r\n"
+		    "Content-Length: 0\r\n\r\n", 405 },
+		{ "get /metrics HTTP/1.1\r\nHost: a\r\n\r\n", 405 },
+		{ "HEAD /metrics HTTP/1.1\r\nHost: a\r\n\r\n", 405 },
+		{ "GARBAGE\r\n\r\n", 400 },
+		{ "GET /metrics HTTP/2.0\r\n\r\n", 505 },
+	};
+	size_t	i;
+
+	for (i = 0; i < sizeof t / sizeof t[0]; i++)
+		assert_int_equal(http_request_route(t[i].head,
+		    strlen(t[i].head), &rlim, "/metrics", &r), t[i].status);
+}
+
 int
 main(void)
 {
@@ -364,6 +397,7 @@ main(void)
 		cmocka_unit_test(test_scan),
 		cmocka_unit_test(test_response_table),
 		cmocka_unit_test(test_chunked),
+		cmocka_unit_test(test_request_route),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
