@@ -2,7 +2,8 @@
 # pinhole proxy --metrics: known traffic (a CONNECT allowed and one
 # refused, a forwarded request, DNS allowed and refused, a policy reload
 # that works and one that fails), then the exact counts on a scrape with
-# curl, promtool's lint of it, bad requests to the listener, and a real
+# curl, promtool's lint of it, bad requests to the listener, a session
+# with an attached sandbox and a held connection approved once, and a real
 # Prometheus scraping it, asked over its HTTP API.  As root, and the
 # scrape part as nobody too.  All on 127.0.0.1.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -219,10 +220,11 @@ session_mode() {
 	W="$T/s-$MODE"
 	mkdir -p "$W/log" && mkdir -m 700 "$W/xdg"
 	[ "$MODE" = root ] || chown -R nobody "$W"
-	SM=$(free_port)
+	SM=$(free_port) SP=$(free_port)
 	as_mode "$T/pinhole" session start mx --resolver "127.0.0.1:$DNSP" \
 	    --allow 'allow-private 127.0.0.0/8' --allow "origin.test:$HP" \
-	    --metrics "127.0.0.1:$SM" --log "$W/log/audit.log" \
+	    --metrics "127.0.0.1:$SM" --log "$W/log/audit.log" --ask=30 \
+	    --listen "127.0.0.1:$SP" \
 	    >/dev/null 2>"$W/err" ||
 	    { fail "$MODE: session start: $(cat "$W/err")"; return; }
 	scrape "$SM" "$W/s0" || fail "$MODE: session scrape"
@@ -242,6 +244,23 @@ session_mode() {
 	    fail "$MODE: sandboxes $(value "$W/s2" pinhole_sandboxes)"
 	check "$W/s2" \
 	    'pinhole_http_requests_total{verdict="allow",reason="none"}' 1
+
+	# A connection held for a person, who approves it once.
+	tunnel "$SP" "ask.test:$HP" >"$W/held" &
+	held=$!
+	wait_value "$SM" "$W/s3" pinhole_held_connections 1 &&
+	    ok "$MODE: one connection held" || fail "$MODE: none held"
+	check "$W/s3" pinhole_escalation_pending 1
+	id=$(wait_pending ask.test as_mode "$T/pinhole") &&
+	    as_mode "$T/pinhole" approve --once "$id" >/dev/null ||
+	    fail "$MODE: approve"
+	wait "$held"
+	grep -q '^200 ' "$W/held" && ok "$MODE: approved, through" ||
+	    fail "$MODE: approved: $(cat "$W/held")"
+	scrape "$SM" "$W/s4"
+	check "$W/s4" 'pinhole_grants_total{scope="once"}' 1
+	check "$W/s4" pinhole_held_connections 0
+	check "$W/s4" pinhole_escalation_pending 0
 	as_mode "$T/pinhole" session stop mx >/dev/null 2>&1 ||
 	    fail "$MODE: session stop"
 }
