@@ -12,6 +12,7 @@ libpinhole_a_SOURCES += \
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \
 	proxy/audit/chain.c proxy/audit/line.c proxy/audit/sink.c \
+	proxy/audit/spool.c proxy/audit/spool.h \
 	proxy/audit/verify.c proxy/audit/verify.h
 # tls/: TLS inspection's CA, leaves and SSL objects (OpenSSL).
 libpinhole_a_SOURCES += proxy/tls/tls.c proxy/tls/tls.h
@@ -51,6 +52,7 @@ UNIT_TESTS += tests/unit/test_resolver
 UNIT_TESTS += tests/unit/test_audit
 UNIT_TESTS += tests/unit/test_auditchain
 UNIT_TESTS += tests/unit/test_auditline
+UNIT_TESTS += tests/unit/test_spool
 
 UNIT_TESTS += tests/unit/test_http
 UNIT_TESTS += tests/unit/test_secret
