@@ -43,6 +43,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
 #include "proxy/audit/ship.h"
@@ -50,9 +51,10 @@
 
 #define SHIP_LINE_MAX	(256 * 1024)	/* longer than any audit line */
 #define SHIP_MSG_MAX	(SHIP_LINE_MAX * 3 + AUDIT_FRAME_HEAD)
-#define SHIP_INFLIGHT	8192		/* lines sent, not acknowledged */
+#define SHIP_INFLIGHT	16384		/* lines sent, not yet forgotten */
 #define SHIP_HIWAT	(256 * 1024)	/* bytes queued before waiting */
 #define SHIP_POLL_MS	10		/* acknowledgements looked at */
+#define SHIP_REPLAY_MS	250		/* sent again after a reset */
 #define SHIP_BACKOFF_MIN_MS	250
 #define SHIP_BACKOFF_MAX_MS	30000
 #define SHIP_CONNECT_S	10		/* to connect and shake hands */
@@ -67,6 +69,7 @@ enum ship_state {
 struct ship_sent {
 	uint64_t	 spool_end;	/* spool offset after the line */
 	uint64_t	 wire_end;	/* stream offset after it */
+	uint64_t	 acked_at;	/* mono_ms() it was acknowledged, or 0 */
 };
 
 struct ship {
@@ -93,6 +96,7 @@ struct ship {
 	struct ship_sent	*ring;
 	size_t			 ring_head;
 	size_t			 ring_n;
+	size_t			 nacked;	/* the first ring_n acknowledged */
 	size_t			 unsettled;	/* last lines, offset unknown */
 
 	uint64_t		 delivered;
@@ -106,6 +110,8 @@ struct ship {
 static void	ship_connect(struct ship *);
 static void	ship_fill(struct ship *);
 static void	ship_tick_cb(evutil_socket_t, short, void *);
+static void	ship_check_acks(struct ship *);
+static void	ship_release(struct ship *, uint64_t);
 
 /* Tell whether a --log value names a shipping destination. */
 int
@@ -253,6 +259,8 @@ ship_close(struct ship *s)
 	if (s == NULL)
 		return;
 	if (s->spool != NULL) {
+		ship_check_acks(s);
+		ship_release(s, UINT64_MAX);
 		spool_stats(s->spool, &st);
 		log_info("audit shipping: %s: %llu line(s) delivered, %llu "
 		    "bytes wait in the spool, %llu line(s) not kept (spool "
@@ -296,31 +304,58 @@ ship_acked(struct ship *s, uint64_t *acked)
 	return (0);
 }
 
-/* Forget the lines the collector has: acknowledged up to their end. */
+/*
+ * Forget the lines acknowledged before cutoff (mono_ms()): out of the
+ * ring, out of the spool.
+ */
 static void
-ship_check_acks(struct ship *s)
+ship_release(struct ship *s, uint64_t cutoff)
 {
 	struct ship_sent	*e;
-	uint64_t		 acked, done = 0;
-	int			 any = 0;
+	uint64_t		 done = 0;
 
-	if (s->ring_n == 0 || ship_acked(s, &acked) == -1)
-		return;
-	acked -= s->ack_base;
-	while (s->ring_n > 0) {
+	while (s->nacked > 0) {
 		e = &s->ring[s->ring_head];
-		if (e->wire_end == SHIP_UNKNOWN || e->wire_end > acked)
+		if (e->acked_at > cutoff)
 			break;
 		done = e->spool_end;
 		s->ring_head = (s->ring_head + 1) % SHIP_INFLIGHT;
 		s->ring_n--;
+		s->nacked--;
 		s->delivered++;
-		any = 1;
 	}
+	if (done != 0 && spool_ack(s->spool, done) == -1)
+		log_warn("audit shipping: %s: spool mark", s->dest);
+}
+
+/*
+ * Note the lines the collector's kernel acknowledged up to their end.
+ * They are forgotten SHIP_REPLAY_MS later: a collector that resets the
+ * connection may have dropped what it had not read yet, and what was
+ * acknowledged just before is sent again.
+ */
+static void
+ship_check_acks(struct ship *s)
+{
+	struct ship_sent	*e;
+	uint64_t		 acked, now = mono_ms();
+	int			 any = 0;
+
+	if (s->ring_n > s->nacked && ship_acked(s, &acked) == 0) {
+		acked -= s->ack_base;
+		while (s->nacked < s->ring_n) {
+			e = &s->ring[(s->ring_head + s->nacked) %
+			    SHIP_INFLIGHT];
+			if (e->wire_end == SHIP_UNKNOWN || e->wire_end > acked)
+				break;
+			e->acked_at = now;
+			s->nacked++;
+			any = 1;
+		}
+	}
+	ship_release(s, now > SHIP_REPLAY_MS ? now - SHIP_REPLAY_MS : 0);
 	if (!any)
 		return;
-	if (spool_ack(s->spool, done) == -1)
-		log_warn("audit shipping: %s: spool mark", s->dest);
 	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
 	if (s->failing) {
 		log_info("audit shipping: %s: delivering again", s->dest);
@@ -334,7 +369,7 @@ ship_settle(struct ship *s)
 {
 	size_t	i;
 
-	if (s->unsettled == 0 ||
+	if (s->unsettled == 0 || s->bev == NULL ||
 	    evbuffer_get_length(bufferevent_get_output(s->bev)) != 0)
 		return;
 	for (i = s->ring_n - s->unsettled; i < s->ring_n; i++)
@@ -365,18 +400,21 @@ ship_fail(struct ship *s, const char *why)
 }
 
 /*
- * The connection is gone: keep what the collector acknowledged, send
- * the rest again on the next connection, after a delay that doubles
- * (to a cap) until a line is delivered.
+ * The connection is gone: forget what the collector acknowledged (when
+ * it closed cleanly; after a reset, but what it acknowledged in the
+ * last SHIP_REPLAY_MS), send the rest again on the next connection,
+ * after a delay that doubles (to a cap) until a line is delivered.
  */
 static void
-ship_down(struct ship *s, const char *why)
+ship_down(struct ship *s, const char *why, int clean)
 {
 	ship_check_acks(s);
+	if (clean)
+		ship_release(s, UINT64_MAX);
 	ship_drop_conn(s);
 	ship_fail(s, why);
 	s->state = SHIP_DOWN;
-	s->ring_n = s->ring_head = s->unsettled = 0;
+	s->ring_n = s->ring_head = s->nacked = s->unsettled = 0;
 	s->next = spool_head(s->spool);
 	evtimer_del(s->tick);
 	ship_schedule(s, s->backoff_ms);
@@ -480,9 +518,9 @@ ship_event_cb(struct bufferevent *bev, short what, void *arg)
 	else
 		snprintf(why, sizeof why, "%s", e != 0 ?
 		    evutil_socket_error_to_string(e) : "connection failed");
-	if (s->tls && s->bev != s->sock && !(what & BEV_EVENT_EOF))
+	if (s->bev != NULL && s->bev != s->sock && !(what & BEV_EVENT_EOF))
 		ship_tls_why(s, why, sizeof why);
-	ship_down(s, why);
+	ship_down(s, why, (what & BEV_EVENT_EOF) != 0);
 }
 
 /* Put TLS over the connected socket, checking the collector's name. */
@@ -528,7 +566,7 @@ ship_sock_cb(struct bufferevent *bev, short what, void *arg)
 		s->ack_base = acked;
 	bufferevent_set_timeouts(s->sock, NULL, NULL);
 	if (ship_tls_start(s) == -1) {
-		ship_down(s, "TLS: cannot start");
+		ship_down(s, "TLS: cannot start", 0);
 		return;
 	}
 	bufferevent_setcb(s->bev, ship_read_cb, ship_write_cb, ship_event_cb,
@@ -561,7 +599,7 @@ ship_connect(struct ship *s)
 	s->ack_base = 0;
 	s->sock = bufferevent_socket_new(s->base, -1, BEV_OPT_CLOSE_ON_FREE);
 	if (s->sock == NULL) {
-		ship_down(s, "out of memory");
+		ship_down(s, "out of memory", 0);
 		return;
 	}
 	evbuffer_add_cb(bufferevent_get_output(s->sock), ship_wire_cb, s);
@@ -576,7 +614,7 @@ ship_connect(struct ship *s)
 	bufferevent_enable(s->sock, EV_READ | EV_WRITE);
 	if (bufferevent_socket_connect(s->sock, ai->ai_addr,
 	    ai->ai_addrlen) == -1)
-		ship_down(s, strerror(errno));
+		ship_down(s, strerror(errno), 0);
 }
 
 /* Frame one line as an RFC 5424 message; 0 when it cannot be. */
@@ -612,6 +650,7 @@ ship_send(struct ship *s, const char *line, size_t len)
 	s->ring_n++;
 	s->next += len;
 	e->spool_end = s->next;
+	e->acked_at = 0;
 	e->wire_end = s->wire;		/* plain TCP: queued on the socket */
 	if (s->tls) {
 		e->wire_end = SHIP_UNKNOWN;
@@ -632,21 +671,21 @@ ship_fill(struct ship *s)
 	char		*p, *nl;
 	size_t		 left;
 
-	if (s->state != SHIP_UP)
-		return;
-	out = bufferevent_get_output(s->sock);
-	while (s->ring_n < SHIP_INFLIGHT && s->next < spool_tail(s->spool) &&
-	    evbuffer_get_length(out) < SHIP_HIWAT) {
+	/* A write may fail at once and take the connection down. */
+	while (s->state == SHIP_UP && s->ring_n < SHIP_INFLIGHT &&
+	    s->next < spool_tail(s->spool) &&
+	    evbuffer_get_length(out = bufferevent_get_output(s->sock)) <
+	    SHIP_HIWAT) {
 		n = spool_read(s->spool, s->next, s->rbuf, SHIP_LINE_MAX);
 		if (n <= 0) {
 			log_warn("audit shipping: %s: spool read", s->dest);
 			break;
 		}
-		for (p = s->rbuf, left = n; left > 0 &&
+		for (p = s->rbuf, left = n; left > 0 && s->state == SHIP_UP &&
 		    s->ring_n < SHIP_INFLIGHT &&
 		    (nl = memchr(p, '\n', left)) != NULL; ) {
 			if (ship_send(s, p, nl - p + 1) == -1) {
-				ship_down(s, "out of memory");
+				ship_down(s, "out of memory", 0);
 				return;
 			}
 			left -= nl - p + 1;
@@ -655,6 +694,8 @@ ship_fill(struct ship *s)
 		if (left == (size_t)n)
 			break;	/* a line longer than any audit line */
 	}
+	if (s->state != SHIP_UP)
+		return;
 	ship_settle(s);
 	if (s->ring_n > 0 && !evtimer_pending(s->tick, NULL))
 		ship_schedule(s, SHIP_POLL_MS);
@@ -684,7 +725,7 @@ int
 ship_busy(const struct ship *s)
 {
 	return (s->state == SHIP_UP &&
-	    spool_head(s->spool) != spool_tail(s->spool));
+	    (s->ring_n > s->nacked || s->next != spool_tail(s->spool)));
 }
 
 void
