@@ -78,6 +78,7 @@ struct ship {
 	char			*host;
 	int			 tls;
 	struct addrinfo		*ai;
+	struct addrinfo		*cur;		/* the address tried now */
 	SSL_CTX			*ctx;
 	struct spool		*spool;
 	char			 hostname[256];
@@ -411,6 +412,8 @@ ship_down(struct ship *s, const char *why, int clean)
 	ship_check_acks(s);
 	if (clean)
 		ship_release(s, UINT64_MAX);
+	if (s->state == SHIP_CONNECTING && s->cur != NULL)
+		s->cur = s->cur->ai_next;	/* the next address next time */
 	ship_drop_conn(s);
 	ship_fail(s, why);
 	s->state = SHIP_DOWN;
@@ -587,13 +590,16 @@ ship_plain_cb(struct bufferevent *bev, short what, void *arg)
 	ship_event_cb(bev, what, arg);
 }
 
-/* Connect to the collector's first address that answers. */
+/* Connect to the collector's address, the next one after a failure. */
 static void
 ship_connect(struct ship *s)
 {
 	struct timeval	 tv = { SHIP_CONNECT_S, 0 };
-	struct addrinfo	*ai = s->ai;
+	struct addrinfo	*ai;
 
+	if (s->cur == NULL)
+		s->cur = s->ai;
+	ai = s->cur;
 	s->state = SHIP_CONNECTING;
 	s->wire = 0;
 	s->ack_base = 0;

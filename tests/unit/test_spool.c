@@ -1,6 +1,8 @@
 /*
- * The shipping spool: lines kept in order until acknowledged, across a
- * reopen, bounded, and compacted without losing a line due.
+ * Shipping's pure parts: the spool (lines kept in order until
+ * acknowledged, across a reopen, bounded, compacted without losing a
+ * line due), the stream framing, and the audit log's hook that hands
+ * each line on.
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "proxy/audit/audit.h"
 #include "proxy/audit/spool.h"
 
 struct fixture {
@@ -179,6 +182,84 @@ test_name(void **state)
 	assert_null(spool_open(f->dir, "", 10, err, sizeof err));
 }
 
+/* Octet counting: "LEN SP MSG", LEN the message's bytes. */
+static void
+test_frame(void **state)
+{
+	struct audit_rec	 rec;
+	const char		*line = "{\"schema\":2,\"ts\":\"T\",\"event\":"
+	    "\"connect\",\"verdict\":\"deny\",\"host\":\"a]b\",\"seq\":7}";
+	char			 buf[1024], store[256], *sp;
+	size_t			 n, len;
+
+	(void)state;
+	assert_int_equal(audit_rec_parse(line, strlen(line), store,
+	    sizeof store, &rec), 0);
+	n = audit_syslog_format(buf + AUDIT_FRAME_HEAD, sizeof buf -
+	    AUDIT_FRAME_HEAD, line, strlen(line), &rec, "gw", 42);
+	assert_true(n > 0);
+	len = audit_frame(buf, n);
+	buf[len] = '\0';
+	sp = strchr(buf, ' ');
+	assert_non_null(sp);
+	assert_int_equal(strtoul(buf, NULL, 10), n);
+	assert_int_equal(len, (size_t)(sp - buf) + 1 + n);
+	assert_true(strncmp(sp + 1, "<85>1 T gw pinhole 42 connect "
+	    "[pinhole@32473 schema=\"2\" ts=\"T\"", 56) == 0);
+	assert_non_null(strstr(buf, "host=\"a\\]b\""));
+	assert_string_equal(buf + len - strlen(line), line);
+}
+
+struct seen {
+	char	buf[4096];
+	size_t	len;
+	int	lines;
+};
+
+static void
+hook_cb(void *arg, const char *line, size_t len)
+{
+	struct seen	*s = arg;
+
+	assert_true(s->len + len < sizeof s->buf);
+	memcpy(s->buf + s->len, line, len);
+	s->len += len;
+	s->lines++;
+}
+
+/* Every line written, and only those, is handed on as written. */
+static void
+test_hook(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit_event	 ev;
+	struct audit		*a;
+	struct seen		 seen;
+	char			 path[128], err[256], file[4096];
+	FILE			*fp;
+	size_t			 n;
+
+	memset(&seen, 0, sizeof seen);
+	snprintf(path, sizeof path, "%s/audit.log", f->dir);
+	a = audit_open(path, err, sizeof err);
+	assert_non_null(a);
+	audit_set_hook(a, hook_cb, &seen);
+	audit_event_init(&ev);
+	ev.event = "start";
+	audit_write(a, &ev);
+	ev.event = "connect";
+	ev.host = "example.org";
+	audit_write(a, &ev);
+	audit_close(a);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	n = fread(file, 1, sizeof file, fp);
+	fclose(fp);
+	assert_int_equal(seen.lines, 2);
+	assert_int_equal(seen.len, n);
+	assert_memory_equal(seen.buf, file, n);
+}
+
 int
 main(void)
 {
@@ -187,6 +268,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_name, setup, teardown),
+		cmocka_unit_test(test_frame),
+		cmocka_unit_test_setup_teardown(test_hook, setup, teardown),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
