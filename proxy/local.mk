@@ -90,6 +90,9 @@ TESTS += tests/integration/log.sh
 EXTRA_DIST += tests/integration/log.sh
 TESTS += tests/integration/log-full.sh
 EXTRA_DIST += tests/integration/log-full.sh
+# Shipping to a real rsyslog over TCP and TLS.
+TESTS += tests/integration/ship.sh
+EXTRA_DIST += tests/integration/ship.sh
 TESTS += tests/integration/log-default.sh
 EXTRA_DIST += tests/integration/log-default.sh
 
