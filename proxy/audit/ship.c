@@ -13,9 +13,9 @@
  * next connection, from the first line not acknowledged.
  *
  * The stream offset of a line is known once the layer above the socket
- * holds none of it: for TLS, once the filter's output is empty (all of it
- * encrypted into the socket's output).  Lines written meanwhile share the
- * offset taken then, which is at or after their true end, never before.
+ * holds none of it: for TLS, once TLS has taken its last byte from the
+ * filter's output (and put the records into the socket's output).  The
+ * offset taken then is at or after the line's true end, never before.
  */
 #include "config.h"
 
@@ -69,6 +69,7 @@ enum ship_state {
 struct ship_sent {
 	uint64_t	 spool_end;	/* spool offset after the line */
 	uint64_t	 wire_end;	/* stream offset after it */
+	uint64_t	 clear_end;	/* TLS: offset in the clear stream */
 	uint64_t	 acked_at;	/* mono_ms() it was acknowledged, or 0 */
 };
 
@@ -93,6 +94,8 @@ struct ship {
 
 	uint64_t		 next;		/* spool offset to send from */
 	uint64_t		 wire;		/* stream bytes queued so far */
+	uint64_t		 clear;		/* TLS: bytes written to the filter */
+	uint64_t		 encrypted;	/* and taken from it by TLS */
 	uint64_t		 ack_base;	/* tcpi_bytes_acked at connect */
 	struct ship_sent	*ring;
 	size_t			 ring_head;
@@ -364,18 +367,27 @@ ship_check_acks(struct ship *s)
 	}
 }
 
-/* Give the lines whose stream offset was not known yet the one now. */
+/*
+ * TLS took bytes from the filter's output: they are in the socket's
+ * output now, encrypted, so the lines they end have their stream offset.
+ */
 static void
-ship_settle(struct ship *s)
+ship_clear_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
 {
-	size_t	i;
+	struct ship		*s = arg;
+	struct ship_sent	*e;
 
-	if (s->unsettled == 0 || s->bev == NULL ||
-	    evbuffer_get_length(bufferevent_get_output(s->bev)) != 0)
-		return;
-	for (i = s->ring_n - s->unsettled; i < s->ring_n; i++)
-		s->ring[(s->ring_head + i) % SHIP_INFLIGHT].wire_end = s->wire;
-	s->unsettled = 0;
+	(void)buf;
+	s->encrypted += info->n_deleted;
+	while (s->unsettled > 0) {
+		e = &s->ring[(s->ring_head + s->ring_n - s->unsettled) %
+		    SHIP_INFLIGHT];
+		if (e->clear_end > s->encrypted)
+			break;
+		e->wire_end = s->wire;
+		s->unsettled--;
+	}
 }
 
 /* Wait for acknowledgements, or to connect again. */
@@ -471,7 +483,6 @@ ship_write_cb(struct bufferevent *bev, void *arg)
 	struct ship	*s = arg;
 
 	(void)bev;
-	ship_settle(s);
 	ship_check_acks(s);
 	ship_fill(s);
 }
@@ -574,6 +585,7 @@ ship_sock_cb(struct bufferevent *bev, short what, void *arg)
 	}
 	bufferevent_setcb(s->bev, ship_read_cb, ship_write_cb, ship_event_cb,
 	    s);
+	evbuffer_add_cb(bufferevent_get_output(s->bev), ship_clear_cb, s);
 	bufferevent_set_timeouts(s->bev, &tv, &tv);
 	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
 }
@@ -601,7 +613,7 @@ ship_connect(struct ship *s)
 		s->cur = s->ai;
 	ai = s->cur;
 	s->state = SHIP_CONNECTING;
-	s->wire = 0;
+	s->wire = s->clear = s->encrypted = 0;
 	s->ack_base = 0;
 	s->sock = bufferevent_socket_new(s->base, -1, BEV_OPT_CLOSE_ON_FREE);
 	if (s->sock == NULL) {
@@ -659,6 +671,8 @@ ship_send(struct ship *s, const char *line, size_t len)
 	e->acked_at = 0;
 	e->wire_end = s->wire;		/* plain TCP: queued on the socket */
 	if (s->tls) {
+		s->clear += n;
+		e->clear_end = s->clear;
 		e->wire_end = SHIP_UNKNOWN;
 		s->unsettled++;
 	}
@@ -702,7 +716,6 @@ ship_fill(struct ship *s)
 	}
 	if (s->state != SHIP_UP)
 		return;
-	ship_settle(s);
 	if (s->ring_n > 0 && !evtimer_pending(s->tick, NULL))
 		ship_schedule(s, SHIP_POLL_MS);
 }
