@@ -367,19 +367,12 @@ ship_check_acks(struct ship *s)
 	}
 }
 
-/*
- * TLS took bytes from the filter's output: they are in the socket's
- * output now, encrypted, so the lines they end have their stream offset.
- */
+/* Give the lines TLS has wholly encrypted their stream offset. */
 static void
-ship_clear_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
-    void *arg)
+ship_settle(struct ship *s)
 {
-	struct ship		*s = arg;
 	struct ship_sent	*e;
 
-	(void)buf;
-	s->encrypted += info->n_deleted;
 	while (s->unsettled > 0) {
 		e = &s->ring[(s->ring_head + s->ring_n - s->unsettled) %
 		    SHIP_INFLIGHT];
@@ -388,6 +381,21 @@ ship_clear_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 		e->wire_end = s->wire;
 		s->unsettled--;
 	}
+}
+
+/*
+ * TLS took bytes from the filter's output: they are in the socket's
+ * output now, encrypted, so the lines they end have their stream offset.
+ */
+static void
+ship_clear_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct ship	*s = arg;
+
+	(void)buf;
+	s->encrypted += info->n_deleted;
+	ship_settle(s);
 }
 
 /* Wait for acknowledgements, or to connect again. */
@@ -652,30 +660,38 @@ ship_frame(struct ship *s, const char *line, size_t len)
 	return (audit_frame(s->msg, n));
 }
 
-/* Send one line; remember where it ends. */
+/*
+ * Send one line; remember where it ends.  The ring entry is made first:
+ * TLS may encrypt the line within bufferevent_write().
+ */
 static int
 ship_send(struct ship *s, const char *line, size_t len)
 {
 	struct ship_sent	*e;
 	size_t			 n;
 
-	if ((n = ship_frame(s, line, len - 1)) == 0) {
+	if ((n = ship_frame(s, line, len - 1)) == 0)
 		log_warnx("audit shipping: %s: a line that cannot be framed "
 		    "is skipped (seq in the local log)", s->dest);
-	} else if (bufferevent_write(s->bev, s->msg, n) == -1)
-		return (-1);
 	e = &s->ring[(s->ring_head + s->ring_n) % SHIP_INFLIGHT];
 	s->ring_n++;
 	s->next += len;
 	e->spool_end = s->next;
 	e->acked_at = 0;
-	e->wire_end = s->wire;		/* plain TCP: queued on the socket */
+	e->wire_end = SHIP_UNKNOWN;
 	if (s->tls) {
 		s->clear += n;
 		e->clear_end = s->clear;
-		e->wire_end = SHIP_UNKNOWN;
 		s->unsettled++;
 	}
+	if (n > 0 && bufferevent_write(s->bev, s->msg, n) == -1)
+		return (-1);
+	if (s->state != SHIP_UP)
+		return (0);
+	if (!s->tls)
+		e->wire_end = s->wire;	/* queued on the socket */
+	else
+		ship_settle(s);
 	return (0);
 }
 
