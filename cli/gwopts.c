@@ -22,6 +22,8 @@
 #include "cli/pinhole.h"
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/ship.h"
+#include "proxy/audit/spool.h"
 #include "proxy/dns/dns.h"
 #include "proxy/dns/fakeip.h"
 #include "proxy/escalate/control.h"
@@ -43,9 +45,11 @@ const struct cmd_opt gwopts_where_opts[] = {
 	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
 	    .help = "one more rule: HOST[:PORTS], or a whole line such as "
 	    "'allow-private 10.0.0.0/8' (repeatable)" },
-	{ "log", 'L', CMD_ARG_REQUIRED, "FILE|-",
+	{ "log", 'L', CMD_ARG_REQUIRED, "FILE|-|URL",
 	    .help = "audit log, JSON lines ('-': stdout; also syslog, "
-	    "journald; default ~/.local/state/pinhole/audit.log)" },
+	    "journald; default ~/.local/state/pinhole/audit.log); "
+	    "syslog+tcp://HOST:PORT or syslog+tls://HOST:PORT ships it "
+	    "as well (repeatable)" },
 	{ "log-key", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_LOG_KEY,
 	    .help = "HMAC key for the log's chain" },
 	{ "resolver", 'r', CMD_ARG_REQUIRED, "ADDR[:PORT]",
@@ -66,6 +70,21 @@ const struct cmd_opt gwopts_opts[] = {
 	    .help = "while the log cannot be written: refuse new "
 	    "connections (closed, the default) or let traffic go on "
 	    "unlogged (open); lost lines are counted either way" },
+	{ "log-spool", 0, CMD_ARG_REQUIRED, "DIR", .key = GWOPTS_LOG_SPOOL,
+	    .help = "where lines wait until a collector has them (spool/ "
+	    "next to the log)" },
+	{ "log-spool-max", 0, CMD_ARG_REQUIRED, "SIZE",
+	    .key = GWOPTS_LOG_SPOOL_MAX,
+	    .help = "bytes waiting per destination (64M)" },
+	{ "log-tls-ca", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_LOG_TLS_CA,
+	    .help = "CA certificates that verify a syslog+tls collector "
+	    "(the system's)" },
+	{ "log-tls-cert", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_LOG_TLS_CERT,
+	    .help = "client certificate shown to a syslog+tls collector" },
+	{ "log-tls-key", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_LOG_TLS_KEY,
+	    .help = "its private key" },
 	{ "ask", 0, CMD_ARG_OPTIONAL, "S", .key = GWOPTS_ASK,
 	    .help = "hold a blocked connection up to S seconds while the "
 	    "person decides (default 60)" },
@@ -103,6 +122,7 @@ gwopts_init(struct gwopts *o, int grace, enum gwopts_userpolicy up)
 	memset(o, 0, sizeof *o);
 	gateway_config_defaults(&o->cfg);
 	audit_config_init(&o->audit);
+	o->shipcfg.spool_max = SPOOL_MAX_DEFAULT;
 	o->grace = grace;
 	o->userpolicy = up;
 }
@@ -154,7 +174,7 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
     const char *arg)
 {
 	struct gateway_config	*c = &o->cfg;
-	long long		 v;
+	long long		 v, ll;
 
 	switch (ch) {
 	case GWOPTS_LOG_KEY:
@@ -178,6 +198,12 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		if (gwopts_number(cmd, "--log-keep", arg, 1, 1000, &v))
 			return (EXIT_USAGE);
 		o->audit.keep = v;
+		break;
+	case GWOPTS_LOG_SPOOL_MAX:
+		if (audit_parse_size(arg, &ll) == -1 || ll < 4096)
+			return (cmd_usage_error(cmd, "--log-spool-max: '%s' is "
+			    "not a size of 4K or more (such as 64M)", arg));
+		o->shipcfg.spool_max = ll;
 		break;
 	case GWOPTS_LOG_FAIL:
 		if (strcmp(arg, "closed") != 0 && strcmp(arg, "open") != 0)
@@ -234,6 +260,27 @@ gwopts_metrics(const struct cmd_entry *cmd, struct gwopts *o,
 	return (0);
 }
 
+/*
+ * One --log: the local log (one at most), or a destination to ship it
+ * to as well (any number).
+ */
+static int
+gwopts_log(const struct cmd_entry *cmd, struct gwopts *o, const char *arg)
+{
+	if (ship_is_dest(arg))
+		return (gwopts_push(cmd, o->ship, &o->nship, "--log", arg));
+	if (strstr(arg, "://") != NULL && strncmp(arg, "syslog+", 7) == 0)
+		return (cmd_usage_error(cmd, "--log '%s': ship to "
+		    "syslog+tcp://HOST:PORT or syslog+tls://HOST:PORT", arg));
+	if (o->audit.log != NULL)
+		return (cmd_usage_error(cmd, "--log '%s': the log is already "
+		    "'%s'; give one file, '-', syslog or journald (more --log "
+		    "only to ship it: syslog+tls://HOST:PORT)", arg,
+		    o->audit.log));
+	o->audit.log = arg;
+	return (0);
+}
+
 /* Handle one of the shared options. */
 int
 gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
@@ -250,7 +297,18 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		return (gwopts_push_addr(cmd, o->resolver, &o->nresolver,
 		    "--resolver", arg, 53));
 	case 'L':
-		o->audit.log = arg;
+		return (gwopts_log(cmd, o, arg));
+	case GWOPTS_LOG_SPOOL:
+		o->shipcfg.spool_dir = arg;
+		return (0);
+	case GWOPTS_LOG_TLS_CA:
+		o->shipcfg.ca = arg;
+		return (0);
+	case GWOPTS_LOG_TLS_CERT:
+		o->shipcfg.cert = arg;
+		return (0);
+	case GWOPTS_LOG_TLS_KEY:
+		o->shipcfg.key = arg;
 		return (0);
 	case 'v':
 		o->verbose++;
@@ -769,6 +827,103 @@ gwopts_open_log(struct gwopts *o, char *err, size_t errlen)
 	return (audit_open_config(&o->audit, err, errlen));
 }
 
+/* Hand a line written to the log on to each shipping destination. */
+static void
+gwctx_ship_cb(void *arg, const char *line, size_t len)
+{
+	struct gwctx	*c = arg;
+	size_t		 i;
+
+	for (i = 0; i < c->nships; i++)
+		ship_line(c->ships[i], line, len);
+}
+
+/*
+ * Name the spool's directory when --log-spool is not given: spool/ in
+ * the directory of the log file, or of the default file when the log is
+ * not a file.
+ */
+static int
+gwopts_spool_dir(struct gwopts *o, char *err, size_t errlen)
+{
+	const char	*log = o->audit.log;
+	char		 def[4096], *slash;
+
+	if (o->shipcfg.spool_dir != NULL)
+		return (0);
+	if (strcmp(log, "-") == 0 || strncmp(log, "syslog", 6) == 0 ||
+	    strncmp(log, "journald", 8) == 0) {
+		if (audit_default_path(def, sizeof def) == -1) {
+			snprintf(err, errlen, "audit shipping: no HOME or "
+			    "XDG_STATE_HOME for the spool: give --log-spool");
+			return (-1);
+		}
+		log = def;
+	}
+	snprintf(o->spool_dir, sizeof o->spool_dir, "%s", log);
+	if ((slash = strrchr(o->spool_dir, '/')) != NULL)
+		snprintf(slash + 1, sizeof o->spool_dir -
+		    (slash + 1 - o->spool_dir), "spool");
+	else
+		snprintf(o->spool_dir, sizeof o->spool_dir, "spool");
+	if (gwopts_mkdirs(o->spool_dir) == -1) {
+		snprintf(err, errlen, "audit shipping: cannot make the "
+		    "directory of %.512s: %s", o->spool_dir, strerror(errno));
+		return (-1);
+	}
+	o->shipcfg.spool_dir = o->spool_dir;
+	return (0);
+}
+
+/* Open the shipping destinations, and hand them every line written. */
+static int
+gwctx_ships(struct gwctx *c, char *err, size_t errlen)
+{
+	struct gwopts	*o = c->o;
+	size_t		 i;
+
+	if (o->nship == 0)
+		return (0);
+	if (gwopts_spool_dir(o, err, errlen) == -1)
+		return (-1);
+	for (i = 0; i < o->nship; i++) {
+		c->ships[i] = ship_open(c->base, o->ship[i], &o->shipcfg,
+		    err, errlen);
+		if (c->ships[i] == NULL)
+			return (-1);
+		c->nships++;
+	}
+	audit_set_hook(c->audit, gwctx_ship_cb, c);
+	return (0);
+}
+
+/*
+ * Give connected collectors a moment (at most a second) to acknowledge
+ * the last lines, the stop line among them; what they do not is sent by
+ * the next start, from the spool.
+ */
+static void
+gwctx_ships_flush(struct gwctx *c)
+{
+	struct timeval	tv = { 0, 50 * 1000 };
+	size_t		i;
+	int		n, busy = 1;
+
+	for (n = 0; n < 20 && busy; n++) {
+		for (busy = 0, i = 0; i < c->nships; i++)
+			busy |= ship_busy(c->ships[i]);
+		if (!busy)
+			break;
+		event_base_loopexit(c->base, &tv);
+		event_base_dispatch(c->base);
+	}
+	for (i = 0; i < c->nships; i++)
+		ship_close(c->ships[i]);
+	c->nships = 0;
+	if (c->audit != NULL)
+		audit_set_hook(c->audit, NULL, NULL);
+}
+
 /* Set up the event base, policy, log, resolver and gateway. */
 int
 gwctx_setup(struct gwctx *c, struct gwopts *o)
@@ -786,6 +941,11 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		return (-1);
 	}
 	if ((c->audit = gwopts_open_log(o, err, sizeof err)) == NULL) {
+		cmd_refuse("%s", err);
+		rules_free(r);
+		return (-1);
+	}
+	if (gwctx_ships(c, err, sizeof err) == -1) {
 		cmd_refuse("%s", err);
 		rules_free(r);
 		return (-1);
@@ -910,6 +1070,7 @@ gwctx_teardown(struct gwctx *c)
 	grants_free(c->grants);
 	if (c->resolver != NULL)
 		resolver_free(c->resolver);
+	gwctx_ships_flush(c);
 	if (c->audit != NULL)
 		audit_close(c->audit);
 	if (c->base != NULL)

@@ -12,6 +12,7 @@
 #include "cli/pinhole.h"
 #include "lib/metrics.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/ship.h"
 #include "proxy/gateway.h"
 
 struct event;
@@ -39,7 +40,8 @@ enum {
 	GWOPTS_GRACE, GWOPTS_LOG_KEY, GWOPTS_LOG_MAX_SIZE, GWOPTS_LOG_KEEP,
 	GWOPTS_LOG_FAIL,
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
-	GWOPTS_ASK, GWOPTS_METRICS,
+	GWOPTS_ASK, GWOPTS_METRICS, GWOPTS_LOG_SPOOL, GWOPTS_LOG_SPOOL_MAX,
+	GWOPTS_LOG_TLS_CA, GWOPTS_LOG_TLS_CERT, GWOPTS_LOG_TLS_KEY,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -64,6 +66,10 @@ struct gwopts {
 	size_t			 nresolver;
 	struct audit_config	 audit;		/* --log and its options */
 	char			 default_log[4096]; /* when no --log */
+	const char		*ship[GWOPTS_MAX_ARGS];	/* --log syslog+tls://... */
+	size_t			 nship;
+	struct ship_config	 shipcfg;	/* --log-spool, --log-tls-* */
+	char			 spool_dir[4096];	/* the default one */
 	const char		*fake_range;	/* --fake-range, or NULL */
 	const char		*metrics;	/* --metrics ADDR:PORT, or NULL */
 	int			 dns_real;	/* --dns-real */
@@ -125,6 +131,8 @@ struct gwctx {
 	struct gateway		*gw;
 	struct resolver		*resolver;
 	struct audit		*audit;
+	struct ship		*ships[GWOPTS_MAX_ARGS];	/* and shipped */
+	size_t			 nships;
 	const struct rules	*rules;		/* in force; the gateway's */
 	struct fakeip		*fakeip;
 	struct dns_server	*dns;

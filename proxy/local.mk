@@ -12,6 +12,8 @@ libpinhole_a_SOURCES += \
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \
 	proxy/audit/chain.c proxy/audit/line.c proxy/audit/sink.c \
+	proxy/audit/spool.c proxy/audit/spool.h \
+	proxy/audit/ship.c proxy/audit/ship.h \
 	proxy/audit/verify.c proxy/audit/verify.h
 # tls/: TLS inspection's CA, leaves and SSL objects (OpenSSL).
 libpinhole_a_SOURCES += proxy/tls/tls.c proxy/tls/tls.h
@@ -52,6 +54,7 @@ UNIT_TESTS += tests/unit/test_resolver
 UNIT_TESTS += tests/unit/test_audit
 UNIT_TESTS += tests/unit/test_auditchain
 UNIT_TESTS += tests/unit/test_auditline
+UNIT_TESTS += tests/unit/test_spool
 
 UNIT_TESTS += tests/unit/test_http
 UNIT_TESTS += tests/unit/test_secret
@@ -88,6 +91,9 @@ TESTS += tests/integration/log.sh
 EXTRA_DIST += tests/integration/log.sh
 TESTS += tests/integration/log-full.sh
 EXTRA_DIST += tests/integration/log-full.sh
+# Shipping to a real rsyslog over TCP and TLS.
+TESTS += tests/integration/ship.sh
+EXTRA_DIST += tests/integration/ship.sh
 TESTS += tests/integration/log-default.sh
 EXTRA_DIST += tests/integration/log-default.sh
 

@@ -76,6 +76,9 @@ struct audit {
 	int		 link;		/* next line carries prev_chain */
 	const char	*note;		/* a "resume" line to write first */
 
+	audit_hook_cb	 hook;		/* each line written, handed on */
+	void		*hook_arg;
+
 	long long	 max_size;	/* rotate past this; 0 never */
 	int		 keep;
 	long long	 size;		/* of the file now written */
@@ -492,6 +495,8 @@ audit_put_event(struct audit *a, const struct audit_event *ev, int send,
 		a->seq++;
 		memcpy(a->chain, next, sizeof a->chain);
 		a->link = 0;
+		if (a->hook != NULL)
+			a->hook(a->hook_arg, w.buf, w.len);
 	} else if (a->metrics != NULL)
 		a->metrics->audit_errors++;
 	return (rv);
@@ -583,6 +588,14 @@ audit_set_metrics(struct audit *a, struct metrics *m)
 {
 	if (a != NULL)
 		a->metrics = m;
+}
+
+/* Hand each line written, whole and in the chain, on to a shipper. */
+void
+audit_set_hook(struct audit *a, audit_hook_cb cb, void *arg)
+{
+	a->hook = cb;
+	a->hook_arg = arg;
 }
 
 /* Let traffic go on while the log cannot be written (--log-fail=open). */

@@ -147,6 +147,13 @@ void		 audit_write(struct audit *, const struct audit_event *);
  * With no log (NULL, or audit_open(NULL)) always yes.
  */
 int		 audit_ready(struct audit *);
+
+/*
+ * Hand each line, once written whole (in the chain), to cb with the line
+ * and its length, the newline included: shipping (ship.h).
+ */
+typedef void	(*audit_hook_cb)(void *, const char *, size_t);
+void		 audit_set_hook(struct audit *, audit_hook_cb, void *);
 void		 audit_set_fail_open(struct audit *, int);
 struct metrics;
 void		 audit_set_metrics(struct audit *, struct metrics *);
@@ -209,5 +216,8 @@ size_t		 audit_syslog_format(char *, size_t, const char *, size_t,
 size_t		 audit_journal_format(char *, size_t, const char *, size_t,
 		    const struct audit_rec *);
 int		 audit_dgram_open(const char *, char *, size_t);
+/* A stream's frame: "LEN SP MSG", MSG built at buf + AUDIT_FRAME_HEAD. */
+#define AUDIT_FRAME_HEAD	24
+size_t		 audit_frame(char *, size_t);
 
 #endif

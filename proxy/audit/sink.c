@@ -201,3 +201,21 @@ audit_journal_format(char *buf, size_t len, const char *line, size_t linelen,
 		out_journal_field(&o, &rec->f[i]);
 	return (o.full ? 0 : o.len);
 }
+
+/*
+ * Frame a message for a stream with octet counting (RFC 6587, as RFC
+ * 5425 has it for TLS): "LEN SP MSG".  The message was built at buf +
+ * AUDIT_FRAME_HEAD; it is moved to follow its length.  Returns the
+ * frame's length.
+ */
+size_t
+audit_frame(char *buf, size_t msglen)
+{
+	char	head[AUDIT_FRAME_HEAD];
+	int	n;
+
+	n = snprintf(head, sizeof head, "%zu ", msglen);
+	memmove(buf + n, buf + AUDIT_FRAME_HEAD, msglen);
+	memcpy(buf, head, n);
+	return (n + msglen);
+}

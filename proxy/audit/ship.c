@@ -1,0 +1,776 @@
+/*
+ * Shipping the audit log over syslog's TCP or TLS transport (ship.h).
+ *
+ * Lines go to the spool first; the connection sends them from there, in
+ * order, as octet-counted RFC 5424 messages.  Syslog has no
+ * acknowledgement of its own, so delivery is taken from TCP: each line
+ * sent is remembered with the offset in the byte stream where its last
+ * byte went (the TLS records' bytes, for TLS), and it is delivered once
+ * the collector's kernel has acknowledged the stream that far
+ * (TCP_INFO's tcpi_bytes_acked, which a reset connection keeps).  A
+ * collector never speaks on this connection, so a readable socket means
+ * it closed or reset: what is not acknowledged is sent again on the
+ * next connection, from the first line not acknowledged.
+ *
+ * The stream offset of a line is known once the layer above the socket
+ * holds none of it: for TLS, once TLS has taken its last byte from the
+ * filter's output (and put the records into the socket's output).  The
+ * offset taken then is at or after the line's true end, never before.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <netdb.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "proxy/audit/audit.h"
+#include "proxy/audit/ship.h"
+#include "proxy/audit/spool.h"
+
+#define SHIP_LINE_MAX	(256 * 1024)	/* longer than any audit line */
+#define SHIP_MSG_MAX	(SHIP_LINE_MAX * 3 + AUDIT_FRAME_HEAD)
+#define SHIP_INFLIGHT	16384		/* lines sent, not yet forgotten */
+#define SHIP_HIWAT	(256 * 1024)	/* bytes queued before waiting */
+#define SHIP_POLL_MS	10		/* acknowledgements looked at */
+#define SHIP_REPLAY_MS	250		/* sent again after a reset */
+#define SHIP_BACKOFF_MIN_MS	250
+#define SHIP_BACKOFF_MAX_MS	30000
+#define SHIP_CONNECT_S	10		/* to connect and shake hands */
+#define SHIP_UNKNOWN	UINT64_MAX	/* stream offset not known yet */
+
+enum ship_state {
+	SHIP_DOWN,		/* waiting to connect again */
+	SHIP_CONNECTING,	/* TCP, then TLS */
+	SHIP_UP
+};
+
+struct ship_sent {
+	uint64_t	 spool_end;	/* spool offset after the line */
+	uint64_t	 wire_end;	/* stream offset after it */
+	uint64_t	 clear_end;	/* TLS: offset in the clear stream */
+	uint64_t	 acked_at;	/* mono_ms() it was acknowledged, or 0 */
+};
+
+struct ship {
+	struct event_base	*base;
+	char			*dest;
+	char			*host;
+	int			 tls;
+	struct addrinfo		*ai;
+	struct addrinfo		*cur;		/* the address tried now */
+	SSL_CTX			*ctx;
+	struct spool		*spool;
+	char			 hostname[256];
+
+	enum ship_state		 state;
+	struct bufferevent	*sock;	/* the socket's */
+	struct bufferevent	*bev;	/* what lines are written to */
+	struct event		*tick;	/* reconnect, or look at acks */
+	int			 backoff_ms;
+	int			 failing;	/* said so; not yet delivering */
+	char			 why[256];	/* the last failure */
+
+	uint64_t		 next;		/* spool offset to send from */
+	uint64_t		 wire;		/* stream bytes queued so far */
+	uint64_t		 clear;		/* TLS: bytes written to the filter */
+	uint64_t		 encrypted;	/* and taken from it by TLS */
+	uint64_t		 ack_base;	/* tcpi_bytes_acked at connect */
+	struct ship_sent	*ring;
+	size_t			 ring_head;
+	size_t			 ring_n;
+	size_t			 nacked;	/* the first ring_n acknowledged */
+	size_t			 unsettled;	/* last lines, offset unknown */
+
+	uint64_t		 delivered;
+	uint64_t		 connects;
+	uint64_t		 dropped_said;	/* drops said on stderr */
+	char			*rbuf;
+	char			*store;
+	char			*msg;
+};
+
+static void	ship_connect(struct ship *);
+static void	ship_fill(struct ship *);
+static void	ship_tick_cb(evutil_socket_t, short, void *);
+static void	ship_check_acks(struct ship *);
+static void	ship_release(struct ship *, uint64_t);
+
+/* Tell whether a --log value names a shipping destination. */
+int
+ship_is_dest(const char *s)
+{
+	return (strncmp(s, "syslog+tcp://", 13) == 0 ||
+	    strncmp(s, "syslog+tls://", 13) == 0);
+}
+
+/* Split "HOST:PORT" ([v6]:PORT) and resolve it, once. */
+static int
+ship_resolve(struct ship *s, const char *hp, char *err, size_t errlen)
+{
+	struct addrinfo	 hints;
+	const char	*colon;
+	char		 port[8];
+	size_t		 hlen;
+	int		 rv;
+
+	if ((colon = strrchr(hp, ':')) == NULL || colon[1] == '\0' ||
+	    strlen(colon + 1) >= sizeof port ||
+	    strspn(colon + 1, "0123456789") != strlen(colon + 1)) {
+		snprintf(err, errlen, "%s: give HOST:PORT", s->dest);
+		return (-1);
+	}
+	hlen = colon - hp;
+	if (hlen >= 2 && hp[0] == '[' && hp[hlen - 1] == ']') {
+		hp++;
+		hlen -= 2;
+	}
+	if (hlen == 0 || (s->host = strndup(hp, hlen)) == NULL) {
+		snprintf(err, errlen, "%s: give HOST:PORT", s->dest);
+		return (-1);
+	}
+	snprintf(port, sizeof port, "%s", colon + 1);
+	memset(&hints, 0, sizeof hints);
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	if ((rv = getaddrinfo(s->host, port, &hints, &s->ai)) != 0) {
+		snprintf(err, errlen, "%s: %s", s->dest, gai_strerror(rv));
+		return (-1);
+	}
+	return (0);
+}
+
+/* Make the TLS context: verify the collector, maybe show our own. */
+static int
+ship_tls_init(struct ship *s, const struct ship_config *cfg, char *err,
+    size_t errlen)
+{
+	const char	*what = "TLS";
+
+	if ((s->ctx = SSL_CTX_new(TLS_client_method())) == NULL)
+		goto fail;
+	SSL_CTX_set_min_proto_version(s->ctx, TLS1_2_VERSION);
+	SSL_CTX_set_verify(s->ctx, SSL_VERIFY_PEER, NULL);
+	what = cfg->ca != NULL ? cfg->ca : "the system's CA store";
+	if (cfg->ca != NULL ?
+	    SSL_CTX_load_verify_locations(s->ctx, cfg->ca, NULL) != 1 :
+	    SSL_CTX_set_default_verify_paths(s->ctx) != 1)
+		goto fail;
+	if (cfg->cert == NULL && cfg->key == NULL)
+		return (0);
+	what = "--log-tls-cert and --log-tls-key go together";
+	if (cfg->cert == NULL || cfg->key == NULL)
+		goto fail;
+	what = cfg->cert;
+	if (SSL_CTX_use_certificate_chain_file(s->ctx, cfg->cert) != 1)
+		goto fail;
+	what = cfg->key;
+	if (SSL_CTX_use_PrivateKey_file(s->ctx, cfg->key,
+	    SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(s->ctx) != 1)
+		goto fail;
+	return (0);
+fail:
+	snprintf(err, errlen, "%s: %s: %s", s->dest, what,
+	    ERR_peek_last_error() != 0 ?
+	    ERR_reason_error_string(ERR_peek_last_error()) : "bad value");
+	ERR_clear_error();
+	return (-1);
+}
+
+/* Open a destination and its spool; connect at once. */
+struct ship *
+ship_open(struct event_base *base, const char *dest,
+    const struct ship_config *cfg, char *err, size_t errlen)
+{
+	struct ship	*s;
+	char		 name[SPOOL_NAME_MAX];
+
+	if (!ship_is_dest(dest)) {
+		snprintf(err, errlen, "%s: not syslog+tcp:// or syslog+tls://",
+		    dest);
+		return (NULL);
+	}
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		goto nomem;
+	s->base = base;
+	s->tls = strncmp(dest, "syslog+tls://", 13) == 0;
+	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
+	if ((s->dest = strdup(dest)) == NULL ||
+	    (s->ring = calloc(SHIP_INFLIGHT, sizeof *s->ring)) == NULL ||
+	    (s->rbuf = malloc(SHIP_LINE_MAX)) == NULL ||
+	    (s->store = malloc(SHIP_LINE_MAX)) == NULL ||
+	    (s->msg = malloc(SHIP_MSG_MAX)) == NULL ||
+	    (s->tick = evtimer_new(base, ship_tick_cb, s)) == NULL)
+		goto nomem;
+	if (ship_resolve(s, dest + 13, err, errlen) == -1 ||
+	    (s->tls && ship_tls_init(s, cfg, err, errlen) == -1))
+		goto fail;
+	spool_name(dest, name, sizeof name);
+	if ((s->spool = spool_open(cfg->spool_dir, name, cfg->spool_max, err,
+	    errlen)) == NULL)
+		goto fail;
+	if (gethostname(s->hostname, sizeof s->hostname) == -1)
+		snprintf(s->hostname, sizeof s->hostname, "-");
+	s->hostname[sizeof s->hostname - 1] = '\0';
+	s->next = spool_head(s->spool);
+	ship_connect(s);
+	return (s);
+nomem:
+	snprintf(err, errlen, "%s: out of memory", dest);
+fail:
+	ship_close(s);
+	return (NULL);
+}
+
+/* Free the connection, if any. */
+static void
+ship_drop_conn(struct ship *s)
+{
+	if (s->bev != NULL && s->bev != s->sock)
+		bufferevent_free(s->bev);	/* frees the socket's too */
+	else if (s->sock != NULL)
+		bufferevent_free(s->sock);
+	s->bev = s->sock = NULL;
+}
+
+/* Close a destination, saying what it delivered and what waits. */
+void
+ship_close(struct ship *s)
+{
+	struct spool_stats	st;
+
+	if (s == NULL)
+		return;
+	if (s->spool != NULL) {
+		ship_check_acks(s);
+		ship_release(s, UINT64_MAX);
+		spool_stats(s->spool, &st);
+		log_info("audit shipping: %s: %llu line(s) delivered, %llu "
+		    "bytes wait in the spool, %llu line(s) not kept (spool "
+		    "full)", s->dest, (unsigned long long)s->delivered,
+		    (unsigned long long)st.pending,
+		    (unsigned long long)st.dropped);
+	}
+	ship_drop_conn(s);
+	if (s->tick != NULL)
+		event_free(s->tick);
+	if (s->ctx != NULL)
+		SSL_CTX_free(s->ctx);
+	if (s->ai != NULL)
+		freeaddrinfo(s->ai);
+	spool_close(s->spool);
+	free(s->msg);
+	free(s->store);
+	free(s->rbuf);
+	free(s->ring);
+	free(s->host);
+	free(s->dest);
+	free(s);
+}
+
+/* Read how far the collector's kernel acknowledged the stream. */
+static int
+ship_acked(struct ship *s, uint64_t *acked)
+{
+	struct tcp_info	ti;
+	socklen_t	len = sizeof ti;
+	int		fd;
+
+	if (s->sock == NULL || (fd = bufferevent_getfd(s->sock)) == -1)
+		return (-1);
+	memset(&ti, 0, sizeof ti);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == -1 ||
+	    len < offsetof(struct tcp_info, tcpi_bytes_acked) +
+	    sizeof ti.tcpi_bytes_acked)
+		return (-1);
+	*acked = ti.tcpi_bytes_acked;
+	return (0);
+}
+
+/*
+ * Forget the lines acknowledged before cutoff (mono_ms()): out of the
+ * ring, out of the spool.
+ */
+static void
+ship_release(struct ship *s, uint64_t cutoff)
+{
+	struct ship_sent	*e;
+	uint64_t		 done = 0;
+
+	while (s->nacked > 0) {
+		e = &s->ring[s->ring_head];
+		if (e->acked_at > cutoff)
+			break;
+		done = e->spool_end;
+		s->ring_head = (s->ring_head + 1) % SHIP_INFLIGHT;
+		s->ring_n--;
+		s->nacked--;
+		s->delivered++;
+	}
+	if (done != 0 && spool_ack(s->spool, done) == -1)
+		log_warn("audit shipping: %s: spool mark", s->dest);
+}
+
+/*
+ * Note the lines the collector's kernel acknowledged up to their end.
+ * They are forgotten SHIP_REPLAY_MS later: a collector that resets the
+ * connection may have dropped what it had not read yet, and what was
+ * acknowledged just before is sent again.
+ */
+static void
+ship_check_acks(struct ship *s)
+{
+	struct ship_sent	*e;
+	uint64_t		 acked, now = mono_ms();
+	int			 any = 0;
+
+	if (s->ring_n > s->nacked && ship_acked(s, &acked) == 0) {
+		acked -= s->ack_base;
+		while (s->nacked < s->ring_n) {
+			e = &s->ring[(s->ring_head + s->nacked) %
+			    SHIP_INFLIGHT];
+			if (e->wire_end == SHIP_UNKNOWN || e->wire_end > acked)
+				break;
+			e->acked_at = now;
+			s->nacked++;
+			any = 1;
+		}
+	}
+	ship_release(s, now > SHIP_REPLAY_MS ? now - SHIP_REPLAY_MS : 0);
+	if (!any)
+		return;
+	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
+	if (s->failing) {
+		log_info("audit shipping: %s: delivering again", s->dest);
+		s->failing = 0;
+	}
+}
+
+/* Give the lines TLS has wholly encrypted their stream offset. */
+static void
+ship_settle(struct ship *s)
+{
+	struct ship_sent	*e;
+
+	while (s->unsettled > 0) {
+		e = &s->ring[(s->ring_head + s->ring_n - s->unsettled) %
+		    SHIP_INFLIGHT];
+		if (e->clear_end > s->encrypted)
+			break;
+		e->wire_end = s->wire;
+		s->unsettled--;
+	}
+}
+
+/*
+ * TLS took bytes from the filter's output: they are in the socket's
+ * output now, encrypted, so the lines they end have their stream offset.
+ */
+static void
+ship_clear_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct ship	*s = arg;
+
+	(void)buf;
+	s->encrypted += info->n_deleted;
+	ship_settle(s);
+}
+
+/* Wait for acknowledgements, or to connect again. */
+static void
+ship_schedule(struct ship *s, int ms)
+{
+	struct timeval	tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(s->tick, &tv);
+}
+
+/* Say why the connection failed: once until lines are delivered again. */
+static void
+ship_fail(struct ship *s, const char *why)
+{
+	if (!s->failing || strcmp(why, s->why) != 0)
+		log_warnx("audit shipping: %s: %s; lines wait in the spool, "
+		    "connecting again in %d ms", s->dest, why, s->backoff_ms);
+	snprintf(s->why, sizeof s->why, "%s", why);
+	s->failing = 1;
+}
+
+/*
+ * The connection is gone: forget what the collector acknowledged (when
+ * it closed cleanly; after a reset, but what it acknowledged in the
+ * last SHIP_REPLAY_MS), send the rest again on the next connection,
+ * after a delay that doubles (to a cap) until a line is delivered.
+ */
+static void
+ship_down(struct ship *s, const char *why, int clean)
+{
+	ship_check_acks(s);
+	if (clean)
+		ship_release(s, UINT64_MAX);
+	if (s->state == SHIP_CONNECTING && s->cur != NULL)
+		s->cur = s->cur->ai_next;	/* the next address next time */
+	ship_drop_conn(s);
+	ship_fail(s, why);
+	s->state = SHIP_DOWN;
+	s->ring_n = s->ring_head = s->nacked = s->unsettled = 0;
+	s->next = spool_head(s->spool);
+	evtimer_del(s->tick);
+	ship_schedule(s, s->backoff_ms);
+	s->backoff_ms *= 2;
+	if (s->backoff_ms > SHIP_BACKOFF_MAX_MS)
+		s->backoff_ms = SHIP_BACKOFF_MAX_MS;
+}
+
+/* The timer: connect again, or look at acknowledgements and send more. */
+static void
+ship_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ship	*s = arg;
+
+	(void)fd;
+	(void)what;
+	if (s->state == SHIP_DOWN) {
+		ship_connect(s);
+		return;
+	}
+	if (s->state != SHIP_UP)
+		return;
+	ship_check_acks(s);
+	ship_fill(s);
+}
+
+/* Count the stream's bytes as they are queued on the socket. */
+static void
+ship_wire_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct ship	*s = arg;
+
+	(void)buf;
+	s->wire += info->n_added;
+}
+
+/* The collector spoke: it never should; drop what it said. */
+static void
+ship_read_cb(struct bufferevent *bev, void *arg)
+{
+	(void)arg;
+	evbuffer_drain(bufferevent_get_input(bev),
+	    evbuffer_get_length(bufferevent_get_input(bev)));
+}
+
+/* Everything written has left the layer above the socket. */
+static void
+ship_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct ship	*s = arg;
+
+	(void)bev;
+	ship_check_acks(s);
+	ship_fill(s);
+}
+
+/* Say why a TLS connection failed. */
+static void
+ship_tls_why(struct ship *s, char *buf, size_t len)
+{
+	SSL		*ssl = bufferevent_openssl_get_ssl(s->bev);
+	unsigned long	 e;
+	long		 v;
+
+	if (ssl != NULL && (v = SSL_get_verify_result(ssl)) != X509_V_OK) {
+		snprintf(buf, len, "TLS: the collector's certificate: %s",
+		    X509_verify_cert_error_string(v));
+		return;
+	}
+	if ((e = bufferevent_get_openssl_error(s->bev)) != 0) {
+		snprintf(buf, len, "TLS: %s", ERR_reason_error_string(e));
+		while (bufferevent_get_openssl_error(s->bev) != 0)
+			;
+	}
+}
+
+/* The connection is up, closed or failed. */
+static void
+ship_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct ship	*s = arg;
+	char		 why[256];
+	int		 e = EVUTIL_SOCKET_ERROR();
+
+	(void)bev;
+	if (what & BEV_EVENT_CONNECTED) {
+		s->state = SHIP_UP;
+		s->connects++;
+		bufferevent_set_timeouts(s->bev, NULL, NULL);
+		ship_fill(s);
+		return;
+	}
+	if (what & BEV_EVENT_EOF)
+		snprintf(why, sizeof why, "the collector closed the "
+		    "connection");
+	else if (what & BEV_EVENT_TIMEOUT)
+		snprintf(why, sizeof why, "no connection after %d s",
+		    SHIP_CONNECT_S);
+	else
+		snprintf(why, sizeof why, "%s", e != 0 ?
+		    evutil_socket_error_to_string(e) : "connection failed");
+	if (s->bev != NULL && s->bev != s->sock && !(what & BEV_EVENT_EOF))
+		ship_tls_why(s, why, sizeof why);
+	ship_down(s, why, (what & BEV_EVENT_EOF) != 0);
+}
+
+/* Put TLS over the connected socket, checking the collector's name. */
+static int
+ship_tls_start(struct ship *s)
+{
+	struct in6_addr	 a6;
+	SSL		*ssl;
+
+	if ((ssl = SSL_new(s->ctx)) == NULL)
+		return (-1);
+	if (inet_pton(AF_INET, s->host, &a6) == 1 ||
+	    inet_pton(AF_INET6, s->host, &a6) == 1) {
+		if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl),
+		    s->host) != 1)
+			goto fail;
+	} else if (SSL_set1_host(ssl, s->host) != 1 ||
+	    SSL_set_tlsext_host_name(ssl, s->host) != 1)
+		goto fail;
+	s->bev = bufferevent_openssl_filter_new(s->base, s->sock, ssl,
+	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+	if (s->bev == NULL)
+		goto fail;
+	return (0);
+fail:
+	SSL_free(ssl);
+	return (-1);
+}
+
+/* The socket connected: note the acknowledgement count, start TLS. */
+static void
+ship_sock_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct ship	*s = arg;
+	struct timeval	 tv = { SHIP_CONNECT_S, 0 };
+	uint64_t	 acked;
+
+	if (!(what & BEV_EVENT_CONNECTED) || !s->tls) {
+		ship_event_cb(bev, what, arg);
+		return;
+	}
+	if (ship_acked(s, &acked) == 0)
+		s->ack_base = acked;
+	bufferevent_set_timeouts(s->sock, NULL, NULL);
+	if (ship_tls_start(s) == -1) {
+		ship_down(s, "TLS: cannot start", 0);
+		return;
+	}
+	bufferevent_setcb(s->bev, ship_read_cb, ship_write_cb, ship_event_cb,
+	    s);
+	evbuffer_add_cb(bufferevent_get_output(s->bev), ship_clear_cb, s);
+	bufferevent_set_timeouts(s->bev, &tv, &tv);
+	bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+}
+
+/* The plain socket connected: note the acknowledgement count. */
+static void
+ship_plain_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct ship	*s = arg;
+	uint64_t	 acked;
+
+	if ((what & BEV_EVENT_CONNECTED) && ship_acked(s, &acked) == 0)
+		s->ack_base = acked;
+	ship_event_cb(bev, what, arg);
+}
+
+/* Connect to the collector's address, the next one after a failure. */
+static void
+ship_connect(struct ship *s)
+{
+	struct timeval	 tv = { SHIP_CONNECT_S, 0 };
+	struct addrinfo	*ai;
+
+	if (s->cur == NULL)
+		s->cur = s->ai;
+	ai = s->cur;
+	s->state = SHIP_CONNECTING;
+	s->wire = s->clear = s->encrypted = 0;
+	s->ack_base = 0;
+	s->sock = bufferevent_socket_new(s->base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (s->sock == NULL) {
+		ship_down(s, "out of memory", 0);
+		return;
+	}
+	evbuffer_add_cb(bufferevent_get_output(s->sock), ship_wire_cb, s);
+	bufferevent_set_timeouts(s->sock, &tv, &tv);
+	if (s->tls)
+		bufferevent_setcb(s->sock, NULL, NULL, ship_sock_cb, s);
+	else {
+		s->bev = s->sock;
+		bufferevent_setcb(s->sock, ship_read_cb, ship_write_cb,
+		    ship_plain_cb, s);
+	}
+	bufferevent_enable(s->sock, EV_READ | EV_WRITE);
+	if (bufferevent_socket_connect(s->sock, ai->ai_addr,
+	    ai->ai_addrlen) == -1)
+		ship_down(s, strerror(errno), 0);
+}
+
+/* Frame one line as an RFC 5424 message; 0 when it cannot be. */
+static size_t
+ship_frame(struct ship *s, const char *line, size_t len)
+{
+	struct audit_rec	rec;
+	size_t			n;
+
+	if (audit_rec_parse(line, len, s->store, SHIP_LINE_MAX, &rec) == -1)
+		return (0);
+	n = audit_syslog_format(s->msg + AUDIT_FRAME_HEAD,
+	    SHIP_MSG_MAX - AUDIT_FRAME_HEAD, line, len, &rec, s->hostname,
+	    (long)getpid());
+	if (n == 0)
+		return (0);
+	return (audit_frame(s->msg, n));
+}
+
+/*
+ * Send one line; remember where it ends.  The ring entry is made first:
+ * TLS may encrypt the line within bufferevent_write().
+ */
+static int
+ship_send(struct ship *s, const char *line, size_t len)
+{
+	struct ship_sent	*e;
+	size_t			 n;
+
+	if ((n = ship_frame(s, line, len - 1)) == 0)
+		log_warnx("audit shipping: %s: a line that cannot be framed "
+		    "is skipped (seq in the local log)", s->dest);
+	e = &s->ring[(s->ring_head + s->ring_n) % SHIP_INFLIGHT];
+	s->ring_n++;
+	s->next += len;
+	e->spool_end = s->next;
+	e->acked_at = 0;
+	e->wire_end = SHIP_UNKNOWN;
+	if (s->tls) {
+		s->clear += n;
+		e->clear_end = s->clear;
+		s->unsettled++;
+	}
+	if (n > 0 && bufferevent_write(s->bev, s->msg, n) == -1)
+		return (-1);
+	if (s->state != SHIP_UP)
+		return (0);
+	if (!s->tls)
+		e->wire_end = s->wire;	/* queued on the socket */
+	else
+		ship_settle(s);
+	return (0);
+}
+
+/*
+ * Send lines from the spool while there is room: in the window of
+ * lines not acknowledged, and below the high-water mark of the output.
+ */
+static void
+ship_fill(struct ship *s)
+{
+	struct evbuffer	*out;
+	ssize_t		 n;
+	char		*p, *nl;
+	size_t		 left;
+
+	/* A write may fail at once and take the connection down. */
+	while (s->state == SHIP_UP && s->ring_n < SHIP_INFLIGHT &&
+	    s->next < spool_tail(s->spool) &&
+	    evbuffer_get_length(out = bufferevent_get_output(s->sock)) <
+	    SHIP_HIWAT) {
+		n = spool_read(s->spool, s->next, s->rbuf, SHIP_LINE_MAX);
+		if (n <= 0) {
+			log_warn("audit shipping: %s: spool read", s->dest);
+			break;
+		}
+		for (p = s->rbuf, left = n; left > 0 && s->state == SHIP_UP &&
+		    s->ring_n < SHIP_INFLIGHT &&
+		    (nl = memchr(p, '\n', left)) != NULL; ) {
+			if (ship_send(s, p, nl - p + 1) == -1) {
+				ship_down(s, "out of memory", 0);
+				return;
+			}
+			left -= nl - p + 1;
+			p = nl + 1;
+		}
+		if (left == (size_t)n)
+			break;	/* a line longer than any audit line */
+	}
+	if (s->state != SHIP_UP)
+		return;
+	if (s->ring_n > 0 && !evtimer_pending(s->tick, NULL))
+		ship_schedule(s, SHIP_POLL_MS);
+}
+
+/* Hand on one finished line: spool it, send it when there is room. */
+void
+ship_line(struct ship *s, const char *line, size_t len)
+{
+	struct spool_stats	st;
+	char			err[512];
+
+	if (spool_append(s->spool, line, len, err, sizeof err) == -1) {
+		spool_stats(s->spool, &st);
+		if (s->dropped_said == 0 || st.dropped % 1000 == 0)
+			log_warnx("audit shipping: %s: %s: %llu line(s) not "
+			    "shipped so far (they are in the local log)",
+			    s->dest, err, (unsigned long long)st.dropped);
+		s->dropped_said = st.dropped;
+		return;
+	}
+	ship_fill(s);
+}
+
+/* Tell whether the connection is up with lines not yet delivered. */
+int
+ship_busy(const struct ship *s)
+{
+	return (s->state == SHIP_UP &&
+	    (s->ring_n > s->nacked || s->next != spool_tail(s->spool)));
+}
+
+void
+ship_stats(const struct ship *s, struct ship_stats *st)
+{
+	struct spool_stats	sp;
+
+	spool_stats(s->spool, &sp);
+	st->delivered = s->delivered;
+	st->pending = sp.pending;
+	st->dropped = sp.dropped;
+	st->connects = s->connects;
+}

@@ -1,0 +1,56 @@
+/*
+ * Shipping the audit log to a collector: syslog over TCP or TLS
+ * (RFC 5424 messages, octet-counting framing of RFC 6587 and RFC 5425),
+ * in addition to the local log.  Every finished line is put in the
+ * destination's spool (spool.h) and sent from there on the gateway's
+ * event base; it leaves the spool once the collector's TCP stack has
+ * acknowledged all its bytes.  A closed or failed connection is made
+ * again with a growing delay, and sending starts again at the first
+ * line not acknowledged.  docs/audit-log.md, "Shipping", says what this
+ * guarantees and what it does not.
+ */
+#ifndef SHIP_H
+#define SHIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct ship;
+
+struct ship_config {
+	const char	*spool_dir;	/* --log-spool */
+	uint64_t	 spool_max;	/* --log-spool-max */
+	const char	*ca;		/* --log-tls-ca, or NULL: the system's */
+	const char	*cert;		/* --log-tls-cert */
+	const char	*key;		/* --log-tls-key */
+};
+
+struct ship_stats {
+	uint64_t	delivered;	/* lines acknowledged by the collector */
+	uint64_t	pending;	/* bytes in the spool */
+	uint64_t	dropped;	/* lines not spooled: it was full */
+	uint64_t	connects;	/* connections made */
+};
+
+/* Tell whether a --log value names a shipping destination. */
+int		 ship_is_dest(const char *);
+
+/*
+ * A destination, "syslog+tcp://HOST:PORT" or "syslog+tls://HOST:PORT"
+ * (HOST a name, resolved now, or an address; [v6] in brackets), its
+ * spool opened; it connects at once.  NULL with err set on error.
+ */
+struct ship	*ship_open(struct event_base *, const char *,
+		    const struct ship_config *, char *, size_t);
+/* Close it, saying (log_info) what was delivered and what waits. */
+void		 ship_close(struct ship *);
+
+/* Hand on one finished audit line (len bytes, the '\n' included). */
+void		 ship_line(struct ship *, const char *, size_t);
+
+/* Tell whether the connection is up with lines not yet delivered. */
+int		 ship_busy(const struct ship *);
+void		 ship_stats(const struct ship *, struct ship_stats *);
+
+#endif

@@ -1,0 +1,281 @@
+#!/bin/sh
+# Shipping the audit log to a real rsyslog (imtcp, over TLS with the
+# ossl driver and a client certificate, and over plain TCP): every line
+# arrives once, in order, as in the local log, across a collector
+# stopped for seconds in the middle of traffic and across a restart of
+# pinhole; a collector whose certificate does not verify gets nothing
+# and the spool keeps the lines; a full spool is counted and said.
+# As root and as nobody.
+. "$top_srcdir/tests/integration/lib.sh"
+for c in rsyslogd python3 openssl curl; do
+	command -v $c >/dev/null || skip "$c is needed"
+done
+ls /usr/lib/*/rsyslog/lmnsd_ossl.so >/dev/null 2>&1 ||
+    skip "rsyslog-openssl is needed"
+cp "$PINHOLE" "$T/pinhole"
+echo 'allow nothing.test' >"$T/policy"
+chmod 644 "$T/policy"
+
+# Certificates: a CA, the collector's (127.0.0.1), another collector's
+# (a name only), a client's, and a CA that signed none of them.
+cat >"$T/certs.sh" <<'EOF'
+set -e
+cd "$1"
+EC="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1"
+openssl req -x509 $EC -keyout ca.key -out ca.pem -subj /CN=ship-ca
+openssl req -x509 $EC -keyout bad.key -out badca.pem -subj /CN=other-ca
+for n in coll:IP:127.0.0.1 other:DNS:other.test client:DNS:pinhole.test; do
+	f=${n%%:*}
+	printf 'subjectAltName=%s\n' "${n#*:}" >$f.ext
+	openssl req $EC -keyout $f.key -out $f.csr -subj /CN=$f
+	openssl x509 -req -in $f.csr -CA ca.pem -CAkey ca.key \
+	    -CAcreateserial -out $f.pem -days 1 -extfile $f.ext
+done
+chmod 644 *.pem *.key
+EOF
+sh "$T/certs.sh" "$T" >/dev/null 2>&1 || fail "cannot make certificates"
+
+# Requests through the gateway, each refused and logged: load.py PORT N
+# GAP (seconds between requests; at most 60 s in all).
+cat >"$T/load.py" <<'EOF'
+import socket, sys, time
+port, n, gap = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+end = time.time() + 60
+for i in range(n):
+    if time.time() > end:
+        break
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"GET http://d%d.test/ HTTP/1.1\r\nHost: d%d.test\r\n"
+              b"Connection: close\r\n\r\n" % (i, i))
+    while s.recv(65536):
+        pass
+    s.close()
+    time.sleep(gap)
+EOF
+
+# Compare what the collector wrote with the local log: check.py LOCAL
+# OUT DUPS_OK.  Every line once, in order, byte for byte; with DUPS_OK
+# (the collector reset the connection) a line may come again, but after
+# removing repeats it is the same.
+cat >"$T/check.py" <<'EOF'
+import json, sys
+local = open(sys.argv[1]).read().splitlines()
+out = open(sys.argv[2]).read().splitlines()
+if sys.argv[3] == "1":
+    seen, kept = set(), []
+    for l in out:
+        if l not in seen:
+            seen.add(l)
+            kept.append(l)
+    out = kept
+seqs = [json.loads(l)["seq"] for l in out]
+if out != local:
+    missing = sorted(set(json.loads(l)["seq"] for l in local) - set(seqs))
+    print("local %d lines, collector %d; missing seq %s; dup %d; ordered %s"
+          % (len(local), len(out), missing[:10], len(seqs) - len(set(seqs)),
+             seqs == sorted(seqs)))
+    sys.exit(1)
+print(len(out))
+EOF
+
+# rsyslog on 127.0.0.1:$RP writing the messages' text to $D/out.log:
+# rsyslog_conf tls|tcp CERT.
+rsyslog_conf() {
+	if [ "$1" = tls ]; then
+		cat <<EOF
+global(workDirectory="$D/work" maxMessageSize="256k"
+    DefaultNetstreamDriverCAFile="$T/ca.pem"
+    DefaultNetstreamDriverCertFile="$T/$2.pem"
+    DefaultNetstreamDriverKeyFile="$T/$2.key")
+module(load="imtcp" StreamDriver.Name="ossl" StreamDriver.Mode="1"
+    StreamDriver.AuthMode="x509/certvalid")
+EOF
+	else
+		echo "global(workDirectory=\"$D/work\" maxMessageSize=\"256k\")"
+		echo 'module(load="imtcp")'
+	fi
+	cat <<EOF
+input(type="imtcp" port="$RP" address="127.0.0.1")
+template(name="text" type="string" string="%msg%\n")
+action(type="omfile" file="$D/out.log" template="text")
+EOF
+}
+
+# Start (or start again) rsyslog with the configuration in $D/rs.conf.
+rs_start() {
+	as_user rsyslogd -n -f "$D/rs.conf" -i "$D/rs.pid" 2>>"$D/rs.err" &
+	RSPID=$!
+	PIDS="$PIDS $RSPID"
+	wait_port "$RP" || fail "rsyslog does not listen"
+}
+
+rs_stop() {
+	kill "$RSPID" 2>/dev/null
+	wait "$RSPID" 2>/dev/null
+}
+
+as_user() {
+	if [ "$MODE" = nobody ]; then
+		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	fi
+	exec env HOME="$D" XDG_RUNTIME_DIR="$D/xdg" "$@"
+}
+
+# The gateway on 127.0.0.1:$GP, its log $D/local.log, shipped to the
+# destinations and with the options given; its stderr to $D/gw.err.
+gw_start() {
+	GP=$(free_port)
+	as_user "$T/pinhole" proxy --listen "127.0.0.1:$GP" -v \
+	    --policy "$T/policy" --log "$D/local.log" \
+	    --log-spool "$D/spool" "$@" 2>>"$D/gw.err" &
+	GWPID=$!
+	PIDS="$PIDS $GWPID"
+	wait_port "$GP" || fail "the gateway does not listen"
+}
+
+gw_stop() {
+	kill "$GWPID" 2>/dev/null
+	wait "$GWPID" 2>/dev/null
+}
+
+# Wait (at most 20 s) until the collector has as many lines as $1.
+wait_lines() {
+	i=0
+	while [ $i -lt 200 ]; do
+		[ "$(wc -l <"$D/out.log" 2>/dev/null || echo 0)" -ge \
+		    "$(wc -l <"$1")" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# Compare, allowing repeats only when the collector reset the connection.
+compare() {
+	dups=0
+	grep -q 'reset by peer' "$D/gw.err" && dups=1
+	if n=$(python3 "$T/check.py" "$D/local.log" "$D/out.log" $dups); then
+		ok "$MODE: $1: $n lines arrived once, in order, as in the local log"
+	else
+		fail "$MODE: $1: $n"
+	fi
+}
+
+run_mode() {
+	MODE=$1
+	D="$T/$MODE"
+	mkdir -p "$D/work" "$D/xdg"
+	chmod 700 "$D/xdg"
+	[ "$MODE" = nobody ] && chown -R nobody "$D"
+	TLS="--log-tls-ca $T/ca.pem --log-tls-cert $T/client.pem \
+	    --log-tls-key $T/client.key"
+
+	# TLS; the collector stopped for 3 s in the middle of traffic.
+	RP=$(free_port)
+	rsyslog_conf tls coll >"$D/rs.conf"
+	rs_start
+	gw_start --log "syslog+tls://127.0.0.1:$RP" $TLS
+	python3 "$T/load.py" "$GP" 400 0.01 &
+	LP=$!
+	sleep 1
+	rs_stop
+	sleep 3
+	rs_start
+	wait "$LP"
+	wait_lines "$D/local.log"
+	gw_stop
+	wait_lines "$D/local.log"
+	compare "TLS, collector restarted"
+	grep -q 'lines wait in the spool' "$D/gw.err" ||
+	    fail "$MODE: the collector's absence was not said"
+	loggrep "$D/gw.err" 'delivering again' ||
+	    fail "$MODE: delivery did not resume"
+	[ "$(grep -c '"event":"request"' "$D/local.log")" -eq 400 ] ||
+	    fail "$MODE: not every request was logged"
+
+	# Across a restart of pinhole: lines made while the collector is
+	# away wait in the spool, and the next gateway sends them.
+	rs_stop
+	gw_start --log "syslog+tls://127.0.0.1:$RP" $TLS
+	python3 "$T/load.py" "$GP" 30 0
+	gw_stop
+	[ -s "$D/spool/syslog+tls_127.0.0.1_$RP.spool" ] ||
+	    fail "$MODE: nothing waits in the spool"
+	rs_start
+	gw_start --log "syslog+tls://127.0.0.1:$RP" $TLS
+	wait_lines "$D/local.log"
+	gw_stop
+	compare "TLS, pinhole restarted while the collector was away"
+
+	# A collector whose certificate the CA given did not sign, and one
+	# with another name: refused, nothing reaches them, lines wait.
+	: >"$D/gw.err"
+	gw_start --log "syslog+tls://127.0.0.1:$RP" --log-tls-ca \
+	    "$T/badca.pem" --log-tls-cert "$T/client.pem" \
+	    --log-tls-key "$T/client.key"
+	python3 "$T/load.py" "$GP" 5 0
+	sleep 1
+	gw_stop
+	loggrep "$D/gw.err" "certificate: (unable to get local issuer|self-signed)" ||
+	    fail "$MODE: a collector not verified was not said: $(tail -2 "$D/gw.err")"
+	rs_stop
+	rsyslog_conf tls other >"$D/rs.conf"
+	rs_start
+	: >"$D/gw.err"
+	gw_start --log "syslog+tls://127.0.0.1:$RP" $TLS
+	sleep 1
+	gw_stop
+	loggrep "$D/gw.err" "certificate: IP address mismatch" ||
+	    fail "$MODE: a collector of another name was not said: $(tail -2 "$D/gw.err")"
+	if [ "$(wc -l <"$D/out.log")" -lt "$(wc -l <"$D/local.log")" ] &&
+	    [ -s "$D/spool/syslog+tls_127.0.0.1_$RP.spool" ]; then
+		ok "$MODE: collectors not verified get nothing; the spool keeps it"
+	else
+		fail "$MODE: a collector not verified got lines"
+	fi
+	# With the right collector again, what waited arrives.
+	rs_stop
+	rsyslog_conf tls coll >"$D/rs.conf"
+	rs_start
+	: >"$D/gw.err"
+	gw_start --log "syslog+tls://127.0.0.1:$RP" $TLS
+	wait_lines "$D/local.log"
+	gw_stop
+	compare "TLS, after refused collectors"
+	rs_stop
+
+	# Plain TCP to a new collector.
+	rm -f "$D/out.log"
+	RP=$(free_port)
+	rsyslog_conf tcp >"$D/rs.conf"
+	rs_start
+	mv "$D/local.log" "$D/old.log"
+	: >"$D/gw.err"
+	gw_start --log "syslog+tcp://127.0.0.1:$RP"
+	python3 "$T/load.py" "$GP" 50 0
+	wait_lines "$D/local.log"
+	gw_stop
+	rs_stop
+	compare "TCP"
+
+	# A spool of 4K, nobody listening: full, counted, said; the local
+	# log has every line.
+	NP=$(free_port)
+	gw_start --log "syslog+tcp://127.0.0.1:$NP" --log-spool-max 4K
+	python3 "$T/load.py" "$GP" 50 0
+	gw_stop
+	loggrep "$D/gw.err" "127.0.0.1_$NP.spool is full" ||
+	    fail "$MODE: a full spool was not said"
+	n=$(sed -n "s/.*127.0.0.1:$NP: .* \([0-9][0-9]*\) line(s) not kept.*/\1/p" \
+	    "$D/gw.err")
+	if [ "${n:-0}" -gt 0 ] &&
+	    [ "$(grep -c '"event":"request"' "$D/local.log")" -eq 100 ]; then
+		ok "$MODE: a full spool counts $n lines not kept, all in the local log"
+	else
+		fail "$MODE: a full spool's count: '${n:-}'"
+	fi
+}
+
+run_mode root
+[ -n "${SHIP_ROOT_ONLY:-}" ] || run_mode nobody
+finish
