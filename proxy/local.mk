@@ -14,6 +14,7 @@ libpinhole_a_SOURCES += \
 	proxy/audit/chain.c proxy/audit/line.c proxy/audit/sink.c \
 	proxy/audit/spool.c proxy/audit/spool.h \
 	proxy/audit/ship.c proxy/audit/ship.h \
+	proxy/audit/otlp.c proxy/audit/otlp.h proxy/audit/otlpship.c \
 	proxy/audit/verify.c proxy/audit/verify.h
 # tls/: TLS inspection's CA, leaves and SSL objects (OpenSSL).
 libpinhole_a_SOURCES += proxy/tls/tls.c proxy/tls/tls.h

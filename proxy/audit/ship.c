@@ -46,6 +46,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/otlp.h"
 #include "proxy/audit/ship.h"
 #include "proxy/audit/spool.h"
 
@@ -109,6 +110,7 @@ struct ship {
 	char			*rbuf;
 	char			*store;
 	char			*msg;
+	struct otlp		*otlp;	/* or OTLP/HTTP (otlpship.c) */
 };
 
 static void	ship_connect(struct ship *);
@@ -122,7 +124,7 @@ int
 ship_is_dest(const char *s)
 {
 	return (strncmp(s, "syslog+tcp://", 13) == 0 ||
-	    strncmp(s, "syslog+tls://", 13) == 0);
+	    strncmp(s, "syslog+tls://", 13) == 0 || otlp_is_dest(s));
 }
 
 /* Split "HOST:PORT" ([v6]:PORT) and resolve it, once. */
@@ -213,6 +215,11 @@ ship_open(struct event_base *base, const char *dest,
 	}
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		goto nomem;
+	if (otlp_is_dest(dest)) {
+		if ((s->otlp = otlp_open(base, dest, cfg, err, errlen)) == NULL)
+			goto fail;
+		return (s);
+	}
 	s->base = base;
 	s->tls = strncmp(dest, "syslog+tls://", 13) == 0;
 	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
@@ -272,6 +279,7 @@ ship_close(struct ship *s)
 		    (unsigned long long)st.pending,
 		    (unsigned long long)st.dropped);
 	}
+	otlp_close(s->otlp);
 	ship_drop_conn(s);
 	if (s->tick != NULL)
 		event_free(s->tick);
@@ -743,6 +751,10 @@ ship_line(struct ship *s, const char *line, size_t len)
 	struct spool_stats	st;
 	char			err[512];
 
+	if (s->otlp != NULL) {
+		otlp_line(s->otlp, line, len);
+		return;
+	}
 	if (spool_append(s->spool, line, len, err, sizeof err) == -1) {
 		spool_stats(s->spool, &st);
 		if (s->dropped_said == 0 || st.dropped % 1000 == 0)
@@ -759,6 +771,8 @@ ship_line(struct ship *s, const char *line, size_t len)
 int
 ship_busy(const struct ship *s)
 {
+	if (s->otlp != NULL)
+		return (otlp_busy(s->otlp));
 	return (s->state == SHIP_UP &&
 	    (s->ring_n > s->nacked || s->next != spool_tail(s->spool)));
 }
@@ -767,7 +781,14 @@ void
 ship_stats(const struct ship *s, struct ship_stats *st)
 {
 	struct spool_stats	sp;
+	struct otlp_stats	ot;
 
+	if (s->otlp != NULL) {
+		otlp_stats(s->otlp, &ot);
+		memset(st, 0, sizeof *st);
+		st->delivered = ot.delivered;
+		return;
+	}
 	spool_stats(s->spool, &sp);
 	st->delivered = s->delivered;
 	st->pending = sp.pending;
