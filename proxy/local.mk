@@ -56,6 +56,7 @@ UNIT_TESTS += tests/unit/test_audit
 UNIT_TESTS += tests/unit/test_auditchain
 UNIT_TESTS += tests/unit/test_auditline
 UNIT_TESTS += tests/unit/test_spool
+UNIT_TESTS += tests/unit/test_otlp
 
 UNIT_TESTS += tests/unit/test_http
 UNIT_TESTS += tests/unit/test_secret
@@ -80,12 +81,17 @@ EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
 TESTS += tests/integration/proxy-limits.sh
 EXTRA_DIST += tests/integration/proxy-limits.sh
 
-# The audit log: reader fuzz target, verify benchmark (built, not run).
+# The audit log: reader and OTLP fuzz targets, verify benchmark (built, not run).
 FUZZ_TARGETS += tests/fuzz/fuzz_auditline
 tests_fuzz_fuzz_auditline_SOURCES = tests/fuzz/fuzz_auditline.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_auditline_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_auditline_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/auditline
+FUZZ_TARGETS += tests/fuzz/fuzz_otlp
+tests_fuzz_fuzz_otlp_SOURCES = tests/fuzz/fuzz_otlp.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_otlp_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_otlp_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/otlp
 check_PROGRAMS += tests/bench/bench_auditverify
 tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
 TESTS += tests/integration/log.sh

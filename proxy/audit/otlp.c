@@ -203,11 +203,12 @@ otlp_time(const char *ts, char *out, size_t outlen)
 		return (-1);
 	if (len == 24 && (ts[19] != '.' || otlp_digits(ts + 20, 3, &ms) == -1))
 		return (-1);
-	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
-	    mi > 59 || s > 60)
-		return (-1);
+	if (y < 1970 || y > 2261 || mo < 1 || mo > 12 || d < 1 || d > 31 ||
+	    h > 23 || mi > 59 || s > 60)
+		return (-1);	/* 2262 would not fit in int64 nanoseconds */
 	secs = otlp_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
-	if (snprintf(out, outlen, "%lld%03d000000", secs, ms) >= (int)outlen)
+	if (snprintf(out, outlen, "%lld", secs * 1000000000LL +
+	    ms * 1000000LL) >= (int)outlen)
 		return (-1);
 	return (0);
 }
@@ -444,7 +445,7 @@ otlp_partial(const struct json_member *ps, char *msg, size_t msglen)
 				    .nested = 1 };
 	const struct json_member *f;
 	const char		*err;
-	size_t			 n;
+	size_t			 n, i;
 	long long		 v = 0;
 
 	if (ps->type != JSON_NULL || ps->nested != '{' ||
@@ -461,8 +462,12 @@ otlp_partial(const struct json_member *ps, char *msg, size_t msglen)
 			return (-1);
 	}
 	if ((f = json_find(m, n, "errorMessage")) != NULL &&
-	    f->type == JSON_STRING)
-		snprintf(msg, msglen, "%.*s", (int)f->rawlen, f->raw);
+	    f->type == JSON_STRING && msglen > 0) {
+		for (i = 0; i < f->rawlen && i < msglen - 1; i++)
+			msg[i] = f->raw[i] >= ' ' && f->raw[i] < 0x7f ?
+			    f->raw[i] : '?';
+		msg[i] = '\0';
+	}
 	return (v);
 }
 

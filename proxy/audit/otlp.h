@@ -62,7 +62,8 @@ ssize_t		 otlp_resp_parse(const char *, size_t, struct otlp_resp *);
 /*
  * Read an ExportLogsServiceResponse body: the count of rejected records
  * (partialSuccess.rejectedLogRecords, 0 when absent) and its message
- * (escaped, may be empty) in msg; -1 when it is not one.
+ * (as escaped in JSON, printable ASCII only, may be empty) in msg; -1
+ * when it is not one.
  */
 long long	 otlp_resp_rejected(const char *, size_t, char *, size_t);
 
