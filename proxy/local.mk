@@ -96,6 +96,9 @@ check_PROGRAMS += tests/bench/bench_auditverify
 tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
 TESTS += tests/integration/log.sh
 EXTRA_DIST += tests/integration/log.sh
+TESTS += tests/integration/otlp.sh
+EXTRA_DIST += tests/integration/otlp.sh tests/integration/otlp-receiver.py \
+	tests/integration/otlp-check.py tests/integration/otlp-logs.schema.json
 TESTS += tests/integration/log-full.sh
 EXTRA_DIST += tests/integration/log-full.sh
 # Shipping to a real rsyslog over TCP and TLS.
