@@ -421,10 +421,10 @@ otlp_resp_parse(const char *buf, size_t len, struct otlp_resp *r)
 	if ((end = otlp_head_end(buf, len)) == 0)
 		return (len == OTLP_HEAD_MAX ? -1 : 0);
 	for (off = 0; off < end - 2; off = eol + 2) {
-		nl = memchr(buf + off, '\n', end - off);
-		eol = nl - buf - 1;
-		if (eol < off || buf[eol] != '\r')
-			return (-1);
+		nl = memchr(buf + off, '\n', end - off);	/* found: end */
+		if (nl == buf + off || nl[-1] != '\r')
+			return (-1);	/* a bare LF */
+		eol = nl - 1 - buf;
 		if (off == 0 ? otlp_status(buf, eol, r) :
 		    otlp_header(buf + off, eol - off, r))
 			return (-1);

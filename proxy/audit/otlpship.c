@@ -38,7 +38,8 @@
 #define OTLP_BATCH_LINES	512
 #define OTLP_BATCH_MS		200
 #define OTLP_READ_MAX		(1024 * 1024)	/* spool bytes a batch */
-#define OTLP_REQ_MAX		(8 * 1024 * 1024)	/* its JSON */
+#define OTLP_REQ_MAX		(8 * 1024 * 1024)	/* its JSON; lines are
+						   added below half of it */
 #define OTLP_TIMEOUT_S		10
 #define OTLP_BACKOFF_MIN_MS	250
 #define OTLP_BACKOFF_MAX_MS	30000
@@ -441,6 +442,7 @@ otlp_encode(struct otlp *o)
 	if ((n = spool_read(o->spool, off, o->rbuf, OTLP_READ_MAX)) <= 0)
 		return (0);
 	for (p = o->rbuf, left = n; left > 0 && lines < OTLP_BATCH_LINES &&
+	    o->req.len < OTLP_REQ_MAX / 2 &&
 	    (nl = memchr(p, '\n', left)) != NULL; lines++) {
 		otlp_record(&o->req, p, nl - p + 1, o->store, OTLP_READ_MAX);
 		left -= nl - p + 1;

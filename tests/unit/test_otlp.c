@@ -212,6 +212,8 @@ test_resp_bad(void **state)
 		"HTTP/1.1 2000 OK\r\n\r\n",
 		"HTTP/1.1 100 Continue\r\n\r\n",
 		"HTTP/1.1 200 OK\nContent-Length: 0\r\n\r\n",
+		"\n\r>\r\n\r\n",
+		"HTTP/1.1 200 OK\r\n\nX: y\r\n\r\n",
 		"HTTP/1.1 200 OK\r\nNo colon\r\n\r\n",
 		"HTTP/1.1 200 OK\r\n: empty\r\n\r\n",
 		"HTTP/1.1 200 OK\r\n folded: x\r\n\r\n",
