@@ -82,8 +82,9 @@ struct otlp_stats {
 /* Tell whether a --log value names an OTLP collector. */
 int		 otlp_is_dest(const char *);
 /*
- * "otlp+http://HOST:PORT[/PATH]" (PATH /v1/logs by default), its spool
- * in the config's directory.  NULL with err set on error.
+ * "otlp+http://HOST:PORT[/PATH]" (PATH /v1/logs by default), or
+ * otlp+https:// (the config's --log-tls-* options), its spool in the
+ * config's directory.  NULL with err set on error.
  */
 struct otlp	*otlp_open(struct event_base *, const char *,
 		    const struct ship_config *, char *, size_t);

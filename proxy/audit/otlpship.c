@@ -1,6 +1,7 @@
 /*
  * Shipping the audit log to an OpenTelemetry collector over OTLP/HTTP
- * with JSON (otlp.h): the second transport on the shipping spool.
+ * with JSON, plain or over TLS (otlp.h): the second transport on the
+ * shipping spool.
  *
  * Lines go to the spool first.  A batch is the lines from the spool's
  * head, up to OTLP_BATCH_LINES of them, sent once that many wait or
@@ -18,6 +19,9 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -27,7 +31,12 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #include "lib/json.h"
 #include "lib/log.h"
@@ -56,6 +65,9 @@ struct otlp {
 	struct event_base	*base;
 	char			*dest;
 	char			*hostport;	/* the Host header */
+	char			*host;		/* the name TLS checks */
+	int			 tls;		/* otlp+https:// */
+	SSL_CTX			*ctx;
 	char			 path[OTLP_PATH_MAX];
 	struct addrinfo		*ai;
 	struct spool		*spool;
@@ -88,7 +100,8 @@ static void	otlp_tick_cb(evutil_socket_t, short, void *);
 int
 otlp_is_dest(const char *s)
 {
-	return (strncmp(s, "otlp+http://", 12) == 0);
+	return (strncmp(s, "otlp+http://", 12) == 0 ||
+	    strncmp(s, "otlp+https://", 13) == 0);
 }
 
 /* Split "HOST:PORT[/PATH]" ([v6]:PORT) and resolve it, once. */
@@ -120,7 +133,8 @@ otlp_resolve(struct otlp *o, const char *hp, char *err, size_t errlen)
 		hp++;
 		hlen -= 2;
 	}
-	if (hlen == 0 || hlen >= sizeof host)
+	if (hlen == 0 || hlen >= sizeof host ||
+	    (o->host = strndup(hp, hlen)) == NULL)
 		goto bad;
 	snprintf(host, sizeof host, "%.*s", (int)hlen, hp);
 	snprintf(port, sizeof port, "%s", colon + 1);
@@ -133,9 +147,67 @@ otlp_resolve(struct otlp *o, const char *hp, char *err, size_t errlen)
 	}
 	return (0);
 bad:
-	snprintf(err, errlen, "%s: give otlp+http://HOST:PORT[/PATH]",
-	    o->dest);
+	snprintf(err, errlen, "%s: give otlp+http://HOST:PORT[/PATH] or "
+	    "otlp+https://HOST:PORT[/PATH]", o->dest);
 	return (-1);
+}
+
+/* Make the TLS context: verify the collector, maybe show our own. */
+static int
+otlp_tls_init(struct otlp *o, const struct ship_config *cfg, char *err,
+    size_t errlen)
+{
+	const char	*what = "TLS";
+
+	if ((o->ctx = SSL_CTX_new(TLS_client_method())) == NULL)
+		goto fail;
+	SSL_CTX_set_min_proto_version(o->ctx, TLS1_2_VERSION);
+	SSL_CTX_set_verify(o->ctx, SSL_VERIFY_PEER, NULL);
+	what = cfg->ca != NULL ? cfg->ca : "the system's CA store";
+	if (cfg->ca != NULL ?
+	    SSL_CTX_load_verify_locations(o->ctx, cfg->ca, NULL) != 1 :
+	    SSL_CTX_set_default_verify_paths(o->ctx) != 1)
+		goto fail;
+	if (cfg->cert == NULL && cfg->key == NULL)
+		return (0);
+	what = "--log-tls-cert and --log-tls-key go together";
+	if (cfg->cert == NULL || cfg->key == NULL)
+		goto fail;
+	what = cfg->cert;
+	if (SSL_CTX_use_certificate_chain_file(o->ctx, cfg->cert) != 1)
+		goto fail;
+	what = cfg->key;
+	if (SSL_CTX_use_PrivateKey_file(o->ctx, cfg->key,
+	    SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(o->ctx) != 1)
+		goto fail;
+	return (0);
+fail:
+	snprintf(err, errlen, "%s: %s: %s", o->dest, what,
+	    ERR_peek_last_error() != 0 ?
+	    ERR_reason_error_string(ERR_peek_last_error()) : "bad value");
+	ERR_clear_error();
+	return (-1);
+}
+
+/* A TLS session that checks the collector's name or address. */
+static SSL *
+otlp_ssl_new(struct otlp *o)
+{
+	struct in6_addr	 a6;
+	SSL		*ssl;
+
+	if ((ssl = SSL_new(o->ctx)) == NULL)
+		return (NULL);
+	if (inet_pton(AF_INET, o->host, &a6) == 1 ||
+	    inet_pton(AF_INET6, o->host, &a6) == 1) {
+		if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl),
+		    o->host) == 1)
+			return (ssl);
+	} else if (SSL_set1_host(ssl, o->host) == 1 &&
+	    SSL_set_tlsext_host_name(ssl, o->host) == 1)
+		return (ssl);
+	SSL_free(ssl);
+	return (NULL);
 }
 
 /* Open a collector and its spool; send what an earlier run left. */
@@ -147,7 +219,8 @@ otlp_open(struct event_base *base, const char *dest,
 	char		 name[SPOOL_NAME_MAX];
 
 	if (!otlp_is_dest(dest)) {
-		snprintf(err, errlen, "%s: not otlp+http://", dest);
+		snprintf(err, errlen, "%s: not otlp+http:// or otlp+https://",
+		    dest);
 		return (NULL);
 	}
 	if ((o = calloc(1, sizeof *o)) == NULL)
@@ -160,7 +233,9 @@ otlp_open(struct event_base *base, const char *dest,
 	    (o->store = malloc(OTLP_READ_MAX)) == NULL ||
 	    (o->tick = evtimer_new(base, otlp_tick_cb, o)) == NULL)
 		goto nomem;
-	if (otlp_resolve(o, dest + 12, err, errlen) == -1)
+	o->tls = strncmp(dest, "otlp+https://", 13) == 0;
+	if (otlp_resolve(o, dest + (o->tls ? 13 : 12), err, errlen) == -1 ||
+	    (o->tls && otlp_tls_init(o, cfg, err, errlen) == -1))
 		goto fail;
 	spool_name(dest, name, sizeof name);
 	if ((o->spool = spool_open(cfg->spool_dir, name, cfg->spool_max, err,
@@ -204,11 +279,14 @@ otlp_close(struct otlp *o)
 		event_free(o->tick);
 	if (o->ai != NULL)
 		freeaddrinfo(o->ai);
+	if (o->ctx != NULL)
+		SSL_CTX_free(o->ctx);
 	spool_close(o->spool);
 	json_writer_free(&o->req);
 	free(o->store);
 	free(o->rbuf);
 	free(o->hostport);
+	free(o->host);
 	free(o->dest);
 	free(o);
 }
@@ -381,6 +459,23 @@ otlp_read_cb(struct bufferevent *bev, void *arg)
 	otlp_answer(o, &r, body, blen);
 }
 
+/* Say why a TLS connection failed. */
+static void
+otlp_tls_why(struct otlp *o, char *buf, size_t len)
+{
+	SSL		*ssl = bufferevent_openssl_get_ssl(o->bev);
+	unsigned long	 e, last = 0;
+	long		 v;
+
+	while ((e = bufferevent_get_openssl_error(o->bev)) != 0)
+		last = e;
+	if (ssl != NULL && (v = SSL_get_verify_result(ssl)) != X509_V_OK)
+		snprintf(buf, len, "TLS: the collector's certificate: %s",
+		    X509_verify_cert_error_string(v));
+	else if (last != 0)
+		snprintf(buf, len, "TLS: %s", ERR_reason_error_string(last));
+}
+
 /* The connection is up, closed or failed. */
 static void
 otlp_event_cb(struct bufferevent *bev, short what, void *arg)
@@ -403,6 +498,8 @@ otlp_event_cb(struct bufferevent *bev, short what, void *arg)
 	else
 		snprintf(why, sizeof why, "%s", e != 0 ?
 		    evutil_socket_error_to_string(e) : "connection failed");
+	if (o->tls && !(what & (BEV_EVENT_EOF | BEV_EVENT_TIMEOUT)))
+		otlp_tls_why(o, why, sizeof why);
 	otlp_down(o, why);
 }
 
@@ -412,8 +509,20 @@ otlp_connect(struct otlp *o)
 {
 	struct timeval	tv = { OTLP_TIMEOUT_S, 0 };
 
+	SSL		*ssl;
+
 	o->state = OTLP_CONNECTING;
-	o->bev = bufferevent_socket_new(o->base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!o->tls)
+		o->bev = bufferevent_socket_new(o->base, -1,
+		    BEV_OPT_CLOSE_ON_FREE);
+	else if ((ssl = otlp_ssl_new(o)) != NULL) {
+		o->bev = bufferevent_openssl_socket_new(o->base, -1, ssl,
+		    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+		if (o->bev == NULL)
+			SSL_free(ssl);
+		else
+			bufferevent_openssl_set_allow_dirty_shutdown(o->bev, 1);
+	}
 	if (o->bev == NULL) {
 		otlp_down(o, "out of memory");
 		return;

@@ -7,6 +7,7 @@
 # the first --close requests get the connection closed unanswered, the
 # next --fail get --fail-status (with --retry-after), the next --refuse
 # get 400.  A request that is not valid gets 400 and an INVALID line.
+# With --tls CERT KEY it speaks HTTPS.
 import argparse
 import json
 import os
@@ -25,6 +26,7 @@ ap.add_argument("--fail-status", type=int, default=503)
 ap.add_argument("--retry-after")
 ap.add_argument("--refuse", type=int, default=0)
 ap.add_argument("--max-requests", type=int, default=100000)
+ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
 args = ap.parse_args()
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -114,4 +116,9 @@ class Handler(BaseHTTPRequestHandler):
 HTTPServer.allow_reuse_address = True
 srv = HTTPServer(("127.0.0.1", args.port), Handler)
 srv.timeout = 1
+if args.tls:
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(*args.tls)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 srv.serve_forever()

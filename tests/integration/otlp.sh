@@ -5,8 +5,9 @@
 # Schema of ExportLogsServiceRequest), with known traffic; every line of
 # the local log must arrive exactly once, in order, with the attributes
 # docs/audit-log.md gives (otlp-check.py).  Then a collector that fails
-# on purpose (a closed connection, 503 with Retry-After, 429, 400), and
-# one away for a few seconds, across a restart of the gateway.
+# on purpose (a closed connection, 503 with Retry-After, 429, 400), one
+# away for a few seconds, across a restart of the gateway, and one over
+# TLS.
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
@@ -221,6 +222,55 @@ if [ "$(grep -c '^REFUSE' "$T/rlog-$R")" -eq 1 ]; then
 else
 	fail "refused: $(cat "$T/rlog-$R")"
 fi
+kill "$RECV"
+
+# Over TLS, the collector's address checked against its certificate; a
+# collector the CA did not sign gets nothing, and the reason is said.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$T/coll.key" -out "$T/coll.pem" 2>/dev/null &&
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -days 1 -subj /CN=other -keyout "$T/other.key" -out "$T/other.pem" \
+    2>/dev/null || fail "cannot make the test certificates"
+chmod 644 "$T"/*.pem
+workdir tls
+R=$(free_port)
+receiver "$R" --tls "$T/coll.pem" "$T/coll.key"
+P=$(free_port)
+env XDG_RUNTIME_DIR="$W/xdg" HOME="$W" "$PINHOLE" proxy -v \
+    --listen "127.0.0.1:$P" --policy "$T/policy" \
+    --resolver "127.0.0.1:$DNSP" --log "$W/audit.log" \
+    --log "otlp+https://127.0.0.1:$R" --log-spool "$W/spool" \
+    --log-tls-ca "$T/coll.pem" 2>>"$W/err" &
+GW=$!
+PIDS="$PIDS $GW"
+wait_port "$P"
+traffic 3 2
+n=$(wc -l <"$W/audit.log")
+wait_records "$R" "$n" || fail "tls: not all records came"
+stop
+check "$R" 0 "over TLS"
+workdir tlsbad
+n=$(wc -l <"$T/rec-$R.jsonl")
+P=$(free_port)
+env XDG_RUNTIME_DIR="$W/xdg" HOME="$W" "$PINHOLE" proxy -v \
+    --listen "127.0.0.1:$P" --policy "$T/policy" \
+    --resolver "127.0.0.1:$DNSP" --log "$W/audit.log" \
+    --log "otlp+https://127.0.0.1:$R" --log-spool "$W/spool" \
+    --log-tls-ca "$T/other.pem" 2>>"$W/err" &
+GW=$!
+PIDS="$PIDS $GW"
+wait_port "$P"
+traffic 1 0
+sleep 1
+stop
+if loggrep "$W/err" "TLS: the collector's certificate"; then
+	ok "a collector the CA did not sign is refused, and said"
+else
+	fail "bad CA: $(grep -m2 shipping "$W/err")"
+fi
+[ "$(wc -l <"$T/rec-$R.jsonl")" -eq "$n" ] &&
+    ok "and it got nothing" || fail "a collector not trusted got records"
 kill "$RECV"
 
 # A bad destination is refused at start, saying how to write one.
