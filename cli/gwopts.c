@@ -49,7 +49,7 @@ const struct cmd_opt gwopts_where_opts[] = {
 	    .help = "audit log, JSON lines ('-': stdout; also syslog, "
 	    "journald; default ~/.local/state/pinhole/audit.log); "
 	    "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT or "
-	    "otlp+http://HOST:PORT ships it as well (repeatable)" },
+	    "otlp+http[s]://HOST:PORT ships it as well (repeatable)" },
 	{ "log-key", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_LOG_KEY,
 	    .help = "HMAC key for the log's chain" },
 	{ "resolver", 'r', CMD_ARG_REQUIRED, "ADDR[:PORT]",

@@ -70,6 +70,7 @@ struct otlp {
 	SSL_CTX			*ctx;
 	char			 path[OTLP_PATH_MAX];
 	struct addrinfo		*ai;
+	struct addrinfo		*cur;		/* the address tried next */
 	struct spool		*spool;
 	char			 hostname[256];
 
@@ -145,6 +146,7 @@ otlp_resolve(struct otlp *o, const char *hp, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", o->dest, gai_strerror(rv));
 		return (-1);
 	}
+	o->cur = o->ai;
 	return (0);
 bad:
 	snprintf(err, errlen, "%s: give otlp+http://HOST:PORT[/PATH] or "
@@ -334,6 +336,8 @@ otlp_down(struct otlp *o, const char *why)
 	o->state = OTLP_DOWN;
 	if (was == OTLP_IDLE)
 		return;		/* a kept connection closed while unused */
+	if (was == OTLP_CONNECTING)
+		o->cur = o->cur->ai_next != NULL ? o->cur->ai_next : o->ai;
 	otlp_retry(o, why, -1);
 }
 
@@ -530,8 +534,8 @@ otlp_connect(struct otlp *o)
 	bufferevent_setcb(o->bev, otlp_read_cb, NULL, otlp_event_cb, o);
 	bufferevent_set_timeouts(o->bev, &tv, &tv);
 	bufferevent_enable(o->bev, EV_READ | EV_WRITE);
-	if (bufferevent_socket_connect(o->bev, o->ai->ai_addr,
-	    o->ai->ai_addrlen) == -1)
+	if (bufferevent_socket_connect(o->bev, o->cur->ai_addr,
+	    o->cur->ai_addrlen) == -1)
 		otlp_down(o, strerror(errno));
 }
 

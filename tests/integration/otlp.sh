@@ -33,13 +33,13 @@ receiver() {
 	wait_port "$port"
 }
 
-# Start the proxy as $MODE's user, shipping to 127.0.0.1:$1 with the
+# Start the proxy as $MODE's user, shipping to ${2:-127.0.0.1}:$1 with the
 # local log $W/audit.log and the spool in $W/spool.
 gateway() {
 	P=$(free_port)
 	set -- "$PINHOLE" proxy --listen "127.0.0.1:$P" --policy "$T/policy" \
 	    --resolver "127.0.0.1:$DNSP" --log "$W/audit.log" \
-	    --log "otlp+http://127.0.0.1:$1" --log-spool "$W/spool" -v
+	    --log "otlp+http://${2:-127.0.0.1}:$1" --log-spool "$W/spool" -v
 	if [ "$MODE" = nobody ]; then
 		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		    -- "$@"
@@ -190,10 +190,12 @@ else
 fi
 kill "$RECV"
 
+# A 429, from a collector named: its addresses are tried in turn (::1,
+# where nothing listens, may come before 127.0.0.1).
 workdir retry429
 R=$(free_port)
 receiver "$R" --fail 1 --fail-status 429
-gateway "$R"
+gateway "$R" localhost
 traffic 3 0
 n=$(wc -l <"$W/audit.log")
 wait_records "$R" "$n" || fail "429: not all records came"
