@@ -37,7 +37,7 @@ enum {
 	GWOPTS_GRACE, GWOPTS_LOG_KEY, GWOPTS_LOG_MAX_SIZE, GWOPTS_LOG_KEEP,
 	GWOPTS_LOG_FAIL,
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
-	GWOPTS_ASK,
+	GWOPTS_ASK, GWOPTS_DECIDER,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -73,6 +73,7 @@ struct gwopts {
 	char			 about[1024];
 	int			 ask;		/* --ask[=SECONDS] */
 	int			 ask_bare;	/* --ask without =SECONDS */
+	const char		*decider;	/* --decider URL, or NULL */
 	char			 session[32];	/* a random one */
 };
 
@@ -131,6 +132,7 @@ struct gwctx {
 	struct escalate		*esc;		/* requests for hosts */
 	struct control		*ctl;		/* where they are answered */
 	struct grants		*grants;	/* what approvals gave */
+	struct decider		*decider;	/* asked first, or NULL */
 	struct tls		*tls;		/* inspection, or NULL */
 	struct conn_secret	 secrets[GWCTX_SECRETS_MAX];	/* values */
 	size_t			 nsecrets;
@@ -183,7 +185,8 @@ int	gwctx_tls_files(const char *, char *, char *, size_t);
  * Escalation (gwctx_setup does it): the request queue of this session (named by cfg.session,
  * or a random id), grants on top of the policy, the control socket in
  * control_dir(); with ask > 0 a blocked connection (or DNS name) is held
- * that long for the person.  A control socket that cannot be made is only warned of.
+ * that long for the person, and with --decider the decider is asked first
+ * (ask then defaults to DECIDER_WAIT_DEFAULT).  A control socket that cannot be made is only warned of.
  * Returns 0, or -1 after saying why.
  */
 int	gwctx_escalate(struct gwctx *, int);
