@@ -7,7 +7,9 @@
 # belong, and one not there at all are all denied.  A deny rule and a
 # private address are never put to it; the agent's reason is.  The audit
 # lines name the decider and the approver, and `pinhole log --summary`
-# counts decisions by approver.
+# counts decisions by approver.  The two deciders of contrib/decider/
+# answer too: the list from its file, the chat one through a webhook
+# whose "person" posts the answer back.
 . "$top_srcdir/tests/integration/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
@@ -20,6 +22,36 @@ chmod 644 "$T/decider.py"
 mkdir -m 1777 "$T/w"
 start_origin || { finish; exit 1; }
 ASK=5
+for f in decider-list.py decider-chat.py; do
+	cp "$top_srcdir/contrib/decider/$f" "$T/$f" && chmod 755 "$T/$f"
+done
+
+# A chat channel's incoming webhook: it keeps each message, and its
+# person answers through the chat decider's /answer, allowing chatok.*
+# for the session and denying anything else.
+cat >"$T/webhook.py" <<'PY'
+import http.server, json, re, sys, threading, urllib.request
+out, answer_url, token = sys.argv[1], sys.argv[2], sys.argv[3]
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        text = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["text"]
+        with open(out, "a") as f: f.write(text + "\n")
+        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
+        rid, host = re.search(r"request (r[0-9a-f]+): .* asks for ([^:]+):", text).groups()
+        a = ({"decision": "allow", "scope": "session", "approver": "alice@example"}
+             if host.startswith("chatok.") else
+             {"decision": "deny", "note": "not in chat", "approver": "alice@example"})
+        a["request"] = rid
+        def send():
+            req = urllib.request.Request(answer_url, data=json.dumps(a).encode(),
+                headers={"Authorization": "Bearer " + token})
+            urllib.request.urlopen(req, timeout=5).close()
+        threading.Timer(0.2, send).start()
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+open(out + ".port", "w").write(str(s.server_address[1]))
+s.serve_forever()
+PY
 
 # pinhole as the mode's user, against gateway $G's control directory.
 P() {
@@ -67,7 +99,7 @@ check() {
 for MODE in root nobody; do
 	W=$T/w/$MODE
 	mkdir -p "$W"
-	for g in A B C D; do
+	for g in A B C D E F; do
 		printf 'allow-private 127.0.0.0/8\ndeny denied.test\n' >"$W/policy$g"
 	done
 	: >"$W/questions"
@@ -187,9 +219,46 @@ for MODE in root nobody; do
 	    ok "$MODE: audit: the decider could not be reached" ||
 	    fail "$MODE: audit dead: $(grep dead.test "$L" | tail -2)"
 
+	# contrib/decider/decider-list.py on a unix socket.
+	printf 'approver ops-list\nallow listok.test session\ndeny list*.test no lists here\n' \
+	    >"$W/list.rules"
+	bg python3 "$T/decider-list.py" "$W/list.rules" "$W/list.sock" \
+	    2>"$W/list.err"
+	i=0
+	while [ ! -S "$W/list.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	chmod 666 "$W/list.sock"
+	gateway E "unix:$W/list.sock"
+	check "decider-list.py: allowed by its file" \
+	    "$(get E "http://listok.test:$HP/hello.txt")" 200
+	check "decider-list.py: denied by its file" \
+	    "$(get E "http://listno.test:$HP/hello.txt")" 403
+	grep -q "denied by ops-list via decider: no lists here" "$W/body" &&
+	    ok "$MODE: decider-list.py's note reaches the agent" ||
+	    fail "$MODE: decider-list.py: $(cat "$W/body")"
+
+	# contrib/decider/decider-chat.py, asking through the webhook.
+	cport=$(free_port)
+	bg python3 "$T/webhook.py" "$W/chat" "http://127.0.0.1:$cport/answer" \
+	    chat-secret
+	wait_file "$W/chat.port" || fail "$MODE: no webhook"
+	bg env DECIDER_TOKEN=chat-secret python3 "$T/decider-chat.py" \
+	    "127.0.0.1:$cport" "http://127.0.0.1:$(cat "$W/chat.port")/hook"
+	wait_port "$cport"
+	gateway F "http://127.0.0.1:$cport/decide"
+	check "decider-chat.py: allowed in the chat" \
+	    "$(get F "http://chatok.test:$HP/hello.txt")" 200
+	check "decider-chat.py: denied in the chat" \
+	    "$(get F "http://chatno.test:$HP/hello.txt")" 403
+	grep -q "asks for chatok.test:$HP (GET /hello.txt)" "$W/chat" &&
+	    ok "$MODE: the question was posted to the channel" ||
+	    fail "$MODE: chat: $(cat "$W/chat" 2>&1)"
+	code=$(curl -s -o /dev/null -w '%{http_code}' -m 5 -d '{"request":"r0000"}' \
+	    -H 'Authorization: Bearer wrong' "http://127.0.0.1:$cport/answer")
+	check "decider-chat.py refuses an answer without the token" "$code" 403
+
 	"$T/pinhole" log --summary "$L" >"$W/summary" 2>&1
 	sed -n '/by approver/,/^$/p' "$W/summary" >"$W/by"
-	grep -Eq '^ +2 +0  alice@example via decider$' "$W/by" &&
+	grep -Eq '^ +3 +1  alice@example via decider$' "$W/by" &&
 	    grep -Eq '^ +0 +1  dave via decider$' "$W/by" &&
 	    grep -Eq '^ +1 +0  uid [0-9]+ via cli$' "$W/by" &&
 	    grep -Eq '^ +0 +[67]  decider$' "$W/by" &&
