@@ -256,10 +256,23 @@ for MODE in root nobody; do
 	    -H 'Authorization: Bearer wrong' "http://127.0.0.1:$cport/answer")
 	check "decider-chat.py refuses an answer without the token" "$code" 403
 
-	"$T/pinhole" log --summary "$L" >"$W/summary" 2>&1
+	# pinhole run: the sandboxed command's stderr carries the note.
+	mkdir -p "$W/xdgR" "$W/rcfg" "$W/rlog" && chmod 700 "$W/xdgR"
+	printf 'allow-private 127.0.0.0/8\n' >"$W/rcfg/policy"
+	[ "$MODE" = nobody ] && chown -R nobody:nogroup "$W/xdgR" "$W/rcfg" "$W/rlog"
+	G=R P "$T/pinhole" run --policy "$W/rcfg/policy" --resolver "127.0.0.1:$DNSP" \
+	    --log "$W/rlog/audit.log" --decider "unix:$W/decider.sock" -- \
+	    curl -s -o /dev/null -w '%{http_code}\n' -m 20 \
+	    "http://note.test:$HP/hello.txt" >"$W/run.out" 2>"$W/run.err"
+	check "run --decider: denied in the sandbox" "$(cat "$W/run.out")" 403
+	grep -q "denied note.test:$HP (by dave via decider): use the mirror at pkg.test" "$W/run.err" &&
+	    ok "$MODE: run --decider: the note is on the command's stderr" ||
+	    fail "$MODE: run stderr: $(cat "$W/run.err")"
+
+	"$T/pinhole" log --summary "$L" "$W/rlog/audit.log" >"$W/summary" 2>&1
 	sed -n '/by approver/,/^$/p' "$W/summary" >"$W/by"
 	grep -Eq '^ +3 +1  alice@example via decider$' "$W/by" &&
-	    grep -Eq '^ +0 +1  dave via decider$' "$W/by" &&
+	    grep -Eq '^ +0 +2  dave via decider$' "$W/by" &&
 	    grep -Eq '^ +1 +0  uid [0-9]+ via cli$' "$W/by" &&
 	    grep -Eq '^ +0 +[67]  decider$' "$W/by" &&
 	    ok "$MODE: log --summary counts decisions by approver" ||
