@@ -407,7 +407,11 @@ decider_create(struct event_base *base, struct escalate *esc,
 	}
 	d->base = base;
 	d->esc = esc;
+	/* A second less than a held connection waits, so that it is
+	   refused with the decider's reason rather than its own. */
 	d->secs = secs > 0 ? secs : DECIDER_WAIT_DEFAULT;
+	if (d->secs > 2)
+		d->secs--;
 	TAILQ_INIT(&d->qs);
 	snprintf(d->text, sizeof d->text, "%s", url);
 	if (decider_url_parse(url, &d->url, &errstr) == -1 ||

@@ -20,7 +20,8 @@ struct event_base;
 
 /*
  * Ask the decider at url about each new request of the queue, waiting
- * at most secs for each answer.  NULL with err filled when url is not
+ * for each answer at most secs (what a held connection waits) less one,
+ * when secs is more than 2.  NULL with err filled when url is not
  * one (decider_url_parse()) or out of memory.
  */
 struct decider	*decider_create(struct event_base *, struct escalate *,
