@@ -63,6 +63,7 @@ struct log_summary {
 	struct tallies	 sessions;
 	struct tallies	 outcomes;	/* event verdict reason */
 	struct tallies	 methods;	/* host method, of read requests */
+	struct tallies	 approvers;	/* who granted and denied requests */
 };
 
 struct log_opts {
@@ -306,6 +307,27 @@ cmd_log_count_method(struct log_summary *s, const struct audit_rec *rec,
 	return (0);
 }
 
+/* Count a decided request (a grant or deny event) by who decided it. */
+static int
+cmd_log_count_by(struct log_summary *s, const struct audit_rec *rec,
+    const char *ev)
+{
+	const char	*by = audit_rec_str(rec, "by");
+	struct tally	*t;
+	int		 grant;
+
+	if (ev == NULL || (!(grant = strcmp(ev, "grant") == 0) &&
+	    strcmp(ev, "deny") != 0) || audit_rec_str(rec, "request_id") ==
+	    NULL)
+		return (0);
+	if ((t = tally_get(&s->approvers, by != NULL ? by : "-")) == NULL)
+		return (-1);
+	t->n++;
+	t->allow += grant;
+	t->deny += !grant;
+	return (0);
+}
+
 /* Count one event into the summary. */
 static int
 cmd_log_count(struct log_summary *s, const struct audit_rec *rec)
@@ -343,7 +365,8 @@ cmd_log_count(struct log_summary *s, const struct audit_rec *rec)
 		t->up += up;
 		t->down += down;
 	}
-	if (cmd_log_count_method(s, rec, host, deny, up, down) == -1)
+	if (cmd_log_count_method(s, rec, host, deny, up, down) == -1 ||
+	    cmd_log_count_by(s, rec, ev) == -1)
 		return (-1);
 	if (verdict == NULL)
 		return (0);
@@ -428,6 +451,15 @@ cmd_log_print_summary(struct log_summary *s)
 		    s->methods.v[i]->deny, s->methods.v[i]->up,
 		    s->methods.v[i]->down);
 		cmd_log_term(stdout, s->methods.v[i]->key);
+		putchar('\n');
+	}
+	tallies_sort(&s->approvers, tally_by_count);
+	printf("\nRequests decided, by approver\n  %8s %8s  %s\n", "GRANTED",
+	    "DENIED", "BY");
+	for (i = 0; i < s->approvers.n; i++) {
+		printf("  %8lld %8lld  ", s->approvers.v[i]->allow,
+		    s->approvers.v[i]->deny);
+		cmd_log_term(stdout, s->approvers.v[i]->key);
 		putchar('\n');
 	}
 	tallies_sort(&s->sessions, tally_by_count);
@@ -580,6 +612,7 @@ cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
 	tallies_free(&o.sum.sessions);
 	tallies_free(&o.sum.outcomes);
 	tallies_free(&o.sum.methods);
+	tallies_free(&o.sum.approvers);
 	return (rv);
 }
 

@@ -27,12 +27,14 @@
 #include "proxy/dns/dns.h"
 #include "proxy/dns/fakeip.h"
 #include "proxy/escalate/control.h"
+#include "proxy/escalate/decider.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/gateway.h"
 #include "proxy/policywatch.h"
 #include "proxy/scrape.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/tls/tls.h"
+#include "proxy/wire/decider.h"
 #include "proxy/wire/http.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
@@ -88,6 +90,10 @@ const struct cmd_opt gwopts_opts[] = {
 	{ "ask", 0, CMD_ARG_OPTIONAL, "S", .key = GWOPTS_ASK,
 	    .help = "hold a blocked connection up to S seconds while the "
 	    "person decides (default 60)" },
+	{ "decider", 0, CMD_ARG_REQUIRED, "URL", .key = GWOPTS_DECIDER,
+	    .help = "ask a program first about each blocked attempt: "
+	    "http://ADDR:PORT/PATH or unix:/PATH (waits --ask S, default 30; "
+	    "no answer denies)" },
 	{ "dns-real", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REAL,
 	    .help = "DNS answers A/AAAA with real addresses" },
 	{ "dns-refuse", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REFUSE,
@@ -281,6 +287,21 @@ gwopts_log(const struct cmd_entry *cmd, struct gwopts *o, const char *arg)
 	return (0);
 }
 
+/* --decider URL: checked now, connected to for each question. */
+static int
+gwopts_decider(const struct cmd_entry *cmd, struct gwopts *o,
+    const char *arg)
+{
+	struct decider_url	 u;
+	const char		*errstr;
+
+	if (decider_url_parse(arg, &u, &errstr) == -1)
+		return (cmd_usage_error(cmd, "--decider '%s': %s", arg,
+		    errstr));
+	o->decider = arg;
+	return (0);
+}
+
 /* Handle one of the shared options. */
 int
 gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
@@ -324,6 +345,8 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		return (0);
 	case GWOPTS_METRICS:
 		return (gwopts_metrics(cmd, o, arg));
+	case GWOPTS_DECIDER:
+		return (gwopts_decider(cmd, o, arg));
 	}
 	if (ch >= GWOPTS_MAX_CLIENTS && ch < GWOPTS_LAST)
 		return (gwopts_limit(cmd, o, ch, arg));
@@ -974,6 +997,8 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 	gwctx_set_rules(c, r);
 	gwctx_tls(c);
 	signal(SIGPIPE, SIG_IGN);
+	if (o->decider != NULL && o->ask == 0)
+		o->ask = DECIDER_WAIT_DEFAULT;
 	return (gwctx_escalate(c, o->ask));
 }
 
@@ -1066,6 +1091,7 @@ gwctx_teardown(struct gwctx *c)
 		tls_free(c->tls);
 	}
 	control_close(c->ctl);
+	decider_free(c->decider);
 	escalate_free(c->esc);
 	grants_free(c->grants);
 	if (c->resolver != NULL)
@@ -1105,6 +1131,14 @@ gwctx_escalate(struct gwctx *c, int ask)
 		    "%s", err);
 	else
 		log_info("control socket %s", control_path(c->ctl));
+	if (c->o->decider != NULL) {
+		if ((c->decider = decider_create(c->base, c->esc,
+		    c->o->decider, ask, err, sizeof err)) == NULL) {
+			log_warnx("%s", err);
+			return (-1);
+		}
+		log_info("decider %s, %d s an answer", c->o->decider, ask);
+	}
 	if (c->o->npolicy > 0)
 		snprintf(c->always_path, sizeof c->always_path, "%s",
 		    c->o->policy[0]);

@@ -42,6 +42,7 @@ enum {
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
 	GWOPTS_ASK, GWOPTS_METRICS, GWOPTS_LOG_SPOOL, GWOPTS_LOG_SPOOL_MAX,
 	GWOPTS_LOG_TLS_CA, GWOPTS_LOG_TLS_CERT, GWOPTS_LOG_TLS_KEY,
+	GWOPTS_DECIDER,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -82,6 +83,7 @@ struct gwopts {
 	char			 about[1024];
 	int			 ask;		/* --ask[=SECONDS] */
 	int			 ask_bare;	/* --ask without =SECONDS */
+	const char		*decider;	/* --decider URL, or NULL */
 	char			 session[32];	/* a random one */
 };
 
@@ -142,6 +144,7 @@ struct gwctx {
 	struct escalate		*esc;		/* requests for hosts */
 	struct control		*ctl;		/* where they are answered */
 	struct grants		*grants;	/* what approvals gave */
+	struct decider		*decider;	/* asked first, or NULL */
 	struct tls		*tls;		/* inspection, or NULL */
 	struct metrics		 metrics;	/* counted by all of the above */
 	struct scrape		*scrape;	/* --metrics, or NULL */
@@ -196,7 +199,8 @@ int	gwctx_tls_files(const char *, char *, char *, size_t);
  * Escalation (gwctx_setup does it): the request queue of this session (named by cfg.session,
  * or a random id), grants on top of the policy, the control socket in
  * control_dir(); with ask > 0 a blocked connection (or DNS name) is held
- * that long for the person.  A control socket that cannot be made is only warned of.
+ * that long for the person, and with --decider the decider is asked first
+ * (ask then defaults to DECIDER_WAIT_DEFAULT).  A control socket that cannot be made is only warned of.
  * Returns 0, or -1 after saying why.
  */
 int	gwctx_escalate(struct gwctx *, int);

@@ -10,7 +10,8 @@ EXTRA_DIST += contrib/demo.sh
 # Examples beside the documents.
 docexamplesdir = $(docdir)/examples
 dist_docexamples_DATA = contrib/example.policy \
-	contrib/approval-bridge/bridge.py
+	contrib/approval-bridge/bridge.py \
+	contrib/decider/decider-list.py contrib/decider/decider-chat.py
 
 # systemd's units and the AppArmor profile name the installed program
 # (contrib/systemd/, contrib/apparmor/).  They are built whether or not

@@ -20,6 +20,7 @@ dist_doc_DATA = README.md LICENSE \
 	docs/architecture.md \
 	docs/audit-log.md \
 	docs/control-protocol.md \
+	docs/decider.md \
 	docs/inspection.md \
 	docs/metrics.md \
 	docs/sandbox.md \

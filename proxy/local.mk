@@ -7,7 +7,8 @@ libpinhole_a_SOURCES += \
 	proxy/wire/socks.c proxy/wire/socks.h \
 	proxy/wire/attach.c proxy/wire/attach.h \
 	proxy/wire/dns.c proxy/wire/dns.h \
-	proxy/wire/secret.c proxy/wire/secret.h
+	proxy/wire/secret.c proxy/wire/secret.h \
+	proxy/wire/decider.c proxy/wire/decider.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \
@@ -28,7 +29,8 @@ libpinhole_a_SOURCES += \
 	proxy/escalate/grants.c proxy/escalate/grants.h \
 	proxy/escalate/agent.c proxy/escalate/agent.h \
 	proxy/escalate/control.c proxy/escalate/control-proto.c \
-	proxy/escalate/control.h
+	proxy/escalate/control.h \
+	proxy/escalate/decider.c proxy/escalate/decider.h
 # dns/: the fake-address map and the DNS server.
 libpinhole_a_SOURCES += \
 	proxy/dns/fakeip.c proxy/dns/fakeip.h \
@@ -147,6 +149,14 @@ tests_fuzz_fuzz_socks_SOURCES = tests/fuzz/fuzz_socks.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_socks_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_socks_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/socks
+UNIT_TESTS += tests/unit/test_decider
+FUZZ_TARGETS += tests/fuzz/fuzz_decider
+tests_fuzz_fuzz_decider_SOURCES = tests/fuzz/fuzz_decider.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_decider_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_decider_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/decider
+TESTS += tests/integration/decider.sh
+EXTRA_DIST += tests/integration/decider.sh tests/integration/decider.py
 TESTS += tests/integration/socks.sh
 EXTRA_DIST += tests/integration/socks.sh tests/integration/socksraw.py
 # Transparent beside CONNECT with the benchmark's programs; by hand.

@@ -126,6 +126,7 @@ static const struct audit_field {
 	{ "scope", offsetof(struct audit_event, scope), AUDIT_STR },
 	{ "ttl", offsetof(struct audit_event, ttl), AUDIT_I64 },
 	{ "by", offsetof(struct audit_event, by), AUDIT_STR },
+	{ "decider", offsetof(struct audit_event, decider), AUDIT_STR },
 	{ "ask", offsetof(struct audit_event, ask), AUDIT_STR },
 	{ "lost", offsetof(struct audit_event, lost), AUDIT_I64 },
 	{ "lost_bytes", offsetof(struct audit_event, lost_bytes), AUDIT_I64 },

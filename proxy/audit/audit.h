@@ -48,6 +48,7 @@ struct audit_event {
 	const char	*scope;		/* once session always */
 	int64_t		 ttl;		/* s a grant lasts */
 	const char	*by;		/* who decided: "uid 1000 via cli" */
+	const char	*decider;	/* the decider's URL, when it decided */
 	const char	*ask;		/* refusals: "pinhole request HOST:PORT" */
 	int64_t		 lost;		/* loss: lines not written */
 	int64_t		 lost_bytes;	/* loss: their bytes */

@@ -224,14 +224,24 @@ conn_asked(struct conn *c, const struct escalate_request *r, int timed_out)
 	conn_refuse(c, 403, "denied-by-policy", why);
 }
 
-/* Ask mode: hold the connection while the person decides. */
+/*
+ * Ask mode: hold the connection while the person (or the decider)
+ * decides, telling what was asked and why no rule allowed it.
+ */
 static int
-conn_hold(struct conn *c)
+conn_hold(struct conn *c, const struct rules_verdict *v)
 {
 	enum escalate_filed	f;
+	struct rules_request	rq;
+	char			what[ESCALATE_WHAT_LEN];
 
+	what[0] = '\0';
+	if (conn_request_of(c, &rq))
+		snprintf(what, sizeof what, "%.*s %.*s", (int)rq.method_len,
+		    rq.method, (int)(rq.target_len > 256 ? 256 :
+		    rq.target_len), rq.target);
 	c->ask = escalate_ask(c->set->esc, &c->host, c->port, c->via,
-	    c->sandbox, c->set->ask, c->set->ev->asked, c, &f);
+	    c->sandbox, what, v->why, c->set->ask, c->set->ev->asked, c, &f);
 	if (c->ask == NULL)
 		return (-1);
 	c->state = S_ASK;
@@ -277,7 +287,7 @@ conn_decide(struct conn *c)
 		escalate_blocked(c->set->esc, &c->host, c->port, c->via,
 		    c->fix[0] != '\0' ? c->fix : NULL);
 		if (c->set->ask > 0 && v.file == NULL && c->fix[0] == '\0' &&
-		    conn_hold(c) == 0)
+		    conn_hold(c, &v) == 0)
 			return (1);
 	}
 	conn_deny(c, &v);

@@ -83,6 +83,8 @@ control_put_request(struct json_writer *w, const char *key,
 	}
 	if (r->by[0] != '\0')
 		json_put_str(w, "by", r->by);
+	if (r->decider[0] != '\0')
+		json_put_str(w, "decider", r->decider);
 	if (r->answer[0] != '\0')
 		json_put_str(w, "answer", r->answer);
 }

@@ -281,6 +281,8 @@ escalate_audit(struct escalate *e, const char *event,
 		ev.ttl = r->ttl;
 	if (r->by[0] != '\0')
 		ev.by = r->by;
+	if (r->decider[0] != '\0')
+		ev.decider = r->decider;
 	audit_write(e->audit, &ev);
 }
 
@@ -687,8 +689,9 @@ escalate_wait(struct escalate *e, struct escalate_request *r, int secs,
 /* Ask mode: file or join a request, and wait for it. */
 struct escalate_waiter *
 escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
-    const char *via, const struct audit_sandbox *sb, int secs,
-    escalate_wait_cb *cb, void *arg, enum escalate_filed *filed)
+    const char *via, const struct audit_sandbox *sb, const char *what,
+    const char *why, int secs, escalate_wait_cb *cb, void *arg,
+    enum escalate_filed *filed)
 {
 	struct escalate_request	*r;
 	struct escalate_waiter	*w;
@@ -697,6 +700,11 @@ escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
 	*filed = escalate_file(e, h, port, "", 0, via, sb, &r);
 	if (r == NULL || (w = escalate_wait(e, r, secs, cb, arg)) == NULL)
 		return (NULL);
+	if (*filed == ESCALATE_FILED_NEW) {
+		snprintf(r->what, sizeof r->what, "%s", what != NULL ? what :
+		    "");
+		snprintf(r->why, sizeof r->why, "%s", why != NULL ? why : "");
+	}
 	memset(&ev, 0, sizeof ev);
 	ev.note = ESCALATE_NOTE_HELD;
 	ev.request = r;

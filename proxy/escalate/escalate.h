@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "proxy/audit/audit.h"
+#include "proxy/wire/decider.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 
@@ -46,6 +47,7 @@
 #define ESCALATE_WHAT_LEN	320	/* "METHOD /path" refused */
 #define ESCALATE_REFUSED_MAX	8	/* refusals kept a sandbox */
 #define ESCALATE_REFUSED_SANDBOXES 64	/* sandboxes whose are kept */
+#define ESCALATE_DECIDER_LEN	DECIDER_URL_MAX
 
 enum escalate_state {
 	ESCALATE_PENDING,
@@ -98,6 +100,11 @@ struct escalate_request {
 	time_t				 decided;
 	char				 answer[ESCALATE_TEXT_LEN];
 	char				 by[ESCALATE_BY_LEN];
+	/* The decider that decided it ("": a person), its URL. */
+	char				 decider[ESCALATE_DECIDER_LEN];
+	/* A held connection's: "METHOD /path" or "", and why refused. */
+	char				 what[ESCALATE_WHAT_LEN];
+	char				 why[ESCALATE_WHY_LEN];
 	TAILQ_HEAD(, escalate_waiter)	 waiters;
 };
 
@@ -238,14 +245,17 @@ void		 escalate_wait_cancel(struct escalate_waiter *);
 
 /*
  * Ask mode: file (or join) the request for a held connection to (host,
- * port), coming in via from a sandbox (NULL: none), and wait for its
+ * port), coming in via from a sandbox (NULL: none), what it asked
+ * ("METHOD /path", or NULL) and why it was refused (or NULL; both kept
+ * by a new request, for a decider), and wait for its
  * decision for at most secs; subscribers are told it is held.
  * Returns the waiter, or NULL when no request could be filed (*filed
  * says why) or out of memory: refuse the connection then.
  */
 struct escalate_waiter *escalate_ask(struct escalate *, const struct host *,
-		    uint16_t, const char *, const struct audit_sandbox *, int,
-		    escalate_wait_cb *, void *, enum escalate_filed *);
+		    uint16_t, const char *, const struct audit_sandbox *,
+		    const char *, const char *, int, escalate_wait_cb *,
+		    void *, enum escalate_filed *);
 
 /* Be told of each request, blocked attempt and decision. */
 struct escalate_sub *escalate_subscribe(struct escalate *,

@@ -256,7 +256,7 @@ test_refused_events(void **state)
 	assert_non_null(escalate_refused_find(e, "5", &f.host, 443));
 	assert_null(escalate_refused_find(e, "", &f.host, 443));
 	assert_null(escalate_refused_at(e, "6", 0));
-	assert_non_null(escalate_ask(e, &f.host, 443, "connect", sb, 30,
+	assert_non_null(escalate_ask(e, &f.host, 443, "connect", sb, NULL, NULL, 30,
 	    wake_cb, NULL, &fl));
 	assert_int_equal(notes[ESCALATE_NOTE_HELD], 1);
 	assert_int_equal(last_event.secs, 30);
@@ -305,7 +305,7 @@ test_sandbox(void **state)
 	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", one, &a),
 	    ESCALATE_FILED_NEW);
 	audit_sandbox_unref(one);	/* the request keeps a copy */
-	assert_non_null(escalate_ask(e, &h, port, "connect", two, 60, wake_cb,
+	assert_non_null(escalate_ask(e, &h, port, "connect", two, NULL, NULL, 60, wake_cb,
 	    NULL, &f));
 	assert_int_equal(f, ESCALATE_FILED_SAME);
 	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", two, &b),
@@ -399,7 +399,7 @@ test_waiters(void **state)
 		enum escalate_filed	f;
 
 		assert_non_null(escalate_ask(e, &b->host, b->port, "connect",
-		    NULL, 60, wake_cb, NULL, &f));
+		    NULL, NULL, NULL, 60, wake_cb, NULL, &f));
 		assert_int_equal(f, ESCALATE_FILED_SAME);
 		assert_int_equal(b->count, 2);
 		assert_int_equal(escalate_deny(e, b->id, NULL, "t", err,
