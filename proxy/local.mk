@@ -89,6 +89,8 @@ TESTS += tests/integration/log-full.sh
 EXTRA_DIST += tests/integration/log-full.sh
 TESTS += tests/integration/log-default.sh
 EXTRA_DIST += tests/integration/log-default.sh
+TESTS += tests/integration/log-crash.sh
+EXTRA_DIST += tests/integration/log-crash.sh
 
 # Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
 

@@ -215,6 +215,8 @@ void	conn_update_io(struct conn *);
 size_t	conn_move(struct evbuffer *, struct evbuffer *, size_t, int64_t *);
 int	conn_client_between(const struct conn *);
 void	conn_send(struct bufferevent *, const void *, size_t);
+void	conn_send_client(struct conn *, const void *, size_t);
+void	conn_audit_barrier(struct conn *);
 void	conn_relay(struct evbuffer *, struct bufferevent *, int64_t *);
 
 /* reply.c: answers of our own, refusals, the wait for them to drain. */

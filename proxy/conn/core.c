@@ -407,6 +407,29 @@ conn_send(struct bufferevent *to, const void *p, size_t len)
 		    len - (size_t)n);
 }
 
+/*
+ * The audit log holds lines until the end of the event loop's pass
+ * (audit_flush()).  Before the client can read something in this pass,
+ * those lines are written, so that an answer a client has seen always
+ * has its line in the file: bytes written straight to its socket, or
+ * added after bytes already queued (its socket may have been found
+ * writable in this pass).  Bytes added to an empty output go out in a
+ * later pass, after the lines.
+ */
+void
+conn_audit_barrier(struct conn *c)
+{
+	audit_flush(c->set->audit);
+}
+
+/* Send bytes to the client as conn_send() does, its lines written first. */
+void
+conn_send_client(struct conn *c, const void *p, size_t len)
+{
+	conn_audit_barrier(c);
+	conn_send(c->client, p, len);
+}
+
 /* Relay all of one side's input to the other, as conn_send() does. */
 void
 conn_relay(struct evbuffer *in, struct bufferevent *to, int64_t *count)

@@ -260,6 +260,7 @@ static void
 conn_upgraded(struct conn *c)
 {
 	conn_audit(c, "request", "allow", "upgrade", 0);
+	conn_audit_barrier(c);
 	c->pending = P_TUNNEL;
 	c->state = S_TUNNEL;
 	conn_http_free(c);
@@ -342,13 +343,19 @@ conn_response_head(struct conn *c)
 	return (0);
 }
 
-/* This exchange is over: log it, keep or drop the server, go on. */
+/*
+ * This exchange is over: log it, keep or drop the server, go on.  When
+ * the client's output held bytes before the last ones were added
+ * (queued), the line is written now (conn_audit_barrier()).
+ */
 static void
-conn_exchange_done(struct conn *c)
+conn_exchange_done(struct conn *c, size_t queued)
 {
 	int	reuse;
 
 	conn_audit_pending(c, NULL);
+	if (queued > 0)
+		conn_audit_barrier(c);
 	reuse = c->resp->h.keep_alive && c->req_done &&
 	    c->resp->h.body != HTTP_BODY_CLOSE &&
 	    evbuffer_get_length(bufferevent_get_input(c->server)) == 0;
@@ -363,6 +370,7 @@ conn_exchange_done(struct conn *c)
 void
 conn_forward_response(struct conn *c)
 {
+	size_t	queued = conn_outlen(c->client);
 	int	rv;
 
 	while (!c->resp_head_done) {
@@ -381,7 +389,7 @@ conn_forward_response(struct conn *c)
 		return;
 	}
 	if ((c->resp_done = rv))
-		conn_exchange_done(c);
+		conn_exchange_done(c, queued);
 }
 
 /*
@@ -392,13 +400,15 @@ conn_forward_response(struct conn *c)
 int
 conn_server_gone(struct conn *c)
 {
+	size_t	queued = conn_outlen(c->client);
+
 	if (c->resp_head_done && c->resp->h.body == HTTP_BODY_CLOSE) {
 		conn_move(bufferevent_get_input(c->server),
 		    bufferevent_get_output(c->client),
 		    evbuffer_get_length(bufferevent_get_input(c->server)),
 		    &c->down);
 		c->resp_done = 1;
-		conn_exchange_done(c);
+		conn_exchange_done(c, queued);
 		return (1);
 	}
 	if (c->resp_head_done) {
