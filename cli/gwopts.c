@@ -72,6 +72,11 @@ const struct cmd_opt gwopts_opts[] = {
 	    .help = "while the log cannot be written: refuse new "
 	    "connections (closed, the default) or let traffic go on "
 	    "unlogged (open); lost lines are counted either way" },
+	{ "log-fsync", 0, CMD_ARG_REQUIRED, "never|batch|always",
+	    .key = GWOPTS_LOG_FSYNC,
+	    .help = "fdatasync the log never (the default), after each "
+	    "write of the lines one pass of the event loop made, or after "
+	    "every line, each written on its own" },
 	{ "log-spool", 0, CMD_ARG_REQUIRED, "DIR", .key = GWOPTS_LOG_SPOOL,
 	    .help = "where lines wait until a collector has them (spool/ "
 	    "next to the log)" },
@@ -216,6 +221,12 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 			return (cmd_usage_error(cmd, "--log-fail: '%s' is not "
 			    "closed or open", arg));
 		o->audit.fail_open = strcmp(arg, "open") == 0;
+		break;
+	case GWOPTS_LOG_FSYNC:
+		if ((v = audit_parse_fsync(arg)) == -1)
+			return (cmd_usage_error(cmd, "--log-fsync: '%s' is not "
+			    "never, batch or always", arg));
+		o->audit.fsync = v;
 		break;
 	case GWOPTS_MAX_CLIENTS:
 		if (gwopts_number(cmd, "--max-clients", arg, 1, 1000000, &v))
@@ -932,6 +943,7 @@ gwctx_ships_flush(struct gwctx *c)
 	size_t		i;
 	int		n, busy = 1;
 
+	audit_flush(c->audit);		/* the lines this pass held */
 	for (n = 0; n < 20 && busy; n++) {
 		for (busy = 0, i = 0; i < c->nships; i++)
 			busy |= ship_busy(c->ships[i]);
@@ -973,6 +985,8 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		rules_free(r);
 		return (-1);
 	}
+	if (audit_set_base(c->audit, c->base) == -1)
+		fatalx("audit log: out of memory");
 	if ((c->resolver = resolver_create(c->base, o->nresolver ?
 	    o->resolver : NULL, err, sizeof err)) == NULL) {
 		cmd_refuse("resolver: %s", err);

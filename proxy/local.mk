@@ -108,6 +108,8 @@ TESTS += tests/integration/ship.sh
 EXTRA_DIST += tests/integration/ship.sh
 TESTS += tests/integration/log-default.sh
 EXTRA_DIST += tests/integration/log-default.sh
+TESTS += tests/integration/log-crash.sh
+EXTRA_DIST += tests/integration/log-crash.sh
 
 # Sniffers for transparent capture: TLS ClientHello SNI, HTTP Host.
 

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
 #include <openssl/crypto.h>
 
 #include "lib/json.h"
@@ -43,6 +44,13 @@
 #define AUDIT_LINE_MAX	(AUDIT_NFIELDS * (AUDIT_FIELD_MAX * 6 + 32) + 256)
 #define AUDIT_SEAL_MAX	192	/* prev_chain, seq, chain and the end */
 #define AUDIT_MSG_MAX	(AUDIT_LINE_MAX * 3)
+#define AUDIT_BATCH_MAX	(64 * 1024)	/* lines held for one write */
+
+enum audit_how {
+	AUDIT_BUILD,		/* build the line only */
+	AUDIT_HOLD,		/* write it at the end of the pass */
+	AUDIT_NOW		/* write it at once */
+};
 
 enum audit_kind {
 	AUDIT_FILE,		/* a file or stdout */
@@ -84,6 +92,23 @@ struct audit {
 	long long	 size;		/* of the file now written */
 	dev_t		 dev;
 	ino_t		 ino;
+
+	/*
+	 * The lines made in this pass of the event loop, written together
+	 * at its end (audit_flush()); the chain as it was before them, to
+	 * go back to when they cannot be written.
+	 */
+	struct event	*flush;		/* NULL: each line at once */
+	char		*out;		/* one byte before the lines, for '\n' */
+	size_t		 outlen;
+	uint64_t	 nout;
+	char		 out_first[48];	/* ts of the first line held */
+	char		 out_last[48];	/* and of the last */
+	unsigned long long out_seq;
+	unsigned char	 out_chain[AUDIT_HASH_LEN];
+	int		 out_link;
+	enum audit_fsync fsync;
+	int		 sync_failed;	/* said once on stderr */
 };
 
 enum audit_type {
@@ -453,31 +478,134 @@ audit_rotate(struct audit *a)
 	audit_reopen(a);
 }
 
-/* Tell whether a line of len bytes must go to a new file. */
+/* Tell whether a line of len bytes, after those held, must go to a new file. */
 static int
 audit_full(const struct audit *a, size_t len)
 {
+	long long	size = a->size + (long long)a->outlen;
+
 	return (a->kind == AUDIT_FILE && a->owned && a->max_size > 0 &&
-	    a->size > 0 && a->size + (long long)len + AUDIT_SEAL_MAX >
-	    a->max_size);
+	    size > 0 && size + (long long)len + AUDIT_SEAL_MAX > a->max_size);
+}
+
+/* Make written lines durable as --log-fsync says; failures said once. */
+static void
+audit_sync(struct audit *a)
+{
+	if (a->fsync == AUDIT_FSYNC_NEVER || !a->owned)
+		return;
+	if (fdatasync(a->fd) == 0) {
+		if (a->sync_failed)
+			log_warnx("audit log: %s: fdatasync works again",
+			    audit_name(a));
+		a->sync_failed = 0;
+	} else if (!a->sync_failed++)
+		log_warn("audit log: %s: fdatasync", audit_name(a));
 }
 
 /*
- * Build an event's line and, when send, write it; the chain moves on
- * only when it was written whole.  len is the line's length.
+ * Hold a sealed line for the write at the end of this pass; the first
+ * one keeps the chain as it was and asks for that write.
+ */
+static void
+audit_hold(struct audit *a, const char *line, size_t len, const char *ts)
+{
+	if (a->outlen == 0) {
+		a->out_seq = a->seq;
+		memcpy(a->out_chain, a->chain, sizeof a->out_chain);
+		a->out_link = a->link;
+		snprintf(a->out_first, sizeof a->out_first, "%s", ts);
+		event_active(a->flush, EV_TIMEOUT, 1);
+	}
+	memcpy(a->out + 1 + a->outlen, line, len);
+	a->outlen += len;
+	a->nout++;
+	snprintf(a->out_last, sizeof a->out_last, "%s", ts);
+}
+
+/*
+ * Hand the lines just written (each ending in a newline) to the hook,
+ * one by one: a line is shipped only once the log has it.
+ */
+static void
+audit_hand_on(struct audit *a, const char *lines, size_t len)
+{
+	const char	*end;
+	size_t		 n;
+
+	while (a->hook != NULL && len > 0) {
+		end = memchr(lines, '\n', len);
+		n = end != NULL ? (size_t)(end - lines) + 1 : len;
+		a->hook(a->hook_arg, lines, n);
+		lines += n;
+		len -= n;
+	}
+}
+
+/*
+ * Write the lines held, with one write().  When they cannot be written
+ * they are counted as lost, and the chain goes back to the last line
+ * the file has, so that the "loss" line carries it on.
+ */
+int
+audit_flush(struct audit *a)
+{
+	int	rv;
+
+	if (a == NULL || a->outlen == 0)
+		return (0);
+	if ((rv = audit_emit(a, a->out + 1, a->outlen)) == 0) {
+		audit_sync(a);
+		audit_hand_on(a, a->out + 1, a->outlen);
+	} else {
+		if (a->metrics != NULL)
+			a->metrics->audit_errors++;
+		a->seq = a->out_seq;
+		memcpy(a->chain, a->out_chain, sizeof a->chain);
+		a->link = a->out_link;
+		audit_lost(a, a->outlen, a->out_first);
+		a->lost += a->nout - 1;
+		snprintf(a->lost_last, sizeof a->lost_last, "%s", a->out_last);
+	}
+	a->outlen = 0;
+	a->nout = 0;
+	return (rv);
+}
+
+/* The end of the pass of the event loop that made lines: write them. */
+static void
+audit_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	audit_flush(arg);
+}
+
+/*
+ * Build an event's line and, unless how is AUDIT_BUILD, write it: held
+ * for the end of the pass (AUDIT_HOLD, when the log is a file on an
+ * event loop), or at once (AUDIT_NOW, or --log-fsync=always, or a line
+ * too long to hold), after the lines held.  The chain moves on when
+ * the line is written or held.  len is the line's length.
  */
 static int
-audit_put_event(struct audit *a, const struct audit_event *ev, int send,
+audit_put_event(struct audit *a, const struct audit_event *ev, int how,
     const char *ts, size_t *len)
 {
 	struct json_writer	w;
 	unsigned char		next[AUDIT_HASH_LEN];
-	int			rv;
+	int			rv, now;
 
 	json_writer_buf(&w, a->buf + 1, AUDIT_LINE_MAX - 1);
 	w.str_max = AUDIT_FIELD_MAX;
 	audit_format(&w, ev, ts);
-	if (send && audit_full(a, w.len))
+	*len = w.len;
+	now = how == AUDIT_NOW || a->flush == NULL ||
+	    a->fsync == AUDIT_FSYNC_ALWAYS ||
+	    w.len + AUDIT_SEAL_MAX > AUDIT_BATCH_MAX / 2;
+	if (how != AUDIT_BUILD && (now || audit_full(a, w.len) ||
+	    a->outlen + w.len + AUDIT_SEAL_MAX > AUDIT_BATCH_MAX) &&
+	    audit_flush(a) == -1)
+		return (-1);
+	if (how != AUDIT_BUILD && audit_full(a, w.len))
 		audit_rotate(a);
 	rv = audit_seal(a, &w, next);
 	*len = w.len;
@@ -486,18 +614,20 @@ audit_put_event(struct audit *a, const struct audit_event *ev, int send,
 		    "line too long" : "cannot hash a line");
 		return (-1);
 	}
-	if (!send)
+	if (how == AUDIT_BUILD)
 		return (0);
-	if (a->kind == AUDIT_FILE)
-		rv = audit_emit(a, w.buf, w.len);
-	else
+	if (a->kind != AUDIT_FILE)
 		rv = audit_send(a, w.buf, w.len - 1);
+	else if (now && (rv = audit_emit(a, w.buf, w.len)) == 0)
+		audit_sync(a);
+	else if (!now)
+		audit_hold(a, w.buf, w.len, ts);
 	if (rv == 0) {
 		a->seq++;
 		memcpy(a->chain, next, sizeof a->chain);
 		a->link = 0;
-		if (a->hook != NULL)
-			a->hook(a->hook_arg, w.buf, w.len);
+		if (now || a->kind != AUDIT_FILE)
+			audit_hand_on(a, w.buf, w.len);
 	} else if (a->metrics != NULL)
 		a->metrics->audit_errors++;
 	return (rv);
@@ -528,7 +658,7 @@ audit_catch_up(struct audit *a)
 	    "on (--log-fail=open)" : "the log could not be written; new "
 	    "connections were refused meanwhile";
 	audit_timestamp(ts, sizeof ts);
-	if (audit_put_event(a, &ev, 1, ts, &len) == -1)
+	if (audit_put_event(a, &ev, AUDIT_NOW, ts, &len) == -1)
 		return (-1);
 	log_warnx("audit log: %s: writing again; %llu line(s), %llu bytes, "
 	    "were lost from %s to %s (recorded in the log, seq %llu)",
@@ -569,7 +699,8 @@ audit_write(struct audit *a, const struct audit_event *ev)
 		audit_write_note(a);
 	stuck = audit_catch_up(a) == -1;
 	audit_timestamp(ts, sizeof ts);
-	if (audit_put_event(a, ev, !stuck, ts, &len) == -1 || stuck)
+	if (audit_put_event(a, ev, stuck ? AUDIT_BUILD : AUDIT_HOLD, ts,
+	    &len) == -1 || stuck)
 		audit_lost(a, len, ts);
 	errno = saved;
 }
@@ -597,6 +728,38 @@ audit_set_hook(struct audit *a, audit_hook_cb cb, void *arg)
 {
 	a->hook = cb;
 	a->hook_arg = arg;
+}
+
+/*
+ * Write a file's lines once per pass of base's event loop, at its end,
+ * instead of one write() each.
+ */
+int
+audit_set_base(struct audit *a, struct event_base *base)
+{
+	if (a == NULL || a->fd == -1 || a->kind != AUDIT_FILE ||
+	    a->flush != NULL)
+		return (0);
+	if ((a->out = malloc(AUDIT_BATCH_MAX + 1)) == NULL ||
+	    (a->flush = event_new(base, -1, 0, audit_flush_cb, a)) == NULL) {
+		free(a->out);
+		a->out = NULL;
+		return (-1);
+	}
+	return (0);
+}
+
+/* Parse --log-fsync: never, batch or always; -1 for anything else. */
+int
+audit_parse_fsync(const char *s)
+{
+	if (strcmp(s, "never") == 0)
+		return (AUDIT_FSYNC_NEVER);
+	if (strcmp(s, "batch") == 0)
+		return (AUDIT_FSYNC_BATCH);
+	if (strcmp(s, "always") == 0)
+		return (AUDIT_FSYNC_ALWAYS);
+	return (-1);
 }
 
 /* Let traffic go on while the log cannot be written (--log-fail=open). */
@@ -937,6 +1100,7 @@ audit_open_config(const struct audit_config *cfg, char *err, size_t errlen)
 	}
 	audit_set_rotation(a, cfg->max_size, cfg->keep);
 	audit_set_fail_open(a, cfg->fail_open);
+	a->fsync = cfg->fsync;
 	return (a);
 }
 
@@ -954,6 +1118,7 @@ audit_reopen(struct audit *a)
 
 	if (a == NULL || !a->owned)
 		return (0);
+	audit_flush(a);
 	if ((fd = audit_open_fd(a->path, err, sizeof err)) == -1) {
 		log_warnx("%s", err);
 		return (-1);
@@ -974,6 +1139,9 @@ audit_close(struct audit *a)
 {
 	if (a == NULL)
 		return;
+	audit_flush(a);
+	if (a->flush != NULL)
+		event_free(a->flush);
 	if (a->lost > 0)
 		log_warnx("audit log: %s: closed while it cannot be written: "
 		    "%llu line(s), %llu bytes, were lost from %s to %s, the "
@@ -985,6 +1153,7 @@ audit_close(struct audit *a)
 	if ((a->owned || a->kind != AUDIT_FILE) && a->fd != -1)
 		close(a->fd);
 	audit_hash_free(a->hash);
+	free(a->out);
 	free(a->msg);
 	free(a->store);
 	free(a->sock);

@@ -118,9 +118,22 @@ void		 audit_set_rotation(struct audit *, long long, int);
 int		 audit_parse_size(const char *, long long *);
 
 /*
+ * --log-fsync: after lines are written, fdatasync() never (the default;
+ * a crash of the gateway loses nothing written, a crash of the machine
+ * what the kernel had not yet stored), after each write of a pass's
+ * lines (batch), or after every line, each written on its own (always).
+ */
+enum audit_fsync {
+	AUDIT_FSYNC_NEVER,
+	AUDIT_FSYNC_BATCH,
+	AUDIT_FSYNC_ALWAYS
+};
+int		 audit_parse_fsync(const char *);
+
+/*
  * All of it at once, for the gateway commands: --log, --log-key,
- * --log-max-size, --log-keep, --log-fail.  audit_config_init() sets the
- * defaults.
+ * --log-max-size, --log-keep, --log-fail, --log-fsync.
+ * audit_config_init() sets the defaults.
  */
 struct audit_config {
 	const char	*log;		/* --log: see audit_open() */
@@ -128,6 +141,7 @@ struct audit_config {
 	long long	 max_size;	/* --log-max-size */
 	int		 keep;		/* --log-keep */
 	int		 fail_open;	/* --log-fail=open */
+	enum audit_fsync fsync;		/* --log-fsync */
 };
 void		 audit_config_init(struct audit_config *);
 struct audit	*audit_open_config(const struct audit_config *, char *, size_t);
@@ -140,6 +154,20 @@ struct audit	*audit_open_config(const struct audit_config *, char *, size_t);
  * said by audit_close().
  */
 void		 audit_write(struct audit *, const struct audit_event *);
+
+/*
+ * On an event loop, a file's lines are held and written together at the
+ * end of the pass of the loop that made them (at most 64 KiB held; a
+ * longer line, or --log-fsync=always, is written at once).  Until then
+ * they are in memory only: audit_flush() writes them now, as code that
+ * is about to send something the lines describe must do unless what it
+ * sends goes out in a later pass.  Returns -1 when they were lost
+ * (counted, as for audit_write()).  audit_set_base() returns -1 when
+ * out of memory.
+ */
+struct event_base;
+int		 audit_set_base(struct audit *, struct event_base *);
+int		 audit_flush(struct audit *);
 
 /*
  * Tell whether new connections and questions may be served: the log can

@@ -35,6 +35,7 @@ struct agent_wait;
 
 #define CONN_HIGH	(256 * 1024)	/* stop reading the other side */
 #define CONN_LOW	(64 * 1024)	/* and start again */
+#define CONN_HEAD_STACK	4096	/* a head built on the stack, or the heap */
 #define CONN_RESP_HEAD_MAX	(64 * 1024)
 #define CONN_TUNNEL_IO	(256 * 1024)	/* per read/write syscall */
 #define CONN_SPLICE_AFTER	(64 * 1024)	/* tunnel bytes before splicing */
@@ -216,7 +217,10 @@ void	conn_sockaddr_text(const struct sockaddr *, char *, size_t);
 size_t	conn_outlen(struct bufferevent *);
 void	conn_update_io(struct conn *);
 size_t	conn_move(struct evbuffer *, struct evbuffer *, size_t, int64_t *);
+int	conn_client_between(const struct conn *);
 void	conn_send(struct bufferevent *, const void *, size_t);
+void	conn_send_client(struct conn *, const void *, size_t);
+void	conn_audit_barrier(struct conn *);
 void	conn_relay(struct evbuffer *, struct bufferevent *, int64_t *);
 
 /* reply.c: answers of our own, refusals, the wait for them to drain. */

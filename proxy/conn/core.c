@@ -346,6 +346,28 @@ conn_reading(struct bufferevent *bev, int on)
 		bufferevent_disable(bev, EV_READ);
 }
 
+/*
+ * Between a request read whole and the next head, go on reading the
+ * client while little has come (a pipelined request, or its EOF, which
+ * conn_client_event_cb() then only marks): turning reading off and on
+ * for every exchange would cost two epoll_ctl calls.
+ */
+int
+conn_client_between(const struct conn *c)
+{
+	return (!c->client_tls && ((c->state == S_FORWARD && c->req_done) ||
+	    c->state == S_REPLY));
+}
+
+/* Tell whether to go on reading the client between exchanges. */
+static int
+conn_keep_reading(const struct conn *c)
+{
+	return (conn_client_between(c) && !c->close_after &&
+	    !c->client_eof && evbuffer_get_length(
+	    bufferevent_get_input(c->client)) < c->set->lim.max_head);
+}
+
 /* Read from each side only when its peer can take more (back-pressure). */
 void
 conn_update_io(struct conn *c)
@@ -362,7 +384,8 @@ conn_update_io(struct conn *c)
 		cr = 1;
 		break;
 	case S_FORWARD:
-		cr = !c->req_done && conn_outlen(c->server) < CONN_HIGH;
+		cr = c->req_done ? conn_keep_reading(c) :
+		    conn_outlen(c->server) < CONN_HIGH;
 		sr = !c->resp_done && conn_outlen(c->client) < CONN_HIGH;
 		break;
 	case S_TUNNEL:
@@ -372,6 +395,7 @@ conn_update_io(struct conn *c)
 		sr = !c->server_eof && conn_outlen(c->client) < CONN_HIGH;
 		break;
 	case S_REPLY:
+		cr = conn_keep_reading(c);
 		sr = c->srv_idle;
 		break;
 	case S_AGENT:
@@ -420,6 +444,29 @@ conn_send(struct bufferevent *to, const void *p, size_t len)
 	if ((size_t)n < len)
 		evbuffer_add(bufferevent_get_output(to), (const char *)p + n,
 		    len - (size_t)n);
+}
+
+/*
+ * The audit log holds lines until the end of the event loop's pass
+ * (audit_flush()).  Before the client can read something in this pass,
+ * those lines are written, so that an answer a client has seen always
+ * has its line in the file: bytes written straight to its socket, or
+ * added after bytes already queued (its socket may have been found
+ * writable in this pass).  Bytes added to an empty output go out in a
+ * later pass, after the lines.
+ */
+void
+conn_audit_barrier(struct conn *c)
+{
+	audit_flush(c->set->audit);
+}
+
+/* Send bytes to the client as conn_send() does, its lines written first. */
+void
+conn_send_client(struct conn *c, const void *p, size_t len)
+{
+	conn_audit_barrier(c);
+	conn_send(c->client, p, len);
 }
 
 /* Relay all of one side's input to the other, as conn_send() does. */

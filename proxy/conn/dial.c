@@ -333,7 +333,7 @@ conn_dialed(struct conn *c)
 	if (c->socks)
 		conn_socks_send(c, SOCKS_REP_OK);
 	else if (!c->transparent)
-		conn_send(c->client, CONN_ESTABLISHED,
+		conn_send_client(c, CONN_ESTABLISHED,
 		    sizeof CONN_ESTABLISHED - 1);
 	if (c->sniffed)
 		bufferevent_setwatermark(c->client, EV_READ, 0, 0);

@@ -186,6 +186,13 @@ conn_client_event_cb(struct bufferevent *bev, short what, void *arg)
 		conn_tls_failed(c, 0);
 		return;
 	}
+	if ((what & BEV_EVENT_EOF) && conn_client_between(c)) {
+		/* Done sending: answer the request, then close. */
+		c->client_eof = 1;
+		c->close_after = 1;
+		conn_pump(c);
+		return;
+	}
 	if ((what & BEV_EVENT_EOF) && c->state == S_TUNNEL) {
 		c->client_eof = 1;
 		conn_pump(c);

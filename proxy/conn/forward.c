@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <sys/types.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,52 +18,138 @@
 #include "proxy/conn/conn-int.h"
 #include "proxy/wire/http.h"
 
-/* Append the request head as it goes upstream. */
+/*
+ * A head built in a buffer of cap bytes; len counts what it needs, so
+ * a head that does not fit is built again in one of that size.
+ */
+struct conn_head {
+	char	*p;
+	size_t	 cap;
+	size_t	 len;
+};
+
+/* Append bytes to a head. */
 static void
-conn_upstream_head(struct conn *c, struct evbuffer *out)
+conn_head_add(struct conn_head *h, const char *s, size_t n)
+{
+	if (h->len + n <= h->cap)
+		memcpy(h->p + h->len, s, n);
+	h->len += n;
+}
+
+/* Append a string to a head. */
+static void
+conn_head_str(struct conn_head *h, const char *s)
+{
+	conn_head_add(h, s, strlen(s));
+}
+
+/* Append a number to a head. */
+static void
+conn_head_num(struct conn_head *h, unsigned long long v)
+{
+	char	num[24];
+	int	n;
+
+	n = snprintf(num, sizeof num, "%llu", v);
+	conn_head_add(h, num, (size_t)n);
+}
+
+/* Append "name: value\r\n" to a head. */
+static void
+conn_head_field(struct conn_head *h, const struct http_str *name,
+    const struct http_str *value)
+{
+	conn_head_add(h, name->p, name->len);
+	conn_head_add(h, ": ", 2);
+	conn_head_add(h, value->p, value->len);
+	conn_head_add(h, "\r\n", 2);
+}
+
+/* Build the request head as it goes upstream. */
+static void
+conn_upstream_head(struct conn *c, struct conn_head *h)
 {
 	const struct http_request	*r = c->req;
 	const struct http_header	*hd;
 	size_t				 i;
 
-	evbuffer_add_printf(out, "%.*s %s%.*s HTTP/1.%d\r\nHost: %.*s\r\n",
-	    (int)r->method.len, r->method.p,
-	    r->path.len == 0 || r->path.p[0] != '/' ? "/" : "",
-	    (int)r->path.len, r->path.p, r->h.minor,
-	    (int)r->authority.len, r->authority.p);
+	conn_head_add(h, r->method.p, r->method.len);
+	conn_head_str(h, r->path.len == 0 || r->path.p[0] != '/' ? " /" : " ");
+	conn_head_add(h, r->path.p, r->path.len);
+	conn_head_str(h, r->h.minor == 0 ? " HTTP/1.0\r\nHost: " :
+	    " HTTP/1.1\r\nHost: ");
+	conn_head_add(h, r->authority.p, r->authority.len);
+	conn_head_add(h, "\r\n", 2);
 	for (i = 0; i < r->h.nheaders; i++) {
 		hd = &r->h.headers[i];
 		if (hd->hop || http_str_eq(&hd->name, "host") ||
 		    http_str_eq(&hd->name, "content-length"))
 			continue;
-		evbuffer_add_printf(out, "%.*s: %.*s\r\n", (int)hd->name.len,
-		    hd->name.p, (int)hd->value.len, hd->value.p);
+		conn_head_field(h, &hd->name, &hd->value);
 	}
 	/*
 	 * The length as the gateway framed the body, once: a list ("5, 5")
 	 * could read otherwise to a lenient origin (", 48" as 0).
 	 */
-	if (http_header_find(&r->h, "content-length") != NULL)
-		evbuffer_add_printf(out, "Content-Length: %llu\r\n",
-		    (unsigned long long)r->h.length);
+	if (http_header_find(&r->h, "content-length") != NULL) {
+		conn_head_str(h, "Content-Length: ");
+		conn_head_num(h, (unsigned long long)r->h.length);
+		conn_head_add(h, "\r\n", 2);
+	}
 	if (r->h.upgrade &&
-	    (hd = http_header_find(&r->h, "upgrade")) != NULL)
-		evbuffer_add_printf(out, "Connection: upgrade\r\n"
-		    "Upgrade: %.*s\r\n", (int)hd->value.len, hd->value.p);
-	else if (r->h.minor == 0)
-		evbuffer_add_printf(out, "Connection: close\r\n");
-	evbuffer_add_printf(out, "Via: 1.%d pinhole\r\n\r\n", r->h.minor);
+	    (hd = http_header_find(&r->h, "upgrade")) != NULL) {
+		conn_head_str(h, "Connection: upgrade\r\nUpgrade: ");
+		conn_head_add(h, hd->value.p, hd->value.len);
+		conn_head_add(h, "\r\n", 2);
+	} else if (r->h.minor == 0)
+		conn_head_str(h, "Connection: close\r\n");
+	conn_head_str(h, r->h.minor == 0 ? "Via: 1.0 pinhole\r\n\r\n" :
+	    "Via: 1.1 pinhole\r\n\r\n");
+}
+
+/*
+ * Build a head with build() and queue it for a side: straight to the
+ * socket when nothing waits before it (conn_send()), or, for the
+ * client, after what its output holds.  Returns its length, or -1 when
+ * out of memory.
+ */
+static ssize_t
+conn_put_head(struct conn *c, struct bufferevent *to,
+    void (*build)(struct conn *, struct conn_head *), int direct)
+{
+	char		 stack[CONN_HEAD_STACK];
+	struct conn_head h = { stack, sizeof stack, 0 };
+	char		*heap = NULL;
+
+	build(c, &h);
+	if (h.len > h.cap) {
+		if ((heap = malloc(h.len)) == NULL)
+			return (-1);
+		h.p = heap;
+		h.cap = h.len;
+		h.len = 0;
+		build(c, &h);
+	}
+	if (direct)
+		conn_send(to, h.p, h.len);
+	else
+		evbuffer_add(bufferevent_get_output(to), h.p, h.len);
+	free(heap);
+	return ((ssize_t)h.len);
 }
 
 /* Send the request head upstream and start relaying. */
 void
 conn_send_request(struct conn *c)
 {
-	struct evbuffer	*out = bufferevent_get_output(c->server);
-	size_t		 before = evbuffer_get_length(out);
+	ssize_t	n;
 
-	conn_upstream_head(c, out);
-	c->up += evbuffer_get_length(out) - before;
+	if ((n = conn_put_head(c, c->server, conn_upstream_head, 1)) == -1) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	c->up += n;
 	c->state = S_FORWARD;
 	c->pending = P_REQUEST;
 	c->srv_idle = 0;
@@ -138,30 +226,33 @@ conn_forward_request(struct conn *c)
 	c->req_done = rv;
 }
 
-/* Append the response head as it goes to the client. */
+/* Build the response head as it goes to the client. */
 static void
-conn_client_head(struct conn *c, struct evbuffer *out)
+conn_client_head(struct conn *c, struct conn_head *h)
 {
 	const struct http_response	*r = c->resp;
 	const struct http_header	*hd;
 	size_t				 i;
 
-	evbuffer_add_printf(out, "HTTP/1.1 %d %.*s\r\n", r->status,
-	    (int)r->reason.len, r->reason.p);
+	conn_head_str(h, "HTTP/1.1 ");
+	conn_head_num(h, (unsigned long long)r->status);
+	conn_head_add(h, " ", 1);
+	conn_head_add(h, r->reason.p, r->reason.len);
+	conn_head_add(h, "\r\n", 2);
 	for (i = 0; i < r->h.nheaders; i++) {
 		hd = &r->h.headers[i];
-		if (hd->hop)
-			continue;
-		evbuffer_add_printf(out, "%.*s: %.*s\r\n", (int)hd->name.len,
-		    hd->name.p, (int)hd->value.len, hd->value.p);
+		if (!hd->hop)
+			conn_head_field(h, &hd->name, &hd->value);
 	}
 	if (r->status == 101 &&
-	    (hd = http_header_find(&r->h, "upgrade")) != NULL)
-		evbuffer_add_printf(out, "Connection: upgrade\r\n"
-		    "Upgrade: %.*s\r\n", (int)hd->value.len, hd->value.p);
-	else if (r->status >= 200 && !c->client_ka)
-		evbuffer_add_printf(out, "Connection: close\r\n");
-	evbuffer_add_printf(out, "Via: 1.%d pinhole\r\n\r\n", r->h.minor);
+	    (hd = http_header_find(&r->h, "upgrade")) != NULL) {
+		conn_head_str(h, "Connection: upgrade\r\nUpgrade: ");
+		conn_head_add(h, hd->value.p, hd->value.len);
+		conn_head_add(h, "\r\n", 2);
+	} else if (r->status >= 200 && !c->client_ka)
+		conn_head_str(h, "Connection: close\r\n");
+	conn_head_str(h, r->h.minor == 0 ? "Via: 1.0 pinhole\r\n\r\n" :
+	    "Via: 1.1 pinhole\r\n\r\n");
 }
 
 /* Switch an upgraded exchange (101) into a tunnel. */
@@ -169,6 +260,7 @@ static void
 conn_upgraded(struct conn *c)
 {
 	conn_audit(c, "request", "allow", "upgrade", 0);
+	conn_audit_barrier(c);
 	c->pending = P_TUNNEL;
 	conn_count_tunnel(c, 1);
 	c->state = S_TUNNEL;
@@ -225,8 +317,7 @@ static int
 conn_response_head(struct conn *c)
 {
 	struct http_response	*r = c->resp;
-	struct evbuffer		*out = bufferevent_get_output(c->client);
-	size_t			 before = evbuffer_get_length(out);
+	ssize_t			 n;
 
 	if (r->status == 101 && !c->req->h.upgrade) {
 		conn_refuse(c, 502, NULL, "unexpected upgrade from upstream");
@@ -240,8 +331,11 @@ conn_response_head(struct conn *c)
 		c->resp_remain = r->h.length;
 		http_chunked_init(&c->resp_ch);
 	}
-	conn_client_head(c, out);
-	c->down += evbuffer_get_length(out) - before;
+	if ((n = conn_put_head(c, c->client, conn_client_head, 0)) == -1) {
+		conn_close(c, "out of memory");
+		return (-1);
+	}
+	c->down += n;
 	if (r->status == 101) {
 		c->status = 101;
 		conn_upgraded(c);
@@ -250,13 +344,19 @@ conn_response_head(struct conn *c)
 	return (0);
 }
 
-/* This exchange is over: log it, keep or drop the server, go on. */
+/*
+ * This exchange is over: log it, keep or drop the server, go on.  When
+ * the client's output held bytes before the last ones were added
+ * (queued), the line is written now (conn_audit_barrier()).
+ */
 static void
-conn_exchange_done(struct conn *c)
+conn_exchange_done(struct conn *c, size_t queued)
 {
 	int	reuse;
 
 	conn_audit_pending(c, NULL);
+	if (queued > 0)
+		conn_audit_barrier(c);
 	reuse = c->resp->h.keep_alive && c->req_done &&
 	    c->resp->h.body != HTTP_BODY_CLOSE &&
 	    evbuffer_get_length(bufferevent_get_input(c->server)) == 0;
@@ -271,6 +371,7 @@ conn_exchange_done(struct conn *c)
 void
 conn_forward_response(struct conn *c)
 {
+	size_t	queued = conn_outlen(c->client);
 	int	rv;
 
 	while (!c->resp_head_done) {
@@ -289,7 +390,7 @@ conn_forward_response(struct conn *c)
 		return;
 	}
 	if ((c->resp_done = rv))
-		conn_exchange_done(c);
+		conn_exchange_done(c, queued);
 }
 
 /*
@@ -300,13 +401,15 @@ conn_forward_response(struct conn *c)
 int
 conn_server_gone(struct conn *c)
 {
+	size_t	queued = conn_outlen(c->client);
+
 	if (c->resp_head_done && c->resp->h.body == HTTP_BODY_CLOSE) {
 		conn_move(bufferevent_get_input(c->server),
 		    bufferevent_get_output(c->client),
 		    evbuffer_get_length(bufferevent_get_input(c->server)),
 		    &c->down);
 		c->resp_done = 1;
-		conn_exchange_done(c);
+		conn_exchange_done(c, queued);
 		return (1);
 	}
 	if (c->resp_head_done) {

@@ -172,7 +172,7 @@ conn_bound_connect(struct conn *c)
 	if (c->socks)
 		conn_socks_send(c, SOCKS_REP_OK);
 	else
-		conn_send(c->client, CONN_ESTABLISHED,
+		conn_send_client(c, CONN_ESTABLISHED,
 		    sizeof CONN_ESTABLISHED - 1);
 	c->tls_wait = 1;
 	conn_bind(c);

@@ -57,6 +57,7 @@ conn_reply(struct conn *c, int status, const char *perr,
 	struct evbuffer	*out = bufferevent_get_output(c->client);
 	char		 body[2048], hint[HOST_TEXT_LEN + 32];
 	va_list		 ap;
+	size_t		 queued = conn_outlen(c->client);
 	int		 n;
 
 	va_start(ap, fmt);
@@ -83,6 +84,8 @@ conn_reply(struct conn *c, int status, const char *perr,
 	    close_after ? "close" : "keep-alive");
 	if (!c->have_req || !c->req->is_head)
 		evbuffer_add(out, body, n);
+	if (queued > 0)
+		conn_audit_barrier(c);
 	conn_drain(c, close_after);
 }
 
@@ -282,7 +285,7 @@ conn_socks_send(struct conn *c, uint8_t rep)
 			ss.ss_family = AF_UNSPEC;
 		n = socks_reply_build(rep, (struct sockaddr *)&ss, buf);
 	}
-	conn_send(c->client, buf, n);
+	conn_send_client(c, buf, n);
 }
 
 /*

@@ -66,7 +66,7 @@ conn_socks_handshake(struct conn *c, const uint8_t *p, size_t len)
 		return;
 	}
 	evbuffer_drain(bufferevent_get_input(c->client), n);
-	conn_send(c->client, msg, sizeof msg);
+	conn_send_client(c, msg, sizeof msg);
 	c->socks_phase = next;
 }
 

@@ -125,6 +125,7 @@ conn_splice_move(struct conn *c)
 	int	sfd = bufferevent_getfd(c->server);
 	int	i, up, down, errfd = -1;
 
+	conn_audit_barrier(c);
 	for (i = 0; i < CONN_SPLICE_ROUNDS; i++) {
 		up = conn_splice_dir(bufferevent_get_output(c->server),
 		    &c->up_pipe, cfd, sfd, &c->client_eof, &c->up, &errfd);
@@ -214,8 +215,10 @@ conn_tunnel(struct conn *c)
 	/* A capture's first bytes go up only once judged. */
 	if (c->sniffed && conn_outlen(c->server) < CONN_HIGH)
 		conn_relay(cin, c->server, &c->up);
-	if (conn_outlen(c->client) < CONN_HIGH)
+	if (conn_outlen(c->client) < CONN_HIGH) {
+		conn_audit_barrier(c);
 		conn_relay(sin, c->client, &c->down);
+	}
 	conn_tunnel_shut(c);
 	if (!c->dead && conn_splice_ready(c))
 		conn_splice_start(c);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <event2/event.h>
 
 #include "proxy/audit/audit.h"
 #include "proxy/audit/verify.h"
@@ -607,6 +608,14 @@ test_short_write_torn(void **state)
 	free(out);
 }
 
+/* Run one pass of an event loop (NULL: none), as the gateway's would. */
+static void
+loop_pass(struct event_base *base)
+{
+	if (base != NULL)
+		event_base_loop(base, EVLOOP_NONBLOCK);
+}
+
 /*
  * In a child limited in file size: one line, then three that do not fit
  * (audit_ready() says no, unless fail_open), then (limit lifted) one more.
@@ -614,8 +623,9 @@ test_short_write_torn(void **state)
  * bit 1 while failing, bit 2 after.
  */
 static int
-loss_child(struct fixture *f, int fail_open, int lift)
+loss_child(struct fixture *f, int fail_open, int lift, int batch)
 {
+	struct event_base	*base = NULL;
 	struct audit		*a;
 	struct audit_event	 ev;
 	struct rlimit		 rl, small;
@@ -646,10 +656,14 @@ loss_child(struct fixture *f, int fail_open, int lift)
 	signal(SIGXFSZ, SIG_IGN);
 	if ((a = audit_open(f->path, err, sizeof err)) == NULL)
 		_exit(64);
+	if (batch && ((base = event_base_new()) == NULL ||
+	    audit_set_base(a, base) == -1))
+		_exit(66);
 	audit_set_fail_open(a, fail_open);
 	audit_event_init(&ev);
 	ev.event = "start";
 	audit_write(a, &ev);
+	loop_pass(base);
 	rv |= audit_ready(a);
 	if (stat(f->path, &st) == -1)
 		_exit(65);
@@ -661,6 +675,7 @@ loss_child(struct fixture *f, int fail_open, int lift)
 	ev.host = "lost.example";
 	for (i = 0; i < 3; i++)
 		audit_write(a, &ev);
+	loop_pass(base);
 	rv |= audit_ready(a) << 1;
 	if (lift) {
 		setrlimit(RLIMIT_FSIZE, &rl);
@@ -670,6 +685,8 @@ loss_child(struct fixture *f, int fail_open, int lift)
 		audit_write(a, &ev);
 	}
 	audit_close(a);
+	if (base != NULL)
+		event_base_free(base);
 	_exit(rv);
 }
 
@@ -694,16 +711,17 @@ verify_log(const char *path, unsigned long long losses,
 /*
  * Lines that cannot be written are counted, lines and bytes; the first
  * line written afterwards is a "loss" line in the chain; meanwhile
- * audit_ready() refuses new traffic unless fail_open.
+ * audit_ready() refuses new traffic unless fail_open.  The same when
+ * the lines are held for the end of the loop's pass and written as one.
  */
 static void
-test_loss(void **state)
+check_loss(void **state, int batch)
 {
 	struct fixture	*f = *state;
 	char		*out, *err, *p;
 	long long	 bytes;
 
-	assert_int_equal(loss_child(f, 0, 1), 1 | 4);
+	assert_int_equal(loss_child(f, 0, 1, batch), 1 | 4);
 	out = slurp(f->path);
 	assert_int_equal(count_lines(out, "\"schema\""), 3);
 	assert_int_equal(count_lines(out, "lost.example"), 0);
@@ -731,6 +749,60 @@ test_loss(void **state)
 	free(err);
 }
 
+static void
+test_loss(void **state)
+{
+	check_loss(state, 0);
+}
+
+static void
+test_loss_batch(void **state)
+{
+	check_loss(state, 1);
+}
+
+/*
+ * Held lines reach the file at the end of the loop's pass, all in one
+ * chain, or at once when asked (audit_flush()) or at close.
+ */
+static void
+test_batch(void **state)
+{
+	struct fixture		*f = *state;
+	struct event_base	*base;
+	struct audit		*a;
+	struct audit_event	 ev;
+	struct stat		 st;
+	char			 err[256], *out;
+	int			 i;
+
+	assert_non_null(base = event_base_new());
+	assert_non_null(a = audit_open(f->path, err, sizeof err));
+	assert_int_equal(audit_set_base(a, base), 0);
+	audit_event_init(&ev);
+	ev.event = "connect";
+	for (i = 0; i < 3; i++)
+		audit_write(a, &ev);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	loop_pass(base);
+	out = slurp(f->path);
+	assert_int_equal(count_lines(out, "\"event\":\"connect\""), 3);
+	free(out);
+	ev.event = "close";
+	audit_write(a, &ev);
+	assert_int_equal(audit_flush(a), 0);
+	ev.event = "stop";
+	audit_write(a, &ev);
+	audit_close(a);
+	out = slurp(f->path);
+	assert_int_equal(count_lines(out, "\"event\":\"close\""), 1);
+	assert_int_equal(count_lines(out, "\"event\":\"stop\""), 1);
+	free(out);
+	verify_log(f->path, 0, 0);
+	event_base_free(base);
+}
+
 /* With fail_open, traffic may go on; the loss is recorded all the same. */
 static void
 test_loss_fail_open(void **state)
@@ -738,7 +810,7 @@ test_loss_fail_open(void **state)
 	struct fixture	*f = *state;
 	char		*out, *err;
 
-	assert_int_equal(loss_child(f, 1, 1), 1 | 2 | 4);
+	assert_int_equal(loss_child(f, 1, 1, 0), 1 | 2 | 4);
 	out = slurp(f->path);
 	assert_int_equal(count_lines(out, "traffic went on (--log-fail=open)"
 	    "\",\"lost\":3,"), 1);
@@ -759,7 +831,7 @@ test_loss_at_close(void **state)
 	struct fixture	*f = *state;
 	char		*err;
 
-	assert_int_equal(loss_child(f, 0, 0), 1);
+	assert_int_equal(loss_child(f, 0, 0, 0), 1);
 	verify_log(f->path, 0, 0);
 	err = slurp(f->errpath);
 	assert_int_equal(count_lines(err, "closed while it cannot be written: "
@@ -934,6 +1006,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_short_write_torn, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_loss, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loss_batch, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loss_fail_open, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_loss_at_close, setup,
