@@ -21,7 +21,12 @@ dist_doc_DATA = README.md LICENSE \
 	docs/audit-log.md \
 	docs/control-protocol.md \
 	docs/decider.md \
+	docs/deploy.md \
 	docs/inspection.md \
 	docs/metrics.md \
 	docs/sandbox.md \
 	docs/threat-model.md
+
+# docs/deploy.md's files, each checked by the tool that reads it.
+TESTS += tests/integration/deploy.sh
+EXTRA_DIST += tests/integration/deploy.sh
