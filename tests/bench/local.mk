@@ -46,4 +46,4 @@ bench-short: bench-programs
 	rc=$$?; rm -rf "$$d"; exit $$rc
 .PHONY: bench bench-programs bench-short
 # The cost of a --metrics scrape with no tunnel and with 10,000; by hand.
-EXTRA_DIST += tests/bench/metrics.sh
+EXTRA_DIST += tests/bench/metrics.sh tests/bench/ship.sh
