@@ -10,7 +10,9 @@
  * (TCP_INFO's tcpi_bytes_acked, which a reset connection keeps).  A
  * collector never speaks on this connection, so a readable socket means
  * it closed or reset: what is not acknowledged is sent again on the
- * next connection, from the first line not acknowledged.
+ * next connection, from the first line not acknowledged.  After a reset,
+ * and after any close of a TLS connection, what was acknowledged in the
+ * last SHIP_REPLAY_MS goes again too (ship_event_cb()).
  *
  * The stream offset of a line is known once the layer above the socket
  * holds none of it: for TLS, once TLS has taken its last byte from the
@@ -429,9 +431,9 @@ ship_fail(struct ship *s, const char *why)
 }
 
 /*
- * The connection is gone: forget what the collector acknowledged (when
- * it closed cleanly; after a reset, but what it acknowledged in the
- * last SHIP_REPLAY_MS), send the rest again on the next connection,
+ * The connection is gone: forget what the collector acknowledged (all of
+ * it when clean, it read it all; otherwise but what it acknowledged in
+ * the last SHIP_REPLAY_MS), send the rest again on the next connection,
  * after a delay that doubles (to a cap) until a line is delivered.
  */
 static void
@@ -550,7 +552,13 @@ ship_event_cb(struct bufferevent *bev, short what, void *arg)
 		    evutil_socket_error_to_string(e) : "connection failed");
 	if (s->bev != NULL && s->bev != s->sock && !(what & BEV_EVENT_EOF))
 		ship_tls_why(s, why, sizeof why);
-	ship_down(s, why, (what & BEV_EVENT_EOF) != 0);
+	/*
+	 * A clean TCP close says the collector read all it acknowledged;
+	 * over TLS it does not: to finish its close_notify a TLS collector
+	 * may read on and throw away what it reads (rsyslog's ossl driver
+	 * does), so the lines of the last moments go again, as on a reset.
+	 */
+	ship_down(s, why, (what & BEV_EVENT_EOF) != 0 && !s->tls);
 }
 
 /* Put TLS over the connected socket, checking the collector's name. */

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Shipping the audit log to a real rsyslog (imtcp, over TLS with the
 # ossl driver and a client certificate, and over plain TCP): every line
-# arrives once, in order, as in the local log, across a collector
-# stopped for seconds in the middle of traffic and across a restart of
-# pinhole; a collector whose certificate does not verify gets nothing
+# arrives, in order, as in the local log (once, or again only where
+# pinhole sends it again: after a reset or a TLS close), across a
+# collector stopped for seconds in the middle of traffic and across a
+# restart of pinhole; a collector whose certificate does not verify gets nothing
 # and the spool keeps the lines; a full spool is counted and said.
 # As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -55,8 +56,8 @@ EOF
 
 # Compare what the collector wrote with the local log: check.py LOCAL
 # OUT DUPS_OK.  Every line once, in order, byte for byte; with DUPS_OK
-# (the collector reset the connection) a line may come again, but after
-# removing repeats it is the same.
+# (lines were sent again) a line may come again, but after removing
+# repeats it is the same: none missing.
 cat >"$T/check.py" <<'EOF'
 import json, sys
 local = open(sys.argv[1]).read().splitlines()
@@ -138,11 +139,12 @@ gw_stop() {
 	wait "$GWPID" 2>/dev/null
 }
 
-# Wait (at most 20 s) until the collector has as many lines as $1.
+# Wait (at most 20 s) until the collector has as many lines as $1, each
+# counted once (lines may come twice).
 wait_lines() {
 	i=0
 	while [ $i -lt 200 ]; do
-		[ "$(wc -l <"$D/out.log" 2>/dev/null || echo 0)" -ge \
+		[ "$(sort -u "$D/out.log" 2>/dev/null | wc -l)" -ge \
 		    "$(wc -l <"$1")" ] && return 0
 		sleep 0.1
 		i=$((i + 1))
@@ -150,12 +152,15 @@ wait_lines() {
 	return 1
 }
 
-# Compare, allowing repeats only when the collector reset the connection.
+# Compare, allowing repeats only where pinhole sends lines again: the
+# collector reset the connection, or closed a TLS connection (its TLS
+# layer may have read and dropped lines to close; rsyslog's does).
 compare() {
 	dups=0
 	grep -q 'reset by peer' "$D/gw.err" && dups=1
+	grep -q 'syslog+tls://[^ ]*: the collector closed' "$D/gw.err" && dups=1
 	if n=$(python3 "$T/check.py" "$D/local.log" "$D/out.log" $dups); then
-		ok "$MODE: $1: $n lines arrived once, in order, as in the local log"
+		ok "$MODE: $1: $n lines arrived in order, as in the local log (repeats allowed: $dups)"
 	else
 		fail "$MODE: $1: $n"
 	fi
