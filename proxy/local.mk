@@ -59,6 +59,7 @@ UNIT_TESTS += tests/unit/test_auditchain
 UNIT_TESTS += tests/unit/test_auditline
 UNIT_TESTS += tests/unit/test_spool
 UNIT_TESTS += tests/unit/test_otlp
+UNIT_TESTS += tests/unit/test_ship
 
 UNIT_TESTS += tests/unit/test_http
 UNIT_TESTS += tests/unit/test_secret
