@@ -71,13 +71,8 @@ PIDS="$PIDS $!"
 wait_for grep -q '^port ' origin.out
 OPORT=$(sed -n 's/^port //p' origin.out)
 
-# One round: rm the logs, start the gateway, run the load, stop and
-# start the collector after 1 s when $1 is "restart", wait for every
-# line; print the figures.
-GW=
-round() {
-	rm -rf local.log out.log spool
-	rs_start
+# The gateway on 127.0.0.1:$P, its log shipped to the collector.
+gw_start() {
 	P=$(port)
 	"$PINHOLE" proxy --listen "127.0.0.1:$P" \
 	    --allow "127.0.0.1:$OPORT" --allow "allow-private 127.0.0.0/8" \
@@ -86,6 +81,15 @@ round() {
 	GW=$!
 	PIDS="$PIDS $GW"
 	wait_for python3 -c "import socket; socket.create_connection(('127.0.0.1', $P)).close()"
+}
+
+# One round: rm the logs, start the gateway, run the load, stop and
+# start the collector after 1 s when $1 is "restart", wait for every
+# line; print the figures.
+round() {
+	rm -rf local.log out.log spool
+	rs_start
+	gw_start
 	t0=$(now)
 	"$BUILD/tests/bench/loadgen" forward-rps -x "127.0.0.1:$P" \
 	    -H 127.0.0.1 -o "$OPORT" -c 10 -n "$N" -t 60 >load.out 2>&1 &
@@ -101,8 +105,10 @@ round() {
 	wait_for has_all
 	t2=$(now)
 	cpu=$(awk '{ print $14 + $15 }' /proc/$GW/stat)
+	# The lines the collector was waited for; the stop line comes after.
+	cp local.log local.snap
 	kill "$GW"; wait "$GW" 2>/dev/null
-	python3 - "$T/local.log" "$T/out.log" "$1" "$t0" "$t1" "$t2" "$cpu" \
+	python3 - "$T/local.snap" "$T/out.log" "$1" "$t0" "$t1" "$t2" "$cpu" \
 	    "$(getconf CLK_TCK)" <<'PY'
 import json, sys
 local = open(sys.argv[1]).read().splitlines()
@@ -134,14 +140,7 @@ round restart
 # A backlog: lines made while the collector is away, then the time
 # the spool takes to drain once it is back.
 rm -rf local.log out.log spool
-P=$(port)
-"$PINHOLE" proxy --listen "127.0.0.1:$P" \
-    --allow "127.0.0.1:$OPORT" --allow "allow-private 127.0.0.0/8" \
-    --log "$T/local.log" --log "syslog+tls://127.0.0.1:$RP" \
-    --log-tls-ca "$T/ca.pem" --log-spool "$T/spool" 2>>gw.err &
-GW=$!
-PIDS="$PIDS $GW"
-wait_for python3 -c "import socket; socket.create_connection(('127.0.0.1', $P)).close()"
+gw_start
 "$BUILD/tests/bench/loadgen" forward-rps -x "127.0.0.1:$P" \
     -H 127.0.0.1 -o "$OPORT" -c 10 -n "$N" -t 60 >load.out 2>&1
 n=$(lines local.log)
