@@ -261,7 +261,7 @@ fi
 
 # pinhole doctor with the installed program, asking a DNS server of
 # its own on loopback (never the machine's), then the demo.
-dnsport=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+dnsport=$(python3 "$src/tests/free-port.py")
 dnsmasq -k -u root -p "$dnsport" --listen-address=127.0.0.1 \
     --bind-interfaces --no-resolv --no-hosts --pid-file= \
     --address=/test/127.0.0.1 &

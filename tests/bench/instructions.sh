@@ -34,7 +34,7 @@ trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$T"' EXIT INT TERM
 
 # A free TCP port on 127.0.0.1.
 free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	python3 "$(dirname "$0")/../free-port.py"
 }
 
 # Wait until something listens on 127.0.0.1:$1 (30 s at most).

@@ -17,7 +17,7 @@ ulimit -n $((IDLE * 2 + 1000)) 2>/dev/null || ulimit -n "$(ulimit -Hn)"
     { echo "ulimit -n $(ulimit -n) is too low for $IDLE tunnels" >&2; exit 1; }
 
 port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 "$(dirname "$0")/../free-port.py"
 }
 wait_for() {	# command..., at most 180 s
 	i=0

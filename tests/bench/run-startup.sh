@@ -62,7 +62,7 @@ startup "root  "
 startup "nobody" $NOBODY
 
 # An origin on loopback: /big is 256 MiB, anything else a few bytes.
-PORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$($PY "$(dirname "$0")/../free-port.py")
 $PY - "$PORT" <<'PYEOF' &
 import http.server, socketserver, sys
 BIG = 256 << 20
@@ -86,7 +86,7 @@ class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
 S(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 PYEOF
 PIDS="$PIDS $!"
-PP=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PP=$($PY "$(dirname "$0")/../free-port.py")
 "$PINHOLE" proxy --listen "127.0.0.1:$PP" --allow "127.0.0.1:$PORT" \
     --allow "allow-private 127.0.0.0/8" 2>/dev/null &
 PIDS="$PIDS $!"

@@ -21,7 +21,7 @@ for c in rsyslogd openssl python3 curl; do
 done
 
 port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 "$(dirname "$0")/../free-port.py"
 }
 wait_for() {	# command..., at most 120 s
 	i=0

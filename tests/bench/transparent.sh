@@ -29,7 +29,7 @@ trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM
 cp "$BUILD/pinhole" "$BUILD/tests/bench/loadgen" "$T/"
 free_port() {
-	$PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	$PY "$(dirname "$0")/../free-port.py"
 }
 
 "$BUILD/tests/bench/origin" >"$T/origin.out" &

@@ -15,7 +15,7 @@ UPSTREAM="$top_srcdir/tests/integration/dns-upstream.py"
 CLIENT="$top_srcdir/tests/integration/dns-client.py"
 # lib.sh's free_port and wait_port, with the fast python.
 port() {
-	$PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	$PY "$top_srcdir/tests/free-port.py"
 }
 listening() {
 	$PY -c "

@@ -65,9 +65,9 @@ bg() {
 	PIDS="$PIDS $!"
 }
 
-# A free TCP port on 127.0.0.1.
+# A port free for TCP and UDP on 127.0.0.1 (see tests/free-port.py).
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 "$top_srcdir/tests/free-port.py"
 }
 
 # Wait until something listens on TCP 127.0.0.1:$1 (at most 10 s).
