@@ -81,6 +81,9 @@ struct conn {
 	enum conn_state	 state;
 	struct bufferevent	*client;
 	struct bufferevent	*server;
+	struct evbuffer_cb_entry *out_cb;	/* the client's output, ours */
+	TAILQ_ENTRY(conn)	 flush_entry;	/* in set->flushq */
+	int			 flushing;
 	struct event		*timer;
 	struct resolver_query	*query;
 	char			 client_addr[INET6_ADDRSTRLEN + 8];
@@ -222,6 +225,10 @@ void	conn_send(struct bufferevent *, const void *, size_t);
 void	conn_send_client(struct conn *, const void *, size_t);
 void	conn_audit_barrier(struct conn *);
 void	conn_relay(struct evbuffer *, struct bufferevent *, int64_t *);
+void	conn_out_own(struct conn *);
+void	conn_out_release(struct conn *);
+int	conn_flush(struct conn *);
+void	conn_out_drained(struct conn *);
 
 /* reply.c: answers of our own, refusals, the wait for them to drain. */
 void	conn_drain(struct conn *, int);

@@ -230,6 +230,7 @@ conn_close(struct conn *c, const char *reason)
 		c->refs--;
 	}
 	conn_server_free(c);
+	conn_out_release(c);
 	if (c->client != NULL && c->reset) {
 		struct linger	l = { 1, 0 };
 
@@ -482,4 +483,98 @@ conn_relay(struct evbuffer *in, struct bufferevent *to, int64_t *count)
 		*count += n;
 	conn_move(in, bufferevent_get_output(to), evbuffer_get_length(in),
 	    count);
+}
+
+/*
+ * The client's output grew from nothing: queue the connection for the
+ * set's flusher, which writes it at the end of the pass.
+ */
+static void
+conn_out_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct conn	*c = arg;
+
+	if (info->n_added == 0 || info->orig_size != 0 || c->flushing ||
+	    c->dead || c->spliced)
+		return;
+	c->flushing = 1;
+	TAILQ_INSERT_TAIL(&c->set->flushq, c, flush_entry);
+	event_active(c->set->flusher, EV_WRITE, 0);
+}
+
+/*
+ * Write the client's output ourselves (conn_flush()) rather than have
+ * its bufferevent wait for the socket to be writable: an answer then
+ * costs one writev and no epoll_ctl to arm and disarm EPOLLOUT.  Its
+ * bufferevent writes only what a full socket left (backpressure).
+ */
+void
+conn_out_own(struct conn *c)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->client);
+
+	if (c->set->flusher == NULL ||
+	    (c->out_cb = evbuffer_add_cb(out, conn_out_cb, c)) == NULL)
+		return;
+	bufferevent_disable(c->client, EV_WRITE);
+}
+
+/*
+ * Give the client's output back to its bufferevent: closing, splicing,
+ * or a TLS filter going over the socket (which enables its writing).
+ */
+void
+conn_out_release(struct conn *c)
+{
+	struct bufferevent	*bev = c->client;
+
+	if (c->out_cb == NULL)
+		return;
+	if (bufferevent_get_underlying(bev) != NULL)
+		bev = bufferevent_get_underlying(bev);
+	evbuffer_remove_cb_entry(bufferevent_get_output(bev), c->out_cb);
+	c->out_cb = NULL;
+	if (c->flushing)
+		TAILQ_REMOVE(&c->set->flushq, c, flush_entry);
+	c->flushing = 0;
+}
+
+/*
+ * Write a queued client's output, its audit lines first.  What the
+ * socket does not take is left to the bufferevent, which waits for the
+ * socket (and reports an error).  Returns 0 when all of it went.
+ */
+int
+conn_flush(struct conn *c)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->client);
+	int		 n;
+
+	TAILQ_REMOVE(&c->set->flushq, c, flush_entry);
+	c->flushing = 0;
+	if (c->dead || c->spliced || c->out_cb == NULL)
+		return (-1);
+	conn_audit_barrier(c);
+	/* A socket bufferevent locks its output's start; it waits now. */
+	evbuffer_unfreeze(out, 1);
+	n = evbuffer_write(out, bufferevent_getfd(c->client));
+	evbuffer_freeze(out, 1);
+	if (n < 0 || evbuffer_get_length(out) > 0) {
+		bufferevent_enable(c->client, EV_WRITE);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The client's bufferevent wrote all it was left: from now on the
+ * flusher writes again (its write event is already off).
+ */
+void
+conn_out_drained(struct conn *c)
+{
+	if (c->out_cb != NULL && !c->dead &&
+	    evbuffer_get_length(bufferevent_get_output(c->client)) == 0)
+		bufferevent_disable(c->client, EV_WRITE);
 }
