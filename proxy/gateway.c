@@ -238,6 +238,7 @@ gateway_free(struct gateway *gw)
 	gateway_unlisten(gw);
 	conn_close_all(&gw->cs, "gateway freed");
 	conn_reap(&gw->cs, 1);
+	conn_set_free(&gw->cs);
 	if (gw->reaper != NULL)
 		event_free(gw->reaper);
 	if (gw->resume != NULL)

@@ -38,6 +38,7 @@ struct agent_wait;
 #define CONN_HEAD_STACK	4096	/* a head built on the stack, or the heap */
 #define CONN_RESP_HEAD_MAX	(64 * 1024)
 #define CONN_TUNNEL_IO	(256 * 1024)	/* per read/write syscall */
+#define CONN_READ	(16 * 1024)	/* per recv of a socket read here */
 #define CONN_SPLICE_AFTER	(64 * 1024)	/* tunnel bytes before splicing */
 #define CONN_PIPE		(256 * 1024)	/* kernel buffer per direction */
 #define CONN_SPLICE_ROUNDS	4		/* per callback, then yield */
@@ -81,6 +82,11 @@ struct conn {
 	enum conn_state	 state;
 	struct bufferevent	*client;
 	struct bufferevent	*server;
+	struct event		*crd;		/* reads the client's socket */
+	struct event		*srd;		/* reads the server's */
+	struct evbuffer_cb_entry *out_cb;	/* the client's output, ours */
+	TAILQ_ENTRY(conn)	 flush_entry;	/* in set->flushq */
+	int			 flushing;
 	struct event		*timer;
 	struct resolver_query	*query;
 	char			 client_addr[INET6_ADDRSTRLEN + 8];
@@ -222,6 +228,11 @@ void	conn_send(struct bufferevent *, const void *, size_t);
 void	conn_send_client(struct conn *, const void *, size_t);
 void	conn_audit_barrier(struct conn *);
 void	conn_relay(struct evbuffer *, struct bufferevent *, int64_t *);
+void	conn_read_free(struct event **);
+void	conn_out_own(struct conn *);
+void	conn_out_release(struct conn *);
+int	conn_flush(struct conn *);
+void	conn_out_drained(struct conn *);
 
 /* reply.c: answers of our own, refusals, the wait for them to drain. */
 void	conn_drain(struct conn *, int);

@@ -71,6 +71,8 @@ struct conn_set {
 	TAILQ_HEAD(, conn)	 dead;		/* closed, not yet freed */
 	size_t			 nconns;	/* open and dead */
 	struct event		*reaper;	/* the owner's: conn_reap() */
+	TAILQ_HEAD(, conn)	 flushq;	/* clients' output to write */
+	struct event		*flusher;	/* writes it: conn_flush() */
 	const struct conn_events *ev;
 	unsigned long long	 next_id;
 	struct resolver_addr	 own[CONN_OWN_MAX];	/* this host's */
@@ -83,6 +85,7 @@ struct conn_set {
  */
 void	conn_set_init(struct conn_set *, struct event_base *,
 	    struct event *);
+void	conn_set_free(struct conn_set *);
 /* Learn this host's own addresses again (they are refused to dial). */
 void	conn_own_load(struct conn_set *);
 

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,7 @@ conn_audit_pending(struct conn *c, const char *reason)
 void
 conn_server_free(struct conn *c)
 {
+	conn_read_free(&c->srd);
 	if (c->server != NULL)
 		bufferevent_free(c->server);
 	c->server = NULL;
@@ -230,6 +232,8 @@ conn_close(struct conn *c, const char *reason)
 		c->refs--;
 	}
 	conn_server_free(c);
+	conn_out_release(c);
+	conn_read_free(&c->crd);
 	if (c->client != NULL && c->reset) {
 		struct linger	l = { 1, 0 };
 
@@ -334,13 +338,105 @@ conn_outlen(struct bufferevent *bev)
 	return (n);
 }
 
-/* Turn reading on or off. */
+/*
+ * A side's socket is readable: read it with one recv(), as far as its
+ * read high-water mark allows, into its bufferevent's input, then hand
+ * on what came, its EOF or its error as the bufferevent would.  Saves
+ * the ioctl(FIONREAD) the bufferevent makes before every read.  The
+ * bytes are read on the stack and added at their size: a chain as big
+ * as the read would be allocated and freed each time.
+ */
 static void
-conn_reading(struct bufferevent *bev, int on)
+conn_read_side(struct conn *c, struct bufferevent *bev, struct event *rd,
+    bufferevent_data_cb readcb, bufferevent_event_cb eventcb)
 {
+	struct evbuffer	*in = bufferevent_get_input(bev);
+	char		 buf[CONN_READ];
+	size_t		 high = 0, len, want = sizeof buf;
+	ssize_t		 n;
+	int		 rv = 0;
+
+	if (bufferevent_getwatermark(bev, EV_READ, NULL, &high) == 0 &&
+	    high > 0) {
+		if ((len = evbuffer_get_length(in)) >= high) {
+			event_del(rd);
+			return;
+		}
+		if (high - len < want)
+			want = high - len;
+	}
+	if ((n = recv(event_get_fd(rd), buf, want, 0)) > 0) {
+		/* A socket bufferevent locks its input's end. */
+		evbuffer_unfreeze(in, 0);
+		rv = evbuffer_add(in, buf, (size_t)n);
+		evbuffer_freeze(in, 0);
+		if (rv == 0) {
+			readcb(bev, c);
+			return;
+		}
+	}
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == EINTR))
+		return;
+	event_del(rd);
+	eventcb(bev, BEV_EVENT_READING |
+	    (n == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR), c);
+}
+
+/* The client's socket is readable. */
+static void
+conn_client_rd_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	conn_read_side(c, c->client, c->crd, c->set->ev->client_read,
+	    c->set->ev->client_event);
+}
+
+/* The server's socket is readable. */
+static void
+conn_server_rd_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn	*c = arg;
+
+	conn_read_side(c, c->server, c->srd, c->set->ev->server_read,
+	    c->set->ev->server_event);
+}
+
+/* Stop reading a socket here (closing, splicing, or TLS over it). */
+void
+conn_read_free(struct event **rd)
+{
+	if (*rd != NULL)
+		event_free(*rd);
+	*rd = NULL;
+}
+
+/*
+ * Turn reading a side on or off.  A plain socket is read here
+ * (conn_read_side()), by an event of its own made the first time; a TLS
+ * filter, or a socket whose event could not be made, by its bufferevent.
+ */
+static void
+conn_reading(struct conn *c, struct bufferevent *bev, int tls,
+    struct event **rd, event_callback_fn cb, int on)
+{
+	evutil_socket_t	fd;
+
 	if (bev == NULL)
 		return;
-	if (on)
+	if (*rd == NULL && on && !tls && !c->spliced &&
+	    bufferevent_get_underlying(bev) == NULL &&
+	    (fd = bufferevent_getfd(bev)) != -1 &&
+	    (*rd = event_new(c->set->base, fd, EV_READ | EV_PERSIST, cb,
+	    c)) != NULL)
+		bufferevent_disable(bev, EV_READ);
+	if (*rd != NULL) {
+		if (on)
+			event_add(*rd, NULL);
+		else
+			event_del(*rd);
+	} else if (on)
 		bufferevent_enable(bev, EV_READ);
 	else
 		bufferevent_disable(bev, EV_READ);
@@ -405,9 +501,11 @@ conn_update_io(struct conn *c)
 	default:
 		break;
 	}
-	conn_reading(c->client, cr);
+	conn_reading(c, c->client, c->client_tls, &c->crd, conn_client_rd_cb,
+	    cr);
 	if (c->state != S_DIAL && c->state != S_RESOLVE)
-		conn_reading(c->server, sr);
+		conn_reading(c, c->server, c->server_tls, &c->srd,
+		    conn_server_rd_cb, sr);
 }
 
 /* Move up to n bytes from one buffer to another, counting them. */
@@ -482,4 +580,98 @@ conn_relay(struct evbuffer *in, struct bufferevent *to, int64_t *count)
 		*count += n;
 	conn_move(in, bufferevent_get_output(to), evbuffer_get_length(in),
 	    count);
+}
+
+/*
+ * The client's output grew from nothing: queue the connection for the
+ * set's flusher, which writes it at the end of the pass.
+ */
+static void
+conn_out_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
+    void *arg)
+{
+	struct conn	*c = arg;
+
+	if (info->n_added == 0 || info->orig_size != 0 || c->flushing ||
+	    c->dead || c->spliced)
+		return;
+	c->flushing = 1;
+	TAILQ_INSERT_TAIL(&c->set->flushq, c, flush_entry);
+	event_active(c->set->flusher, EV_WRITE, 0);
+}
+
+/*
+ * Write the client's output ourselves (conn_flush()) rather than have
+ * its bufferevent wait for the socket to be writable: an answer then
+ * costs one writev and no epoll_ctl to arm and disarm EPOLLOUT.  Its
+ * bufferevent writes only what a full socket left (backpressure).
+ */
+void
+conn_out_own(struct conn *c)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->client);
+
+	if (c->set->flusher == NULL ||
+	    (c->out_cb = evbuffer_add_cb(out, conn_out_cb, c)) == NULL)
+		return;
+	bufferevent_disable(c->client, EV_WRITE);
+}
+
+/*
+ * Give the client's output back to its bufferevent: closing, splicing,
+ * or a TLS filter going over the socket (which enables its writing).
+ */
+void
+conn_out_release(struct conn *c)
+{
+	struct bufferevent	*bev = c->client;
+
+	if (c->out_cb == NULL)
+		return;
+	if (bufferevent_get_underlying(bev) != NULL)
+		bev = bufferevent_get_underlying(bev);
+	evbuffer_remove_cb_entry(bufferevent_get_output(bev), c->out_cb);
+	c->out_cb = NULL;
+	if (c->flushing)
+		TAILQ_REMOVE(&c->set->flushq, c, flush_entry);
+	c->flushing = 0;
+}
+
+/*
+ * Write a queued client's output, its audit lines first.  What the
+ * socket does not take is left to the bufferevent, which waits for the
+ * socket (and reports an error).  Returns 0 when all of it went.
+ */
+int
+conn_flush(struct conn *c)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->client);
+	int		 n;
+
+	TAILQ_REMOVE(&c->set->flushq, c, flush_entry);
+	c->flushing = 0;
+	if (c->dead || c->spliced || c->out_cb == NULL)
+		return (-1);
+	conn_audit_barrier(c);
+	/* A socket bufferevent locks its output's start; it waits now. */
+	evbuffer_unfreeze(out, 1);
+	n = evbuffer_write(out, bufferevent_getfd(c->client));
+	evbuffer_freeze(out, 1);
+	if (n < 0 || evbuffer_get_length(out) > 0) {
+		bufferevent_enable(c->client, EV_WRITE);
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The client's bufferevent wrote all it was left: from now on the
+ * flusher writes again (its write event is already off).
+ */
+void
+conn_out_drained(struct conn *c)
+{
+	if (c->out_cb != NULL && !c->dead &&
+	    evbuffer_get_length(bufferevent_get_output(c->client)) == 0)
+		bufferevent_disable(c->client, EV_WRITE);
 }

@@ -51,6 +51,7 @@ conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
 	bufferevent_setcb(c->client, conn_client_read_cb,
 	    conn_client_write_cb, conn_client_event_cb, c);
 	bufferevent_setwatermark(c->client, EV_WRITE, CONN_LOW, 0);
+	conn_out_own(c);
 	TAILQ_INSERT_TAIL(&set->conns, c, entry);
 	set->nconns++;
 	c->transparent = kind == CONN_TRANSPARENT;
@@ -166,9 +167,25 @@ conn_client_write_cb(struct bufferevent *bev, void *arg)
 	struct conn	*c = arg;
 
 	c->last_active = conn_now(c);
+	conn_out_drained(c);
 	if (c->state == S_REPLY && conn_outlen(c->client) != 0)
 		return;
 	conn_pump(c);
+}
+
+/*
+ * The end of a pass: write the clients' output queued in it, the audit
+ * lines first (conn_flush()), and go on as a drained output does.
+ */
+static void
+conn_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn_set	*set = arg;
+	struct conn	*c;
+
+	while ((c = TAILQ_FIRST(&set->flushq)) != NULL)
+		if (conn_flush(c) == 0)
+			conn_client_write_cb(c->client, c);
 }
 
 /* EOF or error from the client, or its TLS handshake done. */
@@ -433,7 +450,19 @@ conn_set_init(struct conn_set *set, struct event_base *base,
 	set->ev = &conn_events;
 	TAILQ_INIT(&set->conns);
 	TAILQ_INIT(&set->dead);
+	TAILQ_INIT(&set->flushq);
+	/* Without it, clients' output is written by their bufferevents. */
+	set->flusher = event_new(base, -1, 0, conn_flush_cb, set);
 	conn_own_load(set);
+}
+
+/* Free what the set holds (its connections are closed and reaped). */
+void
+conn_set_free(struct conn_set *set)
+{
+	if (set->flusher != NULL)
+		event_free(set->flusher);
+	set->flusher = NULL;
 }
 
 /* The gateway is stopping: close the connections idle between requests. */

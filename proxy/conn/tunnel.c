@@ -180,6 +180,9 @@ conn_splice_start(struct conn *c)
 	    (c->sev = event_new(base, bufferevent_getfd(c->server), ev,
 	    c->set->ev->splice, c)) == NULL)
 		goto fail;
+	conn_out_release(c);
+	conn_read_free(&c->crd);
+	conn_read_free(&c->srd);
 	bufferevent_disable(c->client, EV_READ | EV_WRITE);
 	bufferevent_disable(c->server, EV_READ | EV_WRITE);
 	/* Socket bufferevents lock their output's start; we write it now. */
