@@ -789,26 +789,39 @@ json_put_str(struct json_writer *w, const char *key, const char *v)
 	json_put_quoted(w, v, strlen(v));
 }
 
+/* Write v in decimal, ending at end; where it starts. */
+static char *
+json_digits(char *end, unsigned long long v)
+{
+	do
+		*--end = '0' + v % 10;
+	while ((v /= 10) != 0);
+	return (end);
+}
+
 /* Write an integer member. */
 void
 json_put_int(struct json_writer *w, const char *key, int64_t v)
 {
-	char	num[32];
+	char	 num[24], *end = num + sizeof num, *p;
 
 	json_key(w, key);
-	snprintf(num, sizeof num, "%lld", (long long)v);
-	json_put_raw(w, num, strlen(num));
+	p = json_digits(end, v < 0 ? -(unsigned long long)v :
+	    (unsigned long long)v);
+	if (v < 0)
+		*--p = '-';
+	json_put_raw(w, p, end - p);
 }
 
 /* Write an unsigned integer member. */
 void
 json_put_uint(struct json_writer *w, const char *key, unsigned long long v)
 {
-	char	num[32];
+	char	 num[24], *end = num + sizeof num, *p;
 
 	json_key(w, key);
-	snprintf(num, sizeof num, "%llu", v);
-	json_put_raw(w, num, strlen(num));
+	p = json_digits(end, v);
+	json_put_raw(w, p, end - p);
 }
 
 /* Write a boolean member. */

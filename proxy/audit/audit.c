@@ -87,6 +87,9 @@ struct audit {
 	audit_hook_cb	 hook;		/* each line written, handed on */
 	void		*hook_arg;
 
+	time_t		 ts_sec;	/* the second ts_head shows */
+	char		 ts_head[24];	/* "YYYY-MM-DDTHH:MM:SS" */
+
 	long long	 max_size;	/* rotate past this; 0 never */
 	int		 keep;
 	long long	 size;		/* of the file now written */
@@ -291,18 +294,38 @@ audit_put_field(struct json_writer *w, const struct audit_event *ev,
 		json_put_int(w, f->name, v);
 }
 
-/* Format the current time as RFC 3339 UTC with milliseconds. */
+/*
+ * Format the current time as RFC 3339 UTC with milliseconds (len at
+ * least 25); the date and time of day are made once a second.
+ */
 static void
-audit_timestamp(char *buf, size_t len)
+audit_timestamp(struct audit *a, char *buf, size_t len)
 {
 	struct timespec	ts;
 	struct tm	tm;
-	char		sec[32];
+	size_t		n;
+	long		ms;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(sec, sizeof sec, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
+	if (ts.tv_sec != a->ts_sec || a->ts_head[0] == '\0') {
+		gmtime_r(&ts.tv_sec, &tm);
+		strftime(a->ts_head, sizeof a->ts_head, "%Y-%m-%dT%H:%M:%S",
+		    &tm);
+		a->ts_sec = ts.tv_sec;
+	}
+	n = strlen(a->ts_head);
+	if (len < n + 6) {
+		buf[0] = '\0';
+		return;
+	}
+	ms = ts.tv_nsec / 1000000;
+	memcpy(buf, a->ts_head, n);
+	buf[n++] = '.';
+	buf[n++] = '0' + ms / 100;
+	buf[n++] = '0' + ms / 10 % 10;
+	buf[n++] = '0' + ms % 10;
+	buf[n++] = 'Z';
+	buf[n] = '\0';
 }
 
 /*
@@ -657,7 +680,7 @@ audit_catch_up(struct audit *a)
 	ev.detail = a->go_on ? "the log could not be written; traffic went "
 	    "on (--log-fail=open)" : "the log could not be written; new "
 	    "connections were refused meanwhile";
-	audit_timestamp(ts, sizeof ts);
+	audit_timestamp(a, ts, sizeof ts);
 	if (audit_put_event(a, &ev, AUDIT_NOW, ts, &len) == -1)
 		return (-1);
 	log_warnx("audit log: %s: writing again; %llu line(s), %llu bytes, "
@@ -698,7 +721,7 @@ audit_write(struct audit *a, const struct audit_event *ev)
 	if (a->note != NULL)
 		audit_write_note(a);
 	stuck = audit_catch_up(a) == -1;
-	audit_timestamp(ts, sizeof ts);
+	audit_timestamp(a, ts, sizeof ts);
 	if (audit_put_event(a, ev, stuck ? AUDIT_BUILD : AUDIT_HOLD, ts,
 	    &len) == -1 || stuck)
 		audit_lost(a, len, ts);

@@ -207,6 +207,28 @@ test_json_read_nested(void **state)
 	}
 }
 
+/* Integers at their edges, in decimal. */
+static void
+test_json_integers(void **state)
+{
+	struct json_writer	w;
+
+	json_writer_init(&w, 0);
+	json_open(&w);
+	json_put_int(&w, "a", 0);
+	json_put_int(&w, "b", -7);
+	json_put_int(&w, "c", INT64_MIN);
+	json_put_int(&w, "d", INT64_MAX);
+	json_put_uint(&w, "e", 0);
+	json_put_uint(&w, "f", 18446744073709551615ULL);
+	json_close(&w);
+	assert_false(w.failed);
+	assert_string_equal(w.buf, "{\"a\":0,\"b\":-7,"
+	    "\"c\":-9223372036854775808,\"d\":9223372036854775807,"
+	    "\"e\":0,\"f\":18446744073709551615}");
+	json_writer_free(&w);
+}
+
 /* An empty array, and members after an array. */
 static void
 test_json_array(void **state)
@@ -240,6 +262,7 @@ main(void)
 		cmocka_unit_test(test_json_write_quoted),
 		cmocka_unit_test(test_json_write_fixed),
 		cmocka_unit_test(test_json_array),
+		cmocka_unit_test(test_json_integers),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
