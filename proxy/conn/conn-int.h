@@ -88,6 +88,8 @@ struct conn {
 	TAILQ_ENTRY(conn)	 flush_entry;	/* in set->flushq */
 	int			 flushing;
 	struct event		*timer;
+	int			 timer_idle;	/* armed by conn_idle_timer() */
+	struct timeval		 idle_since;	/* and since when */
 	struct resolver_query	*query;
 	char			 client_addr[INET6_ADDRSTRLEN + 8];
 	struct timeval		 start;
@@ -208,6 +210,8 @@ struct conn_events {
 /* core.c: the struct's life: clock, timer, audit line, the one close, byte moving. */
 time_t	conn_now(struct conn *);
 void	conn_timer(struct conn *, int);
+void	conn_idle_timer(struct conn *);
+int	conn_idle_rest(struct conn *, struct timeval *);
 void	conn_audit(struct conn *, const char *, const char *, const char *,
 	    int);
 void	conn_audit_pending(struct conn *, const char *);

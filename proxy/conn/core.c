@@ -57,10 +57,41 @@ conn_timer(struct conn *c, int seconds)
 {
 	struct timeval	tv = { seconds, 0 };
 
+	c->timer_idle = 0;
 	if (seconds <= 0)
 		evtimer_del(c->timer);
 	else
 		evtimer_add(c->timer, &tv);
+}
+
+/*
+ * Arm the timer for idle_timeout from now.  A timer armed so before is
+ * left as it is: when it fires, conn_timed_out() finds the time since
+ * idle_since (or last_active) short of idle_timeout and arms it for the
+ * rest, so a busy kept-alive connection adds no timer work per request.
+ */
+void
+conn_idle_timer(struct conn *c)
+{
+	event_base_gettimeofday_cached(c->set->base, &c->idle_since);
+	if (c->timer_idle && evtimer_pending(c->timer, NULL))
+		return;
+	conn_timer(c, c->set->idle_timeout);
+	c->timer_idle = 1;
+}
+
+/* The time left of idle_timeout after idle_since; 0 when none is. */
+int
+conn_idle_rest(struct conn *c, struct timeval *rest)
+{
+	struct timeval	now, end = { c->set->idle_timeout, 0 };
+
+	event_base_gettimeofday_cached(c->set->base, &now);
+	timeradd(&c->idle_since, &end, &end);
+	if (!timercmp(&now, &end, <))
+		return (0);
+	timersub(&end, &now, rest);
+	return (1);
 }
 
 /* Count what an audit line says: a decision, bytes moved. */

@@ -303,8 +303,14 @@ conn_server_event_cb(struct bufferevent *bev, short what, void *arg)
 static int
 conn_timed_out(struct conn *c)
 {
-	time_t	idle;
+	struct timeval	rest;
+	time_t		idle;
 
+	/* Armed for idleness by an earlier exchange: wait the rest. */
+	if (c->timer_idle && conn_idle_rest(c, &rest)) {
+		evtimer_add(c->timer, &rest);
+		return (1);
+	}
 	switch (c->state) {
 	case S_SNIFF:
 	case S_TUNNEL:
@@ -353,6 +359,7 @@ conn_timed_out(struct conn *c)
 	idle = conn_now(c) - c->last_active;
 	if (idle < c->set->idle_timeout) {
 		conn_timer(c, c->set->idle_timeout - idle);
+		c->timer_idle = 1;
 		return (1);
 	}
 	if (c->state == S_FORWARD && !c->resp_head_done)

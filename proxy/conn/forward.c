@@ -159,7 +159,7 @@ conn_send_request(struct conn *c)
 	http_scan_init(&c->rscan);
 	c->resp_head_done = c->resp_done = c->resp_got = 0;
 	c->last_active = conn_now(c);
-	conn_timer(c, c->set->idle_timeout);
+	conn_idle_timer(c);
 }
 
 /*

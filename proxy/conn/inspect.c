@@ -52,8 +52,10 @@ conn_head_start(struct conn *c)
 	c->up = c->down = 0;
 	c->close_after = 0;
 	bufferevent_setwatermark(c->client, EV_READ, 0, c->set->lim.max_head);
-	conn_timer(c, c->nrequests == 0 ? c->set->handshake_timeout :
-	    c->set->idle_timeout);
+	if (c->nrequests == 0)
+		conn_timer(c, c->set->handshake_timeout);
+	else
+		conn_idle_timer(c);
 }
 
 /* Keep the request's path for the audit line: the query cut. */

@@ -28,7 +28,7 @@ conn_drain(struct conn *c, int close_after)
 {
 	c->state = S_REPLY;
 	c->close_after = c->close_after || close_after;
-	conn_timer(c, c->set->idle_timeout);
+	conn_idle_timer(c);
 }
 
 /* The label of a refusal for programs (Pinhole-Error). */

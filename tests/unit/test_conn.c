@@ -1038,6 +1038,53 @@ test_forward_keepalive(void **state)
 	assert_false(f->ceof);
 }
 
+/* Never holds: run the loop for a while. */
+static int
+never(struct fx *f)
+{
+	(void)f;
+	return (0);
+}
+
+/* Milliseconds on the monotonic clock. */
+static int64_t
+mono_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/*
+ * A kept-alive connection waits the whole idle timeout (1 s here) after
+ * its last answer, though its timer was armed by an earlier request.
+ */
+static void
+test_forward_keepalive_idle(void **state)
+{
+	struct fx	*f = *state;
+	char		 req[512];
+	int64_t		 answered;
+
+	f->o.mode = O_HTTP;
+	snprintf(req, sizeof req, "GET http://origin.test:%d/a HTTP/1.1\r\n"
+	    "Host: origin.test:%d\r\n\r\n", oport(f), oport(f));
+	client(f, req);
+	expect(f, "\r\n\r\nok");
+	run_until(f, never, 600);
+	assert_false(f->ceof);
+	client_clear(f);
+	put(f->c, req, strlen(req));
+	expect(f, "\r\n\r\nok");
+	answered = mono_now_ms();
+	expect_eof(f);
+	if (mono_now_ms() - answered < 900)
+		fail_msg("closed %lld ms after the last answer",
+		    (long long)(mono_now_ms() - answered));
+	assert_int_equal(f->o.requests, 2);
+}
+
 /* A broken chunked request body: 400. */
 static void
 test_forward_broken_chunked(void **state)
@@ -2009,6 +2056,7 @@ main(void)
 		T(test_malformed), T(test_unsupported),
 		T(test_head_too_large), T(test_bad_host), T(test_info_page),
 		T(test_connect_tunnel), T(test_forward_keepalive),
+		T(test_forward_keepalive_idle),
 		T(test_forward_broken_chunked), T(test_forward_bad_upstream),
 		T(test_forward_upgrade), T(test_forward_upgrade_checked),
 		T(test_forward_length_canonical),
