@@ -533,6 +533,8 @@ audit_sync(struct audit *a)
 static void
 audit_hold(struct audit *a, const char *line, size_t len, const char *ts)
 {
+	size_t	n;
+
 	if (a->outlen == 0) {
 		a->out_seq = a->seq;
 		memcpy(a->out_chain, a->chain, sizeof a->out_chain);
@@ -543,7 +545,10 @@ audit_hold(struct audit *a, const char *line, size_t len, const char *ts)
 	memcpy(a->out + 1 + a->outlen, line, len);
 	a->outlen += len;
 	a->nout++;
-	snprintf(a->out_last, sizeof a->out_last, "%s", ts);
+	/* Each line's, so not through printf. */
+	n = strnlen(ts, sizeof a->out_last - 1);
+	memcpy(a->out_last, ts, n);
+	a->out_last[n] = '\0';
 }
 
 /*

@@ -48,11 +48,12 @@ conn_head_str(struct conn_head *h, const char *s)
 static void
 conn_head_num(struct conn_head *h, unsigned long long v)
 {
-	char	num[24];
-	int	n;
+	char	 num[24], *p = num + sizeof num;
 
-	n = snprintf(num, sizeof num, "%llu", v);
-	conn_head_add(h, num, (size_t)n);
+	do
+		*--p = '0' + v % 10;
+	while ((v /= 10) != 0);
+	conn_head_add(h, p, num + sizeof num - p);
 }
 
 /* Append "name: value\r\n" to a head. */

@@ -194,8 +194,11 @@ conn_read_head(struct conn *c)
 		return;
 	}
 	c->have_req = 1;
-	if (!c->req->is_connect)
-		snprintf(c->method, sizeof c->method, "%.*s",
-		    (int)c->req->method.len, c->req->method.p);
+	if (!c->req->is_connect) {
+		len = c->req->method.len < sizeof c->method - 1 ?
+		    c->req->method.len : sizeof c->method - 1;
+		memcpy(c->method, c->req->method.p, len);
+		c->method[len] = '\0';
+	}
 	conn_request(c);
 }
