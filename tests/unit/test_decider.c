@@ -167,8 +167,8 @@ test_answer_bad(void **state)
 		"{\"decision\":\"allow\",\"extra\":true}",
 		"{\"decision\":\"allow\",\"approver\":\"a\\nb\"}",
 		"{\"decision\":\"allow\",\"approver\":\"caf\\u00e9\"}",
-		"{\"decision\":\"allow\",\"approver\":"
-		    "\"0123456789abcdef0123456789abcdefX\"}",
+		("{\"decision\":\"allow\",\"approver\":"
+		    "\"0123456789abcdef0123456789abcdefX\"}"),
 		"{\"decision\":\"deny\",\"note\":\"\\u001b[31m\"}",
 		"{\"decision\":\"deny\",\"note\":\"\\u202e\"}",
 		"{\"decision\":\"allow\"} {}",

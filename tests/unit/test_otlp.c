@@ -56,15 +56,15 @@ static void
 test_record(void **state)
 {
 	const char	*lines[] = {
-		"{\"schema\":2,\"ts\":\"2026-12-02T12:00:00.123Z\","
+		("{\"schema\":2,\"ts\":\"2026-12-02T12:00:00.123Z\","
 		"\"event\":\"request\",\"verdict\":\"deny\","
 		"\"client\":\"[::1]:5000\",\"host\":\"a.test\",\"port\":443,"
 		"\"addr\":\"127.0.0.1\",\"method\":\"GET\",\"path\":\"/x\\\"y\","
 		"\"status\":403,\"pid\":12,\"cmd\":\"curl x\",\"qname\":\"q.test\","
-		"\"t\":true,\"z\":null,\"seq\":7}\n",
+		"\"t\":true,\"z\":null,\"seq\":7}\n"),
 		"not an audit line\n",
-		"{\"ts\":\"1970-01-01T00:00:00Z\",\"event\":\"start\","
-		"\"client\":\"1.2.3.4\"}",
+		("{\"ts\":\"1970-01-01T00:00:00Z\",\"event\":\"start\","
+		"\"client\":\"1.2.3.4\"}"),
 	};
 
 	batch(lines, 3, RESOURCE
