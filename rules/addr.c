@@ -4,7 +4,10 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rules/rules-int.h"
@@ -103,13 +106,58 @@ addr_in(const uint8_t *addr, const uint8_t *prefix, size_t len,
 	return (memcmp(masked, prefix, len) == 0);
 }
 
-/* Write an address in its standard text form; returns its length. */
+/*
+ * Write an address in its standard text form; returns its length.  An
+ * IPv4 address is written by hand: it is written for each DNS answer
+ * and each request to an address, and inet_ntop() goes through printf.
+ */
 size_t
 addr_format(char *buf, size_t size, const uint8_t *addr, size_t len)
 {
-	if (inet_ntop(len == 4 ? AF_INET : AF_INET6, addr, buf, size) == NULL)
-		buf[0] = '\0';
-	return (strlen(buf));
+	char	 v4[INET_ADDRSTRLEN];
+	size_t	 i, n = 0;
+
+	if (len != 4) {
+		if (inet_ntop(AF_INET6, addr, buf, size) == NULL)
+			buf[0] = '\0';
+		return (strlen(buf));
+	}
+	for (i = 0; i < 4; i++) {
+		if (addr[i] >= 100)
+			v4[n++] = '0' + addr[i] / 100;
+		if (addr[i] >= 10)
+			v4[n++] = '0' + addr[i] / 10 % 10;
+		v4[n++] = '0' + addr[i] % 10;
+		v4[n++] = i < 3 ? '.' : '\0';
+	}
+	if (n > size) {
+		if (size > 0)
+			buf[0] = '\0';
+		return (0);
+	}
+	memcpy(buf, v4, n);
+	return (n - 1);
+}
+
+/* A socket address as text, "ADDR:PORT" or "[V6]:PORT". */
+void
+addr_sockaddr_text(const struct sockaddr *sa, char *buf, size_t size)
+{
+	char	a[INET6_ADDRSTRLEN];
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in	*in = (const void *)sa;
+
+		addr_format(a, sizeof a, (const uint8_t *)&in->sin_addr, 4);
+		snprintf(buf, size, "%s:%u", a, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6	*in6 = (const void *)sa;
+
+		addr_format(a, sizeof a, in6->sin6_addr.s6_addr, 16);
+		snprintf(buf, size, "[%s]:%u", a, ntohs(in6->sin6_port));
+	} else
+		snprintf(buf, size, "%s", sa->sa_family == AF_UNIX ? "local" :
+		    "?");
 }
 
 /* Classify an address as public or special-purpose. */

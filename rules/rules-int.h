@@ -156,7 +156,6 @@ int	host_is_v6_text(const char *, size_t);
 /* rules/addr.c */
 void	addr_mask(uint8_t *, const uint8_t *, size_t, unsigned int);
 int	addr_in(const uint8_t *, const uint8_t *, size_t, unsigned int);
-size_t	addr_format(char *, size_t, const uint8_t *, size_t);
 
 /* rules/parse.c */
 int	rules_load_buffer(struct rules *, const char *, const char *, size_t,

@@ -54,6 +54,16 @@ int	addr_port_parse(const char *, struct host *, uint16_t *, uint16_t,
 	    const char **);
 
 struct addrinfo;
+struct sockaddr;
+
+/*
+ * A socket address as text: "ADDR:PORT", "[V6]:PORT", "local" for a
+ * Unix socket, "?" for anything else.
+ */
+void	addr_sockaddr_text(const struct sockaddr *, char *, size_t);
+
+/* Write an address (4 or 16 bytes) in its standard form; its length. */
+size_t	addr_format(char *, size_t, const uint8_t *, size_t);
 
 /*
  * The address to bind for a listener "ADDR:PORT" ("[V6]:PORT") of a

@@ -223,7 +223,6 @@ void	conn_splice_free(struct conn *);
 void	conn_close(struct conn *, const char *);
 void	conn_http_free(struct conn *);
 void	conn_free(struct conn *);
-void	conn_sockaddr_text(const struct sockaddr *, char *, size_t);
 size_t	conn_outlen(struct bufferevent *);
 void	conn_update_io(struct conn *);
 size_t	conn_move(struct evbuffer *, struct evbuffer *, size_t, int64_t *);

@@ -330,27 +330,6 @@ conn_free(struct conn *c)
 	free(c);
 }
 
-/* Text of a sockaddr as "addr:port" ("[v6]:port"). */
-void
-conn_sockaddr_text(const struct sockaddr *sa, char *buf, size_t len)
-{
-	char	a[INET6_ADDRSTRLEN] = "?";
-
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-
-		inet_ntop(AF_INET, &in->sin_addr, a, sizeof a);
-		snprintf(buf, len, "%s:%u", a, ntohs(in->sin_port));
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 =
-		    (const struct sockaddr_in6 *)sa;
-
-		inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof a);
-		snprintf(buf, len, "[%s]:%u", a, ntohs(in6->sin6_port));
-	} else
-		snprintf(buf, len, "local");
-}
-
 /*
  * Bytes waiting to be written to a side: for TLS, what the socket below
  * has still to write too (records already made).

@@ -43,7 +43,7 @@ conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
 	c->sandbox = audit_sandbox_ref(sb);
 	c->up_pipe.fd[0] = c->up_pipe.fd[1] = -1;
 	c->down_pipe.fd[0] = c->down_pipe.fd[1] = -1;
-	conn_sockaddr_text(sa, c->client_addr, sizeof c->client_addr);
+	addr_sockaddr_text(sa, c->client_addr, sizeof c->client_addr);
 	c->timer = evtimer_new(set->base, conn_timer_cb, c);
 	c->client = bufferevent_socket_new(set->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->timer == NULL || c->client == NULL)

@@ -264,7 +264,7 @@ dns_answer_fake(struct dns_req *r, int allow)
 		return;
 	}
 	dns_answer_addrs(r, &a, 1, srv->p.ttl);
-	inet_ntop(AF_INET, a.a, text, sizeof text);
+	addr_format(text, sizeof text, a.a, 4);
 	dns_answer_audit(r, allow, text);
 }
 

@@ -112,7 +112,6 @@ struct dns_conn {
 };
 
 /* req.c */
-void		 dns_sa_text(const struct sockaddr *, char *, size_t);
 const char	*dns_req_client(struct dns_req *);
 uint8_t		*dns_req_buf(struct dns_req *, size_t *);
 void		 dns_req_send(struct dns_req *, const uint8_t *, size_t);

@@ -24,32 +24,12 @@
 #include "proxy/dns/dns-int.h"
 #include "proxy/resolver/resolver.h"
 
-/* "addr:port" of a socket address. */
-void
-dns_sa_text(const struct sockaddr *sa, char *buf, size_t size)
-{
-	char	host[INET6_ADDRSTRLEN] = "?";
-
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in	*sin = (const void *)sa;
-
-		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof host);
-		snprintf(buf, size, "%s:%u", host, ntohs(sin->sin_port));
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6	*sin6 = (const void *)sa;
-
-		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof host);
-		snprintf(buf, size, "[%s]:%u", host, ntohs(sin6->sin6_port));
-	} else
-		snprintf(buf, size, "?");
-}
-
 /* The client's "addr:port", written the first time it is asked for. */
 const char *
 dns_req_client(struct dns_req *r)
 {
 	if (r->client[0] == '\0')
-		dns_sa_text((struct sockaddr *)&r->peer, r->client,
+		addr_sockaddr_text((struct sockaddr *)&r->peer, r->client,
 		    sizeof r->client);
 	return (r->client);
 }

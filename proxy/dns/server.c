@@ -264,7 +264,7 @@ dns_tcp_accept_cb(struct evconnlistener *lev, evutil_socket_t fd,
 	c->srv = srv;
 	c->l = l;
 	TAILQ_INIT(&c->reqs);
-	dns_sa_text(sa, c->peer, sizeof c->peer);
+	addr_sockaddr_text(sa, c->peer, sizeof c->peer);
 	c->bev = bufferevent_socket_new(evconnlistener_get_base(lev), fd,
 	    BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL) {

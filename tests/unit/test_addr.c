@@ -1,9 +1,12 @@
 /*
  * Unit tests for special-purpose address classes: every range of the
- * list the gateway refuses to dial, and public addresses around them.
+ * list the gateway refuses to dial, and public addresses around them;
+ * addresses and socket addresses written as text.
  */
 #include "config.h"
 
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <arpa/inet.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,12 +113,85 @@ test_names(void **state)
 	assert_string_equal(addr_class_name(ADDR_EMBEDDED_V4 + 1), "unknown");
 }
 
+/* Every IPv4 address in the table, and some IPv6, written as inet_ntop. */
+static void
+test_format(void **state)
+{
+	static const char	*v6[] = { "::", "::1", "2001:db8::1",
+				    "::ffff:10.0.0.1", "fe80::1:2:3:4" };
+	uint8_t			 a[16];
+	char			 want[INET6_ADDRSTRLEN], buf[INET6_ADDRSTRLEN];
+	size_t			 i;
+	unsigned int		 b;
+
+	for (i = 0; i < sizeof class_table / sizeof class_table[0]; i++) {
+		if (inet_pton(AF_INET, class_table[i].text, a) != 1)
+			continue;
+		assert_int_equal(addr_format(buf, sizeof buf, a, 4),
+		    strlen(class_table[i].text));
+		assert_string_equal(buf, class_table[i].text);
+	}
+	for (b = 0; b < 256; b++) {
+		memset(a, b, 4);
+		a[1] = 255 - b;
+		inet_ntop(AF_INET, a, want, sizeof want);
+		addr_format(buf, sizeof buf, a, 4);
+		assert_string_equal(buf, want);
+	}
+	for (i = 0; i < sizeof v6 / sizeof v6[0]; i++) {
+		assert_int_equal(inet_pton(AF_INET6, v6[i], a), 1);
+		assert_int_equal(addr_format(buf, sizeof buf, a, 16),
+		    strlen(v6[i]));
+		assert_string_equal(buf, v6[i]);
+	}
+	/* No room: nothing written past the buffer, an empty string. */
+	memset(a, 255, 4);
+	memset(buf, 'x', sizeof buf);
+	assert_int_equal(addr_format(buf, 15, a, 4), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(buf[15], 'x');
+	assert_int_equal(addr_format(buf, 16, a, 4), 15);
+	assert_string_equal(buf, "255.255.255.255");
+}
+
+/* Socket addresses as "ADDR:PORT", "[V6]:PORT", "local". */
+static void
+test_sockaddr(void **state)
+{
+	struct sockaddr_in	 in;
+	struct sockaddr_in6	 in6;
+	struct sockaddr		 un;
+	char			 buf[64];
+
+	memset(&in, 0, sizeof in);
+	in.sin_family = AF_INET;
+	in.sin_port = htons(53);
+	inet_pton(AF_INET, "192.0.2.10", &in.sin_addr);
+	addr_sockaddr_text((struct sockaddr *)&in, buf, sizeof buf);
+	assert_string_equal(buf, "192.0.2.10:53");
+	memset(&in6, 0, sizeof in6);
+	in6.sin6_family = AF_INET6;
+	in6.sin6_port = htons(65535);
+	inet_pton(AF_INET6, "2001:db8::2", &in6.sin6_addr);
+	addr_sockaddr_text((struct sockaddr *)&in6, buf, sizeof buf);
+	assert_string_equal(buf, "[2001:db8::2]:65535");
+	memset(&un, 0, sizeof un);
+	un.sa_family = AF_UNIX;
+	addr_sockaddr_text(&un, buf, sizeof buf);
+	assert_string_equal(buf, "local");
+	/* Cut to the buffer. */
+	addr_sockaddr_text((struct sockaddr *)&in, buf, 8);
+	assert_string_equal(buf, "192.0.2");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_sockaddr),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
