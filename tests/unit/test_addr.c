@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -154,34 +155,37 @@ test_format(void **state)
 	assert_string_equal(buf, "255.255.255.255");
 }
 
+/* The text of the socket address of a numeric host and port. */
+static void
+expect_sockaddr(const char *host, const char *port, size_t size,
+    const char *want)
+{
+	struct addrinfo	 hints, *ai;
+	char		 buf[64];
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	assert_int_equal(getaddrinfo(host, port, &hints, &ai), 0);
+	addr_sockaddr_text(ai->ai_addr, buf, size);
+	freeaddrinfo(ai);
+	assert_string_equal(buf, want);
+}
+
 /* Socket addresses as "ADDR:PORT", "[V6]:PORT", "local". */
 static void
 test_sockaddr(void **state)
 {
-	struct sockaddr_in	 in;
-	struct sockaddr_in6	 in6;
-	struct sockaddr		 un;
-	char			 buf[64];
+	struct sockaddr	 un;
+	char		 buf[64];
 
-	memset(&in, 0, sizeof in);
-	in.sin_family = AF_INET;
-	in.sin_port = htons(53);
-	inet_pton(AF_INET, "192.0.2.10", &in.sin_addr);
-	addr_sockaddr_text((struct sockaddr *)&in, buf, sizeof buf);
-	assert_string_equal(buf, "192.0.2.10:53");
-	memset(&in6, 0, sizeof in6);
-	in6.sin6_family = AF_INET6;
-	in6.sin6_port = htons(65535);
-	inet_pton(AF_INET6, "2001:db8::2", &in6.sin6_addr);
-	addr_sockaddr_text((struct sockaddr *)&in6, buf, sizeof buf);
-	assert_string_equal(buf, "[2001:db8::2]:65535");
+	expect_sockaddr("192.0.2.10", "53", 64, "192.0.2.10:53");
+	expect_sockaddr("2001:db8::2", "65535", 64, "[2001:db8::2]:65535");
+	/* Cut to the buffer. */
+	expect_sockaddr("192.0.2.10", "53", 8, "192.0.2");
 	memset(&un, 0, sizeof un);
 	un.sa_family = AF_UNIX;
 	addr_sockaddr_text(&un, buf, sizeof buf);
 	assert_string_equal(buf, "local");
-	/* Cut to the buffer. */
-	addr_sockaddr_text((struct sockaddr *)&in, buf, 8);
-	assert_string_equal(buf, "192.0.2");
 }
 
 int
