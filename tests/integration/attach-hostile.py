@@ -2,7 +2,7 @@
 """A hostile client of a session's attach socket (docs/control-protocol.md).
 "leak PATH PID N": N times, hand a connected TCP socket as the proxy
 listener (the session must refuse it); print the session's descriptor
-count before and after: "fds A B".  "idle PATH N": hold N connections
+count before and after: "fds A B", and what differs when they do.  "idle PATH N": hold N connections
 open without a word; print "held N"; then wait for stdin to close."""
 import array, json, os, socket, sys, time
 
@@ -20,9 +20,28 @@ def connect(path):
 
 
 def leak(path, pid, count):
+    def table():
+        d = "/proc/%d/fd" % pid
+        t = {}
+        for fd in os.listdir(d):
+            try:
+                t[fd] = os.readlink(os.path.join(d, fd))
+            except OSError:
+                pass
+        return t
+
     def fds():
-        return len(os.listdir("/proc/%d/fd" % pid))
-    before = fds()
+        return len(table())
+    # What the session opens as it starts has settled first.
+    start = table()
+    end = time.time() + 5
+    while time.time() < end:
+        time.sleep(0.2)
+        now = table()
+        if now == start:
+            break
+        start = now
+    before = len(start)
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(count)
@@ -42,7 +61,11 @@ def leak(path, pid, count):
     end = time.time() + 5
     while fds() != before and time.time() < end:
         time.sleep(0.05)
-    print("fds", before, fds())
+    after = table()
+    print("fds", before, len(after), " ".join(
+        "%s:%s->%s" % (fd, start.get(fd, "-"), after.get(fd, "-"))
+        for fd in sorted(set(start) | set(after), key=int)
+        if start.get(fd) != after.get(fd)))
 
 
 def idle(path, count):

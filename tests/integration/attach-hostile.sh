@@ -23,7 +23,7 @@ for MODE in root nobody; do
 	# and its descriptor closed.
 	as_mode /usr/bin/python3 "$HOSTILE" leak "$sock" "$(field h1 pid)" 20 \
 	    >"$T/leak" 2>&1
-	read -r _ fd0 fd1 <"$T/leak"
+	read -r _ fd0 fd1 _ <"$T/leak"
 	[ "${fd0:-x}" = "${fd1:-y}" ] &&
 	    ok "$MODE: 20 refused descriptors: $fd0 descriptors before and after" ||
 	    fail "$MODE: refused descriptors leak: $(cat "$T/leak")"
