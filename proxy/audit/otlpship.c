@@ -51,6 +51,14 @@
 #define OTLP_BACKOFF_MAX_MS	30000
 #define OTLP_PATH_MAX		256
 
+struct otlp_stats {
+	uint64_t	delivered;	/* records the collector took */
+	uint64_t	rejected;	/* it took but rejected (partialSuccess) */
+	uint64_t	refused;	/* in requests it refused: 4xx, 5xx */
+	uint64_t	retries;	/* requests sent again */
+	uint64_t	connects;	/* connections made */
+};
+
 enum otlp_state {
 	OTLP_DOWN,		/* no connection */
 	OTLP_CONNECTING,
@@ -381,6 +389,7 @@ otlp_event_cb(struct bufferevent *bev, short what, void *arg)
 	(void)bev;
 	if (what & BEV_EVENT_CONNECTED) {
 		o->state = OTLP_IDLE;
+		o->st.connects++;
 		otlp_send(o);
 		return;
 	}
@@ -535,8 +544,19 @@ otlp_busy(const struct otlp *o)
 	    spool_head(o->spool) != spool_tail(o->spool));
 }
 
+/* Read its counts, and its spool's. */
 void
-otlp_stats(const struct otlp *o, struct otlp_stats *st)
+otlp_stats(const struct otlp *o, struct ship_stats *st)
 {
-	*st = o->st;
+	struct spool_stats	sp;
+
+	spool_stats(o->spool, &sp);
+	memset(st, 0, sizeof *st);
+	st->delivered = o->st.delivered;
+	st->pending = sp.pending;
+	st->dropped = sp.dropped;
+	st->connects = o->st.connects;
+	st->otlp = 1;
+	st->rejected = o->st.rejected;
+	st->refused = o->st.refused;
 }

@@ -661,19 +661,18 @@ ship_busy(const struct ship *s)
 	    (s->ring_n > s->nacked || s->next != spool_tail(s->spool)));
 }
 
+/* Read its counts, and its spool's. */
 void
 ship_stats(const struct ship *s, struct ship_stats *st)
 {
 	struct spool_stats	sp;
-	struct otlp_stats	ot;
 
 	if (s->otlp != NULL) {
-		otlp_stats(s->otlp, &ot);
-		memset(st, 0, sizeof *st);
-		st->delivered = ot.delivered;
+		otlp_stats(s->otlp, st);
 		return;
 	}
 	spool_stats(s->spool, &sp);
+	memset(st, 0, sizeof *st);
 	st->delivered = s->delivered;
 	st->pending = sp.pending;
 	st->dropped = sp.dropped;
