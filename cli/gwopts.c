@@ -931,6 +931,28 @@ gwctx_ships(struct gwctx *c, char *err, size_t errlen)
 	return (0);
 }
 
+/* Read the shipping destinations' counts for a scrape. */
+static size_t
+gwctx_ship_stats(void *arg, struct metrics_ship *out, size_t max)
+{
+	struct gwctx		*c = arg;
+	struct ship_stats	 st;
+	size_t			 i;
+
+	for (i = 0; i < c->nships && i < max; i++) {
+		ship_stats(c->ships[i], &st);
+		out[i].dest = c->o->ship[i];
+		out[i].delivered = st.delivered;
+		out[i].pending = st.pending;
+		out[i].dropped = st.dropped;
+		out[i].connects = st.connects;
+		out[i].otlp = st.otlp;
+		out[i].rejected = st.rejected;
+		out[i].refused = st.refused;
+	}
+	return (i);
+}
+
 /*
  * Give connected collectors a moment (at most a second) to acknowledge
  * the last lines, the stop line among them; what they do not is sent by
@@ -1001,6 +1023,8 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		rules_free(r);
 		return (-1);
 	}
+	if (c->scrape != NULL)
+		scrape_set_ships(c->scrape, gwctx_ship_stats, c);
 	gwopts_about(o);
 	if (o->cfg.session == NULL && escalate_random_hex(o->session, 4) == 0)
 		o->cfg.session = o->session;

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,34 @@ static const uint64_t metrics_bounds[METRICS_BUCKETS] = {
 static const char *const metrics_le[METRICS_BUCKETS + 1] = {
 	"0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05",
 	"0.1", "0.25", "0.5", "1", "5", "+Inf"
+};
+
+/* The shipping destinations' families: a series per destination. */
+static const struct metrics_ship_family {
+	const char	*name;
+	const char	*type;
+	const char	*help;
+	size_t		 off;		/* of its uint64_t in metrics_ship */
+	int		 otlp;		/* OTLP destinations only */
+} metrics_ship_families[] = {
+	{ "pinhole_audit_ship_delivered_total", "counter", "Audit lines "
+	    "the destination's collector has (OTLP: records it took), by "
+	    "destination.", offsetof(struct metrics_ship, delivered), 0 },
+	{ "pinhole_audit_ship_dropped_total", "counter", "Audit lines not "
+	    "shipped because the destination's spool was full (they are in "
+	    "the local log).", offsetof(struct metrics_ship, dropped), 0 },
+	{ "pinhole_audit_ship_pending_bytes", "gauge", "Bytes of audit "
+	    "lines waiting in the destination's spool.",
+	    offsetof(struct metrics_ship, pending), 0 },
+	{ "pinhole_audit_ship_connects_total", "counter", "Connections made "
+	    "to the destination's collector.",
+	    offsetof(struct metrics_ship, connects), 0 },
+	{ "pinhole_audit_ship_rejected_total", "counter", "Records an OTLP "
+	    "collector took but rejected (partial success).",
+	    offsetof(struct metrics_ship, rejected), 1 },
+	{ "pinhole_audit_ship_refused_total", "counter", "Records in "
+	    "requests an OTLP collector refused, not sent again.",
+	    offsetof(struct metrics_ship, refused), 1 }
 };
 
 /* Where the text goes: what fits, and the length it would have. */
@@ -275,9 +304,54 @@ metrics_gauges(struct metrics_out *o, const struct metrics *m)
 	    "session now.", m->gauges[MG_SANDBOXES]);
 }
 
+/* A label's value, with \\, \" and \n escaped as the format says. */
+static void
+metrics_label_value(struct metrics_out *o, const char *v)
+{
+	size_t	n;
+
+	for (;;) {
+		n = strcspn(v, "\\\"\n");
+		metrics_printf(o, "%.*s", (int)n, v);
+		if (v[n] == '\0')
+			break;
+		metrics_printf(o, "\\%c", v[n] == '\n' ? 'n' : v[n]);
+		v += n + 1;
+	}
+}
+
+/* The shipping destinations: each family written when it has a series. */
+static void
+metrics_ships(struct metrics_out *o, const struct metrics_ship *sh,
+    size_t n)
+{
+	const struct metrics_ship_family	*f;
+	size_t					 i, j, any;
+
+	for (i = 0; i < sizeof metrics_ship_families /
+	    sizeof metrics_ship_families[0]; i++) {
+		f = &metrics_ship_families[i];
+		for (any = 0, j = 0; j < n; j++)
+			any += !f->otlp || sh[j].otlp;
+		if (any == 0)
+			continue;
+		metrics_family(o, f->name, f->type, f->help);
+		for (j = 0; j < n; j++) {
+			if (f->otlp && !sh[j].otlp)
+				continue;
+			metrics_printf(o, "%s{destination=\"", f->name);
+			metrics_label_value(o, sh[j].dest);
+			metrics_printf(o, "\"} %llu\n", (unsigned long long)
+			    *(const uint64_t *)(const void *)
+			    ((const char *)&sh[j] + f->off));
+		}
+	}
+}
+
 /* Write the whole exposition. */
 size_t
-metrics_write(const struct metrics *m, char *buf, size_t len)
+metrics_write(const struct metrics *m, const struct metrics_ship *ships,
+    size_t nships, char *buf, size_t len)
 {
 	static const char *const dnsv[] = { "allow", "deny" };
 	static const char *const reloadv[] = { "ok", "failed" };
@@ -317,5 +391,6 @@ metrics_write(const struct metrics *m, char *buf, size_t len)
 	metrics_histogram(&o, m);
 	metrics_labelled(&o, "pinhole_policy_reloads_total", "Policy "
 	    "reloads, by result.", "result", reloadv, m->reloads, 2);
+	metrics_ships(&o, ships, nships);
 	return (o.off);
 }

@@ -3,8 +3,9 @@
  * date as things happen (each update is O(1)), and written in the
  * Prometheus text format (0.0.4) by a pure function.  The caller owns
  * the struct; every subsystem it is handed to may find it NULL.
- * Label values come only from the fixed sets below, never from a host
- * name or anything a sandbox sends.
+ * Label values come only from the fixed sets below and the operator's
+ * shipping destinations, never from a host name or anything a sandbox
+ * sends.
  */
 #ifndef METRICS_H
 #define METRICS_H
@@ -41,7 +42,8 @@ enum metrics_gauge {
 
 /* Upper bounds of the resolver's histogram, in microseconds. */
 #define METRICS_BUCKETS		12
-#define METRICS_TEXT_MAX	(64 * 1024)	/* the whole exposition */
+#define METRICS_SHIPS_MAX	64		/* destinations written */
+#define METRICS_TEXT_MAX	(256 * 1024)	/* the whole exposition */
 
 struct metrics {
 	time_t		 start;			/* process start, wall clock */
@@ -58,6 +60,22 @@ struct metrics {
 	uint64_t	 resolver_us;		/* sum */
 	uint64_t	 reloads[2];		/* ok, failed */
 	int64_t		 gauges[METRICS_GAUGES];
+};
+
+/*
+ * A shipping destination's counts, read when the text is written (the
+ * owner's ship_stats(), proxy/audit/ship.h): no update on the way of a
+ * line.  dest, the --log value, is the operator's, so a fair label.
+ */
+struct metrics_ship {
+	const char	*dest;
+	uint64_t	 delivered;
+	uint64_t	 pending;		/* bytes in the spool */
+	uint64_t	 dropped;
+	uint64_t	 connects;
+	int		 otlp;			/* rejected, refused written */
+	uint64_t	 rejected;
+	uint64_t	 refused;
 };
 
 void	metrics_init(struct metrics *, time_t);
@@ -81,10 +99,11 @@ void	metrics_add(struct metrics *, enum metrics_gauge, int64_t);
 void	metrics_set(struct metrics *, enum metrics_gauge, int64_t);
 
 /*
- * Write the exposition of m into buf (len bytes).  Returns the length
- * of the whole text, as snprintf() does: len or more means it did not
- * fit.
+ * Write the exposition of m and of n shipping destinations into buf
+ * (len bytes).  Returns the length of the whole text, as snprintf()
+ * does: len or more means it did not fit.
  */
-size_t	metrics_write(const struct metrics *, char *, size_t);
+size_t	metrics_write(const struct metrics *, const struct metrics_ship *,
+	    size_t, char *, size_t);
 
 #endif

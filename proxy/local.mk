@@ -14,6 +14,7 @@ libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \
 	proxy/audit/chain.c proxy/audit/line.c proxy/audit/sink.c \
 	proxy/audit/spool.c proxy/audit/spool.h \
+	proxy/audit/collector.c proxy/audit/collector.h \
 	proxy/audit/ship.c proxy/audit/ship.h \
 	proxy/audit/otlp.c proxy/audit/otlp.h proxy/audit/otlpship.c \
 	proxy/audit/verify.c proxy/audit/verify.h

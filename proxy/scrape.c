@@ -36,6 +36,8 @@ struct scrape_client {
 struct scrape {
 	struct evconnlistener		*l;
 	const struct metrics		*m;
+	scrape_ships_fn			*ships;
+	void				*ships_arg;
 	size_t				 n;
 	TAILQ_HEAD(, scrape_client)	 clients;
 };
@@ -78,15 +80,18 @@ scrape_answer(struct scrape_client *sc, int status, const char *type,
 static void
 scrape_metrics(struct scrape_client *sc)
 {
-	struct scrape	*s = sc->s;
-	char		*text;
-	size_t		 len;
+	struct scrape		*s = sc->s;
+	struct metrics_ship	 ships[METRICS_SHIPS_MAX];
+	char			*text;
+	size_t			 len, n = 0;
 
 	if ((text = malloc(METRICS_TEXT_MAX)) == NULL) {
 		scrape_answer(sc, 503, NULL, NULL, 0);
 		return;
 	}
-	if ((len = metrics_write(s->m, text, METRICS_TEXT_MAX)) >=
+	if (s->ships != NULL)
+		n = s->ships(s->ships_arg, ships, METRICS_SHIPS_MAX);
+	if ((len = metrics_write(s->m, ships, n, text, METRICS_TEXT_MAX)) >=
 	    METRICS_TEXT_MAX) {
 		log_warnx("%s: the metrics do not fit", __func__);
 		scrape_answer(sc, 500, NULL, NULL, 0);
@@ -224,6 +229,14 @@ scrape_start(struct event_base *base, const char *spec,
 	}
 	evconnlistener_set_error_cb(s->l, scrape_error_cb);
 	return (s);
+}
+
+/* Ask fn, at each scrape, for the shipping destinations' counts. */
+void
+scrape_set_ships(struct scrape *s, scrape_ships_fn *fn, void *arg)
+{
+	s->ships = fn;
+	s->ships_arg = arg;
 }
 
 /* Stop listening and close the scrapers. */

@@ -12,7 +12,11 @@
 
 struct event_base;
 struct metrics;
+struct metrics_ship;
 struct scrape;
+
+/* Fill at most max shipping destinations' counts; how many. */
+typedef size_t	scrape_ships_fn(void *, struct metrics_ship *, size_t);
 
 #define SCRAPE_HEAD_MAX		4096	/* request-head bytes */
 #define SCRAPE_HEADERS_MAX	32
@@ -24,6 +28,8 @@ struct scrape;
  */
 struct scrape	*scrape_start(struct event_base *, const char *,
 		    const struct metrics *, char *, size_t);
+/* Ask fn, at each scrape, for the shipping destinations' counts. */
+void		 scrape_set_ships(struct scrape *, scrape_ships_fn *, void *);
 void		 scrape_stop(struct scrape *);
 
 #endif

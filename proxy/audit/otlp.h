@@ -71,13 +71,7 @@ long long	 otlp_resp_rejected(const char *, size_t, char *, size_t);
 struct event_base;
 struct otlp;
 struct ship_config;
-
-struct otlp_stats {
-	uint64_t	delivered;	/* records the collector took */
-	uint64_t	rejected;	/* it took but rejected (partialSuccess) */
-	uint64_t	refused;	/* in requests it refused: 4xx, 5xx */
-	uint64_t	retries;	/* requests sent again */
-};
+struct ship_stats;
 
 /* Tell whether a --log value names an OTLP collector. */
 int		 otlp_is_dest(const char *);
@@ -91,6 +85,6 @@ struct otlp	*otlp_open(struct event_base *, const char *,
 void		 otlp_close(struct otlp *);
 void		 otlp_line(struct otlp *, const char *, size_t);
 int		 otlp_busy(const struct otlp *);
-void		 otlp_stats(const struct otlp *, struct otlp_stats *);
+void		 otlp_stats(const struct otlp *, struct ship_stats *);
 
 #endif

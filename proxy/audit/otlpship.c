@@ -19,8 +19,6 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 
-#include <netinet/in.h>
-#include <arpa/inet.h>
 
 #include <errno.h>
 #include <netdb.h>
@@ -34,12 +32,11 @@
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 
-#include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include "lib/json.h"
 #include "lib/log.h"
+#include "proxy/audit/collector.h"
 #include "proxy/audit/otlp.h"
 #include "proxy/audit/ship.h"
 #include "proxy/audit/spool.h"
@@ -54,6 +51,14 @@
 #define OTLP_BACKOFF_MAX_MS	30000
 #define OTLP_PATH_MAX		256
 
+struct otlp_stats {
+	uint64_t	delivered;	/* records the collector took */
+	uint64_t	rejected;	/* it took but rejected (partialSuccess) */
+	uint64_t	refused;	/* in requests it refused: 4xx, 5xx */
+	uint64_t	retries;	/* requests sent again */
+	uint64_t	connects;	/* connections made */
+};
+
 enum otlp_state {
 	OTLP_DOWN,		/* no connection */
 	OTLP_CONNECTING,
@@ -63,13 +68,9 @@ enum otlp_state {
 
 struct otlp {
 	struct event_base	*base;
-	char			*dest;
-	char			*hostport;	/* the Host header */
-	char			*host;		/* the name TLS checks */
+	struct collector	 col;
 	int			 tls;		/* otlp+https:// */
-	SSL_CTX			*ctx;
 	char			 path[OTLP_PATH_MAX];
-	struct addrinfo		*ai;
 	struct addrinfo		*cur;		/* the address tried next */
 	struct spool		*spool;
 	char			 hostname[256];
@@ -107,109 +108,28 @@ otlp_is_dest(const char *s)
 
 /* Split "HOST:PORT[/PATH]" ([v6]:PORT) and resolve it, once. */
 static int
-otlp_resolve(struct otlp *o, const char *hp, char *err, size_t errlen)
+otlp_resolve(struct otlp *o, const char *dest, char *err, size_t errlen)
 {
-	struct addrinfo	 hints;
-	const char	*slash, *colon, *p;
-	char		 host[256], port[8];
-	size_t		 hlen;
-	int		 rv;
+	const char	*hp, *slash, *p;
+	const char	*usage = "otlp+http://HOST:PORT[/PATH] or "
+			    "otlp+https://HOST:PORT[/PATH]";
 
+	hp = dest + (o->tls ? 13 : 12);
 	if ((slash = strchr(hp, '/')) == NULL)
 		slash = hp + strlen(hp);
 	snprintf(o->path, sizeof o->path, "%s", *slash ? slash : "/v1/logs");
 	for (p = o->path; *p != '\0'; p++)
 		if (*p <= ' ' || *p >= 0x7f)
-			goto bad;
-	if (strlen(slash) >= sizeof o->path ||
-	    (o->hostport = strndup(hp, slash - hp)) == NULL)
-		goto bad;
-	if ((colon = strrchr(o->hostport, ':')) == NULL || colon[1] == '\0' ||
-	    strlen(colon + 1) >= sizeof port ||
-	    strspn(colon + 1, "0123456789") != strlen(colon + 1))
-		goto bad;
-	hp = o->hostport;
-	hlen = colon - hp;
-	if (hlen >= 2 && hp[0] == '[' && hp[hlen - 1] == ']') {
-		hp++;
-		hlen -= 2;
-	}
-	if (hlen == 0 || hlen >= sizeof host ||
-	    (o->host = strndup(hp, hlen)) == NULL)
-		goto bad;
-	snprintf(host, sizeof host, "%.*s", (int)hlen, hp);
-	snprintf(port, sizeof port, "%s", colon + 1);
-	memset(&hints, 0, sizeof hints);
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICSERV;
-	if ((rv = getaddrinfo(host, port, &hints, &o->ai)) != 0) {
-		snprintf(err, errlen, "%s: %s", o->dest, gai_strerror(rv));
+			break;
+	if (*p != '\0' || strlen(slash) >= sizeof o->path) {
+		snprintf(err, errlen, "%s: give %s", dest, usage);
 		return (-1);
 	}
-	o->cur = o->ai;
+	if (collector_open(&o->col, dest, hp, slash - hp, usage, err,
+	    errlen) == -1)
+		return (-1);
+	o->cur = o->col.ai;
 	return (0);
-bad:
-	snprintf(err, errlen, "%s: give otlp+http://HOST:PORT[/PATH] or "
-	    "otlp+https://HOST:PORT[/PATH]", o->dest);
-	return (-1);
-}
-
-/* Make the TLS context: verify the collector, maybe show our own. */
-static int
-otlp_tls_init(struct otlp *o, const struct ship_config *cfg, char *err,
-    size_t errlen)
-{
-	const char	*what = "TLS";
-
-	if ((o->ctx = SSL_CTX_new(TLS_client_method())) == NULL)
-		goto fail;
-	SSL_CTX_set_min_proto_version(o->ctx, TLS1_2_VERSION);
-	SSL_CTX_set_verify(o->ctx, SSL_VERIFY_PEER, NULL);
-	what = cfg->ca != NULL ? cfg->ca : "the system's CA store";
-	if (cfg->ca != NULL ?
-	    SSL_CTX_load_verify_locations(o->ctx, cfg->ca, NULL) != 1 :
-	    SSL_CTX_set_default_verify_paths(o->ctx) != 1)
-		goto fail;
-	if (cfg->cert == NULL && cfg->key == NULL)
-		return (0);
-	what = "--log-tls-cert and --log-tls-key go together";
-	if (cfg->cert == NULL || cfg->key == NULL)
-		goto fail;
-	what = cfg->cert;
-	if (SSL_CTX_use_certificate_chain_file(o->ctx, cfg->cert) != 1)
-		goto fail;
-	what = cfg->key;
-	if (SSL_CTX_use_PrivateKey_file(o->ctx, cfg->key,
-	    SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(o->ctx) != 1)
-		goto fail;
-	return (0);
-fail:
-	snprintf(err, errlen, "%s: %s: %s", o->dest, what,
-	    ERR_peek_last_error() != 0 ?
-	    ERR_reason_error_string(ERR_peek_last_error()) : "bad value");
-	ERR_clear_error();
-	return (-1);
-}
-
-/* A TLS session that checks the collector's name or address. */
-static SSL *
-otlp_ssl_new(struct otlp *o)
-{
-	struct in6_addr	 a6;
-	SSL		*ssl;
-
-	if ((ssl = SSL_new(o->ctx)) == NULL)
-		return (NULL);
-	if (inet_pton(AF_INET, o->host, &a6) == 1 ||
-	    inet_pton(AF_INET6, o->host, &a6) == 1) {
-		if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl),
-		    o->host) == 1)
-			return (ssl);
-	} else if (SSL_set1_host(ssl, o->host) == 1 &&
-	    SSL_set_tlsext_host_name(ssl, o->host) == 1)
-		return (ssl);
-	SSL_free(ssl);
-	return (NULL);
 }
 
 /* Open a collector and its spool; send what an earlier run left. */
@@ -230,14 +150,14 @@ otlp_open(struct event_base *base, const char *dest,
 	o->base = base;
 	o->backoff_ms = OTLP_BACKOFF_MIN_MS;
 	json_writer_init(&o->req, OTLP_REQ_MAX);
-	if ((o->dest = strdup(dest)) == NULL ||
-	    (o->rbuf = malloc(OTLP_READ_MAX)) == NULL ||
+	if ((o->rbuf = malloc(OTLP_READ_MAX)) == NULL ||
 	    (o->store = malloc(OTLP_READ_MAX)) == NULL ||
 	    (o->tick = evtimer_new(base, otlp_tick_cb, o)) == NULL)
 		goto nomem;
 	o->tls = strncmp(dest, "otlp+https://", 13) == 0;
-	if (otlp_resolve(o, dest + (o->tls ? 13 : 12), err, errlen) == -1 ||
-	    (o->tls && otlp_tls_init(o, cfg, err, errlen) == -1))
+	if (otlp_resolve(o, dest, err, errlen) == -1 || (o->tls &&
+	    collector_tls(&o->col, cfg->ca, cfg->cert, cfg->key, err,
+	    errlen) == -1))
 		goto fail;
 	spool_name(dest, name, sizeof name);
 	if ((o->spool = spool_open(cfg->spool_dir, name, cfg->spool_max, err,
@@ -268,7 +188,7 @@ otlp_close(struct otlp *o)
 		spool_stats(o->spool, &st);
 		log_info("audit shipping: %s: %llu record(s) delivered, %llu "
 		    "rejected, %llu refused, %llu bytes wait in the spool, "
-		    "%llu line(s) not kept (spool full)", o->dest,
+		    "%llu line(s) not kept (spool full)", o->col.dest,
 		    (unsigned long long)o->st.delivered,
 		    (unsigned long long)o->st.rejected,
 		    (unsigned long long)o->st.refused,
@@ -279,17 +199,11 @@ otlp_close(struct otlp *o)
 		bufferevent_free(o->bev);
 	if (o->tick != NULL)
 		event_free(o->tick);
-	if (o->ai != NULL)
-		freeaddrinfo(o->ai);
-	if (o->ctx != NULL)
-		SSL_CTX_free(o->ctx);
+	collector_close(&o->col);
 	spool_close(o->spool);
 	json_writer_free(&o->req);
 	free(o->store);
 	free(o->rbuf);
-	free(o->hostport);
-	free(o->host);
-	free(o->dest);
 	free(o);
 }
 
@@ -312,7 +226,7 @@ otlp_retry(struct otlp *o, const char *why, int retry_after)
 
 	if (!o->failing || strcmp(why, o->why) != 0)
 		log_warnx("audit shipping: %s: %s; lines wait in the spool, "
-		    "sending again in %d ms", o->dest, why, ms);
+		    "sending again in %d ms", o->col.dest, why, ms);
 	snprintf(o->why, sizeof o->why, "%s", why);
 	o->failing = 1;
 	o->st.retries++;
@@ -337,7 +251,7 @@ otlp_down(struct otlp *o, const char *why)
 	if (was == OTLP_IDLE)
 		return;		/* a kept connection closed while unused */
 	if (was == OTLP_CONNECTING)
-		o->cur = o->cur->ai_next != NULL ? o->cur->ai_next : o->ai;
+		o->cur = o->cur->ai_next != NULL ? o->cur->ai_next : o->col.ai;
 	otlp_retry(o, why, -1);
 }
 
@@ -351,7 +265,7 @@ otlp_done(struct otlp *o)
 	int	full = o->batch_lines == OTLP_BATCH_LINES;
 
 	if (spool_ack(o->spool, o->batch_end) == -1)
-		log_warn("audit shipping: %s: spool mark", o->dest);
+		log_warn("audit shipping: %s: spool mark", o->col.dest);
 	o->batch_lines = 0;
 	if (spool_head(o->spool) != spool_tail(o->spool) &&
 	    (full || o->waiting >= OTLP_BATCH_LINES))
@@ -372,17 +286,18 @@ otlp_took(struct otlp *o, const char *body, size_t len)
 	if (rej == -1)
 		log_warnx("audit shipping: %s: the collector's answer is not "
 		    "an ExportLogsServiceResponse; taken as delivered",
-		    o->dest);
+		    o->col.dest);
 	else if (rej > 0) {
 		o->st.rejected += rej;
 		log_warnx("audit shipping: %s: the collector rejected %lld "
 		    "of %zu record(s): %s (they are in the local log)",
-		    o->dest, rej, o->batch_lines, msg[0] ? msg : "no reason");
+		    o->col.dest, rej, o->batch_lines,
+		    msg[0] ? msg : "no reason");
 	}
 	o->st.delivered += o->batch_lines - (rej > 0 ? rej : 0);
 	o->backoff_ms = OTLP_BACKOFF_MIN_MS;
 	if (o->failing) {
-		log_info("audit shipping: %s: delivering again", o->dest);
+		log_info("audit shipping: %s: delivering again", o->col.dest);
 		o->failing = 0;
 	}
 	otlp_done(o);
@@ -409,7 +324,7 @@ otlp_answer(struct otlp *o, const struct otlp_resp *r, const char *body,
 	o->st.refused += o->batch_lines;
 	log_warnx("audit shipping: %s: the collector answered %d: %zu "
 	    "record(s) not sent again, %llu so far (they are in the local "
-	    "log)", o->dest, r->status, o->batch_lines,
+	    "log)", o->col.dest, r->status, o->batch_lines,
 	    (unsigned long long)o->st.refused);
 	otlp_done(o);
 }
@@ -463,23 +378,6 @@ otlp_read_cb(struct bufferevent *bev, void *arg)
 	otlp_answer(o, &r, body, blen);
 }
 
-/* Say why a TLS connection failed. */
-static void
-otlp_tls_why(struct otlp *o, char *buf, size_t len)
-{
-	SSL		*ssl = bufferevent_openssl_get_ssl(o->bev);
-	unsigned long	 e, last = 0;
-	long		 v;
-
-	while ((e = bufferevent_get_openssl_error(o->bev)) != 0)
-		last = e;
-	if (ssl != NULL && (v = SSL_get_verify_result(ssl)) != X509_V_OK)
-		snprintf(buf, len, "TLS: the collector's certificate: %s",
-		    X509_verify_cert_error_string(v));
-	else if (last != 0)
-		snprintf(buf, len, "TLS: %s", ERR_reason_error_string(last));
-}
-
 /* The connection is up, closed or failed. */
 static void
 otlp_event_cb(struct bufferevent *bev, short what, void *arg)
@@ -491,6 +389,7 @@ otlp_event_cb(struct bufferevent *bev, short what, void *arg)
 	(void)bev;
 	if (what & BEV_EVENT_CONNECTED) {
 		o->state = OTLP_IDLE;
+		o->st.connects++;
 		otlp_send(o);
 		return;
 	}
@@ -503,7 +402,7 @@ otlp_event_cb(struct bufferevent *bev, short what, void *arg)
 		snprintf(why, sizeof why, "%s", e != 0 ?
 		    evutil_socket_error_to_string(e) : "connection failed");
 	if (o->tls && !(what & (BEV_EVENT_EOF | BEV_EVENT_TIMEOUT)))
-		otlp_tls_why(o, why, sizeof why);
+		collector_tls_why(o->bev, why, sizeof why);
 	otlp_down(o, why);
 }
 
@@ -519,7 +418,7 @@ otlp_connect(struct otlp *o)
 	if (!o->tls)
 		o->bev = bufferevent_socket_new(o->base, -1,
 		    BEV_OPT_CLOSE_ON_FREE);
-	else if ((ssl = otlp_ssl_new(o)) != NULL) {
+	else if ((ssl = collector_ssl(&o->col)) != NULL) {
 		o->bev = bufferevent_openssl_socket_new(o->base, -1, ssl,
 		    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
 		if (o->bev == NULL)
@@ -584,7 +483,7 @@ otlp_send(struct otlp *o)
 		return;
 	if ((o->batch_lines = otlp_encode(o)) == 0) {
 		log_warnx("audit shipping: %s: the spool cannot be read or "
-		    "encoded", o->dest);
+		    "encoded", o->col.dest);
 		otlp_retry(o, "spool", -1);
 		return;
 	}
@@ -593,7 +492,7 @@ otlp_send(struct otlp *o)
 	out = bufferevent_get_output(o->bev);
 	evbuffer_add_printf(out, "POST %s HTTP/1.1\r\nHost: %s\r\n"
 	    "User-Agent: pinhole/%s\r\nContent-Type: application/json\r\n"
-	    "Content-Length: %zu\r\n\r\n", o->path, o->hostport,
+	    "Content-Length: %zu\r\n\r\n", o->path, o->col.hostport,
 	    PACKAGE_VERSION, o->req.len);
 	evbuffer_add(out, o->req.buf, o->req.len);
 	bufferevent_set_timeouts(o->bev, &tv, &tv);
@@ -623,7 +522,7 @@ otlp_line(struct otlp *o, const char *line, size_t len)
 		if (o->dropped_said == 0 || st.dropped % 1000 == 0)
 			log_warnx("audit shipping: %s: %s: %llu line(s) not "
 			    "shipped so far (they are in the local log)",
-			    o->dest, err, (unsigned long long)st.dropped);
+			    o->col.dest, err, (unsigned long long)st.dropped);
 		o->dropped_said = st.dropped;
 		return;
 	}
@@ -645,8 +544,19 @@ otlp_busy(const struct otlp *o)
 	    spool_head(o->spool) != spool_tail(o->spool));
 }
 
+/* Read its counts, and its spool's. */
 void
-otlp_stats(const struct otlp *o, struct otlp_stats *st)
+otlp_stats(const struct otlp *o, struct ship_stats *st)
 {
-	*st = o->st;
+	struct spool_stats	sp;
+
+	spool_stats(o->spool, &sp);
+	memset(st, 0, sizeof *st);
+	st->delivered = o->st.delivered;
+	st->pending = sp.pending;
+	st->dropped = sp.dropped;
+	st->connects = o->st.connects;
+	st->otlp = 1;
+	st->rejected = o->st.rejected;
+	st->refused = o->st.refused;
 }

@@ -26,7 +26,6 @@
 
 #include <linux/tcp.h>
 #include <netinet/in.h>
-#include <arpa/inet.h>
 
 #include <errno.h>
 #include <netdb.h>
@@ -41,13 +40,12 @@
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 
-#include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/collector.h"
 #include "proxy/audit/otlp.h"
 #include "proxy/audit/ship.h"
 #include "proxy/audit/spool.h"
@@ -78,12 +76,9 @@ struct ship_sent {
 
 struct ship {
 	struct event_base	*base;
-	char			*dest;
-	char			*host;
+	struct collector	 col;
 	int			 tls;
-	struct addrinfo		*ai;
 	struct addrinfo		*cur;		/* the address tried now */
-	SSL_CTX			*ctx;
 	struct spool		*spool;
 	char			 hostname[256];
 
@@ -129,79 +124,6 @@ ship_is_dest(const char *s)
 	    strncmp(s, "syslog+tls://", 13) == 0 || otlp_is_dest(s));
 }
 
-/* Split "HOST:PORT" ([v6]:PORT) and resolve it, once. */
-static int
-ship_resolve(struct ship *s, const char *hp, char *err, size_t errlen)
-{
-	struct addrinfo	 hints;
-	const char	*colon;
-	char		 port[8];
-	size_t		 hlen;
-	int		 rv;
-
-	if ((colon = strrchr(hp, ':')) == NULL || colon[1] == '\0' ||
-	    strlen(colon + 1) >= sizeof port ||
-	    strspn(colon + 1, "0123456789") != strlen(colon + 1)) {
-		snprintf(err, errlen, "%s: give HOST:PORT", s->dest);
-		return (-1);
-	}
-	hlen = colon - hp;
-	if (hlen >= 2 && hp[0] == '[' && hp[hlen - 1] == ']') {
-		hp++;
-		hlen -= 2;
-	}
-	if (hlen == 0 || (s->host = strndup(hp, hlen)) == NULL) {
-		snprintf(err, errlen, "%s: give HOST:PORT", s->dest);
-		return (-1);
-	}
-	snprintf(port, sizeof port, "%s", colon + 1);
-	memset(&hints, 0, sizeof hints);
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICSERV;
-	if ((rv = getaddrinfo(s->host, port, &hints, &s->ai)) != 0) {
-		snprintf(err, errlen, "%s: %s", s->dest, gai_strerror(rv));
-		return (-1);
-	}
-	return (0);
-}
-
-/* Make the TLS context: verify the collector, maybe show our own. */
-static int
-ship_tls_init(struct ship *s, const struct ship_config *cfg, char *err,
-    size_t errlen)
-{
-	const char	*what = "TLS";
-
-	if ((s->ctx = SSL_CTX_new(TLS_client_method())) == NULL)
-		goto fail;
-	SSL_CTX_set_min_proto_version(s->ctx, TLS1_2_VERSION);
-	SSL_CTX_set_verify(s->ctx, SSL_VERIFY_PEER, NULL);
-	what = cfg->ca != NULL ? cfg->ca : "the system's CA store";
-	if (cfg->ca != NULL ?
-	    SSL_CTX_load_verify_locations(s->ctx, cfg->ca, NULL) != 1 :
-	    SSL_CTX_set_default_verify_paths(s->ctx) != 1)
-		goto fail;
-	if (cfg->cert == NULL && cfg->key == NULL)
-		return (0);
-	what = "--log-tls-cert and --log-tls-key go together";
-	if (cfg->cert == NULL || cfg->key == NULL)
-		goto fail;
-	what = cfg->cert;
-	if (SSL_CTX_use_certificate_chain_file(s->ctx, cfg->cert) != 1)
-		goto fail;
-	what = cfg->key;
-	if (SSL_CTX_use_PrivateKey_file(s->ctx, cfg->key,
-	    SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(s->ctx) != 1)
-		goto fail;
-	return (0);
-fail:
-	snprintf(err, errlen, "%s: %s: %s", s->dest, what,
-	    ERR_peek_last_error() != 0 ?
-	    ERR_reason_error_string(ERR_peek_last_error()) : "bad value");
-	ERR_clear_error();
-	return (-1);
-}
-
 /* Open a destination and its spool; connect at once. */
 struct ship *
 ship_open(struct event_base *base, const char *dest,
@@ -225,15 +147,16 @@ ship_open(struct event_base *base, const char *dest,
 	s->base = base;
 	s->tls = strncmp(dest, "syslog+tls://", 13) == 0;
 	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
-	if ((s->dest = strdup(dest)) == NULL ||
-	    (s->ring = calloc(SHIP_INFLIGHT, sizeof *s->ring)) == NULL ||
+	if ((s->ring = calloc(SHIP_INFLIGHT, sizeof *s->ring)) == NULL ||
 	    (s->rbuf = malloc(SHIP_LINE_MAX)) == NULL ||
 	    (s->store = malloc(SHIP_LINE_MAX)) == NULL ||
 	    (s->msg = malloc(SHIP_MSG_MAX)) == NULL ||
 	    (s->tick = evtimer_new(base, ship_tick_cb, s)) == NULL)
 		goto nomem;
-	if (ship_resolve(s, dest + 13, err, errlen) == -1 ||
-	    (s->tls && ship_tls_init(s, cfg, err, errlen) == -1))
+	if (collector_open(&s->col, dest, dest + 13, strlen(dest + 13),
+	    "HOST:PORT", err, errlen) == -1 || (s->tls &&
+	    collector_tls(&s->col, cfg->ca, cfg->cert, cfg->key, err,
+	    errlen) == -1))
 		goto fail;
 	spool_name(dest, name, sizeof name);
 	if ((s->spool = spool_open(cfg->spool_dir, name, cfg->spool_max, err,
@@ -277,7 +200,7 @@ ship_close(struct ship *s)
 		spool_stats(s->spool, &st);
 		log_info("audit shipping: %s: %llu line(s) delivered, %llu "
 		    "bytes wait in the spool, %llu line(s) not kept (spool "
-		    "full)", s->dest, (unsigned long long)s->delivered,
+		    "full)", s->col.dest, (unsigned long long)s->delivered,
 		    (unsigned long long)st.pending,
 		    (unsigned long long)st.dropped);
 	}
@@ -285,17 +208,12 @@ ship_close(struct ship *s)
 	ship_drop_conn(s);
 	if (s->tick != NULL)
 		event_free(s->tick);
-	if (s->ctx != NULL)
-		SSL_CTX_free(s->ctx);
-	if (s->ai != NULL)
-		freeaddrinfo(s->ai);
+	collector_close(&s->col);
 	spool_close(s->spool);
 	free(s->msg);
 	free(s->store);
 	free(s->rbuf);
 	free(s->ring);
-	free(s->host);
-	free(s->dest);
 	free(s);
 }
 
@@ -339,7 +257,7 @@ ship_release(struct ship *s, uint64_t cutoff)
 		s->delivered++;
 	}
 	if (done != 0 && spool_ack(s->spool, done) == -1)
-		log_warn("audit shipping: %s: spool mark", s->dest);
+		log_warn("audit shipping: %s: spool mark", s->col.dest);
 }
 
 /*
@@ -372,7 +290,7 @@ ship_check_acks(struct ship *s)
 		return;
 	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
 	if (s->failing) {
-		log_info("audit shipping: %s: delivering again", s->dest);
+		log_info("audit shipping: %s: delivering again", s->col.dest);
 		s->failing = 0;
 	}
 }
@@ -425,7 +343,8 @@ ship_fail(struct ship *s, const char *why)
 {
 	if (!s->failing || strcmp(why, s->why) != 0)
 		log_warnx("audit shipping: %s: %s; lines wait in the spool, "
-		    "connecting again in %d ms", s->dest, why, s->backoff_ms);
+		    "connecting again in %d ms", s->col.dest, why,
+		    s->backoff_ms);
 	snprintf(s->why, sizeof s->why, "%s", why);
 	s->failing = 1;
 }
@@ -505,26 +424,6 @@ ship_write_cb(struct bufferevent *bev, void *arg)
 	ship_fill(s);
 }
 
-/* Say why a TLS connection failed. */
-static void
-ship_tls_why(struct ship *s, char *buf, size_t len)
-{
-	SSL		*ssl = bufferevent_openssl_get_ssl(s->bev);
-	unsigned long	 e;
-	long		 v;
-
-	if (ssl != NULL && (v = SSL_get_verify_result(ssl)) != X509_V_OK) {
-		snprintf(buf, len, "TLS: the collector's certificate: %s",
-		    X509_verify_cert_error_string(v));
-		return;
-	}
-	if ((e = bufferevent_get_openssl_error(s->bev)) != 0) {
-		snprintf(buf, len, "TLS: %s", ERR_reason_error_string(e));
-		while (bufferevent_get_openssl_error(s->bev) != 0)
-			;
-	}
-}
-
 /* The connection is up, closed or failed. */
 static void
 ship_event_cb(struct bufferevent *bev, short what, void *arg)
@@ -551,7 +450,7 @@ ship_event_cb(struct bufferevent *bev, short what, void *arg)
 		snprintf(why, sizeof why, "%s", e != 0 ?
 		    evutil_socket_error_to_string(e) : "connection failed");
 	if (s->bev != NULL && s->bev != s->sock && !(what & BEV_EVENT_EOF))
-		ship_tls_why(s, why, sizeof why);
+		collector_tls_why(s->bev, why, sizeof why);
 	/*
 	 * A clean TCP close says the collector read all it acknowledged;
 	 * over TLS it does not: to finish its close_notify a TLS collector
@@ -561,33 +460,6 @@ ship_event_cb(struct bufferevent *bev, short what, void *arg)
 	ship_down(s, why, (what & BEV_EVENT_EOF) != 0 && !s->tls);
 }
 
-/* Put TLS over the connected socket, checking the collector's name. */
-static int
-ship_tls_start(struct ship *s)
-{
-	struct in6_addr	 a6;
-	SSL		*ssl;
-
-	if ((ssl = SSL_new(s->ctx)) == NULL)
-		return (-1);
-	if (inet_pton(AF_INET, s->host, &a6) == 1 ||
-	    inet_pton(AF_INET6, s->host, &a6) == 1) {
-		if (X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl),
-		    s->host) != 1)
-			goto fail;
-	} else if (SSL_set1_host(ssl, s->host) != 1 ||
-	    SSL_set_tlsext_host_name(ssl, s->host) != 1)
-		goto fail;
-	s->bev = bufferevent_openssl_filter_new(s->base, s->sock, ssl,
-	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
-	if (s->bev == NULL)
-		goto fail;
-	return (0);
-fail:
-	SSL_free(ssl);
-	return (-1);
-}
-
 /* The socket connected: note the acknowledgement count, start TLS. */
 static void
 ship_sock_cb(struct bufferevent *bev, short what, void *arg)
@@ -595,6 +467,7 @@ ship_sock_cb(struct bufferevent *bev, short what, void *arg)
 	struct ship	*s = arg;
 	struct timeval	 tv = { SHIP_CONNECT_S, 0 };
 	uint64_t	 acked;
+	SSL		*ssl;
 
 	if (!(what & BEV_EVENT_CONNECTED) || !s->tls) {
 		ship_event_cb(bev, what, arg);
@@ -603,7 +476,10 @@ ship_sock_cb(struct bufferevent *bev, short what, void *arg)
 	if (ship_acked(s, &acked) == 0)
 		s->ack_base = acked;
 	bufferevent_set_timeouts(s->sock, NULL, NULL);
-	if (ship_tls_start(s) == -1) {
+	if ((ssl = collector_ssl(&s->col)) == NULL ||
+	    (s->bev = bufferevent_openssl_filter_new(s->base, s->sock, ssl,
+	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		SSL_free(ssl);
 		ship_down(s, "TLS: cannot start", 0);
 		return;
 	}
@@ -634,7 +510,7 @@ ship_connect(struct ship *s)
 	struct addrinfo	*ai;
 
 	if (s->cur == NULL)
-		s->cur = s->ai;
+		s->cur = s->col.ai;
 	ai = s->cur;
 	s->state = SHIP_CONNECTING;
 	s->wire = s->clear = s->encrypted = 0;
@@ -688,7 +564,7 @@ ship_send(struct ship *s, const char *line, size_t len)
 
 	if ((n = ship_frame(s, line, len - 1)) == 0)
 		log_warnx("audit shipping: %s: a line that cannot be framed "
-		    "is skipped (seq in the local log)", s->dest);
+		    "is skipped (seq in the local log)", s->col.dest);
 	e = &s->ring[(s->ring_head + s->ring_n) % SHIP_INFLIGHT];
 	s->ring_n++;
 	s->next += len;
@@ -730,7 +606,7 @@ ship_fill(struct ship *s)
 	    SHIP_HIWAT) {
 		n = spool_read(s->spool, s->next, s->rbuf, SHIP_LINE_MAX);
 		if (n <= 0) {
-			log_warn("audit shipping: %s: spool read", s->dest);
+			log_warn("audit shipping: %s: spool read", s->col.dest);
 			break;
 		}
 		for (p = s->rbuf, left = n; left > 0 && s->state == SHIP_UP &&
@@ -768,7 +644,7 @@ ship_line(struct ship *s, const char *line, size_t len)
 		if (s->dropped_said == 0 || st.dropped % 1000 == 0)
 			log_warnx("audit shipping: %s: %s: %llu line(s) not "
 			    "shipped so far (they are in the local log)",
-			    s->dest, err, (unsigned long long)st.dropped);
+			    s->col.dest, err, (unsigned long long)st.dropped);
 		s->dropped_said = st.dropped;
 		return;
 	}
@@ -785,19 +661,18 @@ ship_busy(const struct ship *s)
 	    (s->ring_n > s->nacked || s->next != spool_tail(s->spool)));
 }
 
+/* Read its counts, and its spool's. */
 void
 ship_stats(const struct ship *s, struct ship_stats *st)
 {
 	struct spool_stats	sp;
-	struct otlp_stats	ot;
 
 	if (s->otlp != NULL) {
-		otlp_stats(s->otlp, &ot);
-		memset(st, 0, sizeof *st);
-		st->delivered = ot.delivered;
+		otlp_stats(s->otlp, st);
 		return;
 	}
 	spool_stats(s->spool, &sp);
+	memset(st, 0, sizeof *st);
 	st->delivered = s->delivered;
 	st->pending = sp.pending;
 	st->dropped = sp.dropped;

@@ -26,11 +26,16 @@ struct ship_config {
 	const char	*key;		/* --log-tls-key */
 };
 
+/* A destination's counts since it was opened (its spool's since then). */
 struct ship_stats {
-	uint64_t	delivered;	/* lines acknowledged by the collector */
+	uint64_t	delivered;	/* lines the collector has (OTLP:
+					   records it took) */
 	uint64_t	pending;	/* bytes in the spool */
 	uint64_t	dropped;	/* lines not spooled: it was full */
 	uint64_t	connects;	/* connections made */
+	int		otlp;		/* OTLP: the two below mean something */
+	uint64_t	rejected;	/* records taken but rejected */
+	uint64_t	refused;	/* records in requests it refused */
 };
 
 /* Tell whether a --log value names a shipping destination. */
@@ -51,6 +56,7 @@ void		 ship_line(struct ship *, const char *, size_t);
 
 /* Tell whether the connection is up with lines not yet delivered. */
 int		 ship_busy(const struct ship *);
+/* Read its counts; cheap enough for every scrape. */
 void		 ship_stats(const struct ship *, struct ship_stats *);
 
 #endif

@@ -5,9 +5,9 @@
 # Schema of ExportLogsServiceRequest), with known traffic; every line of
 # the local log must arrive exactly once, in order, with the attributes
 # docs/audit-log.md gives (otlp-check.py).  Then a collector that fails
-# on purpose (a closed connection, 503 with Retry-After, 429, 400), one
-# away for a few seconds, across a restart of the gateway, and one over
-# TLS.
+# on purpose (a closed connection, 503 with Retry-After, 429, 400; the
+# records refused and taken as /metrics counts them), one away for a few
+# seconds, across a restart of the gateway, and one over TLS.
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
@@ -34,12 +34,14 @@ receiver() {
 }
 
 # Start the proxy as $MODE's user, shipping to ${2:-127.0.0.1}:$1 with the
-# local log $W/audit.log and the spool in $W/spool.
+# local log $W/audit.log and the spool in $W/spool, its metrics on $MP.
 gateway() {
 	P=$(free_port)
+	MP=$(free_port)
 	set -- "$PINHOLE" proxy --listen "127.0.0.1:$P" --policy "$T/policy" \
 	    --resolver "127.0.0.1:$DNSP" --log "$W/audit.log" \
-	    --log "otlp+http://${2:-127.0.0.1}:$1" --log-spool "$W/spool" -v
+	    --log "otlp+http://${2:-127.0.0.1}:$1" --log-spool "$W/spool" -v \
+	    --metrics "127.0.0.1:$MP"
 	if [ "$MODE" = nobody ]; then
 		set -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		    -- "$@"
@@ -89,6 +91,16 @@ while time.time() < end:
         sys.exit(0)
     time.sleep(0.1)
 sys.exit(1)' "$T/rec-$1.jsonl" "$2"
+}
+
+# The series of family pinhole_audit_ship_$2 for destination $1, from a
+# scrape of the gateway's metrics into $W/metrics.
+series() {
+	curl -sf --noproxy '*' --max-time 5 "http://127.0.0.1:$MP/metrics" \
+	    >"$W/metrics"
+	awk -v s="pinhole_audit_ship_$2{destination=\"$1\"}" \
+	    '$1 == s { print $2; n++ } END { if (!n) print "none" }' \
+	    "$W/metrics"
 }
 
 # A fresh working directory $W for $MODE's user.
@@ -210,6 +222,20 @@ receiver "$R" --refuse 1
 gateway "$R"
 sleep 1
 traffic 5 5
+# /metrics: the records refused and those taken are the lines of the log
+# (waited for, at most 10 s); the stop line comes after.
+DEST="otlp+http://127.0.0.1:$R"
+n=$(wc -l <"$W/audit.log")
+i=0
+while [ $i -lt 100 ]; do
+	took=$(series "$DEST" delivered_total)
+	refused=$(series "$DEST" refused_total)
+	[ "$took" != none ] && [ "$refused" != none ] &&
+	    [ $((took + refused)) -eq "$n" ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+pending=$(series "$DEST" pending_bytes)
 stop
 lost=$(sed -n 's/.*answered 400: \([0-9]*\) record(s) not sent again.*/\1/p' \
     "$W/err" | head -1)
@@ -218,6 +244,12 @@ if [ -n "$lost" ] && [ "$lost" -gt 0 ]; then
 	check "$R" "$lost" "the records after the refused batch"
 else
 	fail "400 not said: $(cat "$W/err")"
+fi
+if [ "$refused" = "${lost:-}" ] && [ "$took" != none ] &&
+    [ $((took + refused)) -eq "$n" ] && [ "$pending" = 0 ]; then
+	ok "/metrics: $refused refused and $took taken of $n lines, none pending"
+else
+	fail "/metrics: refused $refused, taken $took, pending $pending; $n lines, $lost said"
 fi
 if [ "$(grep -c '^REFUSE' "$T/rlog-$R")" -eq 1 ]; then
 	ok "the refused batch was not sent again"

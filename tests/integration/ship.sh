@@ -5,10 +5,12 @@
 # pinhole sends it again: after a reset or a TLS close), across a
 # collector stopped for seconds in the middle of traffic and across a
 # restart of pinhole; a collector whose certificate does not verify gets nothing
-# and the spool keeps the lines; a full spool is counted and said.
+# and the spool keeps the lines; a full spool is counted and said.  On
+# /metrics (promtool's lint passes), the delivered count is what rsyslog
+# wrote, and the dropped count of a full spool what stderr says.
 # As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
-for c in rsyslogd python3 openssl curl; do
+for c in rsyslogd python3 openssl curl promtool; do
 	command -v $c >/dev/null || skip "$c is needed"
 done
 ls /usr/lib/*/rsyslog/lmnsd_ossl.so >/dev/null 2>&1 ||
@@ -152,6 +154,20 @@ wait_lines() {
 	return 1
 }
 
+# Scrape the gateway's metrics at port $1 into $D/metrics, and lint them.
+scrape() {
+	curl -sf --noproxy '*' --max-time 5 "http://127.0.0.1:$1/metrics" \
+	    >"$D/metrics" || return 1
+	promtool check metrics <"$D/metrics" >"$D/lint" 2>&1 &&
+	    [ ! -s "$D/lint" ] || fail "$MODE: promtool: $(cat "$D/lint")"
+}
+
+# The value of the series of family $1 for destination $2 in $D/metrics.
+series() {
+	awk -v s="$1{destination=\"$2\"}" '$1 == s { print $2; n++ }
+	    END { if (!n) print "none" }' "$D/metrics"
+}
+
 # Compare, allowing repeats only once pinhole sent lines again (to this
 # $D/out.log): the collector reset the connection, or closed a TLS
 # connection (its TLS layer may have read and dropped lines to close;
@@ -260,9 +276,32 @@ run_mode() {
 	rs_start
 	mv "$D/local.log" "$D/old.log"
 	: >"$D/gw.err"
-	gw_start --log "syslog+tcp://127.0.0.1:$RP"
+	MP=$(free_port)
+	DEST="syslog+tcp://127.0.0.1:$RP"
+	gw_start --log "$DEST" --metrics "127.0.0.1:$MP"
 	python3 "$T/load.py" "$GP" 50 0
 	wait_lines "$D/local.log"
+	# A line counts as delivered a moment after TCP acknowledged it: wait
+	# (at most 10 s) until the count is what rsyslog wrote.
+	i=0
+	while [ $i -lt 100 ]; do
+		scrape "$MP" || fail "$MODE: no metrics"
+		[ "$(series pinhole_audit_ship_delivered_total "$DEST")" = \
+		    "$(wc -l <"$D/out.log")" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	got=$(series pinhole_audit_ship_delivered_total "$DEST")
+	if [ "$got" = "$(wc -l <"$D/out.log")" ] &&
+	    [ "$got" = "$(wc -l <"$D/local.log")" ] &&
+	    [ "$(series pinhole_audit_ship_pending_bytes "$DEST")" = 0 ] &&
+	    [ "$(series pinhole_audit_ship_dropped_total "$DEST")" = 0 ] &&
+	    [ "$(series pinhole_audit_ship_connects_total "$DEST")" = 1 ]; then
+		ok "$MODE: /metrics: $got lines delivered, as rsyslog wrote"
+	else
+		fail "$MODE: /metrics: delivered $got, rsyslog wrote $(wc -l \
+		    <"$D/out.log"): $(grep "$DEST" "$D/metrics" | tr '\n' ' ')"
+	fi
 	gw_stop
 	rs_stop
 	compare "TCP"
@@ -270,8 +309,12 @@ run_mode() {
 	# A spool of 4K, nobody listening: full, counted, said; the local
 	# log has every line.
 	NP=$(free_port)
-	gw_start --log "syslog+tcp://127.0.0.1:$NP" --log-spool-max 4K
+	MP=$(free_port)
+	DEST="syslog+tcp://127.0.0.1:$NP"
+	gw_start --log "$DEST" --log-spool-max 4K --metrics "127.0.0.1:$MP"
 	python3 "$T/load.py" "$GP" 50 0
+	scrape "$MP" || fail "$MODE: no metrics"
+	l1=$(wc -l <"$D/local.log")
 	gw_stop
 	loggrep "$D/gw.err" "127.0.0.1_$NP.spool is full" ||
 	    fail "$MODE: a full spool was not said"
@@ -282,6 +325,17 @@ run_mode() {
 		ok "$MODE: a full spool counts $n lines not kept, all in the local log"
 	else
 		fail "$MODE: a full spool's count: '${n:-}'"
+	fi
+	# The scrape's count, and the lines written after it (the stop
+	# line) that the spool did not keep, make what stderr said at close.
+	got=$(series pinhole_audit_ship_dropped_total "$DEST")
+	late=$(tail -n +$((l1 + 1)) "$D/local.log" |
+	    grep -cvxF -f "$D/spool/syslog+tcp_127.0.0.1_$NP.spool")
+	if [ "$got" != none ] && [ "$got" -gt 0 ] &&
+	    [ $((got + late)) -eq "${n:-0}" ]; then
+		ok "$MODE: /metrics: $got lines dropped, and $late after it, as stderr says ($n)"
+	else
+		fail "$MODE: /metrics: dropped $got, $late after it; stderr says ${n:-nothing}"
 	fi
 }
 

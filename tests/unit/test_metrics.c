@@ -1,6 +1,7 @@
 /*
  * Unit tests for lib/metrics.c: the exposition, byte for byte, of
- * known counts; the reasons' fixed set; a buffer too small.
+ * known counts and of shipping destinations; the reasons' fixed set; a
+ * buffer too small.
  */
 #include "config.h"
 
@@ -133,7 +134,7 @@ test_metrics_write(void **state)
 	size_t		len;
 
 	test_count(&m);
-	len = metrics_write(&m, buf, sizeof buf);
+	len = metrics_write(&m, NULL, 0, buf, sizeof buf);
 	assert_int_equal(len, strlen(expected));
 	assert_string_equal(buf, expected);
 }
@@ -146,11 +147,76 @@ test_metrics_short(void **state)
 	struct metrics	m;
 
 	test_count(&m);
-	assert_int_equal(metrics_write(&m, small, sizeof small),
+	assert_int_equal(metrics_write(&m, NULL, 0, small, sizeof small),
 	    strlen(expected));
 	assert_int_equal(strlen(small), sizeof small - 1);
 	assert_memory_equal(small, expected, sizeof small - 1);
-	assert_int_equal(metrics_write(&m, NULL, 0), strlen(expected));
+	assert_int_equal(metrics_write(&m, NULL, 0, NULL, 0),
+	    strlen(expected));
+}
+
+/* The shipping families after the rest: OTLP's only for OTLP. */
+static const char expected_ships[] =
+	    "# HELP pinhole_audit_ship_delivered_total Audit lines the destination's collector has (OTLP: records it took), by destination.\n"
+	    "# TYPE pinhole_audit_ship_delivered_total counter\n"
+	    "pinhole_audit_ship_delivered_total{destination=\"syslog+tls://c.test:6514\"} 7\n"
+	    "pinhole_audit_ship_delivered_total{destination=\"otlp+http://[::1]:4318/a\\\\b\\\"c\\n\"} 9\n"
+	    "# HELP pinhole_audit_ship_dropped_total Audit lines not shipped because the destination's spool was full (they are in the local log).\n"
+	    "# TYPE pinhole_audit_ship_dropped_total counter\n"
+	    "pinhole_audit_ship_dropped_total{destination=\"syslog+tls://c.test:6514\"} 3\n"
+	    "pinhole_audit_ship_dropped_total{destination=\"otlp+http://[::1]:4318/a\\\\b\\\"c\\n\"} 0\n"
+	    "# HELP pinhole_audit_ship_pending_bytes Bytes of audit lines waiting in the destination's spool.\n"
+	    "# TYPE pinhole_audit_ship_pending_bytes gauge\n"
+	    "pinhole_audit_ship_pending_bytes{destination=\"syslog+tls://c.test:6514\"} 4096\n"
+	    "pinhole_audit_ship_pending_bytes{destination=\"otlp+http://[::1]:4318/a\\\\b\\\"c\\n\"} 0\n"
+	    "# HELP pinhole_audit_ship_connects_total Connections made to the destination's collector.\n"
+	    "# TYPE pinhole_audit_ship_connects_total counter\n"
+	    "pinhole_audit_ship_connects_total{destination=\"syslog+tls://c.test:6514\"} 2\n"
+	    "pinhole_audit_ship_connects_total{destination=\"otlp+http://[::1]:4318/a\\\\b\\\"c\\n\"} 1\n"
+	    "# HELP pinhole_audit_ship_rejected_total Records an OTLP collector took but rejected (partial success).\n"
+	    "# TYPE pinhole_audit_ship_rejected_total counter\n"
+	    "pinhole_audit_ship_rejected_total{destination=\"otlp+http://[::1]:4318/a\\\\b\\\"c\\n\"} 5\n"
+	    "# HELP pinhole_audit_ship_refused_total Records in requests an OTLP collector refused, not sent again.\n"
+	    "# TYPE pinhole_audit_ship_refused_total counter\n"
+	    "pinhole_audit_ship_refused_total{destination=\"otlp+http://[::1]:4318/a\\\\b\\\"c\\n\"} 6\n";
+
+/*
+ * Shipping destinations come after the other families, their label
+ * escaped; with syslog destinations only, the OTLP families are left out.
+ */
+static void
+test_metrics_ships(void **state)
+{
+	static char		buf[METRICS_TEXT_MAX];
+	struct metrics		m;
+	struct metrics_ship	sh[2];
+	size_t			len, base;
+
+	memset(sh, 0, sizeof sh);
+	sh[0].dest = "syslog+tls://c.test:6514";
+	sh[0].delivered = 7;
+	sh[0].dropped = 3;
+	sh[0].pending = 4096;
+	sh[0].connects = 2;
+	sh[1].dest = "otlp+http://[::1]:4318/a\\b\"c\n";
+	sh[1].delivered = 9;
+	sh[1].connects = 1;
+	sh[1].otlp = 1;
+	sh[1].rejected = 5;
+	sh[1].refused = 6;
+	test_count(&m);
+	base = strlen(expected);
+	len = metrics_write(&m, sh, 2, buf, sizeof buf);
+	assert_int_equal(len, base + strlen(expected_ships));
+	assert_memory_equal(buf, expected, base);
+	assert_string_equal(buf + base, expected_ships);
+
+	len = metrics_write(&m, sh, 1, buf, sizeof buf);
+	assert_non_null(strstr(buf, "pinhole_audit_ship_connects_total{"
+	    "destination=\"syslog+tls://c.test:6514\"} 2\n"));
+	assert_null(strstr(buf, "_rejected_total"));
+	assert_null(strstr(buf, "_refused_total"));
+	assert_int_equal(len, strlen(buf));
 }
 
 /* Reasons: the fixed set, anything else "other", none "none". */
@@ -187,6 +253,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_metrics_write),
 		cmocka_unit_test(test_metrics_short),
+		cmocka_unit_test(test_metrics_ships),
 		cmocka_unit_test(test_metrics_reason),
 		cmocka_unit_test(test_metrics_null),
 	};
