@@ -67,6 +67,15 @@ bad:
 	return (-1);
 }
 
+/* OpenSSL's name of an error, or dflt when it has none. */
+static const char *
+collector_reason(unsigned long e, const char *dflt)
+{
+	const char	*s = e != 0 ? ERR_reason_error_string(e) : NULL;
+
+	return (s != NULL ? s : dflt);
+}
+
 /* Make the TLS context: verify the collector, maybe show our own. */
 int
 collector_tls(struct collector *c, const char *ca, const char *cert,
@@ -97,8 +106,7 @@ collector_tls(struct collector *c, const char *ca, const char *cert,
 	return (0);
 fail:
 	snprintf(err, errlen, "%s: %s: %s", c->dest, what,
-	    ERR_peek_last_error() != 0 ?
-	    ERR_reason_error_string(ERR_peek_last_error()) : "bad value");
+	    collector_reason(ERR_peek_last_error(), "bad value"));
 	ERR_clear_error();
 	return (-1);
 }
@@ -142,7 +150,8 @@ collector_tls_why(struct bufferevent *bev, char *buf, size_t len)
 		snprintf(buf, len, "TLS: the collector's certificate: %s",
 		    X509_verify_cert_error_string(v));
 	else if (first != 0)
-		snprintf(buf, len, "TLS: %s", ERR_reason_error_string(first));
+		snprintf(buf, len, "TLS: %s",
+		    collector_reason(first, "an error without a name"));
 }
 
 /* Free what collector_open() and collector_tls() made. */

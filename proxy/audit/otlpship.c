@@ -410,8 +410,7 @@ otlp_event_cb(struct bufferevent *bev, short what, void *arg)
 static void
 otlp_connect(struct otlp *o)
 {
-	struct timeval	tv = { OTLP_TIMEOUT_S, 0 };
-
+	struct timeval	 tv = { OTLP_TIMEOUT_S, 0 };
 	SSL		*ssl;
 
 	o->state = OTLP_CONNECTING;
@@ -419,11 +418,10 @@ otlp_connect(struct otlp *o)
 		o->bev = bufferevent_socket_new(o->base, -1,
 		    BEV_OPT_CLOSE_ON_FREE);
 	else if ((ssl = collector_ssl(&o->col)) != NULL) {
+		/* On failure libevent has freed ssl (BEV_OPT_CLOSE_ON_FREE). */
 		o->bev = bufferevent_openssl_socket_new(o->base, -1, ssl,
 		    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
-		if (o->bev == NULL)
-			SSL_free(ssl);
-		else
+		if (o->bev != NULL)
 			bufferevent_openssl_set_allow_dirty_shutdown(o->bev, 1);
 	}
 	if (o->bev == NULL) {

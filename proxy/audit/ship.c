@@ -476,10 +476,10 @@ ship_sock_cb(struct bufferevent *bev, short what, void *arg)
 	if (ship_acked(s, &acked) == 0)
 		s->ack_base = acked;
 	bufferevent_set_timeouts(s->sock, NULL, NULL);
+	/* On failure libevent has freed ssl (BEV_OPT_CLOSE_ON_FREE). */
 	if ((ssl = collector_ssl(&s->col)) == NULL ||
 	    (s->bev = bufferevent_openssl_filter_new(s->base, s->sock, ssl,
 	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE)) == NULL) {
-		SSL_free(ssl);
 		ship_down(s, "TLS: cannot start", 0);
 		return;
 	}
