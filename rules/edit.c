@@ -342,6 +342,12 @@ edit_start(const char *rule, const char *origin, int check,
 	struct rules	*r;
 
 	memset(e, 0, sizeof *e);
+	/* In a policy file it would start a comment: the rule would change. */
+	if (strchr(rule, '#') != NULL) {
+		snprintf(err, errlen, "%s: bad rule '%.200s': '#' starts a "
+		    "comment in a policy file", origin, rule);
+		return (NULL);
+	}
 	if ((r = rules_create()) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", origin);
 		return (NULL);

@@ -343,6 +343,11 @@ test_file(void **state)
 	    sizeof errbuf), -1);
 	assert_string_equal(errbuf, "pinhole allow: bad host 'bad!x': "
 	    "invalid character in name");
+	/* '#' is a valid method, but it would start a comment in the file. */
+	assert_int_equal(rules_file_append(p, "a.example methods GET,X#Y",
+	    errbuf, sizeof errbuf), -1);
+	assert_string_equal(errbuf, "pinhole allow: bad rule 'a.example "
+	    "methods GET,X#Y': '#' starts a comment in a policy file");
 
 	/* A missing include refuses the edit; the file is left as it was. */
 	spit(p, "include missing.policy\n");
