@@ -861,15 +861,15 @@ gwopts_open_log(struct gwopts *o, char *err, size_t errlen)
 	return (audit_open_config(&o->audit, err, errlen));
 }
 
-/* Hand a line written to the log on to each shipping destination. */
+/* Hand lines written to the log on to each shipping destination. */
 static void
-gwctx_ship_cb(void *arg, const char *line, size_t len)
+gwctx_ship_cb(void *arg, const char *lines, size_t len)
 {
 	struct gwctx	*c = arg;
 	size_t		 i;
 
 	for (i = 0; i < c->nships; i++)
-		ship_line(c->ships[i], line, len);
+		ship_lines(c->ships[i], lines, len);
 }
 
 /*

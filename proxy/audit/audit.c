@@ -553,21 +553,13 @@ audit_hold(struct audit *a, const char *line, size_t len, const char *ts)
 
 /*
  * Hand the lines just written (each ending in a newline) to the hook,
- * one by one: a line is shipped only once the log has it.
+ * all at once: a line is shipped only once the log has it.
  */
 static void
 audit_hand_on(struct audit *a, const char *lines, size_t len)
 {
-	const char	*end;
-	size_t		 n;
-
-	while (a->hook != NULL && len > 0) {
-		end = memchr(lines, '\n', len);
-		n = end != NULL ? (size_t)(end - lines) + 1 : len;
-		a->hook(a->hook_arg, lines, n);
-		lines += n;
-		len -= n;
-	}
+	if (a->hook != NULL && len > 0)
+		a->hook(a->hook_arg, lines, len);
 }
 
 /*

@@ -178,8 +178,9 @@ int		 audit_flush(struct audit *);
 int		 audit_ready(struct audit *);
 
 /*
- * Hand each line, once written whole (in the chain), to cb with the line
- * and its length, the newline included: shipping (ship.h).
+ * Hand lines, once written whole (in the chain), to cb: one or more
+ * whole lines, each ending in a newline, and their length; the lines of
+ * one write together.  Shipping (ship.h).
  */
 typedef void	(*audit_hook_cb)(void *, const char *, size_t);
 void		 audit_set_hook(struct audit *, audit_hook_cb, void *);

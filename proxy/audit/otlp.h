@@ -83,7 +83,7 @@ int		 otlp_is_dest(const char *);
 struct otlp	*otlp_open(struct event_base *, const char *,
 		    const struct ship_config *, char *, size_t);
 void		 otlp_close(struct otlp *);
-void		 otlp_line(struct otlp *, const char *, size_t);
+void		 otlp_lines(struct otlp *, const char *, size_t);
 int		 otlp_busy(const struct otlp *);
 void		 otlp_stats(const struct otlp *, struct ship_stats *);
 

@@ -88,7 +88,6 @@ struct otlp {
 	uint64_t		 waiting;	/* lines appended, not in a batch */
 
 	struct otlp_stats	 st;
-	uint64_t		 dropped_said;
 	char			*rbuf;
 	char			*store;
 	struct json_writer	 req;
@@ -508,23 +507,15 @@ otlp_tick_cb(evutil_socket_t fd, short what, void *arg)
 	otlp_send(o);
 }
 
-/* Hand on one finished line: spool it; send a full batch at once. */
+/* Hand on finished lines: spool them; send a full batch at once. */
 void
-otlp_line(struct otlp *o, const char *line, size_t len)
+otlp_lines(struct otlp *o, const char *lines, size_t len)
 {
-	struct spool_stats	st;
-	char			err[512];
+	uint64_t	kept;
 
-	if (spool_append(o->spool, line, len, err, sizeof err) == -1) {
-		spool_stats(o->spool, &st);
-		if (o->dropped_said == 0 || st.dropped % 1000 == 0)
-			log_warnx("audit shipping: %s: %s: %llu line(s) not "
-			    "shipped so far (they are in the local log)",
-			    o->col.dest, err, (unsigned long long)st.dropped);
-		o->dropped_said = st.dropped;
+	if ((kept = spool_take(o->spool, o->col.dest, lines, len)) == 0)
 		return;
-	}
-	o->waiting++;
+	o->waiting += kept;
 	if (o->backoff || o->state == OTLP_WAITING ||
 	    o->state == OTLP_CONNECTING)
 		return;

@@ -103,7 +103,6 @@ struct ship {
 
 	uint64_t		 delivered;
 	uint64_t		 connects;
-	uint64_t		 dropped_said;	/* drops said on stderr */
 	char			*rbuf;
 	char			*store;
 	char			*msg;
@@ -628,27 +627,14 @@ ship_fill(struct ship *s)
 		ship_schedule(s, SHIP_POLL_MS);
 }
 
-/* Hand on one finished line: spool it, send it when there is room. */
+/* Hand on finished lines: spool them, send what there is room for. */
 void
-ship_line(struct ship *s, const char *line, size_t len)
+ship_lines(struct ship *s, const char *lines, size_t len)
 {
-	struct spool_stats	st;
-	char			err[512];
-
-	if (s->otlp != NULL) {
-		otlp_line(s->otlp, line, len);
-		return;
-	}
-	if (spool_append(s->spool, line, len, err, sizeof err) == -1) {
-		spool_stats(s->spool, &st);
-		if (s->dropped_said == 0 || st.dropped % 1000 == 0)
-			log_warnx("audit shipping: %s: %s: %llu line(s) not "
-			    "shipped so far (they are in the local log)",
-			    s->col.dest, err, (unsigned long long)st.dropped);
-		s->dropped_said = st.dropped;
-		return;
-	}
-	ship_fill(s);
+	if (s->otlp != NULL)
+		otlp_lines(s->otlp, lines, len);
+	else if (spool_take(s->spool, s->col.dest, lines, len) > 0)
+		ship_fill(s);
 }
 
 /* Tell whether the connection is up with lines not yet delivered. */

@@ -51,8 +51,8 @@ struct ship	*ship_open(struct event_base *, const char *,
 /* Close it, saying (log_info) what was delivered and what waits. */
 void		 ship_close(struct ship *);
 
-/* Hand on one finished audit line (len bytes, the '\n' included). */
-void		 ship_line(struct ship *, const char *, size_t);
+/* Hand on finished audit lines (len bytes, each ending in '\n'). */
+void		 ship_lines(struct ship *, const char *, size_t);
 
 /* Tell whether the connection is up with lines not yet delivered. */
 int		 ship_busy(const struct ship *);

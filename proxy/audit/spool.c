@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "proxy/audit/spool.h"
 
 #define SPOOL_COPY	(64 * 1024)
@@ -34,6 +35,7 @@ struct spool {
 	uint64_t	 size;		/* of the file */
 	uint64_t	 ino;		/* of the file, kept in the mark */
 	struct spool_stats st;
+	uint64_t	 said;		/* drops said by spool_take() */
 };
 
 /* Make a spool name of a destination: anything but [A-Za-z0-9.-] is '_'. */
@@ -262,42 +264,92 @@ out:
 	return (rv);
 }
 
-/* Count a line not kept. */
+/* Count lines not kept. */
 static int
-spool_drop(struct spool *sp, size_t len)
+spool_drop(struct spool *sp, uint64_t lines, size_t len)
 {
-	sp->st.dropped++;
+	sp->st.dropped += lines;
 	sp->st.dropped_bytes += len;
 	return (-1);
 }
 
-/* Keep one line, or count it as dropped. */
-int
-spool_append(struct spool *sp, const char *line, size_t len, char *err,
-    size_t errlen)
+/* Keep len bytes holding nlines whole lines, all or none. */
+static int
+spool_put(struct spool *sp, const char *buf, size_t len, uint64_t nlines,
+    char *err, size_t errlen)
 {
 	ssize_t	n;
 
 	if (sp->size - sp->acked + len > sp->max) {
 		snprintf(err, errlen, "spool %s is full (%" PRIu64 " bytes)",
 		    sp->data, sp->max);
-		return (spool_drop(sp, len));
+		return (spool_drop(sp, nlines, len));
 	}
 	if (sp->size + len > sp->max && spool_compact(sp) == -1) {
 		snprintf(err, errlen, "spool %s: cannot compact: %s",
 		    sp->data, strerror(errno));
-		return (spool_drop(sp, len));
+		return (spool_drop(sp, nlines, len));
 	}
-	if ((n = write(sp->fd, line, len)) != (ssize_t)len) {
+	if ((n = write(sp->fd, buf, len)) != (ssize_t)len) {
 		snprintf(err, errlen, "spool %s: %s", sp->data,
 		    n == -1 ? strerror(errno) : "short write");
 		if (n > 0 && ftruncate(sp->fd, sp->size) == -1)
 			spool_trim(sp);
-		return (spool_drop(sp, len));
+		return (spool_drop(sp, nlines, len));
 	}
 	sp->size += len;
-	sp->st.lines++;
+	sp->st.lines += nlines;
 	return (0);
+}
+
+/*
+ * Keep lines: with one write when they all fit, else one by one, so
+ * what fits is kept.
+ */
+int
+spool_append(struct spool *sp, const char *lines, size_t len,
+    uint64_t *kept, char *err, size_t errlen)
+{
+	const char	*p, *nl, *end = lines + len;
+	uint64_t	 nlines = 0, dropped = sp->st.dropped;
+	size_t		 n;
+
+	for (p = lines; (p = memchr(p, '\n', end - p)) != NULL; p++)
+		nlines++;
+	if (sp->size - sp->acked + len <= sp->max)
+		spool_put(sp, lines, len, nlines, err, errlen);
+	else {
+		for (p = lines; p < end; p += n) {
+			nl = memchr(p, '\n', end - p);
+			n = nl != NULL ? (size_t)(nl + 1 - p) : (size_t)(end - p);
+			spool_put(sp, p, n, 1, err, errlen);
+		}
+	}
+	dropped = sp->st.dropped - dropped;
+	if (kept != NULL)
+		*kept = nlines - dropped;
+	return (dropped == 0 ? 0 : -1);
+}
+
+/*
+ * Keep lines for dest, saying on stderr when some are not kept: the
+ * first time, then at each thousand.  Returns the lines kept.
+ */
+uint64_t
+spool_take(struct spool *sp, const char *dest, const char *lines,
+    size_t len)
+{
+	char		err[512];
+	uint64_t	kept;
+
+	if (spool_append(sp, lines, len, &kept, err, sizeof err) == 0)
+		return (kept);
+	if (sp->said == 0 || sp->st.dropped / 1000 != sp->said / 1000)
+		log_warnx("audit shipping: %s: %s: %llu line(s) not shipped "
+		    "so far (they are in the local log)", dest, err,
+		    (unsigned long long)sp->st.dropped);
+	sp->said = sp->st.dropped;
+	return (kept);
 }
 
 uint64_t

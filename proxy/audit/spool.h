@@ -17,8 +17,8 @@
  *
  * The spool holds at most max bytes of undelivered lines.  A line that
  * does not fit is not kept: spool_append() says so and counts it
- * (spool_stats()), and the caller says it where a person sees it.
- * No I/O but the spool's own files; no libevent.
+ * (spool_stats()), and spool_take() says it where a person sees it.
+ * No I/O but the spool's own files and stderr; no libevent.
  */
 #ifndef SPOOL_H
 #define SPOOL_H
@@ -50,12 +50,19 @@ struct spool	*spool_open(const char *, const char *, uint64_t, char *,
 void		 spool_close(struct spool *);
 
 /*
- * Keep one line (len bytes, ending in '\n').  0, or -1 when it was not
- * kept: the spool is full (counted) or its file cannot be written
- * (counted too; err says why).
+ * Keep whole lines (len bytes, each ending in '\n'), with one write when
+ * they all fit.  0, or -1 when some were not kept: the spool is full or
+ * its file cannot be written (counted; err says why).  *kept, unless
+ * NULL, is the number kept.
  */
-int		 spool_append(struct spool *, const char *, size_t, char *,
-		    size_t);
+int		 spool_append(struct spool *, const char *, size_t, uint64_t *,
+		    char *, size_t);
+/*
+ * spool_append() for a transport: lines not kept are said on stderr
+ * (log_warnx), naming the destination, the first time and at each
+ * thousand.  Returns the lines kept.
+ */
+uint64_t	 spool_take(struct spool *, const char *, const char *, size_t);
 
 /* The offset of the first line not known delivered, and of the end. */
 uint64_t	 spool_head(const struct spool *);

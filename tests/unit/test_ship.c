@@ -153,7 +153,7 @@ serve(SSL_CTX *ctx, int lfd, const char *out, int last)
 static void
 ship_cb(void *arg, const char *line, size_t len)
 {
-	ship_line(arg, line, len);
+	ship_lines(arg, line, len);
 }
 
 /* Run the loop for ms. */

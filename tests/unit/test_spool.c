@@ -59,7 +59,7 @@ put(struct spool *sp, int n)
 	int	len;
 
 	len = snprintf(line, sizeof line, "line %d\n", n);
-	return (spool_append(sp, line, len, err, sizeof err));
+	return (spool_append(sp, line, len, NULL, err, sizeof err));
 }
 
 /* Read everything from off as one string. */
@@ -147,7 +147,8 @@ test_full(void **state)
 	assert_non_null(sp);
 	for (i = 1; i <= 3; i++)
 		assert_int_equal(put(sp, i), 0);
-	assert_int_equal(spool_append(sp, "line 4\n", 7, err, sizeof err), -1);
+	assert_int_equal(spool_append(sp, "line 4\n", 7, NULL, err, sizeof err),
+	    -1);
 	assert_non_null(strstr(err, "full"));
 	spool_stats(sp, &st);
 	assert_int_equal(st.dropped, 1);
@@ -164,6 +165,38 @@ test_full(void **state)
 	assert_non_null(sp);
 	assert_string_equal(get(sp, spool_head(sp)),
 	    "line 2\nline 3\nline 5\n");
+	spool_close(sp);
+}
+
+/*
+ * Several lines at once: kept together when they fit; when they do not,
+ * each line that fits is kept, in order, and the rest counted.
+ */
+static void
+test_block(void **state)
+{
+	struct fixture		*f = *state;
+	struct spool		*sp;
+	struct spool_stats	 st;
+	char			 err[256];
+	uint64_t		 kept;
+
+	sp = spool_open(f->dir, "b", 28, err, sizeof err);
+	assert_non_null(sp);
+	assert_int_equal(spool_append(sp, "line 1\nline 2\n", 14, &kept, err,
+	    sizeof err), 0);
+	assert_int_equal(kept, 2);
+	/* 14 bytes of room: "line 3" fits, "long line 4" does not, "x" does. */
+	assert_int_equal(spool_append(sp, "line 3\nlong line 4\nx\n", 21,
+	    &kept, err, sizeof err), -1);
+	assert_int_equal(kept, 2);
+	assert_non_null(strstr(err, "full"));
+	spool_stats(sp, &st);
+	assert_int_equal(st.lines, 4);
+	assert_int_equal(st.dropped, 1);
+	assert_int_equal(st.dropped_bytes, 12);
+	assert_string_equal(get(sp, spool_head(sp)),
+	    "line 1\nline 2\nline 3\nx\n");
 	spool_close(sp);
 }
 
@@ -267,6 +300,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_name, setup, teardown),
 		cmocka_unit_test(test_frame),
 		cmocka_unit_test_setup_teardown(test_hook, setup, teardown),
