@@ -340,13 +340,25 @@ edit_start(const char *rule, const char *origin, int check,
     struct rules_edit *e, char *err, size_t errlen)
 {
 	struct rules	*r;
+	const char	*p;
 
 	memset(e, 0, sizeof *e);
-	/* In a policy file it would start a comment: the rule would change. */
+	/*
+	 * In a policy file '#' would start a comment and a control character
+	 * (a '\r' before the newline) would be taken for layout: the rule
+	 * read back would be another one.
+	 */
 	if (strchr(rule, '#') != NULL) {
 		snprintf(err, errlen, "%s: bad rule '%.200s': '#' starts a "
 		    "comment in a policy file", origin, rule);
 		return (NULL);
+	}
+	for (p = rule; *p != '\0'; p++) {
+		if ((unsigned char)*p < 0x20 && *p != '\t') {
+			snprintf(err, errlen, "%s: bad rule: a control "
+			    "character", origin);
+			return (NULL);
+		}
 	}
 	if ((r = rules_create()) == NULL) {
 		snprintf(err, errlen, "%s: out of memory", origin);
