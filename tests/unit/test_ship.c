@@ -34,34 +34,7 @@
 #define LINES_FIRST	3	/* read and kept before the close */
 #define SERVE_MS	5000	/* the collector's bound on each wait */
 
-struct fixture {
-	char	dir[64];
-};
-
-static int
-setup(void **state)
-{
-	struct fixture	*f = calloc(1, sizeof *f);
-
-	snprintf(f->dir, sizeof f->dir, "/tmp/test_ship.XXXXXX");
-	if (mkdtemp(f->dir) == NULL)
-		return (-1);
-	*state = f;
-	return (0);
-}
-
-static int
-teardown(void **state)
-{
-	struct fixture	*f = *state;
-	char		 cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
-	if (system(cmd) != 0)
-		return (-1);
-	free(f);
-	return (0);
-}
+#include "tests/unit/tmpdir.h"
 
 /* Read one octet-counted frame's seq; 0 at the end or on a failure. */
 static int

@@ -22,34 +22,7 @@
 #include "proxy/audit/audit.h"
 #include "proxy/audit/spool.h"
 
-struct fixture {
-	char	dir[64];
-};
-
-static int
-setup(void **state)
-{
-	struct fixture	*f = calloc(1, sizeof *f);
-
-	snprintf(f->dir, sizeof f->dir, "/tmp/test_spool.XXXXXX");
-	if (mkdtemp(f->dir) == NULL)
-		return (-1);
-	*state = f;
-	return (0);
-}
-
-static int
-teardown(void **state)
-{
-	struct fixture	*f = *state;
-	char		 cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf %s", f->dir);
-	if (system(cmd) != 0)
-		return (-1);
-	free(f);
-	return (0);
-}
+#include "tests/unit/tmpdir.h"
 
 /* Append "line N\n". */
 static int
