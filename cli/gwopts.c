@@ -50,8 +50,9 @@ const struct cmd_opt gwopts_where_opts[] = {
 	{ "log", 'L', CMD_ARG_REQUIRED, "FILE|-|URL",
 	    .help = "audit log, JSON lines ('-': stdout; also syslog, "
 	    "journald; default ~/.local/state/pinhole/audit.log); "
-	    "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT or "
-	    "otlp+http[s]://HOST:PORT ships it as well (repeatable)" },
+	    "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT, "
+	    "syslog+relp[+tls]://HOST:PORT or otlp+http[s]://HOST:PORT "
+	    "ships it as well (repeatable)" },
 	{ "log-key", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_LOG_KEY,
 	    .help = "HMAC key for the log's chain" },
 	{ "resolver", 'r', CMD_ARG_REQUIRED, "ADDR[:PORT]",
@@ -84,11 +85,11 @@ const struct cmd_opt gwopts_opts[] = {
 	    .key = GWOPTS_LOG_SPOOL_MAX,
 	    .help = "bytes waiting per destination (64M)" },
 	{ "log-tls-ca", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_LOG_TLS_CA,
-	    .help = "CA certificates that verify a syslog+tls collector "
+	    .help = "CA certificates that verify a TLS collector "
 	    "(the system's)" },
 	{ "log-tls-cert", 0, CMD_ARG_REQUIRED, "FILE",
 	    .key = GWOPTS_LOG_TLS_CERT,
-	    .help = "client certificate shown to a syslog+tls collector" },
+	    .help = "client certificate shown to a TLS collector" },
 	{ "log-tls-key", 0, CMD_ARG_REQUIRED, "FILE",
 	    .key = GWOPTS_LOG_TLS_KEY,
 	    .help = "its private key" },
@@ -288,7 +289,9 @@ gwopts_log(const struct cmd_entry *cmd, struct gwopts *o, const char *arg)
 		return (gwopts_push(cmd, o->ship, &o->nship, "--log", arg));
 	if (strstr(arg, "://") != NULL && strncmp(arg, "syslog+", 7) == 0)
 		return (cmd_usage_error(cmd, "--log '%s': ship to "
-		    "syslog+tcp://HOST:PORT or syslog+tls://HOST:PORT", arg));
+		    "syslog+tcp://HOST:PORT, syslog+tls://HOST:PORT, "
+		    "syslog+relp://HOST:PORT or syslog+relp+tls://HOST:PORT",
+		    arg));
 	if (o->audit.log != NULL)
 		return (cmd_usage_error(cmd, "--log '%s': the log is already "
 		    "'%s'; give one file, '-', syslog or journald (more --log "

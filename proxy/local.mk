@@ -16,6 +16,7 @@ libpinhole_a_SOURCES += \
 	proxy/audit/spool.c proxy/audit/spool.h \
 	proxy/audit/collector.c proxy/audit/collector.h \
 	proxy/audit/ship.c proxy/audit/ship.h \
+	proxy/audit/relp.c proxy/audit/relp.h \
 	proxy/audit/otlp.c proxy/audit/otlp.h proxy/audit/otlpship.c \
 	proxy/audit/verify.c proxy/audit/verify.h
 # tls/: TLS inspection's CA, leaves and SSL objects (OpenSSL).
@@ -61,6 +62,7 @@ UNIT_TESTS += tests/unit/test_auditline
 UNIT_TESTS += tests/unit/test_spool
 UNIT_TESTS += tests/unit/test_otlp
 UNIT_TESTS += tests/unit/test_ship
+UNIT_TESTS += tests/unit/test_relp
 
 UNIT_TESTS += tests/unit/test_http
 UNIT_TESTS += tests/unit/test_secret
@@ -85,7 +87,7 @@ EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
 TESTS += tests/integration/proxy-limits.sh
 EXTRA_DIST += tests/integration/proxy-limits.sh
 
-# The audit log: reader and OTLP fuzz targets, verify benchmark (built, not run).
+# The audit log: reader, OTLP and RELP fuzz targets, verify benchmark (built, not run).
 FUZZ_TARGETS += tests/fuzz/fuzz_auditline
 tests_fuzz_fuzz_auditline_SOURCES = tests/fuzz/fuzz_auditline.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_auditline_LDADD = $(FUZZ_LIBS)
@@ -96,6 +98,11 @@ tests_fuzz_fuzz_otlp_SOURCES = tests/fuzz/fuzz_otlp.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_otlp_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_otlp_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/otlp
+FUZZ_TARGETS += tests/fuzz/fuzz_relp
+tests_fuzz_fuzz_relp_SOURCES = tests/fuzz/fuzz_relp.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_relp_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_relp_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/relp
 check_PROGRAMS += tests/bench/bench_auditverify
 tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
 TESTS += tests/integration/log.sh

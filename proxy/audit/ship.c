@@ -1,9 +1,16 @@
 /*
- * Shipping the audit log over syslog's TCP or TLS transport (ship.h).
+ * Shipping the audit log over syslog's TCP or TLS transport, or RELP
+ * (ship.h).
  *
  * Lines go to the spool first; the connection sends them from there, in
- * order, as octet-counted RFC 5424 messages.  Syslog has no
- * acknowledgement of its own, so delivery is taken from TCP: each line
+ * order, as octet-counted RFC 5424 messages, or as RELP "syslog"
+ * commands.  RELP answers each command once the collector has taken it:
+ * a line is delivered when its answer comes (ship_relp_read()), and what
+ * was not answered is sent again on the next connection, so a collector
+ * that stops in the middle of traffic gets every line once.
+ *
+ * Syslog has no acknowledgement of its own, so delivery is taken from
+ * TCP: each line
  * sent is remembered with the offset in the byte stream where its last
  * byte went (the TLS records' bytes, for TLS), and it is delivered once
  * the collector's kernel has acknowledged the stream that far
@@ -47,11 +54,13 @@
 #include "proxy/audit/audit.h"
 #include "proxy/audit/collector.h"
 #include "proxy/audit/otlp.h"
+#include "proxy/audit/relp.h"
 #include "proxy/audit/ship.h"
 #include "proxy/audit/spool.h"
 
 #define SHIP_LINE_MAX	(256 * 1024)	/* longer than any audit line */
-#define SHIP_MSG_MAX	(SHIP_LINE_MAX * 3 + AUDIT_FRAME_HEAD)
+#define SHIP_HEAD	RELP_HEAD_MAX	/* room for a frame's head */
+#define SHIP_MSG_MAX	(SHIP_LINE_MAX * 3 + SHIP_HEAD + 1)
 #define SHIP_INFLIGHT	16384		/* lines sent, not yet forgotten */
 #define SHIP_HIWAT	(256 * 1024)	/* bytes queued before waiting */
 #define SHIP_POLL_MS	10		/* acknowledgements looked at */
@@ -64,6 +73,7 @@
 enum ship_state {
 	SHIP_DOWN,		/* waiting to connect again */
 	SHIP_CONNECTING,	/* TCP, then TLS */
+	SHIP_OPENING,		/* RELP: "open" sent, its answer awaited */
 	SHIP_UP
 };
 
@@ -72,12 +82,15 @@ struct ship_sent {
 	uint64_t	 wire_end;	/* stream offset after it */
 	uint64_t	 clear_end;	/* TLS: offset in the clear stream */
 	uint64_t	 acked_at;	/* mono_ms() it was acknowledged, or 0 */
+	uint32_t	 txnr;		/* RELP: its command's; 0 not sent */
 };
 
 struct ship {
 	struct event_base	*base;
 	struct collector	 col;
 	int			 tls;
+	int			 relp;
+	uint32_t		 txnr;		/* RELP: the next command's */
 	struct addrinfo		*cur;		/* the address tried now */
 	struct spool		*spool;
 	char			 hostname[256];
@@ -114,13 +127,38 @@ static void	ship_fill(struct ship *);
 static void	ship_tick_cb(evutil_socket_t, short, void *);
 static void	ship_check_acks(struct ship *);
 static void	ship_release(struct ship *, uint64_t);
+static void	ship_delivering(struct ship *);
+static void	ship_relp_open(struct ship *);
+
+static const struct ship_scheme {
+	const char	*prefix;
+	int		 tls;
+	int		 relp;
+} ship_schemes[] = {
+	{ "syslog+tcp://",	0, 0 },
+	{ "syslog+tls://",	1, 0 },
+	{ "syslog+relp://",	0, 1 },
+	{ "syslog+relp+tls://",	1, 1 },
+};
+
+/* The syslog scheme a --log value starts with, or NULL. */
+static const struct ship_scheme *
+ship_scheme(const char *s)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof ship_schemes / sizeof ship_schemes[0]; i++)
+		if (strncmp(s, ship_schemes[i].prefix,
+		    strlen(ship_schemes[i].prefix)) == 0)
+			return (&ship_schemes[i]);
+	return (NULL);
+}
 
 /* Tell whether a --log value names a shipping destination. */
 int
 ship_is_dest(const char *s)
 {
-	return (strncmp(s, "syslog+tcp://", 13) == 0 ||
-	    strncmp(s, "syslog+tls://", 13) == 0 || otlp_is_dest(s));
+	return (ship_scheme(s) != NULL || otlp_is_dest(s));
 }
 
 /* Open a destination and its spool; connect at once. */
@@ -128,12 +166,14 @@ struct ship *
 ship_open(struct event_base *base, const char *dest,
     const struct ship_config *cfg, char *err, size_t errlen)
 {
-	struct ship	*s;
-	char		 name[SPOOL_NAME_MAX];
+	const struct ship_scheme	*sc;
+	struct ship			*s;
+	const char			*hp;
+	char				 name[SPOOL_NAME_MAX];
 
 	if (!ship_is_dest(dest)) {
-		snprintf(err, errlen, "%s: not syslog+tcp:// or syslog+tls://",
-		    dest);
+		snprintf(err, errlen, "%s: not syslog+tcp://, syslog+tls://, "
+		    "syslog+relp:// or syslog+relp+tls://", dest);
 		return (NULL);
 	}
 	if ((s = calloc(1, sizeof *s)) == NULL)
@@ -143,8 +183,11 @@ ship_open(struct event_base *base, const char *dest,
 			goto fail;
 		return (s);
 	}
+	sc = ship_scheme(dest);
+	hp = dest + strlen(sc->prefix);
 	s->base = base;
-	s->tls = strncmp(dest, "syslog+tls://", 13) == 0;
+	s->tls = sc->tls;
+	s->relp = sc->relp;
 	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
 	if ((s->ring = calloc(SHIP_INFLIGHT, sizeof *s->ring)) == NULL ||
 	    (s->rbuf = malloc(SHIP_LINE_MAX)) == NULL ||
@@ -152,7 +195,7 @@ ship_open(struct event_base *base, const char *dest,
 	    (s->msg = malloc(SHIP_MSG_MAX)) == NULL ||
 	    (s->tick = evtimer_new(base, ship_tick_cb, s)) == NULL)
 		goto nomem;
-	if (collector_open(&s->col, dest, dest + 13, strlen(dest + 13),
+	if (collector_open(&s->col, dest, hp, strlen(hp),
 	    "HOST:PORT", err, errlen) == -1 || (s->tls &&
 	    collector_tls(&s->col, cfg->ca, cfg->cert, cfg->key, err,
 	    errlen) == -1))
@@ -259,6 +302,17 @@ ship_release(struct ship *s, uint64_t cutoff)
 		log_warn("audit shipping: %s: spool mark", s->col.dest);
 }
 
+/* Lines are delivered: connect soon again after a failure, and say so. */
+static void
+ship_delivering(struct ship *s)
+{
+	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
+	if (s->failing) {
+		log_info("audit shipping: %s: delivering again", s->col.dest);
+		s->failing = 0;
+	}
+}
+
 /*
  * Note the lines the collector's kernel acknowledged up to their end.
  * They are forgotten SHIP_REPLAY_MS later: a collector that resets the
@@ -272,6 +326,8 @@ ship_check_acks(struct ship *s)
 	uint64_t		 acked, now = mono_ms();
 	int			 any = 0;
 
+	if (s->relp)
+		return;		/* the collector's answers say it */
 	if (s->ring_n > s->nacked && ship_acked(s, &acked) == 0) {
 		acked -= s->ack_base;
 		while (s->nacked < s->ring_n) {
@@ -285,13 +341,8 @@ ship_check_acks(struct ship *s)
 		}
 	}
 	ship_release(s, now > SHIP_REPLAY_MS ? now - SHIP_REPLAY_MS : 0);
-	if (!any)
-		return;
-	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
-	if (s->failing) {
-		log_info("audit shipping: %s: delivering again", s->col.dest);
-		s->failing = 0;
-	}
+	if (any)
+		ship_delivering(s);
 }
 
 /* Give the lines TLS has wholly encrypted their stream offset. */
@@ -403,13 +454,122 @@ ship_wire_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info,
 	s->wire += info->n_added;
 }
 
-/* The collector spoke: it never should; drop what it said. */
+/*
+ * RELP: the lines at the head the collector answered (answered of them),
+ * and after them those that could not be framed, for which no answer
+ * comes, are delivered.
+ */
+static void
+ship_relp_deliver(struct ship *s, int answered)
+{
+	s->nacked += answered;
+	while (s->nacked < s->ring_n && s->ring[(s->ring_head + s->nacked) %
+	    SHIP_INFLIGHT].txnr == 0)
+		s->nacked++;
+	ship_release(s, UINT64_MAX);
+}
+
+/*
+ * RELP: take one frame from the collector.  -1 when it took the
+ * connection down.
+ */
+static int
+ship_relp_frame(struct ship *s, const struct relp_frame *f)
+{
+	const char	*text, *offers, *why;
+	size_t		 tlen, olen;
+	char		 msg[256];
+	int		 code;
+
+	if (f->txnr == 0) {	/* a hint; the one known says it closes */
+		if (strcmp(f->cmd, "serverclose") != 0)
+			return (0);
+		ship_down(s, "the collector closed the session", 1);
+		return (-1);
+	}
+	if (strcmp(f->cmd, "rsp") != 0 || relp_rsp_parse(f->data, f->len,
+	    &code, &text, &tlen, &offers, &olen) == -1) {
+		ship_down(s, "RELP: the collector sent what is not an "
+		    "answer", 0);
+		return (-1);
+	}
+	if (s->state == SHIP_OPENING) {
+		if (f->txnr != 1 || code != 200 ||
+		    relp_offers_ok(offers, olen, &why) == -1) {
+			if (f->txnr != 1)
+				why = "RELP: an answer to no command sent";
+			else if (code != 200) {
+				snprintf(msg, sizeof msg, "the collector "
+				    "refused the session: %d %.*s", code,
+				    (int)(tlen > 160 ? 160 : tlen), text);
+				why = msg;
+			}
+			ship_down(s, why, 0);
+			return (-1);
+		}
+		s->state = SHIP_UP;
+		bufferevent_set_timeouts(s->bev, NULL, NULL);
+		return (0);
+	}
+	if (s->nacked == s->ring_n || s->ring[(s->ring_head + s->nacked) %
+	    SHIP_INFLIGHT].txnr != f->txnr) {
+		ship_down(s, "RELP: an answer to no line sent", 0);
+		return (-1);
+	}
+	if (code != 200) {
+		snprintf(msg, sizeof msg, "the collector refused a line: "
+		    "%d %.*s", code, (int)(tlen > 160 ? 160 : tlen), text);
+		ship_down(s, msg, 0);
+		return (-1);
+	}
+	ship_relp_deliver(s, 1);
+	ship_delivering(s);
+	return (0);
+}
+
+/* RELP: read the collector's answers; then send what they make room for. */
+static void
+ship_relp_read(struct ship *s, struct evbuffer *in)
+{
+	struct relp_frame	 f;
+	const char		*why = NULL;
+	char			*buf;
+	size_t			 len;
+	ssize_t			 n;
+	char			 msg[256];
+
+	while ((len = evbuffer_get_length(in)) > 0) {
+		if (len > RELP_DATA_MAX + RELP_HEAD_MAX * 2)
+			len = RELP_DATA_MAX + RELP_HEAD_MAX * 2;
+		if ((buf = (char *)evbuffer_pullup(in, len)) == NULL) {
+			ship_down(s, "out of memory", 0);
+			return;
+		}
+		if ((n = relp_frame_parse(buf, len, &f, &why)) == 0)
+			break;	/* the rest is still to come */
+		if (n == -1) {
+			snprintf(msg, sizeof msg, "RELP: %s", why);
+			ship_down(s, msg, 0);
+			return;
+		}
+		if (ship_relp_frame(s, &f) == -1)
+			return;
+		evbuffer_drain(in, n);
+	}
+	ship_fill(s);
+}
+
+/* The collector spoke: over syslog it never should; drop what it said. */
 static void
 ship_read_cb(struct bufferevent *bev, void *arg)
 {
-	(void)arg;
-	evbuffer_drain(bufferevent_get_input(bev),
-	    evbuffer_get_length(bufferevent_get_input(bev)));
+	struct ship	*s = arg;
+	struct evbuffer	*in = bufferevent_get_input(bev);
+
+	if (s->relp)
+		ship_relp_read(s, in);
+	else
+		evbuffer_drain(in, evbuffer_get_length(in));
 }
 
 /* Everything written has left the layer above the socket. */
@@ -436,14 +596,18 @@ ship_event_cb(struct bufferevent *bev, short what, void *arg)
 		s->state = SHIP_UP;
 		s->connects++;
 		bufferevent_set_timeouts(s->bev, NULL, NULL);
-		ship_fill(s);
+		if (s->relp)
+			ship_relp_open(s);
+		else
+			ship_fill(s);
 		return;
 	}
 	if (what & BEV_EVENT_EOF)
 		snprintf(why, sizeof why, "the collector closed the "
 		    "connection");
 	else if (what & BEV_EVENT_TIMEOUT)
-		snprintf(why, sizeof why, "no connection after %d s",
+		snprintf(why, sizeof why, "no %s after %d s", s->state ==
+		    SHIP_OPENING ? "answer to RELP's open" : "connection",
 		    SHIP_CONNECT_S);
 	else
 		snprintf(why, sizeof why, "%s", e != 0 ?
@@ -457,6 +621,27 @@ ship_event_cb(struct bufferevent *bev, short what, void *arg)
 	 * does), so the lines of the last moments go again, as on a reset.
 	 */
 	ship_down(s, why, (what & BEV_EVENT_EOF) != 0 && !s->tls);
+}
+
+/*
+ * RELP: open the session, and wait for its answer before sending lines.
+ * Each connection numbers its commands from 1.
+ */
+static void
+ship_relp_open(struct ship *s)
+{
+	char		 buf[SHIP_HEAD + sizeof RELP_OPEN_OFFERS];
+	struct timeval	 tv = { SHIP_CONNECT_S, 0 };
+	size_t		 n;
+
+	n = sizeof RELP_OPEN_OFFERS - 1;
+	memcpy(buf + SHIP_HEAD, RELP_OPEN_OFFERS, n);
+	n = relp_frame(buf, 1, "open", n);
+	s->txnr = 2;
+	s->state = SHIP_OPENING;
+	bufferevent_set_timeouts(s->bev, &tv, NULL);
+	if (bufferevent_write(s->bev, buf, n) == -1)
+		ship_down(s, "out of memory", 0);
 }
 
 /* The socket connected: note the acknowledgement count, start TLS. */
@@ -534,20 +719,25 @@ ship_connect(struct ship *s)
 		ship_down(s, strerror(errno), 0);
 }
 
-/* Frame one line as an RFC 5424 message; 0 when it cannot be. */
+/*
+ * Frame one line as an RFC 5424 message, octet-counted or as a RELP
+ * command; 0 when it cannot be.
+ */
 static size_t
 ship_frame(struct ship *s, const char *line, size_t len)
 {
 	struct audit_rec	rec;
-	size_t			n;
+	size_t			n, head;
 
+	head = s->relp ? SHIP_HEAD : AUDIT_FRAME_HEAD;
 	if (audit_rec_parse(line, len, s->store, SHIP_LINE_MAX, &rec) == -1)
 		return (0);
-	n = audit_syslog_format(s->msg + AUDIT_FRAME_HEAD,
-	    SHIP_MSG_MAX - AUDIT_FRAME_HEAD, line, len, &rec, s->hostname,
-	    (long)getpid());
+	n = audit_syslog_format(s->msg + head, SHIP_MSG_MAX - head - 1, line,
+	    len, &rec, s->hostname, (long)getpid());
 	if (n == 0)
 		return (0);
+	if (s->relp)
+		return (relp_frame(s->msg, s->txnr, "syslog", n));
 	return (audit_frame(s->msg, n));
 }
 
@@ -570,6 +760,16 @@ ship_send(struct ship *s, const char *line, size_t len)
 	e->spool_end = s->next;
 	e->acked_at = 0;
 	e->wire_end = SHIP_UNKNOWN;
+	e->txnr = 0;
+	if (s->relp) {
+		if (n == 0) {
+			ship_relp_deliver(s, 0);
+			return (0);
+		}
+		e->txnr = s->txnr;
+		s->txnr = relp_txnr_next(s->txnr);
+		return (bufferevent_write(s->bev, s->msg, n));
+	}
 	if (s->tls) {
 		s->clear += n;
 		e->clear_end = s->clear;
@@ -621,7 +821,7 @@ ship_fill(struct ship *s)
 		if (left == (size_t)n)
 			break;	/* a line longer than any audit line */
 	}
-	if (s->state != SHIP_UP)
+	if (s->state != SHIP_UP || s->relp)
 		return;
 	if (s->ring_n > 0 && !evtimer_pending(s->tick, NULL))
 		ship_schedule(s, SHIP_POLL_MS);

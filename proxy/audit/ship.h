@@ -1,12 +1,13 @@
 /*
  * Shipping the audit log to a collector: syslog over TCP or TLS
  * (RFC 5424 messages, octet-counting framing of RFC 6587 and RFC 5425),
- * in addition to the local log.  Every finished line is put in the
- * destination's spool (spool.h) and sent from there on the gateway's
- * event base; it leaves the spool once the collector's TCP stack has
- * acknowledged all its bytes.  A closed or failed connection is made
- * again with a growing delay, and sending starts again at the first
- * line not acknowledged.  docs/audit-log.md, "Shipping", says what this
+ * or over RELP (relp.h), in addition to the local log.  Every finished
+ * line is put in the destination's spool (spool.h) and sent from there
+ * on the gateway's event base; it leaves the spool once the collector's
+ * TCP stack has acknowledged all its bytes, or over RELP once the
+ * collector has answered that it took it.  A closed or failed connection
+ * is made again with a growing delay, and sending starts again at the
+ * first line not acknowledged.  docs/audit-log.md, "Shipping", says what this
  * guarantees and what it does not.
  */
 #ifndef SHIP_H
@@ -42,9 +43,11 @@ struct ship_stats {
 int		 ship_is_dest(const char *);
 
 /*
- * A destination, "syslog+tcp://HOST:PORT" or "syslog+tls://HOST:PORT"
- * (HOST a name, resolved now, or an address; [v6] in brackets), its
- * spool opened; it connects at once.  NULL with err set on error.
+ * A destination, "syslog+tcp://HOST:PORT", "syslog+tls://HOST:PORT",
+ * "syslog+relp://HOST:PORT" or "syslog+relp+tls://HOST:PORT" (HOST a
+ * name, resolved now, or an address; [v6] in brackets), or an OTLP one
+ * (otlp.h), its spool opened; it connects at once.  NULL with err set on
+ * error.
  */
 struct ship	*ship_open(struct event_base *, const char *,
 		    const struct ship_config *, char *, size_t);

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Shipping the audit log to a real rsyslog (imtcp, over TLS with the
-# ossl driver and a client certificate, and over plain TCP): every line
-# arrives, in order, as in the local log (once, or again only where
-# pinhole sends it again: after a reset or a TLS close), across a
-# collector stopped for seconds in the middle of traffic and across a
-# restart of pinhole; a collector whose certificate does not verify gets nothing
+# ossl driver and a client certificate, and over plain TCP; imrelp, over
+# TLS and plain TCP): every line arrives, in order, as in the local log,
+# across a collector stopped in the middle of traffic and across a
+# restart of pinhole.  Over RELP every line arrives once; over syslog
+# once, or again only where pinhole sends it again (after a reset or a
+# TLS close).  A collector whose certificate does not verify gets nothing
 # and the spool keeps the lines; a full spool is counted and said.  On
 # /metrics (promtool's lint passes), the delivered count is what rsyslog
 # wrote, and the dropped count of a full spool what stderr says.
@@ -15,6 +16,8 @@ for c in rsyslogd python3 openssl curl promtool; do
 done
 ls /usr/lib/*/rsyslog/lmnsd_ossl.so >/dev/null 2>&1 ||
     skip "rsyslog-openssl is needed"
+ls /usr/lib/*/rsyslog/imrelp.so >/dev/null 2>&1 ||
+    skip "rsyslog-relp is needed"
 cp "$PINHOLE" "$T/pinhole"
 echo 'allow nothing.test' >"$T/policy"
 chmod 644 "$T/policy"
@@ -99,6 +102,26 @@ EOF
 	fi
 	cat <<EOF
 input(type="imtcp" port="$RP" address="127.0.0.1")
+template(name="text" type="string" string="%msg%\n")
+action(type="omfile" file="$D/out.log" template="text")
+EOF
+}
+
+# rsyslog's imrelp on 127.0.0.1:$RP writing to $D/out.log: relp_conf
+# tls|tcp; over TLS it asks for the client's certificate.
+relp_conf() {
+	echo "global(workDirectory=\"$D/work\" maxMessageSize=\"256k\")"
+	echo 'module(load="imrelp" tls.tlslib="openssl")'
+	if [ "$1" = tls ]; then
+		cat <<EOF
+input(type="imrelp" port="$RP" address="127.0.0.1" maxDataSize="256k"
+    tls="on" tls.caCert="$T/ca.pem" tls.myCert="$T/coll.pem"
+    tls.myPrivKey="$T/coll.key" tls.authMode="certvalid")
+EOF
+	else
+		echo "input(type=\"imrelp\" port=\"$RP\" address=\"127.0.0.1\" maxDataSize=\"256k\")"
+	fi
+	cat <<EOF
 template(name="text" type="string" string="%msg%\n")
 action(type="omfile" file="$D/out.log" template="text")
 EOF
@@ -267,6 +290,71 @@ run_mode() {
 	gw_stop
 	compare "TLS, after refused collectors"
 	rs_stop
+
+	# RELP over TLS to a new collector, stopped twice in the middle of
+	# traffic: every line once, in order.
+	rm -f "$D/out.log"
+	mv "$D/local.log" "$D/tls.log"
+	: >"$D/gw.err"
+	RP=$(free_port)
+	relp_conf tls >"$D/rs.conf"
+	rs_start
+	gw_start --log "syslog+relp+tls://127.0.0.1:$RP" $TLS
+	python3 "$T/load.py" "$GP" 600 0.005 &
+	LP=$!
+	sleep 1
+	rs_stop
+	sleep 2
+	rs_start
+	sleep 1
+	rs_stop
+	sleep 1
+	rs_start
+	wait "$LP"
+	wait_lines "$D/local.log"
+	gw_stop
+	wait_lines "$D/local.log"
+	if n=$(python3 "$T/check.py" "$D/local.log" "$D/out.log" 0); then
+		ok "$MODE: RELP over TLS, collector restarted twice: $n lines, each once, in order"
+	else
+		fail "$MODE: RELP over TLS, collector restarted twice: $n"
+	fi
+	loggrep "$D/gw.err" 'relp\+tls://[^ ]*: (the collector closed|Connection refused)' ||
+	    fail "$MODE: RELP: the collector's absence was not said"
+	loggrep "$D/gw.err" 'relp\+tls://[^ ]*: delivering again' ||
+	    fail "$MODE: RELP: delivery did not resume"
+
+	# RELP over TCP: lines made while the collector is away wait in the
+	# spool, across a restart of pinhole; the next gateway sends them,
+	# each once, and /metrics counts what rsyslog wrote.
+	rs_stop
+	rm -f "$D/out.log"
+	mv "$D/local.log" "$D/relptls.log"
+	RP=$(free_port)
+	relp_conf tcp >"$D/rs.conf"
+	DEST="syslog+relp://127.0.0.1:$RP"
+	gw_start --log "$DEST"
+	python3 "$T/load.py" "$GP" 30 0
+	gw_stop
+	[ -s "$D/spool/syslog+relp_127.0.0.1_$RP.spool" ] ||
+	    fail "$MODE: RELP: nothing waits in the spool"
+	rs_start
+	MP=$(free_port)
+	gw_start --log "$DEST" --metrics "127.0.0.1:$MP"
+	python3 "$T/load.py" "$GP" 20 0
+	wait_lines "$D/local.log"
+	scrape "$MP" || fail "$MODE: no metrics"
+	got=$(series pinhole_audit_ship_delivered_total "$DEST")
+	[ "$got" = "$(wc -l <"$D/out.log")" ] ||
+	    fail "$MODE: RELP: /metrics: delivered $got, rsyslog wrote $(wc -l <"$D/out.log")"
+	gw_stop
+	wait_lines "$D/local.log"
+	rs_stop
+	if n=$(python3 "$T/check.py" "$D/local.log" "$D/out.log" 0); then
+		ok "$MODE: RELP, pinhole restarted while the collector was away: $n lines, each once; /metrics said $got"
+	else
+		fail "$MODE: RELP, pinhole restarted while the collector was away: $n"
+	fi
 
 	# Plain TCP to a new collector.
 	rm -f "$D/out.log"
