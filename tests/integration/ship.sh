@@ -159,9 +159,16 @@ gw_start() {
 	wait_port "$GP" || fail "the gateway does not listen"
 }
 
+# Stop the gateway: it exits 0 (with sanitizers, also having leaked
+# nothing), and said no runtime error.
 gw_stop() {
 	kill "$GWPID" 2>/dev/null
 	wait "$GWPID" 2>/dev/null
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "$MODE: the gateway exited $rc: $(tail -3 "$D/gw.err")"
+	if grep -q "runtime error\|Sanitizer" "$D/gw.err"; then
+		fail "$MODE: $(grep -m1 "runtime error\|Sanitizer" "$D/gw.err")"
+	fi
 }
 
 # Wait (at most 20 s) until the collector has as many lines as $1, each
