@@ -958,8 +958,8 @@ gwctx_ship_stats(void *arg, struct metrics_ship *out, size_t max)
 
 /*
  * Give connected collectors a moment (at most a second) to acknowledge
- * the last lines, the stop line among them; what they do not is sent by
- * the next start, from the spool.
+ * the last lines, the stop line among them, and RELP sessions to close;
+ * what they do not take is sent by the next start, from the spool.
  */
 static void
 gwctx_ships_flush(struct gwctx *c)
@@ -969,6 +969,8 @@ gwctx_ships_flush(struct gwctx *c)
 	int		n, busy = 1;
 
 	audit_flush(c->audit);		/* the lines this pass held */
+	for (i = 0; i < c->nships; i++)
+		ship_stop(c->ships[i]);
 	for (n = 0; n < 20 && busy; n++) {
 		for (busy = 0, i = 0; i < c->nships; i++)
 			busy |= ship_busy(c->ships[i]);

@@ -74,7 +74,8 @@ enum ship_state {
 	SHIP_DOWN,		/* waiting to connect again */
 	SHIP_CONNECTING,	/* TCP, then TLS */
 	SHIP_OPENING,		/* RELP: "open" sent, its answer awaited */
-	SHIP_UP
+	SHIP_UP,
+	SHIP_CLOSING		/* RELP: "close" sent; the collector closes */
 };
 
 struct ship_sent {
@@ -91,6 +92,7 @@ struct ship {
 	int			 tls;
 	int			 relp;
 	uint32_t		 txnr;		/* RELP: the next command's */
+	int			 stopping;	/* ship_stop() was called */
 	struct addrinfo		*cur;		/* the address tried now */
 	struct spool		*spool;
 	char			 hostname[256];
@@ -129,6 +131,7 @@ static void	ship_check_acks(struct ship *);
 static void	ship_release(struct ship *, uint64_t);
 static void	ship_delivering(struct ship *);
 static void	ship_relp_open(struct ship *);
+static void	ship_relp_close(struct ship *);
 
 static const struct ship_scheme {
 	const char	*prefix;
@@ -481,6 +484,8 @@ ship_relp_frame(struct ship *s, const struct relp_frame *f)
 	char		 msg[256];
 	int		 code;
 
+	if (s->state == SHIP_CLOSING)
+		return (0);	/* close's answer: the collector closes next */
 	if (f->txnr == 0) {	/* a hint; the one known says it closes */
 		if (strcmp(f->cmd, "serverclose") != 0)
 			return (0);
@@ -557,6 +562,39 @@ ship_relp_read(struct ship *s, struct evbuffer *in)
 		evbuffer_drain(in, n);
 	}
 	ship_fill(s);
+	ship_relp_close(s);
+}
+
+/*
+ * RELP, stopping: once every line sent is answered and nothing more is
+ * sent, end the session with "close"; the collector answers and closes,
+ * so neither side sees a broken session.
+ */
+static void
+ship_relp_close(struct ship *s)
+{
+	char	buf[SHIP_HEAD + 1];
+	size_t	n;
+
+	if (!s->relp || !s->stopping || s->state != SHIP_UP ||
+	    s->nacked != s->ring_n)
+		return;
+	n = relp_frame(buf, s->txnr, "close", 0);
+	s->txnr = relp_txnr_next(s->txnr);
+	s->state = SHIP_CLOSING;
+	if (bufferevent_write(s->bev, buf, n) == -1)
+		ship_down(s, "out of memory", 0);
+}
+
+/* Stop: end a RELP session once its lines are answered (ship_busy()). */
+void
+ship_stop(struct ship *s)
+{
+	if (s->otlp != NULL)
+		return;
+	s->stopping = 1;
+	ship_fill(s);
+	ship_relp_close(s);
 }
 
 /* The collector spoke: over syslog it never should; drop what it said. */
@@ -592,6 +630,11 @@ ship_event_cb(struct bufferevent *bev, short what, void *arg)
 	int		 e = EVUTIL_SOCKET_ERROR();
 
 	(void)bev;
+	if (s->state == SHIP_CLOSING) {	/* the session ended as asked */
+		ship_drop_conn(s);
+		s->state = SHIP_DOWN;
+		return;
+	}
 	if (what & BEV_EVENT_CONNECTED) {
 		s->state = SHIP_UP;
 		s->connects++;
@@ -837,14 +880,14 @@ ship_lines(struct ship *s, const char *lines, size_t len)
 		ship_fill(s);
 }
 
-/* Tell whether the connection is up with lines not yet delivered. */
+/* Tell whether lines wait to be delivered, or a RELP session closes. */
 int
 ship_busy(const struct ship *s)
 {
 	if (s->otlp != NULL)
 		return (otlp_busy(s->otlp));
-	return (s->state == SHIP_UP &&
-	    (s->ring_n > s->nacked || s->next != spool_tail(s->spool)));
+	return (s->state == SHIP_CLOSING || (s->state == SHIP_UP &&
+	    (s->ring_n > s->nacked || s->next != spool_tail(s->spool))));
 }
 
 /* Read its counts, and its spool's. */

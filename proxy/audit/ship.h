@@ -57,7 +57,15 @@ void		 ship_close(struct ship *);
 /* Hand on finished audit lines (len bytes, each ending in '\n'). */
 void		 ship_lines(struct ship *, const char *, size_t);
 
-/* Tell whether the connection is up with lines not yet delivered. */
+/*
+ * The gateway stops: over RELP, end the session once the lines sent are
+ * answered.  ship_busy() says when that is done.
+ */
+void		 ship_stop(struct ship *);
+/*
+ * Tell whether the connection is up with lines not yet delivered, or a
+ * RELP session is closing.
+ */
 int		 ship_busy(const struct ship *);
 /* Read its counts; cheap enough for every scrape. */
 void		 ship_stats(const struct ship *, struct ship_stats *);

@@ -319,8 +319,17 @@ run_mode() {
 	rs_start
 	wait "$LP"
 	wait_lines "$D/local.log"
+	: >"$D/rs.err"
 	gw_stop
 	wait_lines "$D/local.log"
+	# The stopping gateway ended its session with close (TLS and all):
+	# rsyslog saw no broken session.
+	sleep 0.2
+	if grep -q imrelp "$D/rs.err"; then
+		fail "$MODE: RELP: the session did not end cleanly: $(head -2 "$D/rs.err")"
+	else
+		ok "$MODE: RELP: the stopping gateway closed its session cleanly"
+	fi
 	if n=$(python3 "$T/check.py" "$D/local.log" "$D/out.log" 0); then
 		ok "$MODE: RELP over TLS, collector restarted twice: $n lines, each once, in order"
 	else
