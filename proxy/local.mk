@@ -114,7 +114,7 @@ TESTS += tests/integration/log-full.sh
 EXTRA_DIST += tests/integration/log-full.sh
 # Shipping to a real rsyslog over TCP and TLS.
 TESTS += tests/integration/ship.sh
-EXTRA_DIST += tests/integration/ship.sh
+EXTRA_DIST += tests/integration/ship.sh tests/integration/relp-collector.py
 TESTS += tests/integration/log-default.sh
 EXTRA_DIST += tests/integration/log-default.sh
 TESTS += tests/integration/log-crash.sh

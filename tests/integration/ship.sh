@@ -372,6 +372,38 @@ run_mode() {
 		fail "$MODE: RELP, pinhole restarted while the collector was away: $n"
 	fi
 
+	# RELP collectors that misbehave: each is said, the gateway stays up
+	# and exits 0, and the spool keeps every line.
+	for m in "refuse-open:refused the session: 500 not today" \
+	    "no-syslog:does not take the syslog command" \
+	    "wrong-txnr:an answer to no line sent" \
+	    "refuse-line:refused a line: 500 no room" \
+	    "garbage:RELP: no transaction number"; do
+		HP=$(free_port)
+		python3 "$top_srcdir/tests/integration/relp-collector.py" \
+		    "$HP" "${m%%:*}" >"$D/hc.out" 2>&1 &
+		HC=$!
+		PIDS="$PIDS $HC"
+		wait_port "$HP" || fail "$MODE: the RELP collector does not listen"
+		: >"$D/gw.err"
+		gw_start --log "syslog+relp://127.0.0.1:$HP"
+		python3 "$T/load.py" "$GP" 3 0
+		i=0
+		until grep -qF "${m#*:}" "$D/gw.err" || [ $i -ge 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		gw_stop
+		kill "$HC" 2>/dev/null
+		wait "$HC" 2>/dev/null
+		if grep -qF "${m#*:}" "$D/gw.err" &&
+		    [ "$(grep -c . "$D/spool/syslog+relp_127.0.0.1_$HP.spool")" -ge 4 ]; then
+			ok "$MODE: RELP collector that does ${m%%:*}: said, and every line kept"
+		else
+			fail "$MODE: RELP collector that does ${m%%:*}: $(tail -2 "$D/gw.err")"
+		fi
+	done
+
 	# Plain TCP to a new collector.
 	rm -f "$D/out.log"
 	DUPS=0
