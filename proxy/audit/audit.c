@@ -585,6 +585,8 @@ audit_flush(struct audit *a)
 		a->link = a->out_link;
 		audit_lost(a, a->outlen, a->out_first);
 		a->lost += a->nout - 1;
+		if (a->metrics != NULL)
+			a->metrics->audit_lost += a->nout - 1;
 		snprintf(a->lost_last, sizeof a->lost_last, "%s", a->out_last);
 	}
 	a->outlen = 0;

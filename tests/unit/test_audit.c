@@ -27,6 +27,7 @@
 #include <cmocka.h>
 #include <event2/event.h>
 
+#include "lib/metrics.h"
 #include "proxy/audit/audit.h"
 #include "proxy/audit/verify.h"
 
@@ -628,6 +629,7 @@ loss_child(struct fixture *f, int fail_open, int lift, int batch)
 	struct event_base	*base = NULL;
 	struct audit		*a;
 	struct audit_event	 ev;
+	struct metrics		 m;
 	struct rlimit		 rl, small;
 	struct stat		 st;
 	char			 err[256], buf[4096];
@@ -656,6 +658,8 @@ loss_child(struct fixture *f, int fail_open, int lift, int batch)
 	signal(SIGXFSZ, SIG_IGN);
 	if ((a = audit_open(f->path, err, sizeof err)) == NULL)
 		_exit(64);
+	metrics_init(&m, 0);
+	audit_set_metrics(a, &m);
 	if (batch && ((base = event_base_new()) == NULL ||
 	    audit_set_base(a, base) == -1))
 		_exit(66);
@@ -684,6 +688,9 @@ loss_child(struct fixture *f, int fail_open, int lift, int batch)
 		ev.host = NULL;
 		audit_write(a, &ev);
 	}
+	fprintf(stderr, "metrics: audit_lost %llu audit_errors %llu\n",
+	    (unsigned long long)m.audit_lost,
+	    (unsigned long long)m.audit_errors);
 	audit_close(a);
 	if (base != NULL)
 		event_base_free(base);
@@ -709,10 +716,11 @@ verify_log(const char *path, unsigned long long losses,
 }
 
 /*
- * Lines that cannot be written are counted, lines and bytes; the first
- * line written afterwards is a "loss" line in the chain; meanwhile
- * audit_ready() refuses new traffic unless fail_open.  The same when
- * the lines are held for the end of the loop's pass and written as one.
+ * Lines that cannot be written are counted, lines and bytes, in the log
+ * and in the metrics; the first line written afterwards is a "loss" line
+ * in the chain; meanwhile audit_ready() refuses new traffic unless
+ * fail_open.  The same when the lines are held for the end of the loop's
+ * pass and written as one.
  */
 static void
 check_loss(void **state, int batch)
@@ -746,6 +754,11 @@ check_loss(void **state, int batch)
 	    "lost; new connections are refused"), 1);
 	assert_int_equal(count_lines(err, "writing again; 3 line(s)"), 1);
 	assert_int_equal(count_lines(err, "audit log"), 2);
+	/* The metrics count the lost lines as the loss line does, and the
+	 * writes that failed (held lines fail in one). */
+	assert_non_null(p = strstr(err, "metrics: audit_lost 3 audit_errors "));
+	assert_true(strtoll(p + strlen("metrics: audit_lost 3 audit_errors "),
+	    NULL, 10) >= 1);
 	free(err);
 }
 
