@@ -23,6 +23,8 @@ ANSWERS = {
              "approver": "dave"},
     "ask": {"decision": "ask"},
     "unix": {"decision": "allow", "scope": "once", "approver": "erin"},
+    "ttl": {"decision": "allow", "scope": "session", "ttl": 2,
+            "approver": "frank"},
 }
 lock = threading.Lock()
 

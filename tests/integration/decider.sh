@@ -5,7 +5,8 @@
 # with a note, and ask (then a person approves); one too slow, one
 # malformed, one a 500, one too big, one with a member that does not
 # belong, and one not there at all are all denied.  A deny rule and a
-# private address are never put to it; the agent's reason is.  The audit
+# private address are never put to it, and its allow does not open a name
+# that resolves to a private address; the agent's reason is put to it.  The audit
 # lines name the decider and the approver, and `pinhole log --summary`
 # counts decisions by approver.  The two deciders of contrib/decider/
 # answer too: the list from its file, the chat one through a webhook
@@ -20,7 +21,8 @@ cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 cp "$top_srcdir/tests/integration/decider.py" "$T/decider.py"
 chmod 644 "$T/decider.py"
 mkdir -m 1777 "$T/w"
-start_origin || { finish; exit 1; }
+# private.test resolves to an address the private-address guard refuses.
+start_origin --address=/private.test/10.255.0.1 || { finish; exit 1; }
 ASK=5
 for f in decider-list.py decider-chat.py; do
 	cp "$top_srcdir/contrib/decider/$f" "$T/$f" && chmod 755 "$T/$f"
@@ -99,7 +101,7 @@ check() {
 for MODE in root nobody; do
 	W=$T/w/$MODE
 	mkdir -p "$W"
-	for g in A B C D E F; do
+	for g in A B C D E F H; do
 		printf 'allow-private 127.0.0.0/8\ndeny denied.test\n' >"$W/policy$g"
 	done
 	: >"$W/questions"
@@ -115,6 +117,7 @@ for MODE in root nobody; do
 	gateway B "$DURL"
 	gateway C "unix:$W/decider.sock"
 	gateway D "http://127.0.0.1:$dead/"
+	gateway H "$DURL"
 	L=$W/audit.log
 
 	# Allow once: the next connection is asked about again.
@@ -164,6 +167,32 @@ for MODE in root nobody; do
 	    "$(get A "http://10.255.0.1:$HP/")" 403
 	check "... neither is put to the decider" \
 	    "$(asked denied.test)$(asked 10.255.0.1)" 00
+
+	# A session grant with a ttl of 2 s: it ends, and the next attempt
+	# is asked about again.
+	check "allow for 2 s: through" "$(get H "http://ttl.test:$HP/hello.txt")" 200
+	check "... again at once, without asking" \
+	    "$(get H "http://ttl.test:$HP/hello.txt")" 200
+	check "... one question" "$(asked ttl.test)" 1
+	sleep 3
+	check "after the ttl: through again" \
+	    "$(get H "http://ttl.test:$HP/hello.txt")" 200
+	check "... asked again" "$(asked ttl.test)" 2
+	loggrep "$L" '"event":"grant".*"host":"ttl.test".*"scope":"session","ttl":2,"by":"frank via decider"' &&
+	    loggrep "$L" '"event":"expire".*"reason":"ttl".*"host":"ttl.test"' &&
+	    ok "$MODE: audit: the grant's ttl, and its end" ||
+	    fail "$MODE: audit ttl: $(grep ttl.test "$L" | head -4)"
+
+	# The decider allows a name that resolves to a private address: the
+	# guard still refuses it.
+	check "a private address behind an allowed name: refused" \
+	    "$(get H "http://once.private.test:$HP/hello.txt")" 403
+	grep -qi '^Pinhole-Error: private-address' "$W/head" &&
+	    ok "$MODE: ... by the private-address guard" ||
+	    fail "$MODE: private guard: $(cat "$W/head")"
+	loggrep "$L" '"verdict":"deny","reason":"private-address".*"host":"once.private.test"' &&
+	    ok "$MODE: audit: the guard's refusal after the decider's allow" ||
+	    fail "$MODE: audit private: $(grep once.private.test "$L" | tail -2)"
 
 	# Ask: the person approves with pinhole approve.
 	get B "http://ask.test:$HP/hello.txt" >"$W/ask.code" &
@@ -271,7 +300,8 @@ for MODE in root nobody; do
 
 	"$T/pinhole" log --summary "$L" "$W/rlog/audit.log" >"$W/summary" 2>&1
 	sed -n '/by approver/,/^$/p' "$W/summary" >"$W/by"
-	grep -Eq '^ +3 +1  alice@example via decider$' "$W/by" &&
+	grep -Eq '^ +4 +1  alice@example via decider$' "$W/by" &&
+	    grep -Eq '^ +2 +0  frank via decider$' "$W/by" &&
 	    grep -Eq '^ +0 +2  dave via decider$' "$W/by" &&
 	    grep -Eq '^ +1 +0  uid [0-9]+ via cli$' "$W/by" &&
 	    grep -Eq '^ +0 +[67]  decider$' "$W/by" &&
