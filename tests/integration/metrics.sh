@@ -1,11 +1,13 @@
 #!/bin/sh
 # pinhole proxy --metrics: known traffic (a CONNECT allowed and one
-# refused, a forwarded request, DNS allowed and refused, a policy reload
-# that works and one that fails), then the exact counts on a scrape with
-# curl, promtool's lint of it, bad requests to the listener, a session
-# with an attached sandbox and a held connection approved once, and a real
-# Prometheus scraping it, asked over its HTTP API.  As root, and the
-# scrape part as nobody too.  All on 127.0.0.1.
+# refused, one to a name the upstream refuses, a forwarded request, DNS
+# allowed and refused, a policy reload that works and one that fails),
+# then the exact counts on a scrape with curl, promtool's lint of it, bad
+# requests to the listener, a tunnel counted while it is open, a session
+# with an attached sandbox and held connections approved once and for the
+# session, pinhole run --metrics, and a real Prometheus scraping it, asked
+# over its HTTP API.  As root, and the scrape part as nobody too.  All on
+# 127.0.0.1.
 . "$top_srcdir/tests/integration/lib.sh"
 
 for t in curl dig dnsmasq python3 jq promtool prometheus setpriv; do
@@ -48,6 +50,29 @@ print(status, up, down)
 EOF
 }
 
+# Hold a CONNECT tunnel through the proxy on port $1 to $2 open until
+# file $3 exists (at most 20 s); prints the status first.
+hold() {
+	python3 - "$1" "$2" "$3" <<'EOF'
+import os, socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
+s.settimeout(5)
+s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" %
+          ((sys.argv[2].encode(),) * 2))
+head = b""
+while b"\r\n\r\n" not in head:
+    b = s.recv(1)
+    if not b:
+        break
+    head += b
+print(head.split(b" ")[1].decode() if head else "none", flush=True)
+end = time.time() + 20
+while not os.path.exists(sys.argv[3]) and time.time() < end:
+    time.sleep(0.05)
+s.close()
+EOF
+}
+
 # The value of one series ($2, exactly as written) in scrape file $1.
 value() {
 	awk -v s="$2" '$1 == s { print $2; n++ } END { if (!n) print "none" }' "$1"
@@ -83,7 +108,8 @@ run_mode() {
 	mkdir -p "$W/xdg" && chmod 700 "$W/xdg"
 	[ "$MODE" = root ] || chown -R nobody "$W"
 	P=$(free_port); DP=$(free_port); M=$(free_port)
-	printf 'allow-private 127.0.0.1\nallow origin.test:%s\n' "$HP" >"$W/policy"
+	printf 'allow-private 127.0.0.1\nallow origin.test:%s\nallow fail.example:%s\n' \
+	    "$HP" "$HP" >"$W/policy"
 	chmod 644 "$W/policy"
 	bg_mode "$T/pinhole" proxy --listen "127.0.0.1:$P" \
 	    --dns-listen "127.0.0.1:$DP" --metrics "127.0.0.1:$M" \
@@ -102,6 +128,10 @@ run_mode() {
 	set -- $(tunnel "$P" "denied.test:$HP")
 	[ "$1" = 403 ] && ok "$MODE: refused CONNECT" ||
 	    fail "$MODE: refused CONNECT: $*"
+	# Allowed, but the upstream DNS server refuses the name.
+	set -- $(tunnel "$P" "fail.example:$HP")
+	[ "$1" = 502 ] && ok "$MODE: CONNECT to a name that does not resolve" ||
+	    fail "$MODE: CONNECT to fail.example: $*"
 	body=$(curl -s --max-time 5 -x "http://127.0.0.1:$P" \
 	    "http://origin.test:$HP/hello.txt")
 	[ "$body" = "hello from origin" ] && ok "$MODE: forwarded request" ||
@@ -140,7 +170,9 @@ run_mode() {
 	check "$S" 'pinhole_tunnels' 0
 	check "$S" 'pinhole_held_connections' 0
 	check "$S" 'pinhole_audit_lost_lines_total' 0
-	check "$S" 'pinhole_resolver_errors_total' 0
+	check "$S" \
+	    'pinhole_connections_total{verdict="allow",reason="resolve-failed"}' 1
+	check "$S" 'pinhole_resolver_errors_total' 1
 	check "$S" 'pinhole_grants_total{scope="once"}' 0
 	check "$S" "pinhole_build_info{version=\"$("$T/pinhole" version |
 	    awk '{print $2}')\"}" 1
@@ -213,6 +245,19 @@ EOF
 	    fail "$MODE: version: $(sed -n 3p "$W/raw")"
 	scrape "$M" "$W/s2" && ok "$MODE: still serving" ||
 	    fail "$MODE: no scrape after bad requests"
+
+	# A tunnel is counted while it is open, and no longer once closed.
+	hold "$P" "origin.test:$HP" "$W/go" >"$W/hold" &
+	h=$!
+	wait_value "$M" "$W/s3" pinhole_tunnels 1 &&
+	    ok "$MODE: an open tunnel is counted" ||
+	    fail "$MODE: tunnels $(value "$W/s3" pinhole_tunnels): $(cat "$W/hold")"
+	: >"$W/go"
+	wait "$h"
+	wait_value "$M" "$W/s3" pinhole_tunnels 0 &&
+	    ok "$MODE: and not once it is closed" ||
+	    fail "$MODE: tunnels $(value "$W/s3" pinhole_tunnels) after close"
+	check "$W/s3" 'pinhole_connections_total{verdict="allow",reason="none"}' 2
 }
 
 # A session counts its attached sandboxes, and what they send.
@@ -259,12 +304,52 @@ session_mode() {
 	    fail "$MODE: approved: $(cat "$W/held")"
 	scrape "$SM" "$W/s4"
 	check "$W/s4" 'pinhole_grants_total{scope="once"}' 1
+	check "$W/s4" 'pinhole_grants_total{scope="session"}' 0
 	check "$W/s4" pinhole_held_connections 0
 	check "$W/s4" pinhole_escalation_pending 0
+
+	# Another, approved for the session.
+	tunnel "$SP" "ask2.test:$HP" >"$W/held2" &
+	held=$!
+	id=$(wait_pending ask2.test as_mode "$T/pinhole") &&
+	    as_mode "$T/pinhole" approve --session "$id" >/dev/null ||
+	    fail "$MODE: approve --session"
+	wait "$held"
+	grep -q '^200 ' "$W/held2" || fail "$MODE: approved: $(cat "$W/held2")"
+	scrape "$SM" "$W/s5"
+	check "$W/s5" 'pinhole_grants_total{scope="once"}' 1
+	check "$W/s5" 'pinhole_grants_total{scope="session"}' 1
 	as_mode "$T/pinhole" session stop mx >/dev/null 2>&1 ||
 	    fail "$MODE: session stop"
 }
 
+# pinhole run --metrics: the sandboxed command's request is counted
+# while it runs.
+run_metrics() {
+	W="$T/r-$MODE"
+	mkdir -p "$W/log" && mkdir -m 700 "$W/xdg"
+	[ "$MODE" = root ] || chown -R nobody "$W"
+	RM=$(free_port)
+	bg_mode "$T/pinhole" run --resolver "127.0.0.1:$DNSP" \
+	    --allow 'allow-private 127.0.0.0/8' --allow "origin.test:$HP" \
+	    --metrics "127.0.0.1:$RM" --log "$W/log/audit.log" -- sh -c \
+	    "curl -s -m 5 http://origin.test:$HP/hello.txt; i=0
+	    while [ ! -e '$W/go' ] && [ \$i -lt 200 ]; do
+		sleep 0.1; i=\$((i + 1)); done" >"$W/run.out" 2>&1
+	runpid=$!
+	wait_value "$RM" "$W/s1" \
+	    'pinhole_http_requests_total{verdict="allow",reason="none"}' 1 &&
+	    ok "$MODE: run --metrics counts the sandbox's request" ||
+	    fail "$MODE: run --metrics: $(grep requests_total "$W/s1")"
+	check "$W/s1" pinhole_sandboxes 0
+	: >"$W/go"
+	wait "$runpid"
+	grep -q 'hello from origin' "$W/run.out" ||
+	    fail "$MODE: run --metrics: $(cat "$W/run.out")"
+}
+
+MODE=nobody run_metrics
+MODE=root run_metrics
 MODE=nobody run_mode
 MODE=nobody session_mode
 MODE=root session_mode
@@ -303,7 +388,7 @@ pq() {
 	    fail "prometheus: $1 is '$v', not $2"
 }
 pq 'up{job="pinhole"}' 1
-pq 'pinhole_connections_total{verdict="allow",reason="none"}' 1
+pq 'pinhole_connections_total{verdict="allow",reason="none"}' 2
 pq 'pinhole_connections_total{verdict="deny",reason="denied-by-policy"}' 1
 pq 'pinhole_http_requests_total{verdict="allow",reason="none"}' 1
 pq 'pinhole_dns_queries_total{verdict="deny"}' 1
