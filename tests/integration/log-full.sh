@@ -6,7 +6,8 @@
 # resumes, the log holds a "loss" line, `pinhole log verify` reports it
 # (exit 3) and stderr said so.  With --log-fail=open traffic goes on and
 # the loss is still recorded.  Stopping while the disk is still full says
-# on stderr what was lost.  In pinhole run, a captured connection is
+# on stderr what was lost.  --metrics counts the failed writes, and the
+# lines lost as the loss line does.  In pinhole run, a captured connection is
 # closed and a name not answered while full.  No line is ever left half
 # written.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -95,6 +96,21 @@ wait_line() {
 	grep -Eq -- "$2" "$1"
 }
 
+# The proxy's metrics on port $M count failed writes, and the lines lost
+# as the loss lines of $LOG do.
+metrics_lost() {
+	curl -s --max-time 5 "http://127.0.0.1:$M/metrics" >"$T/metrics$n"
+	errs=$(awk '$1 == "pinhole_audit_write_errors_total" { print $2 }' \
+	    "$T/metrics$n")
+	lost=$(awk '$1 == "pinhole_audit_lost_lines_total" { print $2 }' \
+	    "$T/metrics$n")
+	logged=$(ns cat "$LOG" | sed -n 's/.*"event":"loss".*"lost":\([0-9]*\).*/\1/p' |
+	    awk '{ n += $1 } END { print n + 0 }')
+	[ "${errs:-0}" -ge 1 ] && [ "$logged" -ge 1 ] && [ "$lost" = "$logged" ] &&
+	    ok "$what: metrics: $errs failed writes, $lost lines lost, as logged" ||
+	    fail "$what: metrics: $errs failed writes, $lost lost, $logged logged"
+}
+
 # One run: as MODE, with --log-fail=$1; $2 = free: make room again
 # before stopping, full: stop while the disk is still full.
 n=0
@@ -106,8 +122,8 @@ full_run() {
 	ns mount -t tmpfs -o size=64k,mode=0755 none "$D" ||
 	    { fail "$what: cannot mount a tmpfs"; return; }
 	[ "$MODE" = root ] || ns chown nobody "$D"
-	P=$(free_port) DP=$(free_port) R=$(free_port)
-	set -- "$T/pinhole" proxy --listen "127.0.0.1:$P" \
+	P=$(free_port) DP=$(free_port) R=$(free_port) M=$(free_port)
+	set -- "$T/pinhole" proxy --listen "127.0.0.1:$P" --metrics "127.0.0.1:$M" \
 	    --dns-listen "127.0.0.1:$DP" --resolver "127.0.0.1:$R" \
 	    --allow "127.0.0.1:$O" --allow 'allow-private 127.0.0.1/32' \
 	    --allow dns.test --log "$LOG" \
@@ -162,6 +178,7 @@ full_run() {
 		[ "$(get)" = 200 ] && [ "$(rcode)" = NOERROR ] &&
 		    ok "$what: room again: traffic resumes" ||
 		    fail "$what: room again: $(cat "$T/resp")"
+		metrics_lost
 	fi
 	kill "$GW"
 	wait "$GW"
