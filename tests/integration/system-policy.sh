@@ -6,6 +6,8 @@
 # says so; a file dropped in policy.d while the command runs takes
 # effect; a broken one keeps the old policy whole and is reported with
 # FILE:LINE; the sandbox cannot write the system directory, even as root.
+# The system policy's include of a glob: its files are the system's, and
+# a file a running proxy's glob matches, added later, is read at once.
 #
 # The system directory is the one pinhole was built with (its check
 # --help names it).  The test runs in a mount namespace of its own with
@@ -201,5 +203,45 @@ for MODE in root nobody; do
 	[ $? = 2 ] && [ "$out" = "$SYSDIR/policy.d/60-bad.policy:2: unknown directive 'alow' (did you mean 'allow'?)" ] &&
 	    ok "$MODE: check refuses a broken system file with FILE:LINE" ||
 	    fail "$MODE: check with a broken file: $out"
+
+	# include with a glob, relative to the system policy.
+	rm -f "$SYSDIR/policy.d/60-bad.policy"
+	rm -rf "$SYSDIR/teams" && mkdir -m 755 "$SYSDIR/teams"
+	printf 'deny inc1.test\n' >"$SYSDIR/teams/a.policy"
+	printf 'deny sysdeny.test\ninclude teams/*.policy\n' >"$SYSDIR/policy"
+	chmod 644 "$SYSDIR/teams/a.policy" "$SYSDIR/policy"
+	printf 'allow inc1.test:%s\nallow inc2.test:%s\nallow-private 127.0.0.0/8\n' \
+	    "$HP" "$HP" >"$W/cfg/inc"
+	chmod 644 "$W/cfg/inc"
+	out=$(as_mode "$T/pinhole" check --policy "$W/cfg/inc" "inc1.test:$HP")
+	[ $? = 1 ] && [ "$out" = "deny inc1.test:$HP (system $SYSDIR/teams/a.policy:1: deny inc1.test)" ] &&
+	    ok "$MODE: check: a file the system's include matches is the system's" ||
+	    fail "$MODE: check include: $out"
+	P=$(free_port)
+	bg_mode "$T/pinhole" proxy --listen "127.0.0.1:$P" --policy "$W/cfg/inc" \
+	    --resolver "127.0.0.1:$DNSP" --log "$W/log/inc.log"
+	gw=$!
+	wait_port "$P"
+	pget() {
+		curl -s -o /dev/null -w '%{http_code}' -m 10 \
+		    -x "http://127.0.0.1:$P" "http://$1:$HP/hello.txt"
+	}
+	c1=$(pget inc1.test) c2=$(pget inc2.test)
+	[ "$c1 $c2" = "403 200" ] &&
+	    ok "$MODE: proxy: the included deny holds, the other host passes" ||
+	    fail "$MODE: proxy include: inc1 $c1, inc2 $c2"
+	reloads=$(grep -c '"event":"reload","verdict":"allow"' "$W/log/inc.log")
+	printf 'deny inc2.test\n' >"$SYSDIR/teams/.b.tmp"
+	chmod 644 "$SYSDIR/teams/.b.tmp"
+	mv "$SYSDIR/teams/.b.tmp" "$SYSDIR/teams/b.policy"
+	wait_lines "$W/log/inc.log" "$reloads" '"event":"reload","verdict":"allow"' ||
+	    fail "$MODE: no reload after a file was added where the include looks"
+	c2=$(pget inc2.test)
+	[ "$c2" = 403 ] &&
+	    ok "$MODE: proxy: a file added where the include looks is read" ||
+	    fail "$MODE: proxy include: inc2 $c2 after teams/b.policy"
+	kill "$gw"
+	printf 'deny sysdeny.test\n' >"$SYSDIR/policy"
+	rm -rf "$SYSDIR/teams"
 done
 finish
