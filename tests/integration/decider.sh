@@ -285,12 +285,13 @@ for MODE in root nobody; do
 	    -H 'Authorization: Bearer wrong' "http://127.0.0.1:$cport/answer")
 	check "decider-chat.py refuses an answer without the token" "$code" 403
 
-	# pinhole run: the sandboxed command's stderr carries the note.
+	# pinhole run, the decider named by its socket's path alone: the
+	# sandboxed command's stderr carries the note.
 	mkdir -p "$W/xdgR" "$W/rcfg" "$W/rlog" && chmod 700 "$W/xdgR"
 	printf 'allow-private 127.0.0.0/8\n' >"$W/rcfg/policy"
 	[ "$MODE" = nobody ] && chown -R nobody:nogroup "$W/xdgR" "$W/rcfg" "$W/rlog"
 	G=R P "$T/pinhole" run --policy "$W/rcfg/policy" --resolver "127.0.0.1:$DNSP" \
-	    --log "$W/rlog/audit.log" --decider "unix:$W/decider.sock" -- \
+	    --log "$W/rlog/audit.log" --decider "$W/decider.sock" -- \
 	    curl -s -o /dev/null -w '%{http_code}\n' -m 20 \
 	    "http://note.test:$HP/hello.txt" >"$W/run.out" 2>"$W/run.err"
 	check "run --decider: denied in the sandbox" "$(cat "$W/run.out")" 403
