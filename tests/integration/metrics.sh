@@ -18,12 +18,12 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 start_origin
 
-# One CONNECT through the proxy on port $1 to $2, sending a fixed
-# request; prints "STATUS UP DOWN": the bytes sent and received through
-# the tunnel (0 0 when refused).
-tunnel() {
-	python3 - "$1" "$2" <<'EOF'
-import socket, sys
+# One CONNECT through the proxy on port $1 to $2.  tunnel: sends a
+# fixed request and prints "STATUS UP DOWN", the bytes sent and received
+# through the tunnel (0 0 when refused).  hold: prints the status, then
+# holds the tunnel open until file $3 exists (at most 20 s).
+cat >"$T/connect.py" <<'EOF'
+import os, socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
 s.settimeout(5)
 s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" %
@@ -35,6 +35,13 @@ while b"\r\n\r\n" not in head:
         break
     head += b
 status = head.split(b" ")[1].decode() if head else "none"
+if len(sys.argv) > 3:
+    print(status, flush=True)
+    end = time.time() + 20
+    while not os.path.exists(sys.argv[3]) and time.time() < end:
+        time.sleep(0.05)
+    s.close()
+    sys.exit(0)
 up = down = 0
 if status == "200":
     req = b"GET /hello.txt HTTP/1.0\r\nHost: origin.test\r\n\r\n"
@@ -48,30 +55,8 @@ if status == "200":
 s.close()
 print(status, up, down)
 EOF
-}
-
-# Hold a CONNECT tunnel through the proxy on port $1 to $2 open until
-# file $3 exists (at most 20 s); prints the status first.
-hold() {
-	python3 - "$1" "$2" "$3" <<'EOF'
-import os, socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), 5)
-s.settimeout(5)
-s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" %
-          ((sys.argv[2].encode(),) * 2))
-head = b""
-while b"\r\n\r\n" not in head:
-    b = s.recv(1)
-    if not b:
-        break
-    head += b
-print(head.split(b" ")[1].decode() if head else "none", flush=True)
-end = time.time() + 20
-while not os.path.exists(sys.argv[3]) and time.time() < end:
-    time.sleep(0.05)
-s.close()
-EOF
-}
+tunnel() { python3 "$T/connect.py" "$1" "$2"; }
+hold() { python3 "$T/connect.py" "$1" "$2" "$3"; }
 
 # The value of one series ($2, exactly as written) in scrape file $1.
 value() {
