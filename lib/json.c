@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/digits.h"
 #include "lib/json.h"
 
 #define JSON_DIGITS_MAX	15
@@ -789,16 +790,6 @@ json_put_str(struct json_writer *w, const char *key, const char *v)
 	json_put_quoted(w, v, strlen(v));
 }
 
-/* Write v in decimal, ending at end; where it starts. */
-static char *
-json_digits(char *end, unsigned long long v)
-{
-	do
-		*--end = '0' + v % 10;
-	while ((v /= 10) != 0);
-	return (end);
-}
-
 /* Write an integer member. */
 void
 json_put_int(struct json_writer *w, const char *key, int64_t v)
@@ -806,7 +797,7 @@ json_put_int(struct json_writer *w, const char *key, int64_t v)
 	char	 num[24], *end = num + sizeof num, *p;
 
 	json_key(w, key);
-	p = json_digits(end, v < 0 ? -(unsigned long long)v :
+	p = digits(end, v < 0 ? -(unsigned long long)v :
 	    (unsigned long long)v);
 	if (v < 0)
 		*--p = '-';
@@ -820,7 +811,7 @@ json_put_uint(struct json_writer *w, const char *key, unsigned long long v)
 	char	 num[24], *end = num + sizeof num, *p;
 
 	json_key(w, key);
-	p = json_digits(end, v);
+	p = digits(end, v);
 	json_put_raw(w, p, end - p);
 }
 

@@ -3,6 +3,7 @@ libpinhole_a_SOURCES += \
 	lib/clock.c lib/clock.h \
 	lib/log.c lib/log.h \
 	lib/json.c lib/json.h \
+	lib/digits.c lib/digits.h \
 	lib/fdpass.c lib/fdpass.h \
 	lib/io.c lib/io.h \
 	lib/sdnotify.c lib/sdnotify.h \

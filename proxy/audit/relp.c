@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lib/digits.h"
 #include "proxy/audit/relp.h"
 
 /*
@@ -179,33 +180,22 @@ relp_offers_ok(const char *data, size_t len, const char **why)
 size_t
 relp_frame(char *buf, uint32_t txnr, const char *cmd, size_t msglen)
 {
-	char		 head[RELP_HEAD_MAX], digits[10];
-	size_t		 n = 0, d, cl = strlen(cmd);
-	uint32_t	 v;
-	int		 pass;
+	char	*p = buf + RELP_HEAD_MAX;
+	size_t	 cl = strlen(cmd), n;
 
-	/* "TXNR SP CMD SP LEN [SP]": the numbers written without printf. */
-	for (pass = 0; pass < 2; pass++) {
-		v = pass == 0 ? txnr : (uint32_t)msglen;
-		d = 0;
-		do
-			digits[d++] = '0' + v % 10;
-		while ((v /= 10) != 0);
-		while (d > 0)
-			head[n++] = digits[--d];
-		head[n++] = ' ';
-		if (pass == 0) {
-			memcpy(head + n, cmd, cl);
-			n += cl;
-			head[n++] = ' ';
-		}
-	}
-	if (msglen == 0)
-		n--;		/* no data: no space before the LF */
-	memmove(buf + n, buf + RELP_HEAD_MAX, msglen);
-	memcpy(buf, head, n);
-	buf[n + msglen] = '\n';
-	return (n + msglen + 1);
+	/* "TXNR SP CMD SP LEN [SP]", written backwards before the data. */
+	if (msglen > 0)
+		*--p = ' ';
+	p = digits(p, msglen);
+	*--p = ' ';
+	p -= cl;
+	memcpy(p, cmd, cl);
+	*--p = ' ';
+	p = digits(p, txnr);
+	n = buf + RELP_HEAD_MAX - p + msglen;
+	memmove(buf, p, n);
+	buf[n] = '\n';
+	return (n + 1);
 }
 
 uint32_t

@@ -20,6 +20,7 @@
 #define RELP_CMD_MAX	32
 #define RELP_HEAD_MAX	32		/* "TXNR syslog DATALEN " fits */
 #define RELP_DATA_MAX	4096		/* of a frame the collector sends */
+#define RELP_FRAME_MAX	(RELP_DATA_MAX + 64)	/* and the whole frame */
 
 /* A frame read: its data points into the buffer read. */
 struct relp_frame {

@@ -472,6 +472,16 @@ ship_relp_deliver(struct ship *s, int answered)
 	ship_release(s, UINT64_MAX);
 }
 
+/* RELP: say what the collector refused, with its answer. */
+static const char *
+ship_refused(char *msg, size_t len, const char *what, int code,
+    const char *text, size_t tlen)
+{
+	snprintf(msg, len, "the collector refused %s: %d %.*s", what, code,
+	    (int)(tlen > 160 ? 160 : tlen), text);
+	return (msg);
+}
+
 /*
  * RELP: take one frame from the collector.  -1 when it took the
  * connection down.
@@ -503,12 +513,9 @@ ship_relp_frame(struct ship *s, const struct relp_frame *f)
 		    relp_offers_ok(offers, olen, &why) == -1) {
 			if (f->txnr != 1)
 				why = "RELP: an answer to no command sent";
-			else if (code != 200) {
-				snprintf(msg, sizeof msg, "the collector "
-				    "refused the session: %d %.*s", code,
-				    (int)(tlen > 160 ? 160 : tlen), text);
-				why = msg;
-			}
+			else if (code != 200)
+				why = ship_refused(msg, sizeof msg, "the session",
+				    code, text, tlen);
 			ship_down(s, why, 0);
 			return (-1);
 		}
@@ -522,9 +529,8 @@ ship_relp_frame(struct ship *s, const struct relp_frame *f)
 		return (-1);
 	}
 	if (code != 200) {
-		snprintf(msg, sizeof msg, "the collector refused a line: "
-		    "%d %.*s", code, (int)(tlen > 160 ? 160 : tlen), text);
-		ship_down(s, msg, 0);
+		ship_down(s, ship_refused(msg, sizeof msg, "a line", code, text,
+		    tlen), 0);
 		return (-1);
 	}
 	ship_relp_deliver(s, 1);
@@ -544,8 +550,8 @@ ship_relp_read(struct ship *s, struct evbuffer *in)
 	char			 msg[256];
 
 	while ((len = evbuffer_get_length(in)) > 0) {
-		if (len > RELP_DATA_MAX + RELP_HEAD_MAX * 2)
-			len = RELP_DATA_MAX + RELP_HEAD_MAX * 2;
+		if (len > RELP_FRAME_MAX)
+			len = RELP_FRAME_MAX;
 		if ((buf = (char *)evbuffer_pullup(in, len)) == NULL) {
 			ship_down(s, "out of memory", 0);
 			return;

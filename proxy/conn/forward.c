@@ -15,6 +15,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
+#include "lib/digits.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/wire/http.h"
 
@@ -48,11 +49,8 @@ conn_head_str(struct conn_head *h, const char *s)
 static void
 conn_head_num(struct conn_head *h, unsigned long long v)
 {
-	char	 num[24], *p = num + sizeof num;
+	char	 num[DIGITS_MAX], *p = digits(num + sizeof num, v);
 
-	do
-		*--p = '0' + v % 10;
-	while ((v /= 10) != 0);
 	conn_head_add(h, p, num + sizeof num - p);
 }
 
