@@ -372,7 +372,7 @@ static void
 gwopts_allow_line(const char *arg, char *buf, size_t len)
 {
 	static const char	*kw[] = { "allow ", "deny ", "allow-private ",
-	    NULL };
+	    "allow-socket ", NULL };
 	const char		**k;
 
 	for (k = kw; *k != NULL; k++) {

@@ -7,7 +7,8 @@ libpinhole_a_SOURCES += \
 	lib/fdpass.c lib/fdpass.h \
 	lib/io.c lib/io.h \
 	lib/sdnotify.c lib/sdnotify.h \
-	lib/metrics.c lib/metrics.h
+	lib/metrics.c lib/metrics.h \
+	lib/namesock.c lib/namesock.h
 
 UNIT_TESTS += tests/unit/test_json tests/unit/test_metrics
 # Diagnostics on a terminal, a file and the journal; telling a service

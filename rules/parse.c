@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/namesock.h"
 #include "rules/rules-int.h"
 
 #ifndef PRESETDIR
@@ -44,6 +45,8 @@ struct load {
 	enum rules_layer	 layer;		/* of the rules it adds */
 	struct secret		*secrets;	/* parsed by this load */
 	struct secret		**stail;
+	struct rules_file	*sockets;	/* allow-socket, as written */
+	int			 allow_vsock;
 	time_t			 now;		/* rules that ended are left out */
 	time_t			 next_end;	/* the first end still to come */
 };
@@ -79,6 +82,7 @@ static int	kw_deny(struct parse *, const char *, const char *);
 static int	kw_allow_private(struct parse *, const char *, const char *);
 static int	kw_include(struct parse *, const char *, const char *);
 static int	kw_allow_vsock(struct parse *, const char *, const char *);
+static int	kw_allow_socket(struct parse *, const char *, const char *);
 static int	kw_secret(struct parse *, const char *, const char *);
 static size_t	next_word(char **);
 static int	load_file(struct load *, const struct parse *, const char *);
@@ -95,6 +99,7 @@ static const struct keyword keywords[] = {
 	{ "include", "include FILE | include PATTERN | include preset:NAME",
 	    kw_include, 0, 0, 0, 0 },
 	{ "allow-vsock", "allow-vsock", kw_allow_vsock, 0, 1, 0, 0 },
+	{ "allow-socket", "allow-socket PATH", kw_allow_socket, 0, 0, 0, 0 },
 	{ "secret", "secret NAME for HOST[,HOST...] [from FILE]", kw_secret,
 	    0, 0, 0, 1 },
 };
@@ -504,7 +509,63 @@ kw_allow_private(struct parse *p, const char *arg, const char *text)
 static int
 kw_allow_vsock(struct parse *p, const char *arg, const char *text)
 {
-	p->load->r->allow_vsock = 1;
+	p->load->allow_vsock = 1;
+	return (0);
+}
+
+/*
+ * Is s[0..len) an environment variable's reference at its start, "$NAME"
+ * or "${NAME}"?  Returns its length, or 0.
+ */
+static size_t
+socket_var(const char *s, size_t len)
+{
+	size_t	i = 1, brace;
+
+	if (len < 2 || s[0] != '$')
+		return (0);
+	brace = s[1] == '{';
+	i += brace;
+	if (i >= len || !(isalpha((unsigned char)s[i]) || s[i] == '_'))
+		return (0);
+	while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '_'))
+		i++;
+	if (brace && (i >= len || s[i++] != '}'))
+		return (0);
+	return (i);
+}
+
+/*
+ * allow-socket PATH: the sandbox may reach this host unix socket.  PATH
+ * is absolute, or starts with $NAME, ${NAME} or ~/, expanded where the
+ * sandbox is made; never a socket that resolves names.
+ */
+static int
+kw_allow_socket(struct parse *p, const char *arg, const char *text)
+{
+	size_t	len = strlen(arg), i, v;
+	char	q[80];
+
+	(void)text;
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)arg[i] < 0x20 || arg[i] == 0x7f)
+			return (parse_error(p, "allow-socket: control character "
+			    "in '%s'", quote(q, sizeof q, arg, len)));
+	}
+	v = socket_var(arg, len);
+	if (arg[0] != '/' && strncmp(arg, "~/", 2) != 0 &&
+	    (v == 0 || (v < len && arg[v] != '/')))
+		return (parse_error(p, "allow-socket takes an absolute path, "
+		    "or one that starts with $NAME, ${NAME} or ~/, not '%s'",
+		    quote(q, sizeof q, arg, len)));
+	if (arg[0] == '/' && len >= RULES_SOCKET_MAX)
+		return (parse_error(p, "allow-socket: a unix socket's path has "
+		    "at most %d bytes", RULES_SOCKET_MAX - 1));
+	if (namesock_is(arg))
+		return (parse_error(p, "allow-socket: %s resolves names around "
+		    "the gateway; it stays closed", arg));
+	if (load_note(p->load, &p->load->sockets, arg, len) == -1)
+		return (parse_error(p, "out of memory"));
 	return (0);
 }
 
@@ -1186,6 +1247,11 @@ load_finish(struct load *l, int rv)
 		    stail = &(*stail)->next)
 			;
 		*stail = l->secrets;
+		for (tail = &l->r->sockets; *tail != NULL;
+		    tail = &(*tail)->next)
+			;
+		*tail = l->sockets;
+		l->r->allow_vsock |= l->allow_vsock;
 		if (l->next_end != 0 && (l->r->next_end == 0 ||
 		    l->next_end < l->r->next_end))
 			l->r->next_end = l->next_end;
@@ -1379,6 +1445,13 @@ size_t
 rules_files(const struct rules *r, const char **out, size_t max)
 {
 	return (file_list(r->files, out, max));
+}
+
+/* List the unix sockets the sandbox may reach, as written. */
+size_t
+rules_sockets(const struct rules *r, const char **out, size_t max)
+{
+	return (file_list(r->sockets, out, max));
 }
 
 /* List the directories whose new files would change the policy. */

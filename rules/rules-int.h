@@ -142,6 +142,7 @@ struct rules {
 	uint8_t			 ports[65536 / 8];
 	struct rules_file	*files;
 	struct rules_file	*dirs;
+	struct rules_file	*sockets;	/* allow-socket */
 	struct rule		*first;		/* rules in load order */
 	struct rule		**last;
 	time_t			 next_end;	/* rules_next_end() */

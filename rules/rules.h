@@ -287,6 +287,15 @@ size_t	rules_dirs(const struct rules *, const char **, size_t);
  */
 int	rules_allow_vsock(const struct rules *);
 
+/*
+ * The host unix sockets the sandbox may reach (allow-socket), as written:
+ * absolute, or starting with $NAME, ${NAME} or ~/ (expanded where the
+ * sandbox is made).  Stores at most max pointers; returns how many
+ * there are.
+ */
+#define RULES_SOCKET_MAX	108	/* sun_path, with its NUL */
+size_t	rules_sockets(const struct rules *, const char **, size_t);
+
 /* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
 int	rules_default_path(char *, size_t);
 

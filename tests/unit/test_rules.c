@@ -265,6 +265,26 @@ static const struct {
 	{ "allow-private 0.0.0.0/0\n", "/0" },
 	{ "allow-vsock 1\n", "allow-vsock takes no argument" },
 	{ "allow-vsock until 2030-01-01T00:00:00Z\n", "takes no argument" },
+	{ "allow-socket\n", "missing argument (allow-socket PATH)" },
+	{ "allow-socket run/x.sock\n", "takes an absolute path" },
+	{ "allow-socket $1/x\n", "takes an absolute path" },
+	{ "allow-socket ${HOME\n", "takes an absolute path" },
+	{ "allow-socket $HOMEx.sock\n", "policy:1: allow-socket takes an "
+	    "absolute path, or one that starts with $NAME, ${NAME} or ~/, "
+	    "not '$HOMEx.sock'" },
+	{ "allow-socket ~user/x\n", "takes an absolute path" },
+	{ "allow-socket /a b\n", "unexpected 'b'" },
+	{ "allow-socket /x\x01y\n", "control character in '/x\\x01y'" },
+	{ "allow-socket /run/dbus/system_bus_socket\n", "policy:1: "
+	    "allow-socket: /run/dbus/system_bus_socket resolves names around "
+	    "the gateway; it stays closed" },
+	{ "allow-socket /var/run/avahi-daemon/socket\n", "resolves names" },
+	{ "allow-socket /run/systemd/resolve/io.systemd.Resolve\n",
+	    "resolves names" },
+	{ "allow-socket /run/nscd/socket\n", "resolves names" },
+	{ "allow-socket /" "0123456789012345678901234567890123456789"
+	    "0123456789012345678901234567890123456789"
+	    "012345678901234567890123456789\n", "at most 107 bytes" },
 	{ "include\n", "missing argument" },
 	{ "include preset:../etc\n", "bad preset name" },
 	{ "include preset:nonesuch\n", "cannot read" },
@@ -463,6 +483,35 @@ test_private(void **state)
 	rules_free(r);
 }
 
+/* allow-socket: the paths as written, in load order, nothing else. */
+static void
+test_allow_socket(void **state)
+{
+	struct rules	*r = policy("allow a.example\n");
+	const char	*s[4];
+
+	assert_int_equal(rules_sockets(r, s, 4), 0);
+	rules_free(r);
+	r = policy("allow-socket $SSH_AUTH_SOCK   # git over ssh\n"
+	    "allow-socket /var/run/docker.sock\nallow-socket ~/.gnupg/S.x\n"
+	    "allow-socket ${XDG_RUNTIME_DIR}/bus\n");
+	assert_int_equal(rules_sockets(r, s, 4), 4);
+	assert_string_equal(s[0], "$SSH_AUTH_SOCK");
+	assert_string_equal(s[1], "/var/run/docker.sock");
+	assert_string_equal(s[2], "~/.gnupg/S.x");
+	assert_string_equal(s[3], "${XDG_RUNTIME_DIR}/bus");
+	/* It allows no connection by itself. */
+	expect(r, 0, "docker.sock:443");
+	rules_free(r);
+	/* A refused load adds none of it. */
+	r = policy("allow a.example\n");
+	assert_int_not_equal(rules_load_text(r, "p", "allow-socket /x\n"
+	    "allow-vsock\nallow-socket rel\n", 45, errbuf, sizeof errbuf), 0);
+	assert_int_equal(rules_sockets(r, s, 4), 0);
+	assert_false(rules_allow_vsock(r));
+	rules_free(r);
+}
+
 /* allow-vsock: off unless a file of the policy says it. */
 static void
 test_allow_vsock(void **state)
@@ -583,6 +632,7 @@ main(void)
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_allow_vsock),
+		cmocka_unit_test(test_allow_socket),
 		cmocka_unit_test(test_rules_ports),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_until),
