@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@
 /* The checks, in the order they run and are reported. */
 enum {
 	CK_USERNS, CK_APPARMOR, CK_POLICY, CK_RESOLVER, CK_LOG, CK_CONTROL,
-	CK_GUARD, CK_VETH, CK_TPROXY, CK_MAX
+	CK_GUARD, CK_SOCKETS, CK_VETH, CK_TPROXY, CK_MAX
 };
 
 enum {
@@ -642,6 +643,79 @@ doctor_guard(struct doctor *d, struct doctor_check *c)
 	free(plan);
 }
 
+/* What the host sockets check counts while it lists them. */
+struct doctor_socks {
+	struct doctor_check	*c;
+	size_t			 n;
+	size_t			 nopen;
+	size_t			 nlost;		/* cannot be closed */
+	char			 open[DOCTOR_TEXT_LEN / 3];
+	char			 lost[DOCTOR_TEXT_LEN / 3];
+};
+
+/* Add a name to a list of names, as far as it fits. */
+static void
+doctor_names(char *buf, size_t size, const char *name)
+{
+	size_t	len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s%s", len > 0 ? ", " : "", name);
+}
+
+/* List one host socket and what becomes of it. */
+static int
+doctor_socket_cb(const char *path, enum netns_sock_fate fate, void *arg)
+{
+	struct doctor_socks	*ds = arg;
+
+	ds->n++;
+	if (fate == NETNS_SOCK_OPEN) {
+		ds->nopen++;
+		doctor_names(ds->open, sizeof ds->open, path);
+	} else if (fate == NETNS_SOCK_RELATIVE) {
+		ds->nlost++;
+		doctor_names(ds->lost, sizeof ds->lost, path);
+	}
+	return (doctor_item(ds->c, "%s  %s", path,
+	    netns_sock_fate_name(fate)));
+}
+
+/*
+ * The host's unix sockets: each one bound when a sandbox would start,
+ * and whether that sandbox would reach it (the policy's allow-socket
+ * lines as the guard check expanded them).
+ */
+static void
+doctor_sockets(struct doctor *d, struct doctor_check *c)
+{
+	struct netns_hostsocks	hs;
+	struct doctor_socks	ds = { .c = c };
+	int			fd = -1;
+
+	if (netns_hostsocks_plan(&hs, d->cfg.sockets, d->cfg.nsockets) ==
+	    -1 || (fd = open("/proc/self/net/unix", O_RDONLY |
+	    O_CLOEXEC)) == -1 ||
+	    netns_hostsocks_walk(&hs, fd, doctor_socket_cb, &ds) == -1)
+		doctor_set(c, DOCTOR_FAIL, "cannot list the host's unix "
+		    "sockets: %s", strerror(errno));
+	else if (ds.nlost > 0) {
+		doctor_set(c, DOCTOR_WARN, "%zu bound on the host; %zu bound "
+		    "by a relative name cannot be closed: %s", ds.n, ds.nlost,
+		    ds.lost);
+		doctor_fix(c, "bind it by its absolute path, or stop it while "
+		    "sandboxes run");
+	} else if (ds.nopen > 0)
+		doctor_set(c, DOCTOR_OK, "%zu bound on the host; a sandbox "
+		    "reaches %zu, by allow-socket: %s", ds.n, ds.nopen,
+		    ds.open);
+	else
+		doctor_set(c, DOCTOR_OK, "%zu bound on the host; a sandbox "
+		    "reaches none", ds.n);
+	if (fd != -1)
+		close(fd);
+	netns_hostsocks_free(&hs);
+}
+
 /* Which checks pinhole run needs to pass. */
 enum doctor_need {
 	NEED_NOT,
@@ -662,6 +736,7 @@ static const struct {
 	[CK_LOG] = { "log", doctor_log, NEED_ALWAYS },
 	[CK_CONTROL] = { "control", doctor_control, NEED_ALWAYS },
 	[CK_GUARD] = { "guard", doctor_guard, NEED_ALWAYS },
+	[CK_SOCKETS] = { "sockets", doctor_sockets, NEED_NOT },
 	[CK_VETH] = { "veth", doctor_veth, NEED_ALWAYS },
 	[CK_TPROXY] = { "tproxy", doctor_tproxy, NEED_NOT },
 };
@@ -710,6 +785,7 @@ out:
 	if (d->rules != NULL)
 		rules_free(d->rules);
 	runguard_free(&d->guard);
+	doctor_free(d->c, CK_MAX);
 	free(d);
 	return (rv);
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +47,43 @@ doctor_fix(struct doctor_check *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Add a line to a check's list. */
+int
+doctor_item(struct doctor_check *c, const char *fmt, ...)
+{
+	va_list	  ap;
+	char	**n, *line;
+	int	  r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (r == -1)
+		return (-1);
+	if ((n = reallocarray(c->items, c->nitems + 1, sizeof *n)) == NULL) {
+		free(line);
+		return (-1);
+	}
+	c->items = n;
+	c->items[c->nitems++] = line;
+	return (0);
+}
+
+/* Free the checks' lists. */
+void
+doctor_free(struct doctor_check *c, size_t n)
+{
+	size_t	i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < c[i].nitems; k++)
+			free(c[i].items[k]);
+		free(c[i].items);
+		c[i].items = NULL;
+		c[i].nitems = 0;
+	}
+}
+
 /* Does this check keep pinhole run from working? */
 static int
 doctor_blocks(const struct doctor_check *c)
@@ -71,7 +109,7 @@ doctor_ok(const struct doctor_check *c, size_t n)
 void
 doctor_print(FILE *f, const struct doctor_check *c, size_t n)
 {
-	size_t	i, failed = 0;
+	size_t	i, k, failed = 0;
 	int	width = 0;
 
 	for (i = 0; i < n; i++) {
@@ -86,6 +124,11 @@ doctor_print(FILE *f, const struct doctor_check *c, size_t n)
 		    c[i].verdict == DOCTOR_FAIL))
 			fputs(" (pinhole run works without it)", f);
 		fputc('\n', f);
+		for (k = 0; k < c[i].nitems; k++) {
+			fprintf(f, "%-*s        ", width, "");
+			ctl_print_safe(f, c[i].items[k]);
+			fputc('\n', f);
+		}
 		if (c[i].fix[0] != '\0') {
 			fprintf(f, "%-*s        fix: ", width, "");
 			ctl_print_safe(f, c[i].fix);
@@ -98,6 +141,20 @@ doctor_print(FILE *f, const struct doctor_check *c, size_t n)
 	else
 		fprintf(f, "pinhole run will not work: %zu check%s failed\n",
 		    failed, failed == 1 ? "" : "s");
+}
+
+/* A check's list, if it has one. */
+static void
+doctor_json_items(struct json_writer *w, const struct doctor_check *c)
+{
+	size_t	k;
+
+	if (c->nitems == 0)
+		return;
+	json_open_array(w, "items");
+	for (k = 0; k < c->nitems; k++)
+		json_put_elem_str(w, c->items[k]);
+	json_close_array(w);
 }
 
 /* Write the report as one JSON object. */
@@ -120,6 +177,7 @@ doctor_json(struct json_writer *w, const struct doctor_check *c, size_t n)
 			json_put_str(w, "fix", c[i].fix);
 		else
 			json_put_null(w, "fix");
+		doctor_json_items(w, &c[i]);
 		json_close(w);
 	}
 	json_close_array(w);

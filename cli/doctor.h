@@ -27,11 +27,18 @@ struct doctor_check {
 	enum doctor_verdict	 verdict;
 	char			 detail[DOCTOR_TEXT_LEN];
 	char			 fix[DOCTOR_TEXT_LEN];	/* "" when none */
+	char			**items;	/* a list under the check */
+	size_t			 nitems;
 };
 
 /* Give a check its verdict and what was found (printf-like). */
 void	doctor_set(struct doctor_check *, enum doctor_verdict, const char *,
 	    ...) __attribute__((format(printf, 3, 4)));
+/* Add a line to the check's list (printf-like); 0, or -1: no memory. */
+int	doctor_item(struct doctor_check *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* Free the checks' lists. */
+void	doctor_free(struct doctor_check *, size_t);
 /* Say what fixes it (printf-like). */
 void	doctor_fix(struct doctor_check *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
@@ -45,7 +52,10 @@ int	doctor_ok(const struct doctor_check *, size_t);
 /* One line a check, aligned, each fix under its check; then the verdict. */
 void	doctor_print(FILE *, const struct doctor_check *, size_t);
 
-/* {"ok":B,"checks":[{"name","verdict","required","detail","fix"}...]} */
+/*
+ * {"ok":B,"checks":[{"name","verdict","required","detail","fix"}...]},
+ * and "items":[...] for a check with a list.
+ */
 void	doctor_json(struct json_writer *, const struct doctor_check *,
 	    size_t);
 

@@ -16,7 +16,8 @@
 #include "proxy/wire/secret.h"
 #include "rules/rules.h"
 
-static int	runguard_name_line(char *, size_t, size_t *, const char *);
+static int	runguard_text_line(char *, size_t, size_t *, char,
+		    const char *);
 
 /* Start empty. */
 void
@@ -39,6 +40,9 @@ runguard_free(struct runguard *rg)
 	for (i = 0; i < rg->nenv; i++)
 		free(rg->env[i]);
 	rg->nenv = 0;
+	for (i = 0; i < rg->nsockets; i++)
+		free(rg->sockets[i]);
+	rg->nsockets = 0;
 	free(rg->ca);
 	free(rg->trust);
 	rg->ca = rg->trust = NULL;
@@ -417,6 +421,26 @@ runguard_plan_dirs(char *buf, size_t len, size_t *n, const struct rules *rules)
 	return (0);
 }
 
+/* The host sockets the policy opens: "s PATH", as written. */
+static int
+runguard_plan_sockets(char *buf, size_t len, size_t *n,
+    const struct rules *rules)
+{
+	const char	*socks[NETNS_OPEN_MAX];
+	size_t		 i, ns;
+
+	if ((ns = rules_sockets(rules, socks, NETNS_OPEN_MAX)) >
+	    NETNS_OPEN_MAX) {
+		errno = E2BIG;
+		return (-1);
+	}
+	for (i = 0; i < ns; i++) {
+		if (runguard_text_line(buf, len, n, 's', socks[i]) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
 /*
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attach.h): the user's policy directory, the policy files',
@@ -460,10 +484,12 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 	}
 	for (i = 0; i < nf; i++) {
 		if ((rs[i]->file != NULL && runguard_line(buf, len, &n, 'h',
-		    rs[i]->file) == -1) || runguard_name_line(buf, len, &n,
-		    rs[i]->name) == -1)
+		    rs[i]->file) == -1) || runguard_text_line(buf, len, &n,
+		    'e', rs[i]->name) == -1)
 			return (-1);
 	}
+	if (runguard_plan_sockets(buf, len, &n, rules) == -1)
+		return (-1);
 	if (ca != NULL && trust != NULL &&
 	    (runguard_line(buf, len, &n, 'c', ca) == -1 ||
 	    runguard_line(buf, len, &n, 't', trust) == -1))
@@ -489,16 +515,23 @@ runguard_sandbox(struct runguard *g, const char *plan,
 	cfg->nenv = g->nenv;
 	cfg->trust_ca = g->ca;
 	cfg->trust_bundle = g->trust;
+	cfg->sockets = (const char *const *)g->sockets;
+	cfg->nsockets = g->nsockets;
 	return (0);
 }
 
-/* Add one plan line "e NAME". */
+/* Add one plan line "K TEXT", the text as it is. */
 static int
-runguard_name_line(char *buf, size_t len, size_t *n, const char *name)
+runguard_text_line(char *buf, size_t len, size_t *n, char kind,
+    const char *text)
 {
 	int	w;
 
-	w = snprintf(buf + *n, len - *n, "e %s\n", name);
+	if (strchr(text, '\n') != NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
+	w = snprintf(buf + *n, len - *n, "%c %s\n", kind, text);
 	if (w < 0 || (size_t)w >= len - *n) {
 		errno = ENAMETOOLONG;
 		return (-1);
@@ -537,6 +570,65 @@ runguard_trust(char **slot, const char *path)
 	return ((*slot = strdup(path)) == NULL ? -1 : 0);
 }
 
+/*
+ * A socket's path as the policy wrote it, expanded: a leading $NAME,
+ * ${NAME} or ~/ from this process's environment (the command's).
+ * Returns 0, or 1 when it names nothing here (a variable not set, or
+ * not an absolute path), with why said on stderr.
+ */
+static int
+runguard_expand(const char *text, char *out, size_t len)
+{
+	const char	*rest = text, *val = "";
+	char		 name[128];
+	size_t		 n;
+
+	if (strncmp(text, "~/", 2) == 0) {
+		val = getenv("HOME");
+		rest = text + 1;
+		snprintf(name, sizeof name, "HOME");
+	} else if (text[0] == '$') {
+		n = strspn(text + 1 + (text[1] == '{'), "ABCDEFGHIJKLMNOPQRSTUV"
+		    "WXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		if (n == 0 || n >= sizeof name)
+			return (1);
+		memcpy(name, text + 1 + (text[1] == '{'), n);
+		name[n] = '\0';
+		rest = text + 1 + n + (text[1] == '{' ? 2 : 0);
+		val = getenv(name);
+	}
+	if (val == NULL || (text[0] != '/' && val[0] == '\0')) {
+		fprintf(stderr, "pinhole: allow-socket %s: %s is not set; "
+		    "that socket stays closed\n", text, name);
+		return (1);
+	}
+	if ((size_t)snprintf(out, len, "%s%s", val, rest) >= len ||
+	    out[0] != '/') {
+		fprintf(stderr, "pinhole: allow-socket %s: not an absolute "
+		    "path here; that socket stays closed\n", text);
+		return (1);
+	}
+	return (0);
+}
+
+/* Note a host socket the command may reach. */
+static int
+runguard_socket(struct runguard *rg, const char *text)
+{
+	char	path[PATH_MAX];
+
+	if (runguard_expand(text, path, sizeof path) != 0)
+		return (0);
+	if (rg->nsockets == NETNS_OPEN_MAX) {
+		errno = E2BIG;
+		return (-1);
+	}
+	if ((rg->sockets[rg->nsockets] = strdup(path)) == NULL)
+		return (-1);
+	rg->nsockets++;
+	return (0);
+}
+
 /* Guard what a plan says.  Returns 0, or -1 with errno set. */
 int
 runguard_apply(struct runguard *rg, const char *plan)
@@ -571,6 +663,9 @@ runguard_apply(struct runguard *rg, const char *plan)
 			break;
 		case 'e':
 			rv = runguard_env(rg, path);
+			break;
+		case 's':
+			rv = runguard_socket(rg, path);
 			break;
 		case 'c':
 			rv = runguard_trust(&rg->ca, path);

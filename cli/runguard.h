@@ -27,6 +27,9 @@ struct runguard {
 	/* "NAME=PLACEHOLDER": secrets the command sees masked. */
 	char			*env[RUNGUARD_ENV_MAX];
 	size_t			 nenv;
+	/* Host unix sockets the command may reach (allow-socket). */
+	char			*sockets[NETNS_OPEN_MAX];
+	size_t			 nsockets;
 	char			*ca;		/* inspection's CA, or NULL */
 	char			*trust;		/* and the bundle with it */
 };
@@ -76,8 +79,9 @@ int	runguard_covers(const struct runguard *, const char *);
  * the policy's files and the log file (their directories read-only), the
  * system policy's directory (made if missing and it can be) and those
  * of glob includes (read-only), the log key, the control directory and
- * the secrets' files (hidden), /etc/hosts (read-only); "e NAME" for
- * each secret, which the command sees as its placeholder; "c CA" and
+ * the secrets' files (hidden), /etc/hosts (read-only); "s PATH" for
+ * each host socket the command may reach, as the policy wrote it
+ * (expanded where the sandbox is made); "e NAME" for each secret, which the command sees as its placeholder; "c CA" and
  * "t BUNDLE", what it trusts when the gateway inspects TLS (NULL: it
  * does not).  Paths are made absolute here.  runguard_apply() guards
  * what a plan says.  Both return 0, or -1 with errno set.

@@ -869,6 +869,16 @@ json_open_elem(struct json_writer *w)
 	json_open(w);
 }
 
+/* Put a string as the next element of an array. */
+void
+json_put_elem_str(struct json_writer *w, const char *str)
+{
+	if (w->members > 0)
+		json_put_c(w, ',');
+	json_put_quoted(w, str, strlen(str));
+	w->members++;
+}
+
 /* Close an array (the object it is a member of has one member now). */
 void
 json_close_array(struct json_writer *w)

@@ -122,10 +122,12 @@ void	json_put_member(struct json_writer *, const char *,
 void	json_open_member(struct json_writer *, const char *);
 /*
  * An array of objects as a member: "key":[ ... ], each element opened
- * with json_open_elem() and closed with json_close().
+ * with json_open_elem() and closed with json_close(); or of strings,
+ * each put with json_put_elem_str().
  */
 void	json_open_array(struct json_writer *, const char *);
 void	json_open_elem(struct json_writer *);
+void	json_put_elem_str(struct json_writer *, const char *);
 void	json_close_array(struct json_writer *);
 /* Append a JSON string literal for bytes (escaped, invalid UTF-8 as U+FFFD). */
 void	json_put_quoted(struct json_writer *, const char *, size_t);

@@ -26,26 +26,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/namesock.h"
 #include "netns/netns-int.h"
 #include "netns/netns.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
 #endif
-
-/*
- * Sockets through which a name could be resolved outside the gateway:
- * systemd-resolved's varlink, nscd, and the system D-Bus (where
- * systemd-resolved and avahi answer name look-ups).
- */
-static const char *exec_hidden[] = {
-	"/run/systemd/resolve/io.systemd.Resolve",
-	"/run/nscd/socket",
-	"/var/run/nscd/socket",
-	"/run/dbus/system_bus_socket",
-	"/var/run/dbus/system_bus_socket",
-	NULL
-};
 
 /* The child's report to pinhole: sent whole (SEQPACKET). */
 struct exec_report {
@@ -163,7 +150,8 @@ exec_cover(const char *source, const char *target)
 static void
 exec_resolv(const struct netns_config *cfg, int errfd)
 {
-	const char	**hidden, *dir;
+	const char *const	*hidden;
+	const char		*dir;
 	char		  path[64];
 	struct stat	  st;
 
@@ -176,7 +164,7 @@ exec_resolv(const struct netns_config *cfg, int errfd)
 		exec_fail(errfd, "mount over /etc/resolv.conf");
 	if (umount2(dir, MNT_DETACH) == -1)
 		exec_fail(errfd, "unmount the scratch tmpfs");
-	for (hidden = exec_hidden; *hidden != NULL; hidden++) {
+	for (hidden = namesock_paths; *hidden != NULL; hidden++) {
 		if (lstat(*hidden, &st) == -1)
 			continue;
 		if (exec_cover("/dev/null", *hidden) == -1)
@@ -230,6 +218,26 @@ exec_trust(const struct netns_config *cfg, int errfd)
 		if (setenv(*v, home, 1) == -1)
 			exec_fail(errfd, "setenv");
 	}
+}
+
+/*
+ * Close the host's unix sockets, but those the policy opens: hostsock.c.
+ * After the resolver's sockets are covered (they stay closed whatever
+ * is opened) and the trust bundle is in place (it comes from the
+ * control directory, below the runtime directory this empties).
+ */
+static void
+exec_hostsocks(const struct netns_config *cfg, int unixfd, int errfd)
+{
+	struct netns_hostsocks	hs;
+	char			why[sizeof(((struct exec_report *)0)->err)];
+
+	if (netns_hostsocks_plan(&hs, cfg->sockets, cfg->nsockets) == -1)
+		exec_fail(errfd, "plan the host's sockets");
+	if (netns_hostsocks_close(&hs, unixfd, why, sizeof why) == -1)
+		exec_die(errfd, why);
+	netns_hostsocks_free(&hs);
+	close(unixfd);
 }
 
 /* Keep the gateway's files out of the command's reach: netns.h. */
@@ -371,6 +379,19 @@ exec_wait_word(int sock)
 		_exit(1);
 }
 
+/* Say why the sandbox has no safe /proc, and die. */
+static void __attribute__((noreturn))
+exec_proc_fail(int errfd, int proc)
+{
+	char	why[sizeof(((struct exec_report *)0)->err)];
+	int	landlock = errno;
+
+	snprintf(why, sizeof why, "mount the sandbox's /proc: %s; and no "
+	    "Landlock (%s) to keep the command from the host's processes "
+	    "through the host's /proc", strerror(proc), strerror(landlock));
+	exec_die(errfd, why);
+}
+
 /*
  * pid 1 of the sandbox's PID namespace: mounts its /proc, drops
  * capabilities, starts the command and passes signals on to it.  Never
@@ -381,13 +402,21 @@ exec_init(const struct netns_config *cfg, const sigset_t *ignored, int errfd)
 {
 	sigset_t	set;
 	pid_t		pid;
+	int		proc;
 
 	netns_init_signals(&set);
-	/* Best effort: without it /proc shows the host's processes. */
-	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+	proc = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    NULL) == 0 ? 0 : errno;
 	exec_drop_caps(errfd);
 	if (netns_seccomp(cfg->allow_vsock) == -1)
 		exec_fail(errfd, "install the seccomp filter");
+	/*
+	 * Without a /proc of its own the command sees the host's processes,
+	 * and through /proc/PID/root their filesystem, where nothing is
+	 * hidden: only a Landlock domain keeps it out.
+	 */
+	if (netns_landlock() == -1 && proc != 0)
+		exec_proc_fail(errfd, proc);
 	/*
 	 * vfork: this process is a copy of pinhole, every library mapped;
 	 * copying it again only for an exec costs more than the rest of
@@ -404,12 +433,13 @@ exec_init(const struct netns_config *cfg, const sigset_t *ignored, int errfd)
 
 /* The sandbox child in the sandbox netns: see netns-int.h. */
 void
-netns_exec_child(const struct netns_config *cfg, int sock,
+netns_exec_child(const struct netns_config *cfg, int sock, int unixfd,
     const sigset_t *ignored)
 {
 	exec_mount_ns(sock);
 	exec_resolv(cfg, sock);
 	exec_trust(cfg, sock);
+	exec_hostsocks(cfg, unixfd, sock);
 	exec_guard(cfg, sock);
 	exec_env(cfg, sock);
 	exec_close_fds();

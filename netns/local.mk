@@ -6,13 +6,21 @@ libpinhole_a_SOURCES += \
 	netns/sandbox.c \
 	netns/exec.c \
 	netns/guard.c \
+	netns/hostsock.c \
 	netns/seccomp.c \
+	netns/landlock.c \
 	netns/child.c \
 	netns/init.c \
 	netns/nft.c \
 	netns/probe.c
 
 UNIT_TESTS += tests/unit/test_netns
+# The reader of the host's /proc/net/unix, whose names users choose.
+FUZZ_TARGETS += tests/fuzz/fuzz_unixlist
+tests_fuzz_fuzz_unixlist_SOURCES = tests/fuzz/fuzz_unixlist.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_unixlist_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_unixlist_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/unixlist
 
 # A test-only program: open the sandbox, serve an echo on its listeners,
 # run a command in it.  Exercises the plumbing without the gateway.
@@ -22,11 +30,14 @@ tests_integration_netns_probe_LDADD = libpinhole.a $(DEP_LIBS)
 TESTS += \
 	tests/integration/run-status.sh \
 	tests/integration/run-escape.sh \
-	tests/integration/run-guard.sh
+	tests/integration/run-guard.sh \
+	tests/integration/host-sockets.sh
 EXTRA_DIST += \
 	tests/integration/run-status.sh \
 	tests/integration/run-escape.sh \
-	tests/integration/run-guard.sh
+	tests/integration/run-guard.sh \
+	tests/integration/host-sockets.sh \
+	tests/integration/unixprobe.py
 EXTRA_DIST += docs/sandbox.md
 
 # pinhole run with real clients (curl, wget, python, git, pip) and escapes.

@@ -31,8 +31,17 @@ void		 netns_init_ignored(sigset_t *);
  * sock, then run the command as the sandbox's init.  Never returns.
  */
 struct netns_config;
-void		 netns_exec_child(const struct netns_config *, int,
+void		 netns_exec_child(const struct netns_config *, int, int,
 		    const sigset_t *) __attribute__((noreturn));
+
+/*
+ * Close the host's unix sockets to the sandbox in the current mount
+ * namespace, as planned; the descriptor lists the host's sockets
+ * (hostsock.c).  0, or -1 with err saying what failed.
+ */
+struct netns_hostsocks;
+int		 netns_hostsocks_close(const struct netns_hostsocks *, int,
+		    char *, size_t);
 
 /* The sandbox init's loop: pass signals on, reap, exit with pid's status. */
 void		 netns_init_loop(pid_t, const sigset_t *)
@@ -65,6 +74,13 @@ int		 netns_guard_paths(const struct netns_guard *, size_t, char *,
  * sight).  Needs no_new_privs.  Returns 0, or -1 with errno set.
  */
 int		 netns_seccomp(int);
+
+/*
+ * Put this process and all it starts in a Landlock domain of their own,
+ * which keeps them from other processes' /proc entries (landlock.c).
+ * Needs no_new_privs.  Returns 0, or -1 with errno set (no Landlock).
+ */
+int		 netns_landlock(void);
 
 /* Write a short string to a file (a /proc knob). */
 int		 netns_write_file(const char *, const char *);

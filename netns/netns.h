@@ -84,6 +84,12 @@ struct netns_config {
 	/* "NAME=VALUE", set for the command (secrets' placeholders). */
 	const char *const	*env;
 	size_t			 nenv;
+	/*
+	 * The host unix sockets the command may reach (allow-socket):
+	 * absolute paths.  Every other one is closed to it (hostsock.c).
+	 */
+	const char *const	*sockets;
+	size_t			 nsockets;
 };
 
 /* A listening socket in the gateway namespace, bound to 0.0.0.0:port. */
@@ -192,6 +198,77 @@ struct netns_child	*netns_child_start(struct event_base *,
 			    struct netns_sandbox *, void (*)(int, void *), void *,
 			    char *, size_t);
 void			 netns_child_free(struct netns_child *);
+
+/*
+ * The host's unix sockets, and what becomes of each in a sandbox
+ * (hostsock.c): closed (/dev/null over it), in a directory the sandbox
+ * gets empty (the runtime directory, /tmp/.X11-unix), opened by the
+ * policy, one that resolves names (closed whatever the policy says),
+ * not there (or not the user's to reach), or bound by a relative name
+ * that cannot be found.
+ */
+enum netns_sock_fate {
+	NETNS_SOCK_COVERED,
+	NETNS_SOCK_EMPTIED,
+	NETNS_SOCK_OPEN,
+	NETNS_SOCK_NAMES,
+	NETNS_SOCK_GONE,
+	NETNS_SOCK_RELATIVE
+};
+
+#define NETNS_EMPTY_MAX	4
+#define NETNS_OPEN_MAX	32
+
+struct netns_hostsocks {
+	struct netns_empty_dir {
+		char	*path;		/* as named */
+		char	*real;		/* as found */
+		int	 x11;		/* /tmp/.X11-unix: mode 1777 */
+	}			 dirs[NETNS_EMPTY_MAX];
+	size_t			 ndirs;
+	struct netns_open_sock {
+		char	*path;		/* as the policy gave it, expanded */
+		char	*real;
+		dev_t	 dev;
+		ino_t	 ino;
+		int	 fd;		/* O_PATH */
+	}			 open[NETNS_OPEN_MAX];
+	size_t			 nopen;
+};
+
+/*
+ * Plan what a sandbox does with the host's sockets, the ones the policy
+ * opens given (absolute); walk the host's sockets, listed by a
+ * descriptor of its /proc/net/unix, calling back with each name and its
+ * fate (a callback's -1 stops the walk).  0, or -1 with errno set.
+ */
+int		 netns_hostsocks_plan(struct netns_hostsocks *,
+		    const char *const *, size_t);
+int		 netns_hostsocks_walk(const struct netns_hostsocks *, int,
+		    int (*)(const char *, enum netns_sock_fate, void *), void *);
+void		 netns_hostsocks_free(struct netns_hostsocks *);
+const char	*netns_sock_fate_name(enum netns_sock_fate);
+
+/* One line of /proc/net/unix (without its newline).  Pure. */
+struct netns_unix_ent {
+	unsigned int	 flags;		/* 0x10000: listening */
+	unsigned int	 type;		/* 1 stream, 2 datagram, 5 seqpacket */
+	unsigned int	 state;
+	const char	*path;		/* into the line; NULL: not bound */
+	size_t		 pathlen;
+};
+
+int	netns_unix_line(const char *, size_t, struct netns_unix_ent *);
+
+/*
+ * The names of the sockets that listen (stream, seqpacket) or are bound
+ * (datagram) in the text of /proc/net/unix, at most 107 bytes each,
+ * sorted and each once; with each also joined to the lines after it, as
+ * the kernel writes a name's newlines as they are.  Pure; the caller
+ * frees each name and the array.  0, or -1: out of memory.
+ */
+#define NETNS_UNIX_NAME_MAX	107
+int	netns_unix_names(const char *, size_t, char ***, size_t *);
 
 /* A wait status as a shell exit status: 128+N for signal N.  Pure. */
 int	netns_exit_status(int);

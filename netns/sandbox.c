@@ -376,7 +376,7 @@ setup_send(struct setup *s, int sock)
  * the wait for the word to start fails).  Never returns.
  */
 static void __attribute__((noreturn))
-setup_child(const struct netns_config *cfg, int sock, int userns,
+setup_child(const struct netns_config *cfg, int sock, int unixfd, int userns,
     uid_t uid, gid_t gid, const sigset_t *ignored)
 {
 	struct setup	s;
@@ -398,7 +398,7 @@ setup_child(const struct netns_config *cfg, int sock, int userns,
 		_exit(1);
 	for (i = 0; i < s.nfds; i++)
 		close(s.fds[i]);
-	netns_exec_child(cfg, sock, ignored);
+	netns_exec_child(cfg, sock, unixfd, ignored);
 }
 
 /*
@@ -477,6 +477,7 @@ sandbox_setup(struct netns_sandbox *sb, const struct netns_config *cfg,
 {
 	struct setup_msg	*msg = NULL;
 	int			 sp[2] = { -1, -1 }, fds[FDPASS_MAX];
+	int			 unixfd = -1;
 	unsigned int		 i, nfds = 0;
 	sigset_t		 ignored;
 	uid_t			 uid = geteuid();
@@ -492,15 +493,24 @@ sandbox_setup(struct netns_sandbox *sb, const struct netns_config *cfg,
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		goto out;
 	}
+	/* The host's unix sockets, read by the child: hostsock.c. */
+	if ((unixfd = open("/proc/self/net/unix", O_RDONLY | O_CLOEXEC)) ==
+	    -1) {
+		snprintf(err, errlen, "list the host's unix sockets: %s",
+		    strerror(errno));
+		goto out;
+	}
 	netns_init_ignored(&ignored);
 	if ((pid = sandbox_clone(&userns, err, errlen)) == -1)
 		goto out;
 	if (pid == 0) {
 		close(sp[0]);
-		setup_child(cfg, sp[1], userns, uid, gid, &ignored);
+		setup_child(cfg, sp[1], unixfd, userns, uid, gid, &ignored);
 	}
 	close(sp[1]);
 	sp[1] = -1;
+	close(unixfd);
+	unixfd = -1;
 	if (sandbox_receive(sp[0], msg, fds, &nfds) != 0)
 		snprintf(err, errlen, "the sandbox child died");
 	else if (!msg->ok)
@@ -527,6 +537,8 @@ out:
 		close(sp[0]);
 	if (sp[1] != -1)
 		close(sp[1]);
+	if (unixfd != -1)
+		close(unixfd);
 	free(msg);
 	return (ret);
 }

@@ -218,9 +218,22 @@ attach_fds(const char *s, struct attach_msg *msg, const char **errstr)
 }
 
 /*
- * Every guard line is "K /PATH" with K one of d f r h c t, or "e NAME"
- * with NAME an environment variable's.
+ * Does a guard line's text start right for its kind: "e NAME" with NAME
+ * an environment variable's, "s PATH" with PATH absolute or starting
+ * with $ or ~/ (expanded by the run), "K /PATH" for the others?
  */
+static int
+attach_guard_text(char kind, const char *t)
+{
+	if (kind == 'e')
+		return (t[0] == '_' || isalpha((unsigned char)t[0]));
+	if (kind == 's')
+		return (t[0] == '/' || t[0] == '$' || (t[0] == '~' &&
+		    t[1] == '/'));
+	return (t[0] == '/');
+}
+
+/* Every guard line is "K TEXT" with K one of d f r h c t e s. */
 static int
 attach_guards_ok(const char *s, const char **errstr)
 {
@@ -228,9 +241,8 @@ attach_guards_ok(const char *s, const char **errstr)
 
 	for (; *s != '\0'; s = nl + 1) {
 		if ((nl = strchr(s, '\n')) == NULL || s[0] == '\0' ||
-		    strchr("dfrhcte", s[0]) == NULL || s[1] != ' ' ||
-		    (s[0] == 'e' ? (s[2] != '_' && !isalpha((unsigned char)s[2])) :
-		    s[2] != '/')) {
+		    strchr("dfrhctes", s[0]) == NULL || s[1] != ' ' ||
+		    !attach_guard_text(s[0], s + 2)) {
 			*errstr = "bad guard line";
 			return (-1);
 		}

@@ -37,6 +37,9 @@ check_guards(const char *g)
 		CHECK(g[0] != '\0' && g[1] == ' ');
 		if (g[0] == 'e')	/* an environment variable's name */
 			CHECK(g[2] == '_' || isalpha((unsigned char)g[2]));
+		else if (g[0] == 's')	/* a path, or one to expand */
+			CHECK(g[2] == '/' || g[2] == '$' ||
+			    (g[2] == '~' && g[3] == '/'));
 		else			/* a path */
 			CHECK(strchr("dfrhct", g[0]) != NULL && g[2] == '/');
 	}

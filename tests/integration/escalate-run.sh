@@ -10,8 +10,7 @@ export XDG_RUNTIME_DIR
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 cp "$PINHOLE" "$T/pinhole"
 cat >"$T/inside.sh" <<'EOS'
-dir=$XDG_RUNTIME_DIR/pinhole
-echo "listing:$(ls -A "$dir" 2>&1 | tr '\n' ' ')"
+echo "listing:$(ls -A "$XDG_RUNTIME_DIR" 2>&1 | tr '\n' ' ')"
 python3 - "$dir" <<'EOP'
 import glob, os, socket, sys
 d = sys.argv[1]
@@ -35,7 +34,8 @@ if ! PINHOLE_BIN="$T/pinhole" "$PINHOLE" run -- sh "$T/inside.sh" \
 	grep -q "user namespace" "$T/err" && skip "no namespaces here: $(head -1 "$T/err")"
 	fail "pinhole run: $(tail -3 "$T/err")"
 fi
-grep -q '^listing:$' "$T/out" && ok "the control directory is empty inside" ||
+grep -q '^listing:$' "$T/out" &&
+    ok "the runtime directory, control directory and all, is empty inside" ||
     fail "inside listing: $(grep listing "$T/out")"
 grep -q REACHED "$T/out" && fail "the sandbox reached a control socket" ||
     ok "no control socket reachable from the sandbox"

@@ -30,7 +30,8 @@ test_roundtrip(void **state)
 	static const char *const msgs[] = {
 		"{\"op\":\"attach\",\"cmd\":\"uv lock\"}",
 		"{\"op\":\"config\",\"sandbox\":\"7\",\"ports\":\"80 443 22\","
-		    "\"vsock\":true,\"guards\":\"d /a\\u000ah /b c\\u000a\"}",
+		    "\"vsock\":true,\"guards\":\"d /a\\u000ah /b c\\u000a"
+		    "s $SSH_AUTH_SOCK\\u000as ~/x\\u000as /r\\u000a\"}",
 		"{\"op\":\"listeners\",\"pid\":42,\"fds\":\"proxy dns dns "
 		    "capture udp raw\"}",
 		"{\"op\":\"ok\"}",
@@ -64,7 +65,8 @@ test_roundtrip(void **state)
 	assert_int_equal(m.nports, 3);
 	assert_int_equal(m.ports[2], 22);
 	assert_true(m.vsock);
-	assert_string_equal(m.guards, "d /a\nh /b c\n");
+	assert_string_equal(m.guards, "d /a\nh /b c\ns $SSH_AUTH_SOCK\ns ~/x\n"
+	    "s /r\n");
 	assert_int_equal(parse(msgs[2], &m, &why), ATTACH_LISTENERS);
 	assert_int_equal(m.nfds, 6);
 	assert_int_equal(m.fds[0], ATTACH_FD_PROXY);
@@ -106,6 +108,9 @@ test_refused(void **state)
 		"{\"op\":\"config\",\"sandbox\":\"1\",\"guards\":\"x /a\\n\"}",
 		"{\"op\":\"config\",\"sandbox\":\"1\",\"guards\":\"d a\\n\"}",
 		"{\"op\":\"config\",\"sandbox\":\"1\",\"guards\":\"d /a\"}",
+		"{\"op\":\"config\",\"sandbox\":\"1\",\"guards\":\"s a\\n\"}",
+		"{\"op\":\"config\",\"sandbox\":\"1\",\"guards\":\"s ~a\\n\"}",
+		"{\"op\":\"config\",\"sandbox\":\"1\",\"guards\":\"d $a\\n\"}",
 		"{\"op\":\"config\",\"sandbox\":\"12345678901234567\"}",
 		"{\"op\":\"listeners\",\"pid\":0,\"fds\":\"proxy\"}",
 		"{\"op\":\"listeners\",\"pid\":1,\"fds\":\"proxy tap\"}",

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -176,6 +177,85 @@ test_nft_batch(void **state)
 	    sizeof small), 0);
 }
 
+/* Lines of /proc/net/unix, as the kernel writes them. */
+static void
+test_unix_line(void **state)
+{
+	struct netns_unix_ent	e;
+	const char		*l;
+
+	(void)state;
+	l = "0000000000000000: 00000002 00000000 00010000 0001 01 12345 "
+	    "/run/user/1000/bus";
+	assert_int_equal(netns_unix_line(l, strlen(l), &e), 0);
+	assert_int_equal(e.flags, 0x10000);
+	assert_int_equal(e.type, 1);
+	assert_int_equal(e.state, 1);
+	assert_int_equal(e.pathlen, strlen("/run/user/1000/bus"));
+	assert_memory_equal(e.path, "/run/user/1000/bus", e.pathlen);
+	/* Unbound, the inode padded with spaces. */
+	l = "00000000a1b2c3d4: 00000003 00000000 00000000 0001 03  1084";
+	assert_int_equal(netns_unix_line(l, strlen(l), &e), 0);
+	assert_null(e.path);
+	/* A name with spaces is the rest of the line. */
+	l = "ffff8881: 00000002 00000000 00000000 0002 01 7 /tmp/a b  c";
+	assert_int_equal(netns_unix_line(l, strlen(l), &e), 0);
+	assert_int_equal(e.type, 2);
+	assert_memory_equal(e.path, "/tmp/a b  c", e.pathlen);
+	/* Not entries. */
+	const char *bad[] = {
+	    "Num       RefCount Protocol Flags    Type St Inode Path",
+	    "", ":", "0000: 1 2 3 4 5",
+	    "0000: 00000002 00000000 00010000 0001 01 /x",
+	    "0000: 00000002 00000000 000100000 0001 01 5 /x",
+	    "00000000000000000: 00000002 00000000 00010000 0001 01 5 /x",
+	    "0000: 00000002 00000000 00010000 0001 01 5 ",
+	    "0000: 0000000g 00000000 00010000 0001 01 5 /x",
+	    "0000:00000002 00000000 00010000 0001 01 5 /x",
+	    "0000: 00000002 00000000 00010000 0001 01 5x /x",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(netns_unix_line(bad[i], strlen(bad[i]), &e), -1);
+}
+
+/* The names a listing binds: listening or datagram, pathname or not. */
+static void
+test_unix_names(void **state)
+{
+	const char	*text =
+	    "Num       RefCount Protocol Flags    Type St Inode Path\n"
+	    "0000000000000000: 00000002 00000000 00010000 0001 01 11 /b.sock\n"
+	    "0000000000000000: 00000003 00000000 00000000 0001 03 12 /b.sock\n"
+	    "0000000000000000: 00000002 00000000 00010000 0001 01 13 @abstract\n"
+	    "0000000000000000: 00000002 00000000 00000000 0002 01 14 /dgram\n"
+	    "0000000000000000: 00000002 00000000 00000000 0001 01 15 /unlistening\n"
+	    "0000000000000000: 00000002 00000000 00010000 0005 01 16 rel.sock\n"
+	    "0000000000000000: 00000002 00000000 00010000 0001 01 17 /new\n"
+	    "line\n";
+	char		**names;
+	size_t		  n, i;
+
+	(void)state;
+	assert_int_equal(netns_unix_names(text, strlen(text), &names, &n), 0);
+	/* Each name, each joined with what follows while it fits. */
+	const char *want[] = { "/b.sock",
+	    "/b.sock\n0000000000000000: 00000003 00000000 00000000 0001 03 12 "
+	    "/b.sock",
+	    "/dgram",
+	    "/dgram\n0000000000000000: 00000002 00000000 00000000 0001 01 15 "
+	    "/unlistening",
+	    "/new", "/new\nline", "rel.sock",
+	    "rel.sock\n0000000000000000: 00000002 00000000 00010000 0001 01 17 "
+	    "/new", "rel.sock\n0000000000000000: 00000002 00000000 00010000 "
+	    "0001 01 17 /new\nline" };
+	assert_int_equal(n, sizeof want / sizeof want[0]);
+	for (i = 0; i < n; i++) {
+		assert_string_equal(names[i], want[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
 int
 main(void)
 {
@@ -184,6 +264,8 @@ main(void)
 		cmocka_unit_test(test_net_bad),
 		cmocka_unit_test(test_exit_status),
 		cmocka_unit_test(test_nft_batch),
+		cmocka_unit_test(test_unix_line),
+		cmocka_unit_test(test_unix_names),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));
