@@ -115,6 +115,7 @@ check_request(const struct rules *r, const struct host *h, uint16_t port,
 	char			what[2048];
 	int			rv;
 
+	memset(&rq, 0, sizeof rq);
 	rq.method = a->method;
 	rq.method_len = strlen(a->method);
 	rq.target = a->path;
