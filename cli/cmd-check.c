@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "cli/pinhole.h"
+#include "proxy/wire/http.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 
 #define CHECK_MAX_ARGS	64		/* --policy and --allow, each */
+#define OPT_HEADER	256		/* --header, long only (-H is log --host) */
 
 /* What the command line asked for. */
 struct check_args {
@@ -25,6 +27,8 @@ struct check_args {
 	const char	*target;
 	const char	*method;	/* with path: one request */
 	const char	*path;
+	const char	*headers[CHECK_MAX_ARGS];	/* its --header */
+	size_t		 nheaders;
 };
 
 /* Print text from the command line, escaping what is not printable. */
@@ -103,6 +107,35 @@ check_print(const struct host *h, uint16_t port, const struct rules_verdict *v,
 }
 
 /*
+ * The request's --header lines, read by the gateway's own parser into
+ * what the rules see of them (an upgrade, a method override); head
+ * holds them, as the request's buffer.  Returns 0, or -1 when they do
+ * not parse.
+ */
+static int
+check_headers(const struct check_args *a, struct http_request *hr,
+    char *head, size_t len, struct rules_request *rq)
+{
+	struct http_limits	lim = { HTTP_MAX_HEAD, HTTP_MAX_HEADERS };
+	size_t			i, n;
+
+	n = (size_t)snprintf(head, len, "GET / HTTP/1.0\r\n");
+	for (i = 0; i < a->nheaders && n < len; i++) {
+		if (strpbrk(a->headers[i], "\r\n") != NULL)
+			return (-1);
+		n += (size_t)snprintf(head + n, len - n, "%s\r\n",
+		    a->headers[i]);
+	}
+	if (n + 2 >= len)
+		return (-1);
+	memcpy(head + n, "\r\n", 3);
+	if (http_request_parse(head, n + 2, &lim, hr) != 0)
+		return (-1);
+	http_request_rules(hr, rq);
+	return (0);
+}
+
+/*
  * Decide one request too, on a host whose rules check requests: which
  * rule lets it through, or which constraint refuses it.  Returns 0
  * allowed, 1 refused, 2 for a path that reads more than one way.
@@ -112,9 +145,17 @@ check_request(const struct rules *r, const struct host *h, uint16_t port,
     const struct check_args *a, struct rules_verdict *v)
 {
 	struct rules_request	rq;
-	char			what[2048];
+	struct http_request	hr;
+	char			what[2048], head[HTTP_MAX_HEAD];
 	int			rv;
 
+	memset(&rq, 0, sizeof rq);
+	if (a->nheaders > 0 && check_headers(a, &hr, head, sizeof head,
+	    &rq) == -1) {
+		fprintf(stderr, "pinhole check: the --header lines do not "
+		    "parse as HTTP headers\n");
+		return (EXIT_USAGE);
+	}
 	rq.method = a->method;
 	rq.method_len = strlen(a->method);
 	rq.target = a->path;
@@ -146,15 +187,22 @@ check_parse_args(const struct cmd_entry *self, int argc, char **argv,
 			a->policies[a->npolicies++] = optarg;
 		else if (ch == 'a' && a->nallows < CHECK_MAX_ARGS)
 			a->allows[a->nallows++] = optarg;
+		else if (ch == OPT_HEADER && a->nheaders < CHECK_MAX_ARGS)
+			a->headers[a->nheaders++] = optarg;
 		else {
 			cmd_usage_error(self, "too many --%s options",
-			    ch == 'p' ? "policy" : "allow");
+			    ch == 'p' ? "policy" : ch == 'a' ? "allow" :
+			    "header");
 			return (-1);
 		}
 	}
 	if (argc - optind != 1 && argc - optind != 3) {
 		cmd_usage_error(self, optind == argc ? "no HOST[:PORT] given" :
 		    "HOST[:PORT], or HOST[:PORT] METHOD PATH");
+		return (-1);
+	}
+	if (a->nheaders > 0 && argc - optind != 3) {
+		cmd_usage_error(self, "--header goes with METHOD PATH");
 		return (-1);
 	}
 	a->target = argv[optind];
@@ -217,13 +265,17 @@ static const struct cmd_opt check_opts[] = {
 	    "the system policy comes first either way" },
 	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
 	    .help = "add the rule 'allow RULE' (repeatable)" },
+	{ "header", 0, CMD_ARG_REQUIRED, "'NAME: VALUE'", .key = OPT_HEADER,
+	    .help = "with METHOD PATH, a header the request carries "
+	    "(repeatable): 'Connection: upgrade' with 'Upgrade: websocket', "
+	    "'X-HTTP-Method-Override: DELETE'" },
 	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_check_entry = {
 	.name = "check",
 	.usage = "[--policy FILE]... [--allow RULE]... HOST[:PORT] "
-	    "[METHOD PATH]",
+	    "[METHOD PATH [--header 'NAME: VALUE']...]",
 	.summary = "Say whether the policy allows a host (or one request), "
 	    "and which rule decides",
 	.opts = check_opts,
@@ -243,6 +295,9 @@ const struct cmd_entry cmd_check_entry = {
 	    "lets it through or the constraint that refuses it:\n"
 	    "  deny POST /x/git-receive-pack on github.com:443 (policy:4: ...)\n"
 	    "  refused by: read-only: POST /x/git-receive-pack is a git push\n"
+	    "--header adds what the rules read of headers: an upgrade\n"
+	    "(Connection: upgrade and Upgrade), a method override\n"
+	    "(X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override).\n"
 	    "\n"
 	    "Exit status: 0 allowed, 1 denied, 2 bad usage, a bad policy\n"
 	    "(reported as FILE:LINE: message) or a path that reads more than\n"

@@ -74,6 +74,9 @@ UNIT_TESTS += tests/unit/test_conn
 # Request rules over inspected TLS with real clients and TLS origins.
 TESTS += tests/integration/inspect.sh
 EXTRA_DIST += tests/integration/inspect.sh tests/integration/tls-origin.py
+# Upgrades and method overrides on read-only hosts, with a real WebSocket.
+TESTS += tests/integration/read-only.sh
+EXTRA_DIST += tests/integration/read-only.sh tests/integration/websocket.py
 
 FUZZ_TARGETS += tests/fuzz/fuzz_http
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)

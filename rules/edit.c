@@ -125,24 +125,26 @@ edit_target_format(const struct rule_spec *s, char *buf, size_t size)
 
 /*
  * Read what follows an allow rule's target: constraints (read-only,
- * methods LIST, path LIST, any order, each once) and "until TIME".
- * Writes them canonically to cons (" read-only methods GET path /x")
- * and sets *until (0: none).  The lists are checked by the parser
- * later.  Returns 0, or -1 for anything else.
+ * methods LIST, websocket, path LIST, any order, each once) and "until
+ * TIME".  Writes them canonically to cons (" read-only methods GET
+ * websocket path /x") and sets *until (0: none).  The lists are checked
+ * by the parser later.  Returns 0, or -1 for anything else.
  */
 static int
 edit_rest(const char *s, char *cons, size_t size, time_t *until)
 {
 	char		 ro[16] = "", m[RULES_LINE_MAX + 1] = "";
-	char		 pa[RULES_LINE_MAX + 1] = "";
+	char		 pa[RULES_LINE_MAX + 1] = "", ws[16] = "";
 	char		*slot;
 	size_t		 n, k;
 
 	*until = 0;
 	for (s += strspn(s, " \t"); *s != '\0'; s += strspn(s, " \t")) {
 		n = strcspn(s, " \t");
-		if (n == 9 && strncmp(s, "read-only", 9) == 0 && ro[0] == '\0') {
-			snprintf(ro, sizeof ro, " read-only");
+		slot = n != 9 ? NULL : strncmp(s, "read-only", 9) == 0 ? ro :
+		    strncmp(s, "websocket", 9) == 0 ? ws : NULL;
+		if (slot != NULL && slot[0] == '\0') {
+			snprintf(slot, 16, " %.9s", s);
 			s += n;
 			continue;
 		}
@@ -164,7 +166,7 @@ edit_rest(const char *s, char *cons, size_t size, time_t *until)
 			    slot == m ? "methods" : "path", (int)k, s);
 		s += k;
 	}
-	if ((size_t)snprintf(cons, size, "%s%s%s", ro, m, pa) >= size)
+	if ((size_t)snprintf(cons, size, "%s%s%s%s", ro, m, ws, pa) >= size)
 		return (-1);
 	return (0);
 }
@@ -217,7 +219,8 @@ edit_canon(struct rules *r, const char *origin, const char *arg, int check,
 		if (err != NULL && errlen > 0)
 			snprintf(err, errlen, "%s: bad rule '%.200s': "
 			    "HOST[:PORTS] [read-only] [methods M,...] "
-			    "[path /P,...] [until TIME] (TIME: %s)", origin, arg,
+			    "[websocket] [path /P,...] [until TIME] (TIME: %s)",
+			    origin, arg,
 			    RULES_TIME_USAGE);
 		return (-1);
 	}

@@ -364,8 +364,14 @@ rules_match_request(const struct rules *r, const struct host *h,
 		v->allow = 0;
 		return (-1);
 	}
-	if (m.open)
-		return (1);
+	if (m.open) {
+		if (rules_req_open(rq, path, v->detail, sizeof v->detail))
+			return (1);
+		v->allow = 0;
+		v->constraint = "upgrade";
+		v->why = v->detail;
+		return (0);
+	}
 	qsort(cands, m.ncands, sizeof *cands, rule_by_seq);
 	for (i = 0; i < m.ncands; i++) {
 		if (rules_req_check(cands[i], rq, path, &constraint,

@@ -92,7 +92,7 @@ static int	load_note(struct load *, struct rules_file **, const char *,
 
 static const struct keyword keywords[] = {
 	{ "allow", "allow HOST[:PORTS] [read-only] [methods M,...] "
-	    "[path /P,...] [until TIME]", kw_allow, 1, 0, 1, 0 },
+	    "[websocket] [path /P,...] [until TIME]", kw_allow, 1, 0, 1, 0 },
 	{ "deny", "deny HOST[:PORTS]", kw_deny, 0, 0, 0, 0 },
 	{ "allow-private", "allow-private ADDRESS[/LEN]", kw_allow_private,
 	    0, 0, 0, 0 },
@@ -450,13 +450,38 @@ parse_rule(struct parse *p, const char *arg, const char *text,
 	return (0);
 }
 
+/*
+ * websocket lets a rule's checked GETs upgrade: it needs checks to widen
+ * (a rule without them lets a WebSocket through already), and a GET.
+ */
+static int
+parse_websocket(struct parse *p)
+{
+	const struct rule_req	*q = p->req;
+	size_t			 i;
+
+	if (q == NULL || !q->websocket)
+		return (0);
+	if (!q->read_only && q->nmethods == 0 && q->npaths == 0)
+		return (parse_error(p, "websocket: goes with read-only, "
+		    "methods or path (a rule without them lets a WebSocket "
+		    "through already)"));
+	for (i = 0; i < q->nmethods && strcmp(q->methods[i], "GET") != 0; i++)
+		;
+	if (q->nmethods > 0 && i == q->nmethods)
+		return (parse_error(p, "websocket: methods %s has no GET, "
+		    "and a WebSocket opens with one", q->methods_text));
+	return (0);
+}
+
 /* allow HOST[:PORTS] [until TIME]: a rule that has ended is left out. */
 static int
 kw_allow(struct parse *p, const char *arg, const char *text)
 {
 	struct load	*l = p->load;
 
-	if (parse_rule(p, arg, text, RULE_ALLOW) == -1)
+	if (parse_websocket(p) == -1 ||
+	    parse_rule(p, arg, text, RULE_ALLOW) == -1)
 		return (-1);
 	if (p->req != NULL) {
 		if (rules_spec_pattern(&l->r->arena, &l->specs[l->nspecs - 1],
@@ -852,8 +877,8 @@ parse_list(struct parse *p, const char *s, size_t n, const char *what,
 
 /*
  * One constraint of an allow rule, *s at its first word of n bytes:
- * read-only, methods LIST, path LIST.  Returns 1 taken (*s past it), 0
- * when the word is none, -1 on error.
+ * read-only, methods LIST, websocket, path LIST.  Returns 1 taken (*s
+ * past it), 0 when the word is none, -1 on error.
  */
 static int
 parse_constraint(struct parse *p, char **s, size_t n)
@@ -862,9 +887,10 @@ parse_constraint(struct parse *p, char **s, size_t n)
 	char		*w = *s;
 	size_t		 k;
 	int		 rv, paths = n == 4 && strncmp(w, "path", 4) == 0;
+	int		 ws = n == 9 && strncmp(w, "websocket", 9) == 0;
 
 	if (!(n == 9 && strncmp(w, "read-only", 9) == 0) && !paths &&
-	    !(n == 7 && strncmp(w, "methods", 7) == 0))
+	    !ws && !(n == 7 && strncmp(w, "methods", 7) == 0))
 		return (0);
 	if (q == NULL) {
 		if ((q = arena_alloc(&p->load->r->arena, sizeof *q)) == NULL)
@@ -873,6 +899,12 @@ parse_constraint(struct parse *p, char **s, size_t n)
 		p->req = q;
 	}
 	*s += n;
+	if (ws) {
+		if (q->websocket)
+			return (parse_error(p, "websocket given twice"));
+		q->websocket = 1;
+		return (1);
+	}
 	if (w[0] == 'r') {
 		if (q->read_only)
 			return (parse_error(p, "read-only given twice"));

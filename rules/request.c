@@ -327,71 +327,193 @@ query_not_fetch(const char *q, size_t len)
 	return (0);
 }
 
-/* Is the method one of these words? */
+/* Is a method this word: as sent, or (fold) in any case? */
 static int
-method_is(const struct rules_request *rq, const char *m)
+method_eq(const char *m, size_t n, const char *word, int fold)
 {
-	return (rq->method_len == strlen(m) &&
-	    memcmp(rq->method, m, rq->method_len) == 0);
+	return (n == strlen(word) && (fold ? strncasecmp(m, word, n) :
+	    memcmp(m, word, n)) == 0);
 }
 
 /*
- * Does a request meet one rule's constraints?  Returns 1, or 0 with the
- * constraint that refused and why in buf.
+ * Is a method one that read-only lets through on this path: GET, HEAD,
+ * OPTIONS, or git's fetch (POST .../git-upload-pack)?  fold: in any
+ * case (a method an override header names).
  */
-int
-rules_req_check(const struct rule *rule, const struct rules_request *rq,
-    const char *path, const char **constraint, char *buf, size_t len)
+static int
+method_reads(const char *m, size_t n, const char *path, int fold)
 {
-	const struct rule_req	*q = rule->req;
-	const char		*qs;
-	size_t			 i, qlen = 0;
-	int			 m = (int)rq->method_len;
+	return (method_eq(m, n, "GET", fold) || method_eq(m, n, "HEAD", fold) ||
+	    method_eq(m, n, "OPTIONS", fold) || (method_eq(m, n, "POST",
+	    fold) && path_ends(path, "git-upload-pack")));
+}
+
+/* Is a method one of a rule's methods? */
+static int
+method_listed(const struct rule_req *q, const char *m, size_t n, int fold)
+{
+	size_t	i;
+
+	for (i = 0; i < q->nmethods; i++) {
+		if (method_eq(m, n, q->methods[i], fold))
+			return (1);
+	}
+	return (0);
+}
+
+/* The method override header as the request names it, for messages. */
+static const char *
+override_name(const struct rules_request *rq)
+{
+	return (rq->override_name != NULL ? rq->override_name :
+	    "a method override header");
+}
+
+/* read-only: a read (the overriding method too), never git's push. */
+static int
+req_read_only(const struct rules_request *rq, const char *path, char *buf,
+    size_t len)
+{
+	const char	*qs;
+	size_t		 qlen = 0;
+	int		 m = (int)rq->method_len;
 
 	qs = memchr(rq->target, '?', rq->target_len);
 	if (qs != NULL) {
 		qs++;
 		qlen = rq->target_len - (size_t)(qs - rq->target);
 	}
-	if (q->read_only) {
-		*constraint = "read-only";
-		if (path_ends(path, "git-receive-pack") ||
-		    (path_ends(path, "refs") && path_ends_dir(path, "info") &&
-		    qs != NULL && query_not_fetch(qs, qlen))) {
-			snprintf(buf, len, "read-only: %.*s %s is a git push, "
-			    "not a read", m, rq->method, path);
-			return (0);
-		}
-		if (!method_is(rq, "GET") && !method_is(rq, "HEAD") &&
-		    !method_is(rq, "OPTIONS") && !(method_is(rq, "POST") &&
-		    path_ends(path, "git-upload-pack"))) {
-			snprintf(buf, len, "read-only: %.*s %s is not a read",
-			    m, rq->method, path);
-			return (0);
-		}
+	if (path_ends(path, "git-receive-pack") ||
+	    (path_ends(path, "refs") && path_ends_dir(path, "info") &&
+	    qs != NULL && query_not_fetch(qs, qlen))) {
+		snprintf(buf, len, "read-only: %.*s %s is a git push, not a "
+		    "read", m, rq->method, path);
+		return (0);
 	}
-	if (q->nmethods > 0) {
-		for (i = 0; i < q->nmethods && !method_is(rq, q->methods[i]);
-		    i++)
-			;
-		if (i == q->nmethods) {
-			*constraint = "methods";
-			snprintf(buf, len, "methods: %.*s is not one of %s", m,
-			    rq->method, q->methods_text);
-			return (0);
-		}
+	if (!method_reads(rq->method, rq->method_len, path, 0)) {
+		snprintf(buf, len, "read-only: %.*s %s is not a read", m,
+		    rq->method, path);
+		return (0);
 	}
-	if (q->npaths > 0) {
-		for (i = 0; i < q->npaths && !path_match(q->paths[i], path);
-		    i++)
-			;
-		if (i == q->npaths) {
-			*constraint = "path";
-			snprintf(buf, len, "path: %s is outside %s", path,
-			    q->paths_text);
-			return (0);
-		}
+	if (rq->override != NULL && !method_reads(rq->override,
+	    rq->override_len, path, 1)) {
+		snprintf(buf, len, "read-only: %.*s %s with %s: %.*s is not a "
+		    "read", m, rq->method, path, override_name(rq),
+		    (int)rq->override_len, rq->override);
+		return (0);
 	}
+	return (1);
+}
+
+/* methods: one of the rule's, and so is the overriding method. */
+static int
+req_methods(const struct rule_req *q, const struct rules_request *rq,
+    char *buf, size_t len)
+{
+	if (!method_listed(q, rq->method, rq->method_len, 0)) {
+		snprintf(buf, len, "methods: %.*s is not one of %s",
+		    (int)rq->method_len, rq->method, q->methods_text);
+		return (0);
+	}
+	if (rq->override != NULL && !method_listed(q, rq->override,
+	    rq->override_len, 1)) {
+		snprintf(buf, len, "methods: %s: %.*s is not one of %s",
+		    override_name(rq), (int)rq->override_len, rq->override,
+		    q->methods_text);
+		return (0);
+	}
+	return (1);
+}
+
+/* path: one of the rule's patterns. */
+static int
+req_path(const struct rule_req *q, const char *path, char *buf, size_t len)
+{
+	size_t	i;
+
+	for (i = 0; i < q->npaths && !path_match(q->paths[i], path); i++)
+		;
+	if (i == q->npaths) {
+		snprintf(buf, len, "path: %s is outside %s", path,
+		    q->paths_text);
+		return (0);
+	}
+	return (1);
+}
+
+/*
+ * An upgrade: to websocket alone, as a GET, and (ws) on a rule that
+ * says websocket.  After the 101 the connection is a tunnel whose
+ * bytes no rule reads.
+ */
+static int
+req_upgrade(int ws, const struct rules_request *rq, const char *path,
+    char *buf, size_t len)
+{
+	if (rq->upgrade_len != 9 ||
+	    strncasecmp(rq->upgrade, "websocket", 9) != 0) {
+		snprintf(buf, len, "upgrade: Upgrade: %.*s would make the "
+		    "connection a tunnel no rule reads (only websocket is "
+		    "let through)",
+		    (int)(rq->upgrade_len < 64 ? rq->upgrade_len : 64),
+		    rq->upgrade);
+		return (0);
+	}
+	if (!ws) {
+		snprintf(buf, len, "upgrade: a WebSocket to %s needs a rule "
+		    "that says websocket (its frames are not read)", path);
+		return (0);
+	}
+	if (!method_eq(rq->method, rq->method_len, "GET", 0)) {
+		snprintf(buf, len, "upgrade: a WebSocket opens with GET, not "
+		    "%.*s", (int)rq->method_len, rq->method);
+		return (0);
+	}
+	return (1);
+}
+
+/*
+ * A request on a host an allow rule without constraints lets through
+ * (inspected for a secret): only an upgrade to anything but a WebSocket
+ * is refused, the connection would carry requests no one reads.
+ */
+int
+rules_req_open(const struct rules_request *rq, const char *path, char *buf,
+    size_t len)
+{
+	return (rq->upgrade == NULL || req_upgrade(1, rq, path, buf, len));
+}
+
+/*
+ * Does a request meet one rule's constraints?  Returns 1, or 0 with the
+ * constraint that refused and why in buf.  A method override header is
+ * checked by read-only and methods as the method is; one repeated or
+ * malformed is refused by them.
+ */
+int
+rules_req_check(const struct rule *rule, const struct rules_request *rq,
+    const char *path, const char **constraint, char *buf, size_t len)
+{
+	const struct rule_req	*q = rule->req;
+
+	*constraint = q->read_only ? "read-only" : "methods";
+	if ((q->read_only || q->nmethods > 0) && rq->override_bad) {
+		snprintf(buf, len, "%s: %s is given twice, or does not name "
+		    "one method", *constraint, override_name(rq));
+		return (0);
+	}
+	if (q->read_only && !req_read_only(rq, path, buf, len))
+		return (0);
+	*constraint = "methods";
+	if (q->nmethods > 0 && !req_methods(q, rq, buf, len))
+		return (0);
+	*constraint = "path";
+	if (q->npaths > 0 && !req_path(q, path, buf, len))
+		return (0);
+	*constraint = "upgrade";
+	if (rq->upgrade != NULL && !req_upgrade(q->websocket, rq, path, buf,
+	    len))
+		return (0);
 	return (1);
 }
 

@@ -61,6 +61,7 @@ struct rule_req {
 	const char	**paths;	/* canonical patterns */
 	size_t		 npaths;
 	const char	*paths_text;
+	int		 websocket;	/* an Upgrade: websocket may pass */
 	const char	*host;		/* the host as a pattern: "*.name" */
 };
 
@@ -168,6 +169,8 @@ int	rules_parse_allow(struct rules *, const char *, unsigned int,
 int	rules_pattern_ok(const char *, size_t, const char **);
 int	rules_req_check(const struct rule *, const struct rules_request *,
 	    const char *, const char **, char *, size_t);
+int	rules_req_open(const struct rules_request *, const char *, char *,
+	    size_t);
 int	rules_spec_covers(const struct rule_spec *, const struct host *);
 int	rules_spec_pattern(struct arena *, const struct rule_spec *,
 	    const char **);

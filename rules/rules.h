@@ -174,13 +174,24 @@ int	rules_match(const struct rules *, const struct host *, uint16_t,
 
 /*
  * One HTTP request as the request-level checks see it: the method and
- * the origin-form target ("/path?query") as sent.
+ * the origin-form target ("/path?query") as sent; the protocol it asks
+ * to switch to (Connection: upgrade and Upgrade: its value, NULL for
+ * none), and the method a method-override header names
+ * (X-HTTP-Method-Override, X-HTTP-Method, X-Method-Override: override
+ * the method, override_name the header; override_bad when such a
+ * header is repeated or not one method).  Zeroed: a plain request.
  */
 struct rules_request {
 	const char	*method;
 	size_t		 method_len;
 	const char	*target;
 	size_t		 target_len;
+	const char	*upgrade;
+	size_t		 upgrade_len;
+	const char	*override;
+	size_t		 override_len;
+	const char	*override_name;
+	int		 override_bad;
 };
 
 /*
@@ -188,8 +199,12 @@ struct rules_request {
  * v->inspect set: allowed when at least one allow rule for (host, port)
  * lets it through, every constraint of that rule met (read-only: GET,
  * HEAD, OPTIONS and git's fetch; methods; path patterns, matched on the
- * canonical path).  Refused, v->constraint names the constraint of the
- * first such rule that refused and v->why says it in words ("read-only:
+ * canonical path; a method override named by read-only or methods too;
+ * an upgrade only as a GET to websocket, on a rule that says websocket).
+ * On a host no rule constrains (inspected for a secret), only an upgrade
+ * to anything but websocket is refused.  Refused, v->constraint names
+ * the constraint of the first such rule that refused ("read-only",
+ * "methods", "path", "upgrade") and v->why says it in words ("read-only:
  * POST is not a read", "path /x is outside /myorg/ and below").  Returns 1
  * allow, 0 refuse, -1 when the target is not a path that reads one way
  * only (v->why says why: encoded '/', NUL, ...).

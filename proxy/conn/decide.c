@@ -76,10 +76,7 @@ conn_request_of(const struct conn *c, struct rules_request *rq)
 
 	if (!c->have_req || r == NULL || r->is_connect)
 		return (0);
-	rq->method = r->method.p;
-	rq->method_len = r->method.len;
-	rq->target = r->path.len > 0 ? r->path.p : "/";
-	rq->target_len = r->path.len > 0 ? r->path.len : 1;
+	http_request_rules(r, rq);
 	return (1);
 }
 
@@ -91,26 +88,6 @@ conn_secrets_ok(struct conn *c)
 	    c->req->is_connect)
 		return (1);
 	return (conn_secrets(c) == 0);
-}
-
-/*
- * Would a checked request switch the connection to another protocol
- * that carries requests of its own (h2c, or anything but a WebSocket)?
- * After a 101 the connection is a tunnel no rule reads.
- */
-static int
-conn_upgrade_unchecked(const struct conn *c, char *why, size_t len)
-{
-	const struct http_header	*hd;
-
-	if (!c->have_req || c->req == NULL || !c->req->h.upgrade ||
-	    (hd = http_header_find(&c->req->h, "upgrade")) == NULL ||
-	    http_str_eq(&hd->value, "websocket"))
-		return (0);
-	snprintf(why, len, "upgrade: Upgrade: %.*s would make the connection "
-	    "a tunnel no rule checks (only websocket is let through)",
-	    (int)(hd->value.len < 64 ? hd->value.len : 64), hd->value.p);
-	return (1);
 }
 
 /*
@@ -179,9 +156,9 @@ conn_deny(struct conn *c, const struct rules_verdict *v)
 }
 
 /*
- * Refuse a request a rule's checks do not let through, saying which; a
- * deny rule names what the policy would have to change instead of how
- * to ask.
+ * Refuse a request a rule's checks do not let through, saying which (in
+ * the audit line's detail too); a deny rule names what the policy would
+ * have to change instead of how to ask.
  */
 static void
 conn_deny_request(struct conn *c, const struct rules_verdict *v)
@@ -191,7 +168,8 @@ conn_deny_request(struct conn *c, const struct rules_verdict *v)
 	if (v->by_deny) {
 		policy_deny_text(v, why, sizeof why);
 		snprintf(c->fix, sizeof c->fix, "%s", why);
-	}
+	} else if (v->why != NULL)
+		snprintf(c->note, sizeof c->note, "%s", v->why);
 	conn_refuse(c, 403, v->by_deny ? "denied-by-policy" : "constraint",
 	    v->why != NULL ? v->why : "denied");
 }
@@ -259,17 +237,11 @@ int
 conn_decide(struct conn *c)
 {
 	struct rules_verdict	v;
-	char			why[160];
 	int			rv, checked;
 
 	c->grant_id[0] = '\0';
 	if ((rv = conn_policy(c, &v, &checked)) == 1) {
 		conn_rule(c, &v);
-		if (checked && c->grant_id[0] == '\0' &&
-		    conn_upgrade_unchecked(c, why, sizeof why)) {
-			conn_refuse(c, 403, "constraint", why);
-			return (-1);
-		}
 		return (conn_secrets_ok(c) ? 0 : -1);
 	}
 	conn_rule(c, &v);

@@ -47,7 +47,7 @@ conn_head_start(struct conn *c)
 		c->addr[0] = '\0';
 	}
 	c->method[0] = c->path[0] = '\0';
-	c->rule[0] = c->fix[0] = '\0';
+	c->rule[0] = c->fix[0] = c->note[0] = '\0';
 	c->status = 0;
 	c->up = c->down = 0;
 	c->close_after = 0;

@@ -492,6 +492,76 @@ http_request_check(struct http_request *r)
 	return (0);
 }
 
+/*
+ * Headers that name a method for the server to act on in place of the
+ * request's own (frameworks honour them on a POST or a GET).
+ */
+static const char *const http_override_names[] = {
+	"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override", NULL
+};
+
+/* Is a value one method: a token of 1 to 32 bytes? */
+static int
+http_is_method(const struct http_str *v)
+{
+	size_t	i;
+
+	for (i = 0; i < v->len; i++) {
+		if (!http_is_tchar((unsigned char)v->p[i]))
+			return (0);
+	}
+	return (v->len > 0 && v->len <= 32);
+}
+
+/*
+ * Find the method-override header: the method it names, or bad when
+ * such a header comes twice (the same or another name) or its value is
+ * not one method, which the origin could read in more than one way.
+ */
+static void
+http_override_parse(struct http_request *r)
+{
+	const char *const	*n;
+	size_t			 i;
+
+	for (i = 0; i < r->h.nheaders; i++) {
+		for (n = http_override_names; *n != NULL; n++) {
+			if (!http_str_eq(&r->h.headers[i].name, *n))
+				continue;
+			if (r->override_name != NULL ||
+			    !http_is_method(&r->h.headers[i].value))
+				r->override_bad = 1;
+			else
+				r->override = r->h.headers[i].value;
+			if (r->override_name == NULL)
+				r->override_name = *n;
+		}
+	}
+	if (r->override_bad)
+		memset(&r->override, 0, sizeof r->override);
+}
+
+/* The request as the policy's request rules see it. */
+void
+http_request_rules(const struct http_request *r, struct rules_request *rq)
+{
+	const struct http_header	*up;
+
+	memset(rq, 0, sizeof *rq);
+	rq->method = r->method.p;
+	rq->method_len = r->method.len;
+	rq->target = r->path.len > 0 ? r->path.p : "/";
+	rq->target_len = r->path.len > 0 ? r->path.len : 1;
+	if (r->h.upgrade && (up = http_header_find(&r->h, "upgrade")) != NULL) {
+		rq->upgrade = up->value.p;
+		rq->upgrade_len = up->value.len;
+	}
+	rq->override = r->override.p;
+	rq->override_len = r->override.len;
+	rq->override_name = r->override_name;
+	rq->override_bad = r->override_bad;
+}
+
 /* Compare a piece of the buffer with a string, case and all. */
 static int
 http_str_is(const struct http_str *s, const char *lit)
@@ -544,6 +614,7 @@ http_request_parse(const char *buf, size_t len, const struct http_limits *lim,
 		return (rv);
 	if ((rv = http_framing(&r->h)) != 0)
 		return (rv);
+	http_override_parse(r);
 	return (http_request_check(r));
 }
 

@@ -68,6 +68,15 @@ struct http_request {
 	struct http_str		host;		/* without brackets or port */
 	uint16_t		port;		/* given, or 80 */
 	struct http_str		path;		/* what follows the authority */
+	/*
+	 * X-HTTP-Method-Override, X-HTTP-Method or X-Method-Override: the
+	 * method it names, and the header as http_override_names spells
+	 * it; override_bad when there are two such headers or the value
+	 * is not one method.
+	 */
+	struct http_str		override;
+	const char		*override_name;
+	int			override_bad;
 	struct http_head	h;
 };
 
@@ -118,6 +127,17 @@ int	http_request_route(const char *, size_t, const struct http_limits *,
 void	http_chunked_init(struct http_chunked *);
 ssize_t	http_chunked_feed(struct http_chunked *, const void *, size_t,
 	    int *);
+
+struct rules_request;
+
+/*
+ * A parsed request as the policy's request rules see it (rules/rules.h):
+ * method, target ("/" for none), the protocol an upgrade asks for (only
+ * with Connection: upgrade, the one Upgrade that goes upstream) and the
+ * method override.  Points into the request's buffer.
+ */
+void	http_request_rules(const struct http_request *,
+	    struct rules_request *);
 
 int	http_str_eq(const struct http_str *, const char *);
 /* The value of a hex digit, or -1. */

@@ -9,8 +9,30 @@
 #include <string.h>
 
 #include "proxy/wire/http.h"
+#include "rules/rules.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* What the request rules are given must be what the parser found. */
+static void
+fuzz_rules(const struct http_request *req)
+{
+	struct rules_request	rq;
+	size_t			i;
+
+	http_request_rules(req, &rq);
+	if (rq.override_bad && rq.override != NULL)
+		abort();
+	if ((rq.override_bad || rq.override != NULL) &&
+	    rq.override_name == NULL)
+		abort();
+	for (i = 0; i < rq.override_len; i++)
+		if (rq.override[i] <= ' ' || rq.override[i] == ',' ||
+		    rq.override[i] == 0x7f)
+			abort();
+	if (rq.upgrade != NULL && !req->h.upgrade)
+		abort();
+}
 
 /* Scan for the end of a head, then parse what was found. */
 static void
@@ -47,6 +69,7 @@ fuzz_head(const uint8_t *data, size_t len, int response)
 		if (req.host.len > 0 && memchr(req.host.p, '@',
 		    req.host.len) != NULL)
 			abort();
+		fuzz_rules(&req);
 	}
 }
 

@@ -74,6 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    &errstr);
 		check(m == n && strcmp(out, again) == 0, "idempotent");
 	}
+	memset(&rq, 0, sizeof rq);
 	rq.method = "GET";
 	rq.method_len = 3;
 	rq.target = (const char *)data;

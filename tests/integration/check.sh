@@ -1,6 +1,6 @@
 #!/bin/sh
 # pinhole check end to end: verdicts and exit codes, file:line errors,
-# presets, and the default policy path.
+# presets, the default policy path, and one request with its headers.
 . "$top_srcdir/tests/integration/lib.sh"
 
 CHECK_ENV=
@@ -99,6 +99,32 @@ check 2 "deny GET /myorg/%2e%2e%2fother (the path has an encoded '/' or '\\')" \
     --policy "$T/req" github.test GET /myorg/%2e%2e%2fother
 check 0 "allow POST /v1/upload on api.test:443 ($T/req:3: allow api.test methods POST path /v1/upload)" \
     --policy "$T/req" api.test POST /v1/upload
+# --header: an upgrade and a method override, as the gateway reads them.
+printf 'allow chat.test read-only path /api/**\nallow chat.test read-only websocket path /live/**\n' >"$T/ws"
+WS="--header Connection:upgrade --header Upgrade:websocket"
+check 0 "allow GET /live/x on chat.test:443 ($T/ws:2: allow chat.test read-only websocket path /live/**)" \
+    --policy "$T/ws" chat.test GET /live/x $WS
+check 1 "deny GET /api/x on chat.test:443 ($T/ws:1: allow chat.test read-only path /api/**)" \
+    --policy "$T/ws" chat.test GET /api/x $WS
+"$PINHOLE" check --policy "$T/ws" chat.test GET /api/x $WS |
+    grep -q '^refused by: upgrade: a WebSocket to /api/x needs a rule that says websocket' &&
+    ok "check names the upgrade's refusal" || fail "check: upgrade"
+check 0 "allow GET /api/x on chat.test:443 ($T/ws:1: allow chat.test read-only path /api/**)" \
+    --policy "$T/ws" chat.test GET /api/x
+check 1 "deny GET /api/x on chat.test:443 ($T/ws:1: allow chat.test read-only path /api/**)" \
+    --policy "$T/ws" chat.test GET /api/x --header 'X-HTTP-Method-Override: DELETE'
+"$PINHOLE" check --policy "$T/ws" chat.test GET /api/x \
+    --header 'X-HTTP-Method-Override: DELETE' |
+    grep -q '^refused by: read-only: GET /api/x with X-HTTP-Method-Override: DELETE is not a read' &&
+    ok "check names the override's refusal" || fail "check: override"
+check 0 "allow GET /api/x on chat.test:443 ($T/ws:1: allow chat.test read-only path /api/**)" \
+    --policy "$T/ws" chat.test GET /api/x --header 'X-HTTP-Method-Override: head'
+check 2 "pinhole check: --header goes with METHOD PATH (try 'pinhole check --help')" \
+    --policy "$T/ws" chat.test --header 'X: y'
+check 2 "pinhole check: the --header lines do not parse as HTTP headers" \
+    --policy "$T/ws" chat.test GET / --header 'no colon'
+check 2 "--allow: websocket: goes with read-only, methods or path (a rule without them lets a WebSocket through already)" \
+    --allow 'chat.test websocket' chat.test
 "$PINHOLE" check --policy "$T/req" api.test | grep -q '^inspected: ' &&
     ok "check says a host is inspected" || fail "no inspected line"
 "$PINHOLE" check --policy "$P" pypi.org | grep -q '^inspected: ' &&

@@ -1149,33 +1149,121 @@ test_forward_upgrade(void **state)
 	expect_audit(f, "request", "allow", "upgrade", 101);
 }
 
+/* An absolute-form GET to origin.test asking to upgrade to proto. */
+static const char *
+upgrade_to(struct fx *f, const char *path, const char *proto)
+{
+	static char	req[512];
+
+	snprintf(req, sizeof req, "GET http://origin.test:%d%s HTTP/1.1\r\n"
+	    "Host: origin.test\r\nConnection: upgrade\r\nUpgrade: %s\r\n"
+	    "\r\n", oport(f), path, proto);
+	return (req);
+}
+
 /*
- * On a host whose rule checks requests, an upgrade to anything but a
- * WebSocket (h2c) would leave a tunnel no rule reads: refused, and the
- * origin never asked.  A WebSocket goes through.
+ * On a host whose rule checks requests, an upgrade would leave a tunnel
+ * no rule reads: h2c is refused, and so is a WebSocket unless the rule
+ * says websocket; the origin is never asked, and the audit line says
+ * why.
  */
 static void
 test_forward_upgrade_checked(void **state)
 {
 	struct fx	*f = *state;
-	char		 req[512];
 
 	policy(f, "allow origin.test:%u methods GET\nallow-private 127.0.0.0/8\n");
 	f->o.mode = O_UPGRADE;
-	snprintf(req, sizeof req, "GET http://origin.test:%d/ HTTP/1.1\r\n"
-	    "Host: origin.test\r\nConnection: upgrade\r\nUpgrade: h2c\r\n"
-	    "\r\n", oport(f));
-	client(f, req);
-	expect_status(f, "HTTP/1.1 403 ");
-	expect(f, "Pinhole-Error: constraint\r\n");
+	client(f, upgrade_to(f, "/", "h2c"));
+	expect_refusal(f, 403, "constraint", "request", "deny", "constraint");
 	assert_int_equal(f->o.accepts, 0);
 	client_close(f);
-	snprintf(req, sizeof req, "GET http://origin.test:%d/ HTTP/1.1\r\n"
-	    "Host: origin.test\r\nConnection: upgrade\r\n"
-	    "Upgrade: WebSocket\r\n\r\n", oport(f));
-	client(f, req);
+	client(f, upgrade_to(f, "/live", "WebSocket"));
+	expect_status(f, "HTTP/1.1 403 ");
+	expect(f, "Pinhole-Error: constraint\r\n");
+	expect(f, "needs a rule that says websocket");
+	assert_int_equal(f->o.accepts, 0);
+	assert_int_equal(audit_count_field(f, "detail", "upgrade: a WebSocket "
+	    "to /live needs a rule that says websocket (its frames are not "
+	    "read)"), 1);
+	assert_int_equal(audit_count(f, "request", "allow", "upgrade", 101), 0);
+}
+
+/*
+ * A rule that says websocket lets a WebSocket through as a GET on its
+ * paths, and the exchange becomes a tunnel; elsewhere on the host, or
+ * to h2c, the upgrade is refused.
+ */
+static void
+test_forward_websocket(void **state)
+{
+	struct fx	*f = *state;
+
+	policy(f, "allow origin.test:%u read-only websocket path /live/**\n"
+	    "allow-private 127.0.0.0/8\n");
+	f->o.mode = O_UPGRADE;
+	client(f, upgrade_to(f, "/other", "websocket"));
+	expect_refusal(f, 403, "constraint", "request", "deny", "constraint");
+	client_close(f);
+	client(f, upgrade_to(f, "/live/x", "h2c"));
+	expect_status(f, "HTTP/1.1 403 ");
+	assert_int_equal(f->o.accepts, 0);
+	client_close(f);
+	client(f, upgrade_to(f, "/live/x", "websocket"));
 	expect_status(f, "HTTP/1.1 101 ");
+	client_clear(f);
+	put(f->c, "frame", 5);
+	expect(f, "frame");
 	expect_audit(f, "request", "allow", "upgrade", 101);
+}
+
+/* An absolute-form GET of origin.test's /x with these header lines. */
+static const char *
+get_x(struct fx *f, const char *headers)
+{
+	static char	req[512];
+
+	snprintf(req, sizeof req, "GET http://origin.test:%d/x HTTP/1.1\r\n"
+	    "Host: origin.test\r\n%s\r\n", oport(f), headers);
+	return (req);
+}
+
+/*
+ * A method override header names the method a framework acts on: on a
+ * host whose rule checks methods, a GET carrying DELETE is refused, one
+ * given twice too, and the origin never sees them; the GET alone, or
+ * naming an allowed method, goes through on the same connection.
+ */
+static void
+test_forward_override(void **state)
+{
+	struct fx	*f = *state;
+
+	policy(f, "allow origin.test:%u read-only\nallow-private 127.0.0.0/8\n");
+	f->o.mode = O_HTTP;
+	client(f, get_x(f, "X-HTTP-Method-Override: DELETE\r\n"));
+	expect_refusal(f, 403, "constraint", "request", "deny", "constraint");
+	expect(f, "X-HTTP-Method-Override: DELETE is not a read");
+	assert_int_equal(audit_count_field(f, "detail", "read-only: GET /x "
+	    "with X-HTTP-Method-Override: DELETE is not a read"), 1);
+	client_clear(f);
+	say(f, get_x(f, "X-HTTP-Method: HEAD\r\nX-Method-Override: HEAD\r\n"));
+	expect(f, "is given twice");
+	client_clear(f);
+	say(f, get_x(f, "x-method-override: head\r\n"));
+	expect_status(f, "HTTP/1.1 200 OK\r\n");
+	expect(f, "\r\n\r\nok");
+	client_clear(f);
+	say(f, get_x(f, ""));
+	expect_status(f, "HTTP/1.1 200 OK\r\n");
+	expect(f, "\r\n\r\nok");
+	assert_int_equal(f->o.requests, 2);
+	assert_null(memmem(f->o.in, f->o.inlen, "DELETE", 6));
+	assert_int_equal(audit_count(f, "request", "deny", "constraint", 403),
+	    2);
+	/* The allowed requests' lines carry no refusal's detail. */
+	assert_int_equal(audit_count_field(f, "detail", "read-only: "
+	    "X-HTTP-Method is given twice, or does not name one method"), 1);
 }
 
 /* Has the origin read the request's body? */
@@ -1644,8 +1732,9 @@ test_transparent_host(void **state)
 
 /*
  * A captured plain-HTTP connection is decided request by request: on a
- * host whose rule checks methods, a refused request is answered and the
- * next one on the connection goes through.
+ * host whose rule checks methods, a refused request (a method, an
+ * upgrade, a method override) is answered and the next one on the
+ * connection goes through.
  */
 static void
 test_transparent_requests(void **state)
@@ -1663,12 +1752,22 @@ test_transparent_requests(void **state)
 	expect(f, "methods: DELETE is not one of GET");
 	expect(f, "why it is needed\"\n");
 	client_clear(f);
+	say(f, "GET /ws HTTP/1.1\r\nHost: origin.test\r\n"
+	    "Connection: upgrade\r\nUpgrade: websocket\r\n\r\n");
+	expect_status(f, "HTTP/1.1 403 ");
+	expect(f, "needs a rule that says websocket");
+	client_clear(f);
+	say(f, "GET / HTTP/1.1\r\nHost: origin.test\r\n"
+	    "X-HTTP-Method-Override: DELETE\r\n\r\n");
+	expect_status(f, "HTTP/1.1 403 ");
+	expect(f, "X-HTTP-Method-Override: DELETE is not one of GET");
+	client_clear(f);
 	say(f, "GET / HTTP/1.1\r\nHost: origin.test\r\n\r\n");
 	expect_status(f, "HTTP/1.1 200 OK\r\n");
 	expect(f, "\r\n\r\nok");
 	assert_int_equal(f->o.requests, 1);
 	assert_int_equal(audit_count_field(f, "method", "DELETE"), 1);
-	assert_int_equal(audit_count_field(f, "reason", "constraint"), 1);
+	assert_int_equal(audit_count_field(f, "reason", "constraint"), 3);
 }
 
 /* A captured ClientHello naming its host: tunneled as is. */
@@ -2059,6 +2158,7 @@ main(void)
 		T(test_forward_keepalive_idle),
 		T(test_forward_broken_chunked), T(test_forward_bad_upstream),
 		T(test_forward_upgrade), T(test_forward_upgrade_checked),
+		T(test_forward_websocket), T(test_forward_override),
 		T(test_forward_length_canonical),
 		T(test_forward_silent),
 		T(test_denied), T(test_denied_port), T(test_denied_ip_literal),

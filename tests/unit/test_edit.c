@@ -188,11 +188,13 @@ test_canonical(void **state)
 	assert_string_equal(canon("[2001:DB8::/32]:*"), "[2001:db8::/32]:*");
 	assert_string_equal(canon("2001:db8:0::1"), "[2001:db8::1]");
 	assert_string_equal(canon("[::ffff:1.2.3.4]:22"), "1.2.3.4:22");
-	/* Constraints in one order: read-only, methods, path. */
+	/* Constraints in one order: read-only, methods, websocket, path. */
 	assert_string_equal(canon("GitHub.com path /o/** read-only"),
 	    "github.com read-only path /o/**");
 	assert_string_equal(canon("api.example path /v1/** methods GET,HEAD"),
 	    "api.example methods GET,HEAD path /v1/**");
+	assert_string_equal(canon("chat.example path /live/** websocket "
+	    "read-only"), "chat.example read-only websocket path /live/**");
 }
 
 /* What the parser refuses is refused, naming no line: it is in no file. */
@@ -214,6 +216,9 @@ test_add_refused(void **state)
 	add("", "a.example b.example", -1, NULL, 0);
 	assert_non_null(strstr(errbuf, "HOST[:PORTS] [read-only] [methods"));
 	add("", "a.example read-only read-only", -1, NULL, 0);
+	add("", "a.example websocket path /x websocket", -1, NULL, 0);
+	add("", "a.example websocket", -1, NULL, 0);
+	assert_non_null(strstr(errbuf, "websocket: goes with read-only"));
 	add("", "a.example methods", -1, NULL, 0);
 	add("", "a.example methods get()", -1, NULL, 0);
 	assert_non_null(strstr(errbuf, "methods: bad 'get()'"));

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "proxy/wire/http.h"
+#include "rules/rules.h"
 
 static const struct http_limits lim = { 4096, 20 };
 
@@ -183,6 +184,87 @@ test_request_hop(void **state)
 	assert_true(r->h.upgrade);
 	assert_int_equal(r->path.len, 4);
 	assert_memory_equal(r->path.p, "/p?q", 4);
+	free(r);
+}
+
+/*
+ * What the request rules see: the method an override header names (any
+ * of its three names), or bad for two of them or a value that is not
+ * one method; the protocol of an upgrade, only with Connection: upgrade.
+ */
+static const struct {
+	const char	*headers;
+	const char	*override;	/* NULL: none */
+	const char	*name;		/* the header named */
+	int		 bad;
+	const char	*upgrade;	/* NULL: none */
+} rules_cases[] = {
+	{ "", NULL, NULL, 0, NULL },
+	{ "X-HTTP-Method-Override: DELETE\r\n", "DELETE",
+	    "X-HTTP-Method-Override", 0, NULL },
+	{ "x-http-method: put \r\n", "put", "X-HTTP-Method", 0, NULL },
+	{ "X-METHOD-OVERRIDE:\tPATCH\r\n", "PATCH", "X-Method-Override", 0,
+	    NULL },
+	{ "X-HTTP-Method-Override: GET\r\nX-HTTP-Method-Override: DELETE\r\n",
+	    NULL, "X-HTTP-Method-Override", 1, NULL },
+	{ "X-HTTP-Method: GET\r\nX-Method-Override: GET\r\n", NULL,
+	    "X-HTTP-Method", 1, NULL },
+	{ "X-HTTP-Method-Override: DELETE, GET\r\n", NULL,
+	    "X-HTTP-Method-Override", 1, NULL },
+	{ "X-HTTP-Method-Override:\r\n", NULL, "X-HTTP-Method-Override", 1,
+	    NULL },
+	{ "X-HTTP-Method-Override: GET POST\r\n", NULL,
+	    "X-HTTP-Method-Override", 1, NULL },
+	{ "X-HTTP-Method-Override: "
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFG\r\n", NULL,
+	    "X-HTTP-Method-Override", 1, NULL },
+	{ "X-HTTP-Method-Overrides: DELETE\r\nX-Method: DELETE\r\n", NULL,
+	    NULL, 0, NULL },
+	{ "Connection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n", NULL,
+	    NULL, 0, "websocket" },
+	{ "Connection: upgrade\r\nUpgrade: h2c\r\nUpgrade: websocket\r\n",
+	    NULL, NULL, 0, "h2c" },
+	{ "Upgrade: websocket\r\n", NULL, NULL, 0, NULL },
+	{ "Connection: upgrade\r\n", NULL, NULL, 0, NULL },
+};
+
+/* A piece of the buffer (NULL: none) is want (NULL: none). */
+static void
+assert_piece(const char *p, size_t len, const char *want)
+{
+	if (want == NULL) {
+		assert_null(p);
+		return;
+	}
+	assert_int_equal(len, strlen(want));
+	assert_memory_equal(p, want, len);
+}
+
+static void
+test_request_rules(void **state)
+{
+	struct http_request	*r;
+	struct rules_request	 rq;
+	char			 in[512];
+	size_t			 i;
+
+	assert_non_null(r = malloc(sizeof *r));
+	for (i = 0; i < sizeof rules_cases / sizeof rules_cases[0]; i++) {
+		snprintf(in, sizeof in, "GET /a?b HTTP/1.1\r\nHost: a.test\r\n"
+		    "%s\r\n", rules_cases[i].headers);
+		assert_int_equal(http_request_parse(in, strlen(in), &lim, r),
+		    0);
+		http_request_rules(r, &rq);
+		assert_int_equal(rq.method_len, 3);
+		assert_memory_equal(rq.target, "/a?b", 4);
+		assert_int_equal(rq.override_bad, rules_cases[i].bad);
+		assert_piece(rq.override, rq.override_len,
+		    rules_cases[i].override);
+		assert_piece(rq.override_name, rq.override_name != NULL ?
+		    strlen(rq.override_name) : 0, rules_cases[i].name);
+		assert_piece(rq.upgrade, rq.upgrade_len,
+		    rules_cases[i].upgrade);
+	}
 	free(r);
 }
 
@@ -393,6 +475,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_request_table),
 		cmocka_unit_test(test_request_hop),
+		cmocka_unit_test(test_request_rules),
 		cmocka_unit_test(test_request_too_big),
 		cmocka_unit_test(test_scan),
 		cmocka_unit_test(test_response_table),

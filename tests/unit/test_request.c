@@ -2,7 +2,8 @@
  * Unit tests for request-level rules: the canonical path against a
  * table of escape attempts, read-only (git's fetch, never its push),
  * methods and path constraints, several rules for one host, deny
- * winning, secrets and the hosts that are inspected.
+ * winning, secrets and the hosts that are inspected, upgrades (only a
+ * WebSocket, only where a rule says websocket) and method overrides.
  */
 #include "config.h"
 
@@ -46,21 +47,62 @@ refused(const char *text)
 	return (errbuf);
 }
 
+/* Decide a request to host:443 as rq has it; v filled. */
+static int
+decide(const struct rules *r, const char *host, struct rules_request *rq,
+    const char *method, const char *target, struct rules_verdict *v)
+{
+	struct host		h;
+	const char		*errstr;
+
+	assert_int_equal(host_parse(host, strlen(host), &h, &errstr), 0);
+	rq->method = method;
+	rq->method_len = strlen(method);
+	rq->target = target;
+	rq->target_len = strlen(target);
+	return (rules_match_request(r, &h, 443, rq, v));
+}
+
 /* Decide "METHOD TARGET" to host:443; v filled. */
 static int
 request(const struct rules *r, const char *host, const char *method,
     const char *target, struct rules_verdict *v)
 {
 	struct rules_request	rq;
-	struct host		h;
-	const char		*errstr;
 
-	assert_int_equal(host_parse(host, strlen(host), &h, &errstr), 0);
-	rq.method = method;
-	rq.method_len = strlen(method);
-	rq.target = target;
-	rq.target_len = strlen(target);
-	return (rules_match_request(r, &h, 443, &rq, v));
+	memset(&rq, 0, sizeof rq);
+	return (decide(r, host, &rq, method, target, v));
+}
+
+/* Decide "METHOD TARGET" asking to upgrade to proto. */
+static int
+upgrade(const struct rules *r, const char *host, const char *method,
+    const char *target, const char *proto, struct rules_verdict *v)
+{
+	struct rules_request	rq;
+
+	memset(&rq, 0, sizeof rq);
+	rq.upgrade = proto;
+	rq.upgrade_len = strlen(proto);
+	return (decide(r, host, &rq, method, target, v));
+}
+
+/* Decide "METHOD TARGET" with a method override (NULL: a bad one). */
+static int
+override(const struct rules *r, const char *host, const char *method,
+    const char *target, const char *other, struct rules_verdict *v)
+{
+	struct rules_request	rq;
+
+	memset(&rq, 0, sizeof rq);
+	rq.override_name = "X-HTTP-Method-Override";
+	if (other == NULL)
+		rq.override_bad = 1;
+	else {
+		rq.override = other;
+		rq.override_len = strlen(other);
+	}
+	return (decide(r, host, &rq, method, target, v));
 }
 
 /* Paths as sent, and their canonical form (NULL: refused). */
@@ -309,6 +351,119 @@ test_secrets(void **state)
 	    "missing file"));
 }
 
+/*
+ * An upgrade on a host whose rules check requests: refused unless a rule
+ * says websocket and lets the request through as a GET; anything but a
+ * WebSocket never.  A host inspected only for a secret lets a WebSocket
+ * through, nothing else.
+ */
+static void
+test_websocket(void **state)
+{
+	struct rules		*r;
+	struct rules_verdict	 v;
+
+	(void)state;
+	r = policy("allow chat.example read-only path /api/**\n"
+	    "allow chat.example read-only websocket path /live/**\n"
+	    "allow ws.example methods GET,POST websocket\n"
+	    "allow ro.example read-only\n"
+	    "allow open.example\nsecret T for open.example\n");
+	assert_int_equal(upgrade(r, "chat.example", "GET", "/live/feed",
+	    "websocket", &v), 1);
+	assert_int_equal(v.line, 2);
+	assert_int_equal(upgrade(r, "chat.example", "GET", "/live/feed?x=1",
+	    "WebSocket", &v), 1);
+	assert_int_equal(request(r, "chat.example", "GET", "/live/feed", &v),
+	    1);
+	assert_int_equal(upgrade(r, "chat.example", "GET", "/api/x",
+	    "websocket", &v), 0);
+	assert_int_equal(v.line, 1);
+	assert_string_equal(v.constraint, "upgrade");
+	assert_non_null(strstr(v.why, "needs a rule that says websocket"));
+	assert_int_equal(upgrade(r, "chat.example", "GET", "/other",
+	    "websocket", &v), 0);
+	assert_string_equal(v.constraint, "path");
+	assert_int_equal(upgrade(r, "ro.example", "GET", "/", "websocket",
+	    &v), 0);
+	assert_string_equal(v.constraint, "upgrade");
+	assert_int_equal(request(r, "ro.example", "GET", "/", &v), 1);
+	assert_int_equal(upgrade(r, "ws.example", "GET", "/", "websocket",
+	    &v), 1);
+	assert_int_equal(upgrade(r, "ws.example", "POST", "/", "websocket",
+	    &v), 0);
+	assert_non_null(strstr(v.why, "opens with GET, not POST"));
+	assert_int_equal(upgrade(r, "ws.example", "GET", "/", "h2c", &v), 0);
+	assert_string_equal(v.constraint, "upgrade");
+	assert_non_null(strstr(v.why, "Upgrade: h2c"));
+	assert_int_equal(upgrade(r, "ws.example", "GET", "/",
+	    "websocket, h2c", &v), 0);
+	assert_int_equal(upgrade(r, "ws.example", "GET", "/", "", &v), 0);
+	assert_int_equal(upgrade(r, "open.example", "GET", "/", "websocket",
+	    &v), 1);
+	assert_int_equal(upgrade(r, "open.example", "GET", "/", "h2c", &v), 0);
+	assert_string_equal(v.constraint, "upgrade");
+	assert_int_equal(request(r, "open.example", "DELETE", "/", &v), 1);
+	rules_free(r);
+	assert_non_null(strstr(refused("allow a.example websocket\n"),
+	    "policy:1: websocket: goes with read-only, methods or path"));
+	assert_non_null(strstr(refused("allow a.example methods POST "
+	    "websocket\n"), "methods POST has no GET"));
+	assert_non_null(strstr(refused("allow a.example read-only websocket "
+	    "websocket\n"), "websocket given twice"));
+	assert_non_null(strstr(refused("deny a.example websocket\n"),
+	    "deny: unexpected 'websocket'"));
+}
+
+/*
+ * A method override names the method a framework acts on: read-only
+ * and methods check it as they check the method (in any case), and
+ * refuse one given twice or naming no one method; a rule without
+ * method checks lets it be.
+ */
+static void
+test_override(void **state)
+{
+	struct rules		*r;
+	struct rules_verdict	 v;
+
+	(void)state;
+	r = policy("allow ro.example read-only\n"
+	    "allow api.example methods GET,DELETE\n"
+	    "allow p.example path /v1/**\n");
+	assert_int_equal(override(r, "ro.example", "GET", "/x", "DELETE", &v),
+	    0);
+	assert_string_equal(v.constraint, "read-only");
+	assert_non_null(strstr(v.why,
+	    "GET /x with X-HTTP-Method-Override: DELETE is not a read"));
+	assert_int_equal(override(r, "ro.example", "GET", "/x", "post", &v),
+	    0);
+	assert_int_equal(override(r, "ro.example", "GET", "/x", "head", &v),
+	    1);
+	assert_int_equal(override(r, "ro.example", "HEAD", "/x", "GET", &v),
+	    1);
+	assert_int_equal(override(r, "ro.example", "POST", "/x", "GET", &v),
+	    0);
+	assert_int_equal(override(r, "ro.example", "GET", "/x", NULL, &v), 0);
+	assert_string_equal(v.constraint, "read-only");
+	assert_non_null(strstr(v.why, "X-HTTP-Method-Override is given "
+	    "twice"));
+	assert_int_equal(override(r, "api.example", "GET", "/", "delete", &v),
+	    1);
+	assert_int_equal(override(r, "api.example", "GET", "/", "PUT", &v),
+	    0);
+	assert_string_equal(v.constraint, "methods");
+	assert_non_null(strstr(v.why,
+	    "X-HTTP-Method-Override: PUT is not one of GET,DELETE"));
+	assert_int_equal(override(r, "api.example", "GET", "/", NULL, &v), 0);
+	assert_string_equal(v.constraint, "methods");
+	assert_int_equal(override(r, "p.example", "GET", "/v1/a", "DELETE",
+	    &v), 1);
+	assert_int_equal(override(r, "p.example", "GET", "/v1/a", NULL, &v),
+	    1);
+	rules_free(r);
+}
+
 static void
 test_refusals(void **state)
 {
@@ -346,6 +501,8 @@ main(void)
 		cmocka_unit_test(test_methods_paths),
 		cmocka_unit_test(test_inspect),
 		cmocka_unit_test(test_secrets),
+		cmocka_unit_test(test_websocket),
+		cmocka_unit_test(test_override),
 		cmocka_unit_test(test_refusals),
 	};
 
