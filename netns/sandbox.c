@@ -33,7 +33,8 @@
 #include "netns/netns-int.h"
 #include "netns/netns.h"
 
-#define SETUP_MAX_LISTENERS	(4 + NETNS_MAX_PORTS)
+/* The proxy, DNS (UDP, TCP), the ports, the catch-all (TCP, UDP, ICMP). */
+#define SETUP_MAX_LISTENERS	(3 + NETNS_MAX_PORTS + 3)
 #define SETUP_MAX_FDS		(3 + SETUP_MAX_LISTENERS)
 _Static_assert(SETUP_MAX_FDS <= FDPASS_MAX, "descriptors of a setup message");
 
@@ -129,6 +130,8 @@ setup_userns(struct setup *s)
 static void
 setup_keep(struct setup *s, int fd)
 {
+	if (s->nfds == SETUP_MAX_FDS)
+		abort();	/* SETUP_MAX_FDS counts every one */
 	s->fds[s->nfds++] = fd;
 }
 
@@ -170,6 +173,8 @@ setup_keep_listener(struct setup *s, int fd, int failed, int type,
 		close(fd);
 		return (-1);
 	}
+	if (s->msg.nlisteners == SETUP_MAX_LISTENERS)
+		abort();	/* SETUP_MAX_LISTENERS counts every one */
 	s->msg.listeners[s->msg.nlisteners].type = type;
 	s->msg.listeners[s->msg.nlisteners].port = port;
 	s->msg.nlisteners++;

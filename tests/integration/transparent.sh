@@ -293,5 +293,32 @@ for MODE in root nobody; do
 	"$T/pinhole" log verify "$A" >/dev/null 2>&1 && ok "$MODE: log verifies" ||
 	    fail "$MODE: the audit log does not verify"
 done
+# A policy that names more ports than get listeners of their own (a
+# range of 101, as README's example): every one is still served, standalone
+# and attached, through its listener or the capture rule.
+lo=$((HP > 1100 ? HP - 50 : 1050))
+printf 'allow-private 127.0.0.0/8\nallow origin.test:%s-%s\n' "$lo" \
+    "$((lo + 100))" >"$T/cfg/many"
+for MODE in root nobody; do
+	W="$T/w/$MODE"
+	set -- curl -sSf -m 10 --noproxy '*' "http://origin.test:$HP/hello.txt"
+	as=env
+	[ "$MODE" = nobody ] && as=as_nobody
+	$as env HOME="$W" "$T/pinhole" run --policy "$T/cfg/many" \
+	    --resolver "127.0.0.1:$DNSP" --log "$T/log/many-$MODE.log" -- "$@" \
+	    >"$T/out" 2>&1 && grep -q "hello from origin" "$T/out" &&
+	    ok "$MODE: a range of 101 ports: run, port $HP captured" ||
+	    fail "$MODE: a range of 101 ports: $(tail -3 "$T/out")"
+	$as env HOME="$W" "$T/pinhole" session start many --policy \
+	    "$T/cfg/many" --resolver "127.0.0.1:$DNSP" \
+	    --log "$T/log/many-s-$MODE.log" >/dev/null 2>"$T/err" ||
+	    fail "$MODE: session start: $(cat "$T/err")"
+	$as env HOME="$W" "$T/pinhole" run --session many -- "$@" >"$T/out" 2>&1 &&
+	    grep -q "hello from origin" "$T/out" &&
+	    ok "$MODE: a range of 101 ports: run --session" ||
+	    fail "$MODE: a range of 101 ports, attached: $(tail -3 "$T/out")"
+	$as env HOME="$W" "$T/pinhole" session stop many >/dev/null 2>&1
+done
+
 [ -n "$MADE_RUN_SSHD" ] && rmdir /run/sshd 2>/dev/null
 finish
