@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/gwopts.h"
 #include "cli/pinhole.h"
 #include "proxy/wire/http.h"
 #include "rules/grants.h"
@@ -242,6 +243,7 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		goto out;
 	}
+	gwopts_warn_dead(r);
 	rv = rules_match(r, &h, port, &v) ? 0 : 1;
 	if (rv == 0 && v.inspect && a.method != NULL)
 		rv = check_request(r, &h, port, &a, &v);

@@ -303,6 +303,16 @@ doctor_policy_fix(struct doctor_check *c, const char *err)
 	doctor_fix(c, "correct the file or rule it names (pinhole-policy(5))");
 }
 
+/* List a rule that cannot take effect under the policy check. */
+static int
+doctor_dead_cb(const struct rules_dead *dead, void *arg)
+{
+	char	line[2048];
+
+	rules_dead_text(dead, line, sizeof line);
+	return (doctor_item(arg, "%s", line));
+}
+
 /* The policy, read as pinhole run reads it. */
 static void
 doctor_policy(struct doctor *d, struct doctor_check *c)
@@ -327,6 +337,12 @@ doctor_policy(struct doctor *d, struct doctor_check *c)
 		doctor_set(c, DOCTOR_WARN, "no policy file: %s does not exist, "
 		    "so all but --allow is denied", path);
 		doctor_fix(c, "pinhole allow HOST (it makes %s)", path);
+	}
+	if (rules_dead(d->rules, doctor_dead_cb, c) > 0) {
+		doctor_set(c, DOCTOR_WARN, "%zu rule%s cannot take effect",
+		    c->nitems, c->nitems == 1 ? "" : "s");
+		doctor_fix(c, "remove or change each rule named, or the rule "
+		    "in its place (pinhole-policy(5), REQUEST RULES)");
 	}
 }
 

@@ -403,6 +403,25 @@ gwopts_user_policy(const struct gwopts *o, char *path, size_t len)
 	return (gwopts_user_path(o, path, len) && access(path, R_OK) == 0);
 }
 
+/* Say each rule that cannot take effect; one line each. */
+static int
+gwopts_dead_cb(const struct rules_dead *d, void *arg)
+{
+	char	line[2048];
+
+	(void)arg;
+	rules_dead_text(d, line, sizeof line);
+	log_warnx("%s", line);
+	return (0);
+}
+
+/* Say the rules of a policy that cannot take effect; how many. */
+size_t
+gwopts_warn_dead(const struct rules *r)
+{
+	return (rules_dead(r, gwopts_dead_cb, NULL));
+}
+
 /*
  * Build the policy: the system layer, then the files and rules given
  * (or the user's file).
@@ -774,6 +793,7 @@ gwctx_reload(struct gwctx *c)
 			rules_free(r);
 		return;
 	}
+	gwopts_warn_dead(r);
 	gwctx_set_rules(c, r);
 	if (c->grants != NULL)
 		grants_drop_always(c->grants, r);
@@ -1002,6 +1022,7 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		cmd_refuse("%s", err);
 		return (-1);
 	}
+	gwopts_warn_dead(r);
 	if ((c->audit = gwopts_open_log(o, err, sizeof err)) == NULL) {
 		cmd_refuse("%s", err);
 		rules_free(r);

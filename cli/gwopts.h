@@ -115,6 +115,9 @@ int	gwopts_option(const struct cmd_entry *, struct gwopts *, int,
 /* Build the policy the options name.  NULL with err set on error. */
 struct rules *gwopts_load_rules(const struct gwopts *, char *, size_t);
 
+/* Warn of each rule of the policy that cannot take effect; how many. */
+size_t	gwopts_warn_dead(const struct rules *);
+
 /*
  * Open the audit log the options name (without --log, the default file,
  * its directory made).  NULL with err set on error.

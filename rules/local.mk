@@ -5,6 +5,7 @@ libpinhole_a_SOURCES += \
 	rules/addr.c \
 	rules/store.c \
 	rules/match.c \
+	rules/dead.c \
 	rules/parse.c \
 	rules/request.c
 

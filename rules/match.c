@@ -153,6 +153,25 @@ ports_note(struct rules *r, const struct rule *rule)
 	}
 }
 
+/* Keep a rule's target on it (an address in the arena). */
+static int
+rule_target(struct rules *r, const struct rule_spec *s)
+{
+	uint8_t	*addr;
+
+	s->rule->kind = (uint8_t)s->kind;
+	s->rule->target = s->name;
+	s->rule->alen = (uint8_t)s->alen;
+	s->rule->plen = (uint8_t)s->plen;
+	if (s->kind != TARGET_ADDR)
+		return (0);
+	if ((addr = arena_alloc(&r->arena, s->alen)) == NULL)
+		return (-1);
+	memcpy(addr, s->addr, s->alen);
+	s->rule->target = addr;
+	return (0);
+}
+
 /* Add parsed rules to the matching structures, in order. */
 int
 rules_add(struct rules *r, const struct rule_spec *specs, size_t n)
@@ -164,6 +183,8 @@ rules_add(struct rules *r, const struct rule_spec *specs, size_t n)
 	for (i = 0; i < n && rv == 0; i++) {
 		s = &specs[i];
 		s->rule->seq = r->seq++;
+		if ((rv = rule_target(r, s)) == -1)
+			break;
 		if (r->last == NULL)
 			r->last = &r->first;
 		*r->last = s->rule;
@@ -594,4 +615,45 @@ rules_ports(const struct rules *r, uint16_t *out, size_t max)
 			out[n++] = p;
 	}
 	return (n);
+}
+
+/*
+ * Call fn with each list of rules whose target covers the rule's whole
+ * target: for a name, its own rules and the wildcards above it; for a
+ * wildcard, those of the same name and above; for a prefix, those of
+ * every prefix as long or shorter that holds it.
+ */
+void
+rules_covering(const struct rules *r, const struct rule *b,
+    void (*fn)(const struct rule *, void *), void *arg)
+{
+	const struct prefixset	*ps = &r->addrs;
+	const struct wnode	*n = &r->wild;
+	const uint8_t		*have = b->alen == 4 ? ps->have4 : ps->have6;
+	const char		*name = b->target, *end, *p;
+	uint8_t			 key[17];
+	int			 plen;
+
+	if (b->kind == TARGET_ADDR) {
+		for (plen = b->plen; plen >= 0; plen--) {
+			if (have[plen])
+				fn(hmap_get(&ps->map, key, prefix_key(key,
+				    b->target, b->alen, plen)), arg);
+		}
+		return;
+	}
+	if (b->kind == TARGET_NAME)
+		fn(hmap_get(&r->names, name, strlen(name)), arg);
+	/* The wildcards of every label above (and of *.name itself). */
+	for (end = name + strlen(name); end > name; end = p - 1) {
+		for (p = end; p > name && p[-1] != '.'; p--)
+			;
+		if (p == name && b->kind == TARGET_NAME)
+			return;
+		if ((n = hmap_get(&n->kids, p, end - p)) == NULL)
+			return;
+		fn(n->rules, arg);
+		if (p == name)
+			return;
+	}
 }

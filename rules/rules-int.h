@@ -65,6 +65,12 @@ struct rule_req {
 	const char	*host;		/* the host as a pattern: "*.name" */
 };
 
+enum target_kind {
+	TARGET_NAME,			/* exact name */
+	TARGET_WILD,			/* any subdomain of name */
+	TARGET_ADDR			/* address prefix */
+};
+
 /* One rule as loaded: what it does, on which ports, and where it came from. */
 struct rule {
 	struct rule		*next;		/* same target */
@@ -73,18 +79,20 @@ struct rule {
 	unsigned int		 seq;		/* load order */
 	const char		*file;
 	unsigned int		 line;
+	enum rules_layer	 layer;
 	const char		*text;
 	const struct port_range	*ports;
 	size_t			 nports;
 	time_t			 until;		/* allow ... until: its end, or 0 */
 	const struct rule_req	*req;		/* constraints, or NULL */
-	enum rules_layer	 layer;
-};
-
-enum target_kind {
-	TARGET_NAME,			/* exact name */
-	TARGET_WILD,			/* any subdomain of name */
-	TARGET_ADDR			/* address prefix */
+	/*
+	 * What it applies to (rules/dead.c), its spec's target: the name
+	 * (NAME, WILD) or the address's alen bytes (ADDR).
+	 */
+	const void		*target;
+	uint8_t			 kind;		/* enum target_kind */
+	uint8_t			 alen;
+	uint8_t			 plen;
 };
 
 /* A parsed rule waiting to be added, with the target it applies to. */
@@ -177,6 +185,8 @@ int	rules_spec_pattern(struct arena *, const struct rule_spec *,
 
 /* rules/match.c */
 int	rules_add(struct rules *, const struct rule_spec *, size_t);
+void	rules_covering(const struct rules *, const struct rule *,
+	    void (*)(const struct rule *, void *), void *);
 int	rules_public_suffix(struct rules *, const char *);
 
 #endif

@@ -308,6 +308,26 @@ int	rules_allow_vsock(const struct rules *);
  * sandbox is made).  Stores at most max pointers; returns how many
  * there are.
  */
+/*
+ * A rule that cannot take effect (rules/dead.c): an allow rule a deny
+ * covers, or a rule with constraints an allow rule without constraints
+ * covers, on some ports (ports, "443,8000-8100") or all of them (all).
+ * rules_dead() calls back with each, in load order (a callback's -1
+ * stops it), and returns how many it found; rules_dead_text() says one
+ * in a sentence, its place first.
+ */
+struct rules_dead {
+	struct rules_verdict	rule;		/* file, line, text, layer */
+	struct rules_verdict	by;		/* the rule in its place */
+	int			by_deny;
+	int			all;
+	char			ports[128];
+};
+
+size_t	rules_dead(const struct rules *, int (*)(const struct rules_dead *,
+	    void *), void *);
+void	rules_dead_text(const struct rules_dead *, char *, size_t);
+
 #define RULES_SOCKET_MAX	108	/* sun_path, with its NUL */
 size_t	rules_sockets(const struct rules *, const char **, size_t);
 

@@ -1,6 +1,7 @@
 /*
  * Fuzz the policy parser: any text either loads or is refused with a
- * message, and a loaded policy answers lookups.
+ * message, and a loaded policy answers lookups and says which of its
+ * rules cannot take effect.
  */
 #include "config.h"
 
@@ -17,6 +18,19 @@ static const char *const fuzz_hosts[] = {
 	"pypi.org", "a.b.pypi.org", "203.0.113.7", "[2001:db8::1]:22",
 	"10.20.1.2:8080", "example.com:80"
 };
+
+/* Say a rule that cannot take effect, as a load would. */
+static int
+fuzz_dead(const struct rules_dead *d, void *arg)
+{
+	char	line[2048];
+
+	(void)arg;
+	rules_dead_text(d, line, sizeof line);
+	if (strnlen(line, sizeof line) == sizeof line)
+		abort();
+	return (0);
+}
 
 /* Load the input as a policy, then match a few hosts against it. */
 int
@@ -48,6 +62,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		}
 		rules_private_ok(r, private, sizeof private, &v);
 		rules_ports(r, ports, 8);
+		rules_dead(r, fuzz_dead, NULL);
 	} else if (memchr(err, ':', strnlen(err, sizeof err)) == NULL)
 		abort();		/* every refusal names its place */
 	rules_free(r);

@@ -512,6 +512,72 @@ test_allow_socket(void **state)
 	rules_free(r);
 }
 
+/* Collect what rules_dead() says, a line each. */
+static int
+dead_collect(const struct rules_dead *d, void *arg)
+{
+	char	line[1024];
+
+	rules_dead_text(d, line, sizeof line);
+	strncat(arg, line, 4095 - strlen(arg));
+	strncat(arg, "\n", 4095 - strlen(arg));
+	return (0);
+}
+
+/* Rules that cannot take effect: under a deny, or constraints under an
+   allow without them; and rules that can. */
+static void
+test_dead(void **state)
+{
+	static char	 out[4096];
+	struct rules	*r;
+
+	out[0] = '\0';
+	r = policy("allow github.com:22,443\n"
+	    "allow github.com read-only path /myorg/**\n"
+	    "allow api.example.org read-only\n"	/* alive */
+	    "allow *.example.com:443\n"
+	    "allow x.api.example.com methods GET\n"	/* 80 alive */
+	    "allow *.api.example.com:* methods GET\n"	/* all but 443 */
+	    "deny upload.pypi.org\n"
+	    "allow upload.pypi.org\n"
+	    "allow *.pypi.org:443\n"			/* alive */
+	    "deny 10.0.0.0/8\n"
+	    "allow 10.1.0.0/16:443\n"
+	    "allow 11.0.0.0/8:443\n"			/* alive */
+	    "allow until.test:443 read-only\n"
+	    "allow until.test:443 until 2099-01-01T00:00:00Z\n");
+	assert_int_equal(rules_dead(r, dead_collect, out), 5);
+	assert_string_equal(out,
+	    "policy:2: the constraints of 'allow github.com read-only path "
+	    "/myorg/**' never apply on port 443: 'allow github.com:22,443' "
+	    "(policy:1) allows it there without constraints, and a request "
+	    "any allow rule lets through is allowed\n"
+	    "policy:5: the constraints of 'allow x.api.example.com methods "
+	    "GET' never apply on port 443: 'allow *.example.com:443' "
+	    "(policy:4) allows it there without constraints, and a request "
+	    "any allow rule lets through is allowed\n"
+	    "policy:6: the constraints of 'allow *.api.example.com:* methods "
+	    "GET' never apply on port 443: 'allow *.example.com:443' "
+	    "(policy:4) allows it there without constraints, and a request "
+	    "any allow rule lets through is allowed\n"
+	    "policy:8: 'allow upload.pypi.org' never allows anything on any "
+	    "of its ports: 'deny upload.pypi.org' (policy:7) denies it there, "
+	    "and a deny always wins\n"
+	    "policy:11: 'allow 10.1.0.0/16:443' never allows anything on any "
+	    "of its ports: 'deny 10.0.0.0/8' (policy:10) denies it there, and "
+	    "a deny always wins\n");
+	rules_free(r);
+	/* A deny in the system layer, many of them, an apex. */
+	r = policy("allow a.test:8000-8100 path /x\nallow a.test:8050-8200\n"
+	    "deny *.a.test\nallow a.test:80\n");
+	out[0] = '\0';
+	assert_int_equal(rules_dead(r, dead_collect, out), 1);
+	assert_non_null(strstr(out, "policy:1: the constraints of 'allow "
+	    "a.test:8000-8100 path /x' never apply on ports 8050-8100:"));
+	rules_free(r);
+}
+
 /* allow-vsock: off unless a file of the policy says it. */
 static void
 test_allow_vsock(void **state)
@@ -633,6 +699,7 @@ main(void)
 		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_allow_vsock),
 		cmocka_unit_test(test_allow_socket),
+		cmocka_unit_test(test_dead),
 		cmocka_unit_test(test_rules_ports),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_until),
