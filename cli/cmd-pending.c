@@ -45,7 +45,7 @@ pending_print_json(const struct json_obj *o, int request)
 {
 	static const char	*strs[] = { "reason", "session", "sandbox",
 	    "cmd", "since", "state", "via", "first", "last", "scope", "answer",
-	    "by", "hint", "fix" };
+	    "by", "hint", "fix", "sandboxes" };
 	static const char	*ints[] = { "count", "pid", "others", "ttl" };
 	struct json_writer	 w;
 	size_t			 i;
