@@ -130,6 +130,10 @@ pending_print_blocked(const struct json_obj *o)
 	pending_print_member(o, "last");
 	printf(" (session ");
 	pending_print_member(o, "session");
+	if (json_get_str(o, "sandbox") != NULL) {
+		printf(", sandbox ");
+		pending_print_member(o, "sandbox");
+	}
 	printf(")\n");
 	if (json_get_str(o, "fix") != NULL) {
 		printf("    ");

@@ -126,6 +126,8 @@ for MODE in root nobody; do
 	grep '"kind":"blocked"' "$W/pending" >"$W/blocked"
 	grep ":$xport," "$W/blocked" | grep -q '"sandbox":"1"' &&
 	    grep ":$gport," "$W/blocked" | grep -q '"sandbox":"2"' &&
+	    as_mode "$T/pinhole" pending |
+	    grep -q "127.0.0.1:$xport via .*(session s, sandbox 1)$" &&
 	    ok "$MODE: the person sees every sandbox's, named" ||
 	    fail "$MODE: pending: $(cat "$W/pending")"
 	touch "$W/one.end"
