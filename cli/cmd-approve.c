@@ -1,6 +1,6 @@
 /*
- * pinhole approve: grant a pending request, once, for the session, or
- * always (written into the policy).
+ * pinhole approve: grant a pending request, once (for one sandbox), for
+ * the session, or always (written into the policy).
  */
 #include "config.h"
 
@@ -13,7 +13,7 @@
 #include "proxy/escalate/escalate.h"
 
 enum {
-	OPT_SESSION = 256, OPT_ALWAYS
+	OPT_SESSION = 256, OPT_ALWAYS, OPT_SANDBOX
 };
 
 /* Grant a pending request. */
@@ -22,6 +22,7 @@ cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	struct json_writer	 w;
 	const char		*scope = "once", *session = NULL;
+	const char		*sandbox = NULL;
 	long			 ttl = 0;
 	int			 ch, nscopes = 0, rv;
 
@@ -38,10 +39,19 @@ cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 			    "(seconds, or a number with s, m, h or d)", optarg));
 		else if (ch == 's')
 			session = optarg;
+		else if (ch == OPT_SANDBOX && (optarg[0] == '\0' ||
+		    strlen(optarg) >= AUDIT_SANDBOX_ID_LEN))
+			return (cmd_usage_error(self, "bad --sandbox '%s' "
+			    "(the number pinhole pending shows)", optarg));
+		else if (ch == OPT_SANDBOX)
+			sandbox = optarg;
 	}
 	if (nscopes > 1)
 		return (cmd_usage_error(self, "one of --once, --session, "
 		    "--always"));
+	if (sandbox != NULL && strcmp(scope, "once") != 0)
+		return (cmd_usage_error(self, "--sandbox goes with --once: "
+		    "a --%s grant is for every sandbox", scope));
 	if (optind != argc - 1)
 		return (cmd_usage_error(self, optind == argc ?
 		    "no request ID given" : "one request ID only"));
@@ -49,6 +59,8 @@ cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 	json_open(&w);
 	json_put_str(&w, "op", "approve");
 	json_put_str(&w, "scope", scope);
+	if (sandbox != NULL)
+		json_put_str(&w, "sandbox", sandbox);
 	if (ttl > 0)
 		json_put_int(&w, "ttl", ttl);
 	rv = ctl_decide(self->name, session, argv[optind], &w);
@@ -59,7 +71,11 @@ cmd_approve_exec(const struct cmd_entry *self, int argc, char **argv)
 /* The options of approve. */
 static const struct cmd_opt approve_opts[] = {
 	{ "once", 'o', CMD_ARG_NONE, NULL,
-	    .help = "one more connection (the default)" },
+	    .help = "one more connection, from the sandbox that asked (the "
+	    "default)" },
+	{ "sandbox", 0, CMD_ARG_REQUIRED, "N", .key = OPT_SANDBOX,
+	    .help = "--once: for sandbox N of the session, one of those "
+	    "that asked" },
 	{ "session", 0, CMD_ARG_NONE, NULL, .key = OPT_SESSION,
 	    .help = "for every command of the session, until it stops" },
 	{ "always", 0, CMD_ARG_NONE, NULL, .key = OPT_ALWAYS,
@@ -74,12 +90,15 @@ static const struct cmd_opt approve_opts[] = {
 
 const struct cmd_entry cmd_approve_entry = {
 	.name = "approve",
-	.usage = "[--once|--session|--always] [--ttl DURATION] "
-	    "[--session-id SESSION] ID",
+	.usage = "[--once [--sandbox N]|--session|--always] "
+	    "[--ttl DURATION] [--session-id SESSION] ID",
 	.summary = "Grant a pending request for a host",
 	.opts = approve_opts,
 	.help =
-	    "ID is what pinhole pending or pinhole watch shows (r7f3a).  The\n"
+	    "ID is what pinhole pending or pinhole watch shows\n"
+	    "(r7f3a09c41e2b5d86).  A --once grant is for one sandbox: the\n"
+	    "one that asked first, or the one --sandbox names; the other\n"
+	    "sandboxes that asked go on waiting, as a new request.  The\n"
 	    "decision is audited with your uid.  A request no grant can\n"
 	    "open (a deny rule, a private, loopback or metadata address) is\n"
 	    "not approved: the error says what the policy would have to\n"

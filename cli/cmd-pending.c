@@ -45,7 +45,7 @@ pending_print_json(const struct json_obj *o, int request)
 {
 	static const char	*strs[] = { "reason", "session", "sandbox",
 	    "cmd", "since", "state", "via", "first", "last", "scope", "answer",
-	    "by", "hint", "fix" };
+	    "by", "hint", "fix", "sandboxes" };
 	static const char	*ints[] = { "count", "pid", "others", "ttl" };
 	struct json_writer	 w;
 	size_t			 i;
@@ -130,6 +130,10 @@ pending_print_blocked(const struct json_obj *o)
 	pending_print_member(o, "last");
 	printf(" (session ");
 	pending_print_member(o, "session");
+	if (json_get_str(o, "sandbox") != NULL) {
+		printf(", sandbox ");
+		pending_print_member(o, "sandbox");
+	}
 	printf(")\n");
 	if (json_get_str(o, "fix") != NULL) {
 		printf("    ");

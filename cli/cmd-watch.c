@@ -230,7 +230,7 @@ watch_on_decided(struct watch *w, const char *session, const struct json_obj *o)
 static void
 watch_on_blocked(const char *session, const struct json_obj *o)
 {
-	const char	*host = json_get_str(o, "host"), *via;
+	const char	*host = json_get_str(o, "host"), *via, *sb;
 	const char	*fix = json_get_str(o, "fix");
 	int64_t		 port = 0, count = 1;
 
@@ -244,6 +244,10 @@ watch_on_blocked(const char *session, const struct json_obj *o)
 	printf(" (%lld time%s)  session ", (long long)count,
 	    count == 1 ? "" : "s");
 	ctl_print_safe(stdout, session);
+	if ((sb = json_get_str(o, "sandbox")) != NULL) {
+		printf(", sandbox ");
+		ctl_print_safe(stdout, sb);
+	}
 	if (fix != NULL) {
 		printf("\n    ");
 		ctl_print_safe(stdout, fix);

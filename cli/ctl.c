@@ -248,6 +248,7 @@ ctl_print_sandbox(FILE *f, const char *indent, const struct json_obj *o)
 {
 	const char	*sb = json_get_str(o, "sandbox");
 	const char	*cmd = json_get_str(o, "cmd");
+	const char	*sbs;
 	int64_t		 pid, others;
 
 	if (sb == NULL)
@@ -261,6 +262,10 @@ ctl_print_sandbox(FILE *f, const char *indent, const struct json_obj *o)
 	if (json_get_int(o, "others", &others) == 0 && others > 0)
 		fprintf(f, " (asked %lld more time%s from elsewhere)",
 		    (long long)others, others == 1 ? "" : "s");
+	if ((sbs = json_get_str(o, "sandboxes")) != NULL) {
+		fprintf(f, "\n%sasked by sandboxes ", indent);
+		ctl_print_safe(f, sbs);
+	}
 	fputc('\n', f);
 }
 

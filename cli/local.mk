@@ -50,6 +50,9 @@ TESTS += tests/integration/session.sh
 EXTRA_DIST += tests/integration/session.sh
 TESTS += tests/integration/attach.sh
 EXTRA_DIST += tests/integration/attach.sh tests/integration/attach-cycle.py
+# A session's sandboxes: each sees its own, a once grant is one's.
+TESTS += tests/integration/session-once.sh
+EXTRA_DIST += tests/integration/session-once.sh
 TESTS += tests/integration/attach-hostile.sh
 EXTRA_DIST += tests/integration/attach-hostile.sh \
 	tests/integration/attach-hostile.py

@@ -76,7 +76,9 @@ notice_from_event(const struct escalate_event *ev, struct attach_notice *n,
 		return (0);
 	case ESCALATE_NOTE_DECIDED:
 		notice_request(ATTACH_NOTICE_DECIDED, r, n);
-		*sandbox = NULL;
+		/* A once grant is its sandbox's: the others still wait. */
+		*sandbox = r->scope == ESCALATE_SCOPE_ONCE &&
+		    r->sandbox[0] != '\0' ? r->sandbox : NULL;
 		return (0);
 	default:
 		return (-1);

@@ -87,10 +87,26 @@ grants_delete(struct grants *g, size_t i)
 	g->n--;
 }
 
+/* Is gr the grant a new one of scope (and, once, sandbox) replaces? */
+static int
+grant_same_slot(const struct grant *gr, const struct host *h, uint16_t port,
+    enum grant_scope scope, const char *sandbox)
+{
+	return (gr->port == port && gr->scope == scope &&
+	    grant_same_host(gr, h) && (scope != GRANT_ONCE ||
+	    strcmp(gr->sandbox, sandbox) == 0));
+}
+
+/* Does a grant serve a caller in sandbox?  A once grant, only its own. */
+static int
+grant_serves(const struct grant *gr, const char *sandbox)
+{
+	return (gr->scope != GRANT_ONCE || strcmp(gr->sandbox, sandbox) == 0);
+}
+
 /* The slot for a new grant: a replaced one, or a new one at the end. */
 static struct grant *
-grants_slot(struct grants *g, const struct host *h, uint16_t port,
-    enum grant_scope scope)
+grants_slot(struct grants *g, const struct grant *new)
 {
 	struct grant	*tab;
 	size_t		 i, ncap;
@@ -103,8 +119,8 @@ grants_slot(struct grants *g, const struct host *h, uint16_t port,
 		g->cap = ncap;
 	}
 	for (i = 0; i < g->n; i++) {
-		if (g->tab[i].port == port && g->tab[i].scope == scope &&
-		    grant_same_host(&g->tab[i], h)) {
+		if (grant_same_slot(&g->tab[i], &new->host, new->port,
+		    new->scope, new->sandbox)) {
 			grants_delete(g, i);
 			break;
 		}
@@ -116,13 +132,16 @@ grants_slot(struct grants *g, const struct host *h, uint16_t port,
 int
 grants_add(struct grants *g, const struct host *h, uint16_t port,
     enum grant_scope scope, uint64_t ttl_ms, const char *id, const char *who,
-    uint64_t now, struct grant *out)
+    const char *sandbox, uint64_t now, struct grant *out)
 {
 	struct grant	*gr, new = { .port = port, .scope = scope };
 
 	if (port == 0 || (id != NULL && (id[0] == '\0' ||
-	    strlen(id) >= sizeof new.id)))
+	    strlen(id) >= sizeof new.id)) || (sandbox != NULL &&
+	    strlen(sandbox) >= sizeof new.sandbox))
 		return (-1);
+	if (scope == GRANT_ONCE && sandbox != NULL)
+		snprintf(new.sandbox, sizeof new.sandbox, "%s", sandbox);
 	if (id != NULL)
 		snprintf(new.id, sizeof new.id, "%s", id);
 	else
@@ -135,7 +154,7 @@ grants_add(struct grants *g, const struct host *h, uint16_t port,
 		ttl_ms = GRANTS_ONCE_TTL_MS;
 	new.expires = ttl_ms != 0 ? now + ttl_ms : 0;
 	snprintf(new.who, sizeof new.who, "%s", who != NULL ? who : "");
-	if ((gr = grants_slot(g, h, port, scope)) == NULL)
+	if ((gr = grants_slot(g, &new)) == NULL)
 		return (-1);
 	*gr = new;
 	g->n++;
@@ -144,18 +163,20 @@ grants_add(struct grants *g, const struct host *h, uint16_t port,
 	return (0);
 }
 
-/* Find a live grant for host:port; lasting scopes before once. */
+/* Find a live grant for host:port for sandbox; lasting scopes first. */
 int
 grants_match(const struct grants *g, const struct host *h, uint16_t port,
-    uint64_t now, struct grant *out)
+    const char *sandbox, uint64_t now, struct grant *out)
 {
 	const struct grant	*gr, *best = NULL;
 	size_t			 i;
 
+	if (sandbox == NULL)
+		sandbox = "";
 	for (i = 0; i < g->n; i++) {
 		gr = &g->tab[i];
 		if ((port != 0 && gr->port != port) || !grant_live(gr, now) ||
-		    !grant_same_host(gr, h))
+		    !grant_same_host(gr, h) || !grant_serves(gr, sandbox))
 			continue;
 		if (best == NULL || (best->scope == GRANT_ONCE &&
 		    gr->scope != GRANT_ONCE))
@@ -303,14 +324,14 @@ decide_guard(const struct rules *r, const struct host *h,
 /* Decide host:port: deny rule, allow rule, grant, default deny. */
 int
 policy_decide(const struct rules *r, const struct grants *g,
-    const struct host *h, uint16_t port, uint64_t now,
+    const struct host *h, uint16_t port, const char *sandbox, uint64_t now,
     struct policy_decision *d)
 {
 	int	have_grant;
 
 	memset(d, 0, sizeof *d);
 	have_grant = g != NULL && port != 0 &&
-	    grants_match(g, h, port, now, &d->grant);
+	    grants_match(g, h, port, sandbox, now, &d->grant);
 	if (port == 0) {
 		snprintf(d->why, sizeof d->why, "port 0: default deny");
 		return (0);

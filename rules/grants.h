@@ -4,12 +4,14 @@
  * I/O; the caller passes the time, a monotonic value in milliseconds.
  *
  * Scopes:
- *   once     the next connection to that host and port.  DNS answers
- *            for the host are given while the grant lives, but do not
- *            use it up; the connection does (grants_consume).  A once
- *            grant without a TTL lives GRANTS_ONCE_TTL_MS.
- *   session  every connection to that host and port until the gateway
- *            stops (or the TTL runs out).
+ *   once     the next connection to that host and port from the one
+ *            sandbox it is for (its id; "" for callers that name none,
+ *            as a standalone run's and a proxy's).  DNS answers for the
+ *            host are given to that sandbox while the grant lives, but
+ *            do not use it up; the connection does (grants_consume).  A
+ *            once grant without a TTL lives GRANTS_ONCE_TTL_MS.
+ *   session  every connection to that host and port, from any sandbox,
+ *            until the gateway stops (or the TTL runs out).
  *   always   as session, and written to the policy file as an allow
  *            rule (rules_file_append); once a reload has read the file
  *            the rule decides, and grants_drop_always() forgets these.
@@ -28,6 +30,7 @@
 
 #define GRANT_ID_LEN		32
 #define GRANT_WHO_LEN		64
+#define GRANT_SANDBOX_LEN	16	/* a sandbox's id, NUL included */
 #define GRANTS_ONCE_TTL_MS	(10 * 60 * 1000)
 
 enum grant_scope {
@@ -45,6 +48,8 @@ struct grant {
 	uint64_t	 added;			/* ms */
 	uint64_t	 expires;		/* ms; 0: never */
 	char		 who[GRANT_WHO_LEN];	/* who approved it */
+	/* once: the sandbox it is for ("": callers naming none) */
+	char		 sandbox[GRANT_SANDBOX_LEN];
 };
 
 struct grants;
@@ -55,21 +60,24 @@ const char	*grant_scope_name(enum grant_scope);
 
 /*
  * Add a grant for host:port.  ttl_ms 0 is no expiry (once: the default
- * TTL).  id NULL assigns "g1", "g2", ...; who may be NULL.  A grant for
- * the same host, port and scope is replaced.  Fills *out when not NULL.
- * Returns 0, or -1 (out of memory, port 0, id too long).
+ * TTL).  id NULL assigns "g1", "g2", ...; who may be NULL.  sandbox is
+ * the one a once grant is for (NULL: ""), and is ignored for the other
+ * scopes.  A grant for the same host, port and scope (and, once, the
+ * same sandbox) is replaced.  Fills *out when not NULL.  Returns 0, or
+ * -1 (out of memory, port 0, id or sandbox too long).
  */
 int	grants_add(struct grants *, const struct host *, uint16_t,
-	    enum grant_scope, uint64_t, const char *, const char *, uint64_t,
-	    struct grant *);
+	    enum grant_scope, uint64_t, const char *, const char *,
+	    const char *, uint64_t, struct grant *);
 
 /*
- * Find a live grant for host:port at now; port 0 is any port (for a DNS
- * answer).  session and always grants are preferred over once grants,
- * which are not used up here.  Returns 1 with *out, or 0.
+ * Find a live grant for host:port at now, for a caller in sandbox (NULL:
+ * ""); port 0 is any port (for a DNS answer).  A once grant matches only
+ * the sandbox it is for.  session and always grants are preferred over
+ * once grants, which are not used up here.  Returns 1 with *out, or 0.
  */
 int	grants_match(const struct grants *, const struct host *, uint16_t,
-	    uint64_t, struct grant *);
+	    const char *, uint64_t, struct grant *);
 
 /*
  * Use up a once grant (a connection went through on it): it is removed.
@@ -124,7 +132,8 @@ void	policy_rule_text(const struct rules_verdict *, char *, size_t);
 int	policy_deny_text(const struct rules_verdict *, char *, size_t);
 
 /*
- * Decide host:port (port 1 to 65535) at now: an explicit deny rule
+ * Decide host:port (port 1 to 65535) at now for a caller in sandbox
+ * (NULL: "", as grants_match()): an explicit deny rule
  * denies ("denied by rule FILE:LINE; a grant cannot override it" when a
  * grant was there), an allow rule allows, a live grant allows, and
  * everything else is denied.  An address of a special-purpose range not
@@ -135,7 +144,8 @@ int	policy_deny_text(const struct rules_verdict *, char *, size_t);
  * d->allow.
  */
 int	policy_decide(const struct rules *, const struct grants *,
-	    const struct host *, uint16_t, uint64_t, struct policy_decision *);
+	    const struct host *, uint16_t, const char *, uint64_t,
+	    struct policy_decision *);
 
 /*
  * Can a grant lift a refusal of host:port?  None can when an explicit

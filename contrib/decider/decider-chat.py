@@ -9,9 +9,9 @@ Each question is posted to the channel's incoming webhook as
 {"text": "..."}; the person answers through the channel's slash command
 or button, which POSTs to http://127.0.0.1:PORT/answer with the header
 "Authorization: Bearer $DECIDER_TOKEN" and a JSON body:
-  {"request": "r3f2a", "decision": "allow", "scope": "session",
+  {"request": "r3f2a8e61b07c94d5", "decision": "allow", "scope": "session",
    "approver": "alice@example"}
-  {"request": "r3f2a", "decision": "deny", "note": "use the mirror",
+  {"request": "r3f2a8e61b07c94d5", "decision": "deny", "note": "use the mirror",
    "approver": "alice@example"}
 (by hand: curl -H "Authorization: Bearer $DECIDER_TOKEN" -d '{...}'
 http://127.0.0.1:PORT/answer).  A question not answered a second before

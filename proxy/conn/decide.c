@@ -124,7 +124,7 @@ conn_policy(struct conn *c, struct rules_verdict *v, int *checked)
 		return (0);
 	if (set->eg.grants == NULL ||
 	    !grants_match(set->eg.grants, &c->host, c->port,
-	    mono_ms(), &g))
+	    escalate_sandbox_id(c->sandbox), mono_ms(), &g))
 		return (0);
 	snprintf(c->grant_id, sizeof c->grant_id, "%s", g.id);
 	if (g.scope == GRANT_ONCE)
@@ -196,7 +196,7 @@ conn_asked(struct conn *c, const struct escalate_request *r, int timed_out)
 		    r->answer[0] != '\0' ? ": " : "", r->answer);
 	else if (r->state == ESCALATE_APPROVED)
 		snprintf(why, sizeof why, "approved once, and used by another "
-		    "connection");
+		    "connection or for another sandbox");
 	else
 		snprintf(why, sizeof why, "not approved");
 	conn_refuse(c, 403, "denied-by-policy", why);
@@ -256,8 +256,8 @@ conn_decide(struct conn *c)
 	policy_grantable(c->set->rules, &c->host, c->port, c->fix,
 	    sizeof c->fix);
 	if (c->set->esc != NULL) {
-		escalate_blocked(c->set->esc, &c->host, c->port, c->via,
-		    c->fix[0] != '\0' ? c->fix : NULL);
+		escalate_blocked(c->set->esc, c->sandbox, &c->host, c->port,
+		    c->via, c->fix[0] != '\0' ? c->fix : NULL);
 		if (c->set->ask > 0 && v.file == NULL && c->fix[0] == '\0' &&
 		    conn_hold(c, &v) == 0)
 			return (1);

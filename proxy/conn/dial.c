@@ -138,8 +138,8 @@ conn_vet_all(struct conn *c, const struct resolver_addr *a, size_t n)
 		snprintf(c->addr, sizeof c->addr, "%s", text);
 		policy_private_fix(text, what, c->fix, sizeof c->fix);
 		if (c->set->esc != NULL)
-			escalate_blocked(c->set->esc, &c->host, c->port, c->via,
-			    c->fix);
+			escalate_blocked(c->set->esc, c->sandbox, &c->host,
+			    c->port, c->via, c->fix);
 		conn_refuse(c, 403, "private-address", why);
 		return;
 	}

@@ -153,14 +153,16 @@ dns_answer_granted(struct dns_req *r, const struct rules *rules)
 	const struct grants	*grants;
 	struct policy_decision	 d;
 	struct grant		 g;
+	const char		*sandbox = escalate_sandbox_id(
+				    dns_req_sandbox(r));
 	uint64_t		 now = mono_ms();
 
 	if (srv->p.grants == NULL ||
 	    (grants = srv->p.grants(srv->p.grants_arg)) == NULL ||
-	    !grants_match(grants, &r->host, 0, now, &g))
+	    !grants_match(grants, &r->host, 0, sandbox, now, &g))
 		return (0);
 	/* A deny rule on the granted port still wins. */
-	if (!policy_decide(rules, grants, &r->host, g.port, now, &d))
+	if (!policy_decide(rules, grants, &r->host, g.port, sandbox, now, &d))
 		return (0);
 	snprintf(r->rule, sizeof r->rule, "%s", d.rule);
 	snprintf(r->why, sizeof r->why, "granted");
@@ -231,8 +233,8 @@ dns_answer_blocked(struct dns_req *r)
 		snprintf(text, sizeof text, "blocked by pinhole policy%s%s",
 		    r->fixed ? ": " : "; ask: ", r->fixed ? fix : hint);
 		if (srv->p.esc != NULL) {
-			escalate_blocked(srv->p.esc, &r->host, 0, "dns",
-			    r->fixed ? fix : NULL);
+			escalate_blocked(srv->p.esc, dns_req_sandbox(r),
+			    &r->host, 0, "dns", r->fixed ? fix : NULL);
 			dns_answer_refused(r, fix);
 		}
 	} else

@@ -34,7 +34,7 @@ struct agent_ctx {
 struct agent_wait {
 	struct escalate		*e;
 	struct escalate_waiter	*w;
-	char			 id[ESCALATE_ID_LEN];
+	char			 sandbox[AUDIT_SANDBOX_ID_LEN];
 	int			 json;
 	void			(*cb)(struct agent_response *, void *);
 	void			*arg;
@@ -227,16 +227,16 @@ agent_text_request(struct agent_response *resp,
 	agent_puts(resp, "\n");
 }
 
-/* Render the status of a request. */
+/* Render the status of a request, as a sandbox sees it. */
 void
-agent_status(struct escalate *e, const char *id, int json,
-    struct agent_response *resp)
+agent_status(struct escalate *e, const char *id, const char *sandbox,
+    int json, struct agent_response *resp)
 {
 	const struct escalate_request	*r;
 
 	agent_response_init(resp, json);
 	escalate_sweep(e);
-	if ((r = escalate_find(e, id)) == NULL) {
+	if ((r = escalate_find_for(e, id, sandbox)) == NULL) {
 		agent_error(resp, 404, "no such request");
 		return;
 	}
@@ -398,7 +398,8 @@ agent_post_request(struct agent_ctx *c)
 		agent_error(c->resp, 403, fix);
 		return;
 	}
-	if (hk->allowed != NULL && hk->allowed(&h, port, hk->arg)) {
+	if (hk->allowed != NULL && hk->allowed(&h, port, agent_sandbox(c),
+	    hk->arg)) {
 		agent_already(c, &h, port);
 		return;
 	}
@@ -432,12 +433,14 @@ agent_get_request(struct agent_ctx *c, const char *id, size_t idlen)
 		return;
 	}
 	agent_response_free(c->resp);
-	agent_status(c->e, idbuf, c->resp->json, c->resp);
-	r = escalate_find(c->e, idbuf);
+	agent_status(c->e, idbuf, agent_sandbox(c), c->resp->json, c->resp);
+	r = escalate_find_for(c->e, idbuf, agent_sandbox(c));
 	if (r != NULL && r->state == ESCALATE_PENDING && secs > 0) {
 		c->resp->wait = secs > ESCALATE_WAIT_MAX ? ESCALATE_WAIT_MAX :
 		    (int)secs;
-		memcpy(c->resp->wait_id, idbuf, idlen + 1);
+		memcpy(c->resp->wait_id, r->id, sizeof c->resp->wait_id);
+		snprintf(c->resp->wait_sandbox, sizeof c->resp->wait_sandbox,
+		    "%s", agent_sandbox(c));
 	}
 }
 
@@ -466,23 +469,40 @@ agent_policy_lines(struct agent_ctx *c, int json)
 	}
 }
 
-/* Write the approvals in force. */
+/*
+ * Is an approval in force for the sandbox asking: approved, not used up
+ * nor overtaken by the policy, and, once, for this sandbox?
+ */
+static int
+agent_grant_in_force(struct agent_ctx *c, const struct escalate_request *r)
+{
+	const struct escalate_hooks	*hk = escalate_hooks(c->e);
+
+	if (r->state != ESCALATE_APPROVED || (r->scope == ESCALATE_SCOPE_ONCE &&
+	    !escalate_asked(r, agent_sandbox(c))))
+		return (0);
+	return (hk->allowed == NULL || hk->allowed(&r->host, r->port,
+	    agent_sandbox(c), hk->arg));
+}
+
+/* Write the approvals in force; the request's id when it is ours. */
 static void
 agent_grant_lines(struct agent_ctx *c, int json)
 {
-	const struct escalate_hooks	*hk = escalate_hooks(c->e);
 	const struct escalate_request	*r = NULL;
 	struct json_writer		*w = &c->resp->body;
-	int				 first = 1;
+	int				 first = 1, ours;
 
 	while ((r = escalate_next(c->e, r)) != NULL) {
-		if (r->state != ESCALATE_APPROVED || (hk->allowed != NULL &&
-		    !hk->allowed(&r->host, r->port, hk->arg)))
-			continue;	/* used up, or the policy changed */
+		if (!agent_grant_in_force(c, r))
+			continue;
+		ours = escalate_asked(r, agent_sandbox(c));
 		if (!json) {
-			agent_printf(c->resp, "  %s:%u %s (request %s)\n",
-			    r->host.text, r->port,
-			    escalate_scope_name(r->scope), r->id);
+			agent_printf(c->resp, "  %s:%u %s", r->host.text,
+			    r->port, escalate_scope_name(r->scope));
+			if (ours)
+				agent_printf(c->resp, " (request %s)", r->id);
+			agent_puts(c->resp, "\n");
 			continue;
 		}
 		if (!first)
@@ -492,7 +512,8 @@ agent_grant_lines(struct agent_ctx *c, int json)
 		json_put_int(w, "port", r->port);
 		json_put_str(w, "scope", escalate_scope_name(r->scope));
 		json_put_int(w, "ttl", r->ttl);
-		json_put_str(w, "request", r->id);
+		if (ours)
+			json_put_str(w, "request", r->id);
 		json_close(w);
 		first = 0;
 	}
@@ -551,17 +572,19 @@ agent_list_close(struct agent_ctx *c, size_t n, const char *empty)
 		agent_printf(c->resp, "%s\n", empty);
 }
 
-/* GET /pinhole/blocked: this session's recent blocked attempts. */
+/* GET /pinhole/blocked: this sandbox's recent blocked attempts. */
 static void
 agent_get_blocked(struct agent_ctx *c)
 {
 	const struct escalate_blocked	*b;
 	char				 last[32], hint[HOST_TEXT_LEN + 32];
 	char				 target[HOST_TEXT_LEN + 16];
-	size_t				 i;
+	size_t				 i, n = 0;
 
 	agent_list_open(c, "blocked");
 	for (i = 0; (b = escalate_blocked_at(c->e, i)) != NULL; i++) {
+		if (strcmp(b->sandbox, agent_sandbox(c)) != 0)
+			continue;
 		escalate_hint(&b->host, b->port, hint, sizeof hint);
 		escalate_target(&b->host, b->port, target, sizeof target);
 		control_time(b->last, last, sizeof last);
@@ -573,11 +596,11 @@ agent_get_blocked(struct agent_ctx *c)
 			    b->fix[0] != '\0' ? b->fix : hint);
 			continue;
 		}
-		agent_list_item(c, i);
+		agent_list_item(c, n++);
 		control_put_blocked(&c->resp->body, b);
 		json_close(&c->resp->body);
 	}
-	agent_list_close(c, i, "nothing blocked lately");
+	agent_list_close(c, n, "nothing blocked lately");
 }
 
 /* Write a refusal in a line of text: what, when, why, what to do. */
@@ -712,14 +735,14 @@ agent_handle(struct escalate *e, const struct agent_request *req,
 		agent_error(resp, 500, "out of memory");
 }
 
-/* A waited request was decided, or the wait is over. */
+/* A waited request (or the one it moved to) was decided, or time is up. */
 static void
 agent_wait_cb(const struct escalate_request *r, int timed_out, void *arg)
 {
 	struct agent_wait	*aw = arg;
 	struct agent_response	 final;
 
-	agent_status(aw->e, aw->id, aw->json, &final);
+	agent_status(aw->e, r->id, aw->sandbox, aw->json, &final);
 	aw->cb(&final, aw->arg);
 	free(aw);
 }
@@ -732,18 +755,18 @@ agent_wait_start(struct escalate *e, const struct agent_response *resp,
 	struct escalate_request	*r;
 	struct agent_wait	*aw;
 
-	if ((r = escalate_find(e, resp->wait_id)) == NULL ||
-	    r->state != ESCALATE_PENDING)
+	if ((r = escalate_find_for(e, resp->wait_id,
+	    resp->wait_sandbox)) == NULL || r->state != ESCALATE_PENDING)
 		return (NULL);
 	if ((aw = calloc(1, sizeof *aw)) == NULL)
 		return (NULL);
 	aw->e = e;
-	memcpy(aw->id, resp->wait_id, sizeof aw->id);
+	memcpy(aw->sandbox, resp->wait_sandbox, sizeof aw->sandbox);
 	aw->json = resp->json;
 	aw->cb = cb;
 	aw->arg = arg;
-	if ((aw->w = escalate_wait(e, r, resp->wait, agent_wait_cb,
-	    aw)) == NULL) {
+	if ((aw->w = escalate_wait(e, r, aw->sandbox, resp->wait,
+	    agent_wait_cb, aw)) == NULL) {
 		free(aw);
 		return (NULL);
 	}

@@ -7,8 +7,12 @@
  *   POST /pinhole/request          host, port, reason (form or JSON)
  *   GET  /pinhole/request/ID       [?wait=SECONDS] long poll
  *   GET  /pinhole/allowed          what is allowed right now
- *   GET  /pinhole/blocked          recent blocked attempts
+ *   GET  /pinhole/blocked          this sandbox's recent blocked attempts
  *   GET  /pinhole/refused          this sandbox's recent refusals, why
+ *
+ * A sandbox sees only its own: the requests it asked for, its blocked
+ * attempts and refusals, and no other sandbox's once approvals; an id
+ * not its own is answered as one that does not exist.
  *
  * Text by default; JSON with ?format=json or Accept: application/json.
  * The handler is pure but for the queue: a parsed request in, a response
@@ -48,6 +52,7 @@ struct agent_response {
 	int			json;		/* the client wants JSON */
 	int			wait;		/* > 0: hold for wait_id */
 	char			wait_id[ESCALATE_ID_LEN];
+	char			wait_sandbox[AUDIT_SANDBOX_ID_LEN]; /* whose */
 };
 
 /* Does this origin-form target belong to the agent endpoint? */
@@ -59,10 +64,11 @@ void	agent_handle(struct escalate *, const struct agent_request *,
 void	agent_response_free(struct agent_response *);
 
 /*
- * After a response asked to wait: render the request's status again (when
- * woken, or timed out), into a fresh response.
+ * Render the status of request id as the sandbox ("": none) sees it
+ * (escalate_find_for()) into a fresh response: after a response asked
+ * to wait, when woken or timed out.
  */
-void	agent_status(struct escalate *, const char *, int,
+void	agent_status(struct escalate *, const char *, const char *, int,
 	    struct agent_response *);
 
 /*

@@ -53,6 +53,29 @@ control_put_time(struct json_writer *w, const char *key, time_t t)
 	json_put_str(w, key, buf);
 }
 
+/*
+ * Put the sandboxes that asked for a request and have not gone, when
+ * more than one did: by id ("-" for none), space-separated, the first
+ * CONTROL_ASKERS_SHOWN, then "...".
+ */
+static void
+control_put_askers(struct json_writer *w, const struct escalate_request *r)
+{
+	char	buf[CONTROL_ASKERS_SHOWN * AUDIT_SANDBOX_ID_LEN + 8];
+	size_t	i, off = 0;
+
+	if (r->naskers < 2)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < r->naskers && i < CONTROL_ASKERS_SHOWN; i++)
+		off += snprintf(buf + off, sizeof buf - off, "%s%s",
+		    i > 0 ? " " : "", r->askers[i].sandbox[0] != '\0' ?
+		    r->askers[i].sandbox : "-");
+	if (i < r->naskers)
+		snprintf(buf + off, sizeof buf - off, " ...");
+	json_put_str(w, "sandboxes", buf);
+}
+
 /* Put the members of a request (key names the id member). */
 void
 control_put_request(struct json_writer *w, const char *key,
@@ -73,6 +96,7 @@ control_put_request(struct json_writer *w, const char *key,
 	}
 	if (r->others > 0)
 		json_put_int(w, "others", r->others);
+	control_put_askers(w, r);
 	json_put_str(w, "state", escalate_state_name(r->state));
 	if (r->state == ESCALATE_PENDING)
 		return;
@@ -118,6 +142,8 @@ control_put_refused(struct json_writer *w, const struct host *h,
 void
 control_put_blocked(struct json_writer *w, const struct escalate_blocked *b)
 {
+	if (b->sandbox[0] != '\0')
+		json_put_str(w, "sandbox", b->sandbox);
 	control_put_refused(w, &b->host, b->port, b->via, b->count, b->first,
 	    b->last, b->fix, 1);
 }
@@ -296,21 +322,39 @@ control_scope_ttl(struct control_ctx *c, enum escalate_scope *scope,
 	return (NULL);
 }
 
+/* Read the sandbox a once approval is for: absent, or a sandbox's id. */
+static const char *
+control_sandbox(struct control_ctx *c, const char **sandbox)
+{
+	const struct json_member	*m = json_get(c->obj, "sandbox");
+
+	*sandbox = NULL;
+	if (m == NULL)
+		return (NULL);
+	if (m->type != JSON_STRING || m->str[0] == '\0' ||
+	    strlen(m->str) >= AUDIT_SANDBOX_ID_LEN)
+		return ("\"sandbox\" must name a sandbox of the session");
+	*sandbox = m->str;
+	return (NULL);
+}
+
 /* approve: grant a pending request. */
 static int
 control_op_approve(struct control_ctx *c)
 {
 	enum escalate_scope	 scope;
 	long			 ttl;
-	const char		*id, *bad;
+	const char		*id, *bad, *sandbox;
 	char			 by[ESCALATE_BY_LEN], err[256];
 
 	if ((id = control_request_id(c)) == NULL)
 		return (control_error(c, "\"request\" must name a request id"));
-	if ((bad = control_scope_ttl(c, &scope, &ttl)) != NULL)
+	if ((bad = control_scope_ttl(c, &scope, &ttl)) != NULL ||
+	    (bad = control_sandbox(c, &sandbox)) != NULL)
 		return (control_error(c, bad));
 	control_by(c, by, sizeof by);
-	if (escalate_approve(c->e, id, scope, ttl, by, err, sizeof err) == -1)
+	if (escalate_approve(c->e, id, scope, ttl, sandbox, by, err,
+	    sizeof err) == -1)
 		return (control_error(c, err));
 	return (control_decided(c, id));
 }

@@ -21,6 +21,7 @@
 #define CONTROL_LINE_MAX	8192		/* one request line */
 #define CONTROL_OUT_MAX		(256 * 1024)	/* queued for one client */
 #define CONTROL_CLIENTS_MAX	64
+#define CONTROL_ASKERS_SHOWN	8		/* a request's "sandboxes" */
 
 struct control;
 struct event_base;

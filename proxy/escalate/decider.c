@@ -125,7 +125,7 @@ decider_apply(struct decider_q *q, const struct decider_answer *a)
 	snprintf(r->decider, sizeof r->decider, "%s", d->text);
 	if (a->decision == DECIDER_ALLOW)
 		rv = escalate_approve(d->esc, q->id, scopes[a->scope], a->ttl,
-		    by, err, sizeof err);
+		    NULL, by, err, sizeof err);
 	else if (a->decision == DECIDER_DENY)
 		rv = escalate_deny(d->esc, q->id, a->note[0] != '\0' ?
 		    a->note : NULL, by, err, sizeof err);

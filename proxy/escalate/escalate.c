@@ -37,6 +37,9 @@
 struct escalate_waiter {
 	TAILQ_ENTRY(escalate_waiter)	 entry;
 	struct escalate_request		*req;
+	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
+	int				 held;		/* a connection */
+	time_t				 until;
 	struct event			*timer;
 	escalate_wait_cb		*cb;
 	void				*arg;
@@ -159,6 +162,7 @@ escalate_request_free(struct escalate *e, struct escalate_request *r)
 	else
 		e->ndecided--;
 	metrics_set(e->metrics, MG_PENDING, e->npending);
+	free(r->askers);
 	free(r);
 }
 
@@ -393,7 +397,7 @@ escalate_new_id(struct escalate *e, char *id)
 
 	for (tries = 0; tries < 32; tries++) {
 		id[0] = 'r';
-		if (escalate_random_hex(id + 1, 2) == -1)
+		if (escalate_random_hex(id + 1, ESCALATE_ID_BYTES) == -1)
 			return (-1);
 		if (escalate_find(e, id) == NULL)
 			return (0);
@@ -401,17 +405,74 @@ escalate_new_id(struct escalate *e, char *id)
 	return (-1);
 }
 
-/* Keep a copy of the sandbox that filed a request (NULL: none). */
+/* Name a request by one sandbox that asked. */
 static void
-escalate_request_sandbox(struct escalate_request *r,
-    const struct audit_sandbox *sb)
+escalate_request_name(struct escalate_request *r,
+    const struct escalate_asker *a)
 {
-	r->pid = -1;
-	if (sb == NULL)
+	memcpy(r->sandbox, a->sandbox, sizeof r->sandbox);
+	memcpy(r->cmd, a->cmd, sizeof r->cmd);
+	r->pid = a->pid;
+}
+
+/* The asker entry of a sandbox ("": none); NULL when it did not ask. */
+static struct escalate_asker *
+escalate_asker_find(const struct escalate_request *r, const char *sandbox)
+{
+	size_t	i;
+
+	for (i = 0; i < r->naskers; i++) {
+		if (strcmp(r->askers[i].sandbox, sandbox) == 0)
+			return (&r->askers[i]);
+	}
+	return (NULL);
+}
+
+/* Did this sandbox ask for the request? */
+int
+escalate_asked(const struct escalate_request *r, const char *sandbox)
+{
+	return (escalate_asker_find(r, sandbox) != NULL);
+}
+
+/* Note that a sandbox (NULL: none) asked for a request. */
+static int
+escalate_asker_add(struct escalate_request *r, const struct audit_sandbox *sb)
+{
+	struct escalate_asker	*a;
+
+	if (escalate_asked(r, escalate_sandbox_id(sb)))
+		return (0);
+	if ((a = reallocarray(r->askers, r->naskers + 1, sizeof *a)) == NULL)
+		return (-1);
+	r->askers = a;
+	a = &r->askers[r->naskers++];
+	memset(a, 0, sizeof *a);
+	a->pid = -1;
+	if (sb != NULL) {
+		snprintf(a->sandbox, sizeof a->sandbox, "%s", sb->id);
+		snprintf(a->cmd, sizeof a->cmd, "%s", sb->cmd);
+		a->pid = sb->pid;
+	}
+	return (0);
+}
+
+/* Forget that a sandbox asked: it has gone. */
+static void
+escalate_asker_drop(struct escalate_request *r, const char *sandbox)
+{
+	struct escalate_asker	*a;
+	size_t			 i;
+
+	if ((a = escalate_asker_find(r, sandbox)) == NULL)
 		return;
-	snprintf(r->sandbox, sizeof r->sandbox, "%s", sb->id);
-	snprintf(r->cmd, sizeof r->cmd, "%s", sb->cmd);
-	r->pid = sb->pid;
+	i = a - r->askers;
+	memmove(a, a + 1, (r->naskers - i - 1) * sizeof *a);
+	r->naskers--;
+	/* An open request names one that can still be answered. */
+	if (r->state == ESCALATE_PENDING && r->naskers > 0 &&
+	    strcmp(r->sandbox, sandbox) == 0)
+		escalate_request_name(r, &r->askers[0]);
 }
 
 /* Tell whether a request was filed from this sandbox (NULL: none). */
@@ -432,7 +493,9 @@ escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
 
 	if ((r = calloc(1, sizeof *r)) == NULL)
 		return (NULL);
-	if (escalate_new_id(e, r->id) == -1) {
+	if (escalate_new_id(e, r->id) == -1 ||
+	    escalate_asker_add(r, sb) == -1) {
+		free(r->askers);
 		free(r);
 		return (NULL);
 	}
@@ -441,7 +504,7 @@ escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
 	escalate_clean(reason, len, ESCALATE_REASON_MAX, r->reason,
 	    sizeof r->reason);
 	snprintf(r->via, sizeof r->via, "%s", via);
-	escalate_request_sandbox(r, sb);
+	escalate_request_name(r, &r->askers[0]);
 	r->since = e->now();
 	r->count = 1;
 	TAILQ_INIT(&r->waiters);
@@ -464,6 +527,8 @@ escalate_file(struct escalate *e, const struct host *h, uint16_t port,
 	if (escalate_fixed(e, h, port, NULL, 0))
 		return (ESCALATE_FILED_FIXED);
 	if ((r = escalate_find_open(e, h, port)) != NULL) {
+		if (escalate_asker_add(r, sb) == -1)
+			return (ESCALATE_FILED_NOMEM);
 		r->count++;
 		if (!escalate_request_from(r, sb))
 			r->others++;
@@ -548,6 +613,25 @@ escalate_find(struct escalate *e, const char *id)
 	return (NULL);
 }
 
+/* Find a request as a sandbox sees it. */
+struct escalate_request *
+escalate_find_for(struct escalate *e, const char *id, const char *sandbox)
+{
+	struct escalate_request	*r = escalate_find(e, id);
+	size_t			 hops;
+
+	/* Each move is to a newer request: a chain is at most all kept. */
+	for (hops = 0; r != NULL && hops <= ESCALATE_PENDING_MAX +
+	    ESCALATE_DECIDED_MAX; hops++) {
+		if (escalate_asked(r, sandbox))
+			return (r);
+		if (r->moved[0] == '\0')
+			break;
+		r = escalate_find(e, r->moved);
+	}
+	return (NULL);
+}
+
 /* Requests, oldest first. */
 const struct escalate_request *
 escalate_next(const struct escalate *e, const struct escalate_request *prev)
@@ -585,12 +669,119 @@ escalate_find_pending(struct escalate *e, const char *id, char *err,
 	return (r);
 }
 
+/*
+ * A once approval of r is for sandbox only: move the other sandboxes
+ * that asked, and their waiters, to a new pending request, as they
+ * asked; r keeps sandbox.  Returns the new request, or NULL when no
+ * other sandbox asked (or out of memory: they stay, and are told the
+ * approval, which does not open the host for them).
+ */
+static struct escalate_request *
+escalate_split(struct escalate *e, struct escalate_request *r,
+    const char *sandbox)
+{
+	struct escalate_request	*n;
+	struct escalate_waiter	*w, *next;
+	size_t			 i, k = 0;
+
+	if (r->naskers == 0 || (r->naskers == 1 && escalate_asked(r, sandbox)))
+		return (NULL);
+	if ((n = calloc(1, sizeof *n)) == NULL ||
+	    (n->askers = calloc(r->naskers, sizeof *n->askers)) == NULL ||
+	    escalate_new_id(e, n->id) == -1)
+		goto fail;
+	for (i = 0; i < r->naskers; i++) {
+		if (strcmp(r->askers[i].sandbox, sandbox) == 0)
+			r->askers[k++] = r->askers[i];
+		else
+			n->askers[n->naskers++] = r->askers[i];
+	}
+	r->naskers = k;
+	n->host = r->host;
+	n->port = r->port;
+	memcpy(n->reason, r->reason, sizeof n->reason);
+	memcpy(n->via, r->via, sizeof n->via);
+	memcpy(n->what, r->what, sizeof n->what);
+	memcpy(n->why, r->why, sizeof n->why);
+	escalate_request_name(n, &n->askers[0]);
+	n->others = n->naskers - 1;
+	n->since = r->since;
+	n->count = 1;
+	TAILQ_INIT(&n->waiters);
+	TAILQ_FOREACH_SAFE(w, &r->waiters, entry, next) {
+		if (strcmp(w->sandbox, sandbox) == 0)
+			continue;
+		TAILQ_REMOVE(&r->waiters, w, entry);
+		w->req = n;
+		TAILQ_INSERT_TAIL(&n->waiters, w, entry);
+	}
+	TAILQ_INSERT_AFTER(&e->requests, r, n, entry);
+	e->npending++;
+	metrics_set(e->metrics, MG_PENDING, e->npending);
+	memcpy(r->moved, n->id, sizeof r->moved);
+	return (n);
+fail:
+	if (n != NULL)
+		free(n->askers);
+	free(n);
+	return (NULL);
+}
+
+/* Tell of the request a split made, and of the connections it holds. */
+static void
+escalate_tell_moved(struct escalate *e, struct escalate_request *n)
+{
+	struct escalate_waiter	*w;
+	struct escalate_event	 ev;
+	time_t			 now = e->now();
+
+	escalate_audit(e, "request", n, n->reason[0] != '\0' ? n->reason :
+	    NULL);
+	escalate_notify(e, ESCALATE_NOTE_REQUEST, n, NULL);
+	TAILQ_FOREACH(w, &n->waiters, entry) {
+		if (!w->held)
+			continue;
+		memset(&ev, 0, sizeof ev);
+		ev.note = ESCALATE_NOTE_HELD;
+		ev.request = n;
+		ev.sandbox = w->sandbox;
+		ev.secs = w->until > now ? (int)(w->until - now) : 0;
+		escalate_tell(e, &ev);
+	}
+}
+
+/*
+ * The sandbox a once approval is for: the one named, which must have
+ * asked, or the request's own.  NULL with err filled.
+ */
+static const char *
+escalate_once_for(struct escalate_request *r, enum escalate_scope scope,
+    const char *sandbox, char *err, size_t errlen)
+{
+	if (sandbox == NULL)
+		return (r->sandbox);
+	if (scope != ESCALATE_SCOPE_ONCE) {
+		snprintf(err, errlen, "a sandbox is named only for a once "
+		    "approval: a %s one is for every sandbox",
+		    escalate_scope_name(scope));
+		return (NULL);
+	}
+	if (!escalate_asked(r, sandbox) || sandbox[0] == '\0') {
+		snprintf(err, errlen, "sandbox %s has not asked for %s (or has "
+		    "gone)", sandbox, r->id);
+		return (NULL);
+	}
+	return (sandbox);
+}
+
 /* Approve a pending request; the owner's grant hook makes it so. */
 int
 escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
-    long ttl, const char *by, char *err, size_t errlen)
+    long ttl, const char *sandbox, const char *by, char *err, size_t errlen)
 {
-	struct escalate_request	*r;
+	struct escalate_request	*r, *moved = NULL;
+	const struct escalate_asker *a;
+	struct escalate_asker	 was;
 	char			 fix[ESCALATE_FIX_LEN];
 
 	if ((r = escalate_find_pending(e, id, err, errlen)) == NULL)
@@ -605,20 +796,34 @@ escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
 		snprintf(err, errlen, "ttl out of range");
 		return (-1);
 	}
+	if ((sandbox = escalate_once_for(r, scope, sandbox, err,
+	    errlen)) == NULL)
+		return (-1);
+	memcpy(was.sandbox, r->sandbox, sizeof was.sandbox);
+	memcpy(was.cmd, r->cmd, sizeof was.cmd);
+	was.pid = r->pid;
+	if (scope == ESCALATE_SCOPE_ONCE &&
+	    (a = escalate_asker_find(r, sandbox)) != NULL)
+		escalate_request_name(r, a);	/* the grant's is r->sandbox */
 	r->scope = scope;
 	r->ttl = ttl;
 	snprintf(r->by, sizeof r->by, "%s", by);
 	if (e->hooks.grant != NULL &&
 	    e->hooks.grant(r, err, errlen, e->hooks.arg) == -1) {
+		escalate_request_name(r, &was);
 		r->scope = ESCALATE_SCOPE_NONE;
 		r->ttl = 0;
 		r->by[0] = '\0';
 		return (-1);
 	}
+	if (scope == ESCALATE_SCOPE_ONCE)
+		moved = escalate_split(e, r, r->sandbox);
 	r->state = ESCALATE_APPROVED;
 	metrics_grant(e->metrics, escalate_scope_name(scope));
 	escalate_audit(e, "grant", r, NULL);
 	escalate_settle(e, r, ESCALATE_APPROVED);
+	if (moved != NULL)
+		escalate_tell_moved(e, moved);
 	escalate_trim(e);
 	return (0);
 }
@@ -658,8 +863,8 @@ escalate_wait_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 /* Wait for a pending request's decision. */
 struct escalate_waiter *
-escalate_wait(struct escalate *e, struct escalate_request *r, int secs,
-    escalate_wait_cb *cb, void *arg)
+escalate_wait(struct escalate *e, struct escalate_request *r,
+    const char *sandbox, int secs, escalate_wait_cb *cb, void *arg)
 {
 	struct escalate_waiter	*w;
 	struct timeval		 tv;
@@ -667,10 +872,12 @@ escalate_wait(struct escalate *e, struct escalate_request *r, int secs,
 	if ((w = calloc(1, sizeof *w)) == NULL)
 		return (NULL);
 	w->req = r;
+	snprintf(w->sandbox, sizeof w->sandbox, "%s", sandbox);
 	w->cb = cb;
 	w->arg = arg;
 	if (secs > ESCALATE_WAIT_MAX)
 		secs = ESCALATE_WAIT_MAX;
+	w->until = e->now() + (secs > 0 ? secs : 0);
 	if (e->base != NULL) {
 		tv.tv_sec = secs > 0 ? secs : 0;
 		tv.tv_usec = 0;
@@ -698,8 +905,10 @@ escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
 	struct escalate_event	 ev;
 
 	*filed = escalate_file(e, h, port, "", 0, via, sb, &r);
-	if (r == NULL || (w = escalate_wait(e, r, secs, cb, arg)) == NULL)
+	if (r == NULL || (w = escalate_wait(e, r, escalate_sandbox_id(sb), secs,
+	    cb, arg)) == NULL)
 		return (NULL);
+	w->held = 1;
 	if (*filed == ESCALATE_FILED_NEW) {
 		snprintf(r->what, sizeof r->what, "%s", what != NULL ? what :
 		    "");
@@ -747,10 +956,10 @@ escalate_unsubscribe(struct escalate_sub *s)
 	free(s);
 }
 
-/* Find the ring slot of (host, port, via). */
+/* Find the ring slot of (sandbox, host, port, via). */
 static struct escalate_blocked *
-escalate_blocked_find(struct escalate *e, const struct host *h,
-    uint16_t port, const char *via)
+escalate_blocked_find(struct escalate *e, const char *sandbox,
+    const struct host *h, uint16_t port, const char *via)
 {
 	struct escalate_blocked	*b;
 	size_t			 i;
@@ -758,7 +967,8 @@ escalate_blocked_find(struct escalate *e, const struct host *h,
 	for (i = 0; i < e->nblocked; i++) {
 		b = &e->blocked[i];
 		if (b->port == port && strcmp(b->via, via) == 0 &&
-		    strcmp(b->host.text, h->text) == 0)
+		    strcmp(b->host.text, h->text) == 0 &&
+		    strcmp(b->sandbox, sandbox) == 0)
 			return (b);
 	}
 	return (NULL);
@@ -766,18 +976,20 @@ escalate_blocked_find(struct escalate *e, const struct host *h,
 
 /* Note a blocked attempt in the ring of recent ones. */
 void
-escalate_blocked(struct escalate *e, const struct host *h, uint16_t port,
-    const char *via, const char *fix)
+escalate_blocked(struct escalate *e, const struct audit_sandbox *sb,
+    const struct host *h, uint16_t port, const char *via, const char *fix)
 {
 	struct escalate_blocked	*b;
+	const char		*sandbox = escalate_sandbox_id(sb);
 	time_t			 now = e->now();
 
-	if ((b = escalate_blocked_find(e, h, port, via)) == NULL) {
+	if ((b = escalate_blocked_find(e, sandbox, h, port, via)) == NULL) {
 		b = &e->blocked[e->blocked_head];
 		e->blocked_head = (e->blocked_head + 1) % ESCALATE_BLOCKED_MAX;
 		if (e->nblocked < ESCALATE_BLOCKED_MAX)
 			e->nblocked++;
 		memset(b, 0, sizeof *b);
+		snprintf(b->sandbox, sizeof b->sandbox, "%s", sandbox);
 		b->host = *h;
 		b->port = port;
 		snprintf(b->via, sizeof b->via, "%s", via);
@@ -854,11 +1066,15 @@ escalate_refused_find(const struct escalate *e, const char *sandbox,
 	return (refused_find(e->refused, sandbox, h, port));
 }
 
-/* A sandbox has gone: forget its refusals. */
+/* A sandbox has gone: forget its refusals and that it asked. */
 void
 escalate_drop_sandbox(struct escalate *e, const char *sandbox)
 {
+	struct escalate_request	*r;
+
 	refused_drop(e->refused, sandbox);
+	TAILQ_FOREACH(r, &e->requests, entry)
+		escalate_asker_drop(r, sandbox);
 }
 
 /* Name a state. */

@@ -1,8 +1,13 @@
 /*
  * Escalation: the queue of requests a sandbox files for hosts it may not
  * reach, one queue per gateway session.  Requests for the same (host,
- * port) coalesce; the pending ones are bounded and their filing is rate
- * limited; everything the agent sends is cleaned before it is kept.
+ * port) coalesce, across the sandboxes of a session: each request keeps
+ * the sandboxes that asked, and is theirs alone to see (its id is
+ * random, and a sandbox asking for one not its own is told it does not
+ * exist).  A once approval is for one of them; the others' ask stays
+ * open as a new request.  The pending ones are bounded and their filing
+ * is rate limited; everything the agent sends is cleaned before it is
+ * kept.
  * Decisions come only from the control socket (proxy/escalate/control.h); waiters
  * (an agent's long poll, a held connection) and subscribers (watchers on
  * the control socket) are called back.  The queue also keeps the recent
@@ -27,7 +32,8 @@
 #include "rules/grants.h"
 #include "rules/rules.h"
 
-#define ESCALATE_ID_LEN		8	/* "r" + 4 hex, NUL, slack */
+#define ESCALATE_ID_BYTES	8	/* random bytes of an id, */
+#define ESCALATE_ID_LEN		24	/* as "r" + 16 hex, NUL, slack */
 #define ESCALATE_SESSION_LEN	32	/* 8 hex, or the caller's */
 #define ESCALATE_REASON_MAX	200	/* bytes of a reason kept */
 #define ESCALATE_TEXT_LEN	(ESCALATE_REASON_MAX * 4 + 1) /* cleaned */
@@ -80,6 +86,13 @@ struct audit;
 struct metrics;
 struct event_base;
 
+/* A sandbox that asked for a request ("": a caller naming none). */
+struct escalate_asker {
+	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
+	char				 cmd[AUDIT_CMD_LEN];
+	long				 pid;
+};
+
 struct escalate_request {
 	TAILQ_ENTRY(escalate_request)	 entry;
 	char				 id[ESCALATE_ID_LEN];
@@ -89,11 +102,20 @@ struct escalate_request {
 	char				 via[ESCALATE_VIA_LEN];
 	time_t				 since;
 	unsigned int			 count;		/* times asked */
-	/* The sandbox that filed it first: id "" and pid -1 when none. */
+	/*
+	 * The sandbox that filed it first (or, once that one has gone,
+	 * the next that asked; approved once, the one it is for): id ""
+	 * and pid -1 when none.
+	 */
 	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
 	char				 cmd[AUDIT_CMD_LEN];
 	long				 pid;
 	unsigned int			 others;	/* from elsewhere */
+	/* Every sandbox that asked and has not gone: those that see it. */
+	struct escalate_asker		*askers;
+	size_t				 naskers;
+	/* Approved once: the others' ask went on as this request. */
+	char				 moved[ESCALATE_ID_LEN];
 	enum escalate_state		 state;
 	enum escalate_scope		 scope;
 	long				 ttl;		/* s, 0: none */
@@ -109,6 +131,7 @@ struct escalate_request {
 };
 
 struct escalate_blocked {
+	char		sandbox[AUDIT_SANDBOX_ID_LEN];	/* "": none */
 	struct host	host;
 	uint16_t	port;
 	char		via[ESCALATE_VIA_LEN];
@@ -167,8 +190,11 @@ struct escalate_hooks {
 	 */
 	int	(*grant)(const struct escalate_request *, char *, size_t,
 		    void *);
-	/* Is (host, port) allowed right now?  1 yes, 0 no. */
-	int	(*allowed)(const struct host *, uint16_t, void *);
+	/*
+	 * Is (host, port) allowed right now, for a caller in this sandbox
+	 * ("": none)?  1 yes, 0 no.
+	 */
+	int	(*allowed)(const struct host *, uint16_t, const char *, void *);
 	/*
 	 * Could a grant lift a refusal of (host, port)?  1 yes; 0 no, with
 	 * the fix filled (why, and what the policy would have to change).
@@ -218,29 +244,47 @@ int		 escalate_fixed(struct escalate *, const struct host *,
 		    uint16_t, char *, size_t);
 
 struct escalate_request *escalate_find(struct escalate *, const char *);
+/*
+ * Find a request by id as a sandbox ("": none) sees it: its own (it
+ * asked), or, for one approved once for another, the request its ask
+ * went on as.  NULL otherwise, as for an id no request has.
+ */
+struct escalate_request *escalate_find_for(struct escalate *, const char *,
+		    const char *);
+/* Did this sandbox ("": none) ask for the request? */
+int		 escalate_asked(const struct escalate_request *, const char *);
 /* Requests, oldest first: pass NULL for the first. */
 const struct escalate_request *escalate_next(const struct escalate *,
 		    const struct escalate_request *);
 size_t		 escalate_npending(const struct escalate *);
 
 /*
- * Decide a pending request.  by says who ("uid 1000 via cli").  Returns
- * 0, or -1 with err filled (unknown id, already decided, grant failed,
- * or no grant could open it: escalate_fixed; it stays pending then).
+ * Decide a pending request.  by says who ("uid 1000 via cli").  A once
+ * approval is for one sandbox: sandbox, which must have asked, or NULL
+ * for the request's own (its first); the other sandboxes that asked go
+ * on waiting, their waiters moved to a new pending request (told to the
+ * subscribers as a new request).  sandbox is refused for other scopes.
+ * Returns 0, or -1 with err filled (unknown id, already decided, grant
+ * failed, a sandbox that did not ask, or no grant could open it:
+ * escalate_fixed; it stays pending then).
  */
 int		 escalate_approve(struct escalate *, const char *,
-		    enum escalate_scope, long, const char *, char *, size_t);
+		    enum escalate_scope, long, const char *, const char *,
+		    char *, size_t);
 int		 escalate_deny(struct escalate *, const char *, const char *,
 		    const char *, char *, size_t);
 
 /*
- * Wait for a pending request's decision for at most secs: cb(request,
- * timed_out, arg) runs once, from the event loop or from the deciding
- * call; the waiter is gone after it.  Cancel before the caller goes away.
+ * Wait, for a caller in sandbox ("": none), for a pending request's
+ * decision for at most secs: cb(request, timed_out, arg) runs once,
+ * from the event loop or from the deciding call, with the request the
+ * wait ended on (another, when a once approval for another sandbox
+ * moved the wait); the waiter is gone after it.  Cancel before the
+ * caller goes away.
  */
 struct escalate_waiter *escalate_wait(struct escalate *,
-		    struct escalate_request *, int, escalate_wait_cb *,
-		    void *);
+		    struct escalate_request *, const char *, int,
+		    escalate_wait_cb *, void *);
 void		 escalate_wait_cancel(struct escalate_waiter *);
 
 /*
@@ -263,12 +307,14 @@ struct escalate_sub *escalate_subscribe(struct escalate *,
 void		 escalate_unsubscribe(struct escalate_sub *);
 
 /*
- * The gateway reports a blocked attempt; fix is NULL when a grant could
- * lift it, else why none can (policy_grantable, policy_private_fix).
+ * The gateway reports an attempt blocked for a sandbox (NULL: none); fix
+ * is NULL when a grant could lift it, else why none can
+ * (policy_grantable, policy_private_fix).
  */
-void		 escalate_blocked(struct escalate *, const struct host *,
+void		 escalate_blocked(struct escalate *,
+		    const struct audit_sandbox *, const struct host *,
 		    uint16_t, const char *, const char *);
-/* Recent blocked attempts, newest first; NULL past the last. */
+/* Recent blocked attempts, every sandbox's, newest first; NULL past them. */
 const struct escalate_blocked *escalate_blocked_at(const struct escalate *,
 		    size_t);
 
@@ -285,7 +331,7 @@ const struct escalate_refusal *escalate_refused_at(const struct escalate *,
 /* A sandbox's newest refusal of host on port, or of its name; or NULL. */
 const struct escalate_refusal *escalate_refused_find(const struct escalate *,
 		    const char *, const struct host *, uint16_t);
-/* A sandbox has gone: forget its refusals. */
+/* A sandbox has gone: forget its refusals and that it asked. */
 void		 escalate_drop_sandbox(struct escalate *, const char *);
 /* The id a sandbox is known by here: "" for none. */
 const char	*escalate_sandbox_id(const struct audit_sandbox *);

@@ -1,7 +1,7 @@
 /*
  * Escalation hooks over runtime grants: approvals become grants (the
- * grant's id is the request's id, its "who" the decider), `always` is
- * written to the policy file too.
+ * grant's id is the request's id, its "who" the decider, a once grant's
+ * sandbox the request's), `always` is written to the policy file too.
  */
 #include "config.h"
 
@@ -14,6 +14,9 @@
 #include "proxy/escalate/grants.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
+
+_Static_assert(GRANT_SANDBOX_LEN >= AUDIT_SANDBOX_ID_LEN,
+    "a grant keeps a sandbox's id whole");
 
 /*
  * Write "allow HOST:PORT" into the policy file for an `always` grant;
@@ -55,24 +58,26 @@ eg_grant(const struct escalate_request *r, char *err, size_t errlen,
 		return (-1);
 	grants_expire(eg->grants, eg->now_ms());
 	if (grants_add(eg->grants, &r->host, r->port, scope,
-	    (uint64_t)r->ttl * 1000, r->id, r->by, eg->now_ms(), NULL) == -1) {
+	    (uint64_t)r->ttl * 1000, r->id, r->by, r->sandbox, eg->now_ms(),
+	    NULL) == -1) {
 		snprintf(err, errlen, "cannot add the grant (out of memory)");
 		return (-1);
 	}
 	return (0);
 }
 
-/* Is host:port allowed now (policy, then grants)? */
+/* Is host:port allowed now for a sandbox (policy, then grants)? */
 static int
-eg_allowed(const struct host *h, uint16_t port, void *arg)
+eg_allowed(const struct host *h, uint16_t port, const char *sandbox,
+    void *arg)
 {
 	struct escalate_grants	*eg = arg;
 	struct policy_decision	 d;
 
 	if (*eg->rules == NULL)
 		return (0);
-	return (policy_decide(*eg->rules, eg->grants, h, port, eg->now_ms(),
-	    &d));
+	return (policy_decide(*eg->rules, eg->grants, h, port, sandbox,
+	    eg->now_ms(), &d));
 }
 
 /* Could a grant lift a refusal of host:port? */

@@ -1,12 +1,14 @@
 /*
  * Fuzz the agent endpoint's request handling.  The input is
- * METHOD\nTARGET\nCONTENT-TYPE\nACCEPT\nBODY, handled twice against one
- * queue (so the second filing coalesces).  Checks:
+ * METHOD\nTARGET\nCONTENT-TYPE\nACCEPT\nBODY, handled twice from one
+ * sandbox against one queue (so the second filing coalesces), then from
+ * another.  Checks:
  *  - the status is one the endpoint sends, and 2xx bodies are not empty;
  *  - no byte of a response body is a raw control character but '\n':
  *    nothing the agent sends reaches a terminal unescaped;
  *  - a long poll is asked only for a pending request, for at most
- *    ESCALATE_WAIT_MAX seconds.
+ *    ESCALATE_WAIT_MAX seconds;
+ *  - the other sandbox's answer names no request it did not ask for.
  * Corpus: tests/fuzz/agent/.
  */
 #include "config.h"
@@ -42,6 +44,21 @@ take(const char **p, const char *end, struct agent_str *s)
 	*p = nl != NULL ? nl + 1 : end;
 }
 
+/* Check that a response names no request the sandbox did not ask for. */
+static void
+check_own(struct escalate *e, const struct agent_response *resp,
+    const char *sandbox)
+{
+	const struct escalate_request	*r = NULL;
+
+	if (resp->body.buf == NULL)
+		return;
+	while ((r = escalate_next(e, r)) != NULL)
+		check(escalate_asked(r, sandbox) ||
+		    strstr(resp->body.buf, r->id) == NULL,
+		    "another sandbox's request shown");
+}
+
 /* Check one response. */
 static void
 check_response(struct escalate *e, const struct agent_response *resp)
@@ -70,6 +87,10 @@ check_response(struct escalate *e, const struct agent_response *resp)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const struct audit_sandbox sb[] = {
+		{ .id = "1", .cmd = "one", .pid = 1, .refs = 1 },
+		{ .id = "2", .cmd = "two", .pid = 2, .refs = 1 },
+	};
 	struct agent_request	 req;
 	struct agent_response	 resp;
 	struct escalate		*e;
@@ -87,9 +108,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	req.body.len = end - p;
 	if ((e = escalate_create(NULL, "f0000001", NULL)) == NULL)
 		return (0);
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < 3; round++) {
+		req.sandbox = &sb[round / 2];
 		agent_handle(e, &req, &resp);
 		check_response(e, &resp);
+		if (round == 2)
+			check_own(e, &resp, sb[1].id);
 		agent_response_free(&resp);
 	}
 	escalate_free(e);

@@ -98,13 +98,15 @@ static size_t
 subst(char *out, size_t max, const char *in, size_t len, const char *id0,
     const char *id1)
 {
-	size_t	i, o = 0;
+	const char	*id;
+	size_t		 i, o = 0;
 
-	for (i = 0; i < len && o + 8 < max; i++) {
+	for (i = 0; i < len && o + ESCALATE_ID_LEN < max; i++) {
 		if (len - i >= 3 && in[i] == 'I' && in[i + 1] == 'D' &&
 		    (in[i + 2] == '0' || in[i + 2] == '1')) {
-			memcpy(out + o, in[i + 2] == '0' ? id0 : id1, 5);
-			o += 5;
+			id = in[i + 2] == '0' ? id0 : id1;
+			memcpy(out + o, id, strlen(id));
+			o += strlen(id);
 			i += 2;
 		} else
 			out[o++] = in[i];
@@ -135,7 +137,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	host_port_parse("[2001:db8::1]:22", &h, &port, 443, &err);
 	escalate_file(e, &h, port, "", 0, "connect", NULL, &r1);
 	escalate_file(e, &h, port, "", 0, "agent", &sb, &r1);
-	escalate_blocked(e, &h, port, "dns", NULL);
+	escalate_blocked(e, NULL, &h, port, "dns", NULL);
 	for (; p < (const char *)data + size; p = end + 1) {
 		if ((end = memchr(p, '\n', (const char *)data + size - p)) ==
 		    NULL)

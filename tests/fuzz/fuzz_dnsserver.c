@@ -115,7 +115,7 @@ fz_init(void)
 	    sizeof err) == 0);
 	CHECK((grants = grants_create()) != NULL);
 	CHECK(host_parse("granted.test", 12, &h, &errstr) == 0);
-	CHECK(grants_add(grants, &h, 443, GRANT_SESSION, 0, NULL, NULL, 1,
+	CHECK(grants_add(grants, &h, 443, GRANT_SESSION, 0, NULL, NULL, NULL, 1,
 	    NULL) == 0);
 	CHECK((res = resolver_create(base, upstream, err, sizeof err)) != NULL);
 	CHECK((fake = fakeip_create(NULL, 256, FAKEIP_GRACE, err,

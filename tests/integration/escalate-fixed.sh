@@ -98,7 +98,7 @@ grep -qx "  allow cli.test:$HP" "$W/allowed" &&
 # A request filed, then a deny rule: the person cannot approve it.
 "$PINHOLE_BIN" request "late.test:$HP" --reason later >"$W/late.out"
 check "late.test is filed" $? 0
-grep -o 'r[0-9a-f]\{4\}' "$W/late.out" | head -1 >"$W/late.tmp"
+grep -o 'r[0-9a-f]\{16\}' "$W/late.out" | head -1 >"$W/late.tmp"
 mv "$W/late.tmp" "$W/late.id"
 i=0
 while [ ! -e "$W/late.done" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done

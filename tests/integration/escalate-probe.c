@@ -54,7 +54,8 @@ probe_grant(const struct escalate_request *r, char *err, size_t errlen,
 
 /* Allowed hook: allowed.test, and what was approved. */
 static int
-probe_allowed(const struct host *h, uint16_t port, void *arg)
+probe_allowed(const struct host *h, uint16_t port, const char *sandbox,
+    void *arg)
 {
 	struct probe			*p = arg;
 	const struct escalate_request	*r = NULL;
@@ -189,7 +190,7 @@ probe_block(struct probe *p, struct evhttp_request *req)
 		pn = atoi(port);
 	if (agent_form_get(q + 1, strlen(q + 1), "via", via, sizeof via) < 0)
 		snprintf(via, sizeof via, "connect");
-	escalate_blocked(p->e, &h, pn, via, NULL);
+	escalate_blocked(p->e, NULL, &h, pn, via, NULL);
 	evhttp_send_reply(req, 204, "noted", NULL);
 }
 

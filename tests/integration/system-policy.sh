@@ -93,7 +93,7 @@ grep -q "403: .*system $SYSDIR/policy:1.*it is the system policy" "$W/req" &&
     echo "FAIL: request: $(cat "$W/req")"
 "$PINHOLE_BIN" request "later.test:$HP" --reason later >"$W/late.out"
 check "later.test is filed" $? 0
-grep -o 'r[0-9a-f]\{4\}' "$W/late.out" | head -1 >"$W/late.tmp"
+grep -o 'r[0-9a-f]\{16\}' "$W/late.out" | head -1 >"$W/late.tmp"
 mv "$W/late.tmp" "$W/late.id"
 
 step "$W/step1"

@@ -1637,8 +1637,8 @@ test_ask_decided(void **state)
 	    r->state != ESCALATE_PENDING)
 		;
 	assert_non_null(r);
-	if (escalate_approve(f->esc, r->id, ESCALATE_SCOPE_ONCE, 0, "tester",
-	    err, sizeof err) == -1)
+	if (escalate_approve(f->esc, r->id, ESCALATE_SCOPE_ONCE, 0, NULL,
+	    "tester", err, sizeof err) == -1)
 		fail_msg("approve: %s", err);
 	expect(f, "HTTP/1.1 200 Connection established\r\n\r\n");
 	assert_int_equal(audit_count(f, "connect", "allow", NULL, 200), 1);

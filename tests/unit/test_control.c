@@ -143,7 +143,7 @@ subst(char *out, size_t len, const char *in, const char *id0,
 {
 	size_t	o = 0;
 
-	for (; *in != '\0' && o + 8 < len; in++) {
+	for (; *in != '\0' && o + ESCALATE_ID_LEN < len; in++) {
 		if (strncmp(in, "ID0", 3) == 0 || strncmp(in, "ID1", 3) == 0) {
 			o += snprintf(out + o, len - o, "%s",
 			    in[2] == '0' ? id0 : id1);
@@ -198,7 +198,8 @@ test_control_table(void **state)
 		{ "{\"op\":\"pending\",\"id\":5}", "\"host\":\"b.test\","
 		    "\"port\":443,\"reason\":\"r b\",\"via\":\"agent\","
 		    "\"since\":\"1970-01-01T00:00:00Z\",\"count\":2,"
-		    "\"others\":1,\"state\":\"pending\"" },
+		    "\"others\":1,\"sandboxes\":\"- sb1\","
+		    "\"state\":\"pending\"" },
 		{ "{\"op\":\"pending\",\"id\":5}", "\"requests\":2,\"blocked\":1}" },
 		{ "{\"op\":\"pending\",\"id\":5,\"all\":1}", "\"all\\\" must be" },
 		{ "{\"op\":\"approve\",\"id\":6}", "must name a request id" },
@@ -231,7 +232,7 @@ test_control_table(void **state)
 	escalate_file(e, &h, port, "r b", 3, "agent", NULL, &r);
 	escalate_file(e, &h, port, "", 0, "connect", sb, &r);
 	audit_sandbox_unref(sb);
-	escalate_blocked(e, &h, 443, "connect", NULL);
+	escalate_blocked(e, NULL, &h, 443, "connect", NULL);
 	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
 		/* ID0 and ID1 stand for the two requests' ids. */
 		const struct escalate_request	*r0 = escalate_next(e, NULL);
@@ -296,7 +297,7 @@ test_agent(void **state)
 	const char		*out;
 	char *const		 argv[] = { "pip", NULL };
 	char			 cmd[AUDIT_CMD_LEN];
-	char			 target[128], id[8], err[64];
+	char			 target[128], id[ESCALATE_ID_LEN], err[64];
 	int			 status, wait;
 
 	assert_non_null(e = escalate_create(NULL, "s0000002", NULL));
@@ -311,8 +312,9 @@ test_agent(void **state)
 	assert_non_null(strstr(out, "\"host\":\"pypi.org\",\"port\":443,"
 	    "\"state\":\"pending\""));
 	assert_non_null(strstr(out, "\"reason\":\"pip install \\\\x1b[2J\""));
-	memcpy(id, strstr(out, "\"request\":\"") + 11, 5);
-	id[5] = '\0';
+	memcpy(id, strstr(out, "\"request\":\"") + 11, 17);
+	id[17] = '\0';
+	assert_int_equal(strspn(id + 1, "0123456789abcdef"), 16);
 	/* The request names the sandbox it came from. */
 	assert_string_equal(escalate_find(e, id)->sandbox, "sb7");
 	assert_string_equal(escalate_find(e, id)->cmd, "pip");
@@ -368,6 +370,101 @@ test_agent(void **state)
 	escalate_free(e);
 }
 
+/* Handle one agent request from sandbox sb; the body, its status first. */
+static const char *
+agent_from(struct escalate *e, const struct audit_sandbox *sb,
+    const char *method, const char *target, const char *body, int *wait)
+{
+	static char	 buf[16384];
+	const char	*out;
+	int		 status;
+
+	agent_sandbox = sb;
+	out = agent_run(e, method, target, body[0] != '\0' ?
+	    "application/x-www-form-urlencoded" : "", body, &status, wait);
+	agent_sandbox = NULL;
+	snprintf(buf, sizeof buf, "%d %s", status, out);
+	return (buf);
+}
+
+/*
+ * Each sandbox of a session sees its own requests, blocked attempts and
+ * once approvals, and no other's: another's request id is answered as
+ * one that does not exist, in text and JSON, for a status or a long
+ * poll.  A request it joined is its own.  Approved once for another, its
+ * own ask is shown under the new id, and waited for there.
+ */
+static void
+test_agent_sandboxes(void **state)
+{
+	struct escalate		*e;
+	struct audit_sandbox	*one, *two;
+	struct host		 h;
+	uint16_t		 port;
+	const char		*out, *errstr;
+	char			 id[ESCALATE_ID_LEN], target[128], none[128];
+	char			 want[512], err[128];
+	int			 wait, json;
+
+	assert_non_null(e = escalate_create(NULL, "s0000003", NULL));
+	assert_non_null(one = audit_sandbox_new("1", "pip", 11));
+	assert_non_null(two = audit_sandbox_new("2", "npm", 22));
+	out = agent_from(e, one, "POST", "/pinhole/request?format=json",
+	    "host=a.test&reason=mine", &wait);
+	assert_int_equal(strncmp(out, "201 ", 4), 0);
+	memcpy(id, strstr(out, "\"request\":\"") + 11, 17);
+	id[17] = '\0';
+	host_port_parse("b.test", &h, &port, 443, &errstr);
+	escalate_blocked(e, one, &h, 443, "connect", NULL);
+	for (json = 0; json < 2; json++) {
+		snprintf(target, sizeof target, "/pinhole/request/%s%s", id,
+		    json ? "?format=json&wait=30" : "?wait=30");
+		snprintf(none, sizeof none, "/pinhole/request/r%016x%s", 7,
+		    json ? "?format=json&wait=30" : "?wait=30");
+		out = agent_from(e, two, "GET", none, "", &wait);
+		assert_true(strlen(out) < sizeof want);
+		memcpy(want, out, strlen(out) + 1);
+		assert_int_equal(strncmp(want, "404 ", 4), 0);
+		assert_string_equal(agent_from(e, two, "GET", target, "",
+		    &wait), want);
+		assert_int_equal(wait, 0);
+		assert_string_equal(agent_from(e, NULL, "GET", target, "",
+		    &wait), want);
+		out = agent_from(e, one, "GET", target, "", &wait);
+		assert_int_equal(strncmp(out, "200 ", 4), 0);
+		assert_int_equal(wait, 30);
+	}
+	out = agent_from(e, two, "GET", "/pinhole/blocked", "", &wait);
+	assert_string_equal(out, "200 nothing blocked lately\n");
+	out = agent_from(e, one, "GET", "/pinhole/blocked", "", &wait);
+	assert_non_null(strstr(out, "b.test:443 via connect"));
+	/* Asked for by sandbox 2 too: its own as well. */
+	out = agent_from(e, two, "POST", "/pinhole/request", "host=a.test",
+	    &wait);
+	assert_int_equal(strncmp(out, "200 ", 4), 0);
+	assert_non_null(strstr(out, id));
+	out = agent_from(e, two, "GET", target, "", &wait);
+	assert_int_equal(strncmp(out, "200 ", 4), 0);
+	/* Once, for sandbox 1: sandbox 2's ask goes on under a new id. */
+	assert_int_equal(escalate_approve(e, id, ESCALATE_SCOPE_ONCE, 0, NULL,
+	    "t", err, sizeof err), 0);
+	out = agent_from(e, one, "GET", target, "", &wait);
+	assert_non_null(strstr(out, "\"state\":\"approved\",\"since\""));
+	out = agent_from(e, two, "GET", target, "", &wait);
+	assert_non_null(strstr(out, "\"state\":\"pending\""));
+	assert_null(strstr(out, id));
+	assert_int_equal(wait, 30);
+	out = agent_from(e, one, "GET", "/pinhole/allowed?format=json", "",
+	    &wait);
+	assert_non_null(strstr(out, id));
+	out = agent_from(e, two, "GET", "/pinhole/allowed?format=json", "",
+	    &wait);
+	assert_non_null(strstr(out, "\"approved\":[]"));
+	audit_sandbox_unref(one);
+	audit_sandbox_unref(two);
+	escalate_free(e);
+}
+
 /*
  * Where no grant can help the agent is told at once why and what must
  * change, never to run pinhole request: a deny rule, a special-purpose
@@ -419,7 +516,7 @@ test_agent_fixed(void **state)
 
 	/* ok.test resolved to loopback when the gateway dialed it. */
 	assert_int_equal(host_parse("ok.test", 7, &h, &es), 0);
-	escalate_blocked(e, &h, 8080, "connect", "127.0.0.1 is a "
+	escalate_blocked(e, NULL, &h, 8080, "connect", "127.0.0.1 is a "
 	    "special-purpose address (loopback), which no approval can open");
 	out = agent_run(e, "POST", "/pinhole/request", form,
 	    "host=ok.test&port=8080", &status, &wait);
@@ -473,6 +570,7 @@ main(void)
 		cmocka_unit_test(test_control_table),
 		cmocka_unit_test(test_agent),
 		cmocka_unit_test(test_agent_fixed),
+		cmocka_unit_test(test_agent_sandboxes),
 		cmocka_unit_test(test_form),
 	};
 

@@ -229,10 +229,10 @@ test_grants(void **state)
 	assert_int_equal(DNS_RCODE(m.flags), DNS_R_NXDOMAIN);
 	assert_int_equal(host_parse("granted.test", 12, &h, &errstr), 0);
 	assert_int_equal(grants_add(f->grants, &h, 443, GRANT_SESSION, 0,
-	    NULL, NULL, now, NULL), 0);
+	    NULL, NULL, NULL, now, NULL), 0);
 	assert_int_equal(host_parse("denied.test", 11, &h, &errstr), 0);
 	assert_int_equal(grants_add(f->grants, &h, 443, GRANT_SESSION, 0,
-	    NULL, NULL, now, NULL), 0);
+	    NULL, NULL, NULL, now, NULL), 0);
 	ask_udp(f, "granted.test", DNS_T_A, buf, &m);
 	assert_int_equal(DNS_RCODE(m.flags), DNS_R_NOERROR);
 	assert_int_equal(m.ancount, 1);

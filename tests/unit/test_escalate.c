@@ -77,7 +77,8 @@ test_coalesce(void **state)
 	assert_int_equal(escalate_npending(e), 3);
 	assert_ptr_equal(escalate_find(e, a->id), a);
 	assert_int_equal(a->id[0], 'r');
-	assert_int_equal(strlen(a->id), 5);
+	assert_int_equal(strlen(a->id), 17);
+	assert_int_equal(strspn(a->id + 1, "0123456789abcdef"), 16);
 	escalate_free(e);
 }
 
@@ -154,15 +155,15 @@ test_states(void **state)
 	file(e, "c.test", "", &c);
 	grant_fail = 1;
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION,
-	    60, "uid 1 via cli", err, sizeof err), -1);
+	    60, NULL, "uid 1 via cli", err, sizeof err), -1);
 	assert_int_equal(a->state, ESCALATE_PENDING);
 	grant_fail = 0;
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION,
-	    60, "uid 1 via cli", err, sizeof err), 0);
+	    60, NULL, "uid 1 via cli", err, sizeof err), 0);
 	assert_int_equal(grants, 1);
 	assert_int_equal(a->state, ESCALATE_APPROVED);
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ONCE, 0,
-	    "x", err, sizeof err), -1);
+	    NULL, "x", err, sizeof err), -1);
 	assert_non_null(strstr(err, "already approved"));
 	assert_int_equal(escalate_deny(e, b->id, "not \x1b[1mnow", "uid 1 "
 	    "via watch", err, sizeof err), 0);
@@ -272,13 +273,15 @@ test_refused_events(void **state)
 /*
  * A request keeps a copy of the sandbox that filed it first; joined from
  * another, it keeps the first and counts the other; its audit lines name
- * it.  One filed from no sandbox names none.
+ * it.  One filed from no sandbox names none.  Approved once, it is the
+ * first sandbox's alone: the other's held connection waits on, as a new
+ * request of its own, which names it.
  */
 static void
 test_sandbox(void **state)
 {
 	struct escalate		*e = new_queue();
-	struct escalate_request	*a, *b, *c;
+	struct escalate_request	*a, *b, *c, *m;
 	struct audit_sandbox	*one, *two;
 	struct audit		*au;
 	struct host		 h;
@@ -288,10 +291,10 @@ test_sandbox(void **state)
 	char *const		 argv2[] = { "curl", NULL };
 	char			 cmd[AUDIT_CMD_LEN];
 	char			 err[256], path[] = "/tmp/test_escalate.XXXXXX";
-	char			 line[4096];
+	char			 line[4096], mid[ESCALATE_ID_LEN];
 	const char		*errstr;
 	FILE			*fp;
-	int			 fd, named = 0, unnamed = 0;
+	int			 fd, named = 0, unnamed = 0, moved = 0;
 
 	assert_true((fd = mkstemp(path)) != -1);
 	close(fd);
@@ -328,7 +331,26 @@ test_sandbox(void **state)
 	assert_int_equal(c->others, 1);
 	woken = 0;
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ONCE, 0,
-	    "t", err, sizeof err), 0);
+	    NULL, "t", err, sizeof err), 0);
+	assert_int_equal(woken, 0);	/* sb2's connection waits on */
+	assert_int_equal(a->state, ESCALATE_APPROVED);
+	assert_string_equal(a->sandbox, "sb1");
+	assert_true(escalate_asked(a, "sb1"));
+	assert_false(escalate_asked(a, "sb2"));
+	assert_non_null(m = escalate_find(e, a->moved));
+	snprintf(mid, sizeof mid, "%s", m->id);
+	assert_int_equal(m->state, ESCALATE_PENDING);
+	assert_string_equal(m->sandbox, "sb2");
+	assert_string_equal(m->cmd, "curl");
+	assert_int_equal(m->pid, 4343);
+	assert_int_equal(m->count, 1);
+	assert_int_equal(escalate_npending(e), 2);
+	/* Each sandbox, asking by the first id, is shown its own. */
+	assert_ptr_equal(escalate_find_for(e, a->id, "sb1"), a);
+	assert_ptr_equal(escalate_find_for(e, a->id, "sb2"), m);
+	assert_null(escalate_find_for(e, m->id, "sb1"));
+	assert_null(escalate_find_for(e, a->id, ""));
+	assert_int_equal(escalate_deny(e, mid, NULL, "t", err, sizeof err), 0);
 	assert_int_equal(woken, 1);
 	assert_int_equal(escalate_deny(e, c->id, NULL, "t", err, sizeof err),
 	    0);
@@ -340,6 +362,10 @@ test_sandbox(void **state)
 			assert_non_null(strstr(line, "\"sandbox\":\"sb1\","
 			    "\"cmd\":\"pip install 'a b'\",\"pid\":4242"));
 			named++;
+		} else if (strstr(line, mid) != NULL) {
+			assert_non_null(strstr(line, "\"sandbox\":\"sb2\","
+			    "\"cmd\":\"curl\",\"pid\":4343"));
+			moved++;
 		} else {
 			assert_null(strstr(line, "\"sandbox\""));
 			assert_null(strstr(line, "\"pid\""));
@@ -349,6 +375,7 @@ test_sandbox(void **state)
 	fclose(fp);
 	unlink(path);
 	assert_int_equal(named, 2);	/* request, grant */
+	assert_int_equal(moved, 2);	/* request, deny */
 	assert_int_equal(unnamed, 2);	/* request, deny */
 	escalate_free(e);
 }
@@ -376,20 +403,20 @@ test_waiters(void **state)
 	escalate_file(e, &h, port, "", 0, "agent", NULL, &a);
 	host_port_parse("b.test", &h, &port, 443, &errstr);
 	escalate_file(e, &h, port, "", 0, "connect", NULL, &b);
-	assert_non_null(escalate_wait(e, a, 60, wake_cb, NULL));
-	assert_non_null(escalate_wait(e, a, 60, wake_cb, NULL));
-	assert_non_null(escalate_wait(e, b, 0, wake_cb, NULL));
-	assert_non_null(w = escalate_wait(e, b, 60, wake_cb, NULL));
+	assert_non_null(escalate_wait(e, a, "", 60, wake_cb, NULL));
+	assert_non_null(escalate_wait(e, a, "", 60, wake_cb, NULL));
+	assert_non_null(escalate_wait(e, b, "", 0, wake_cb, NULL));
+	assert_non_null(w = escalate_wait(e, b, "", 60, wake_cb, NULL));
 	escalate_wait_cancel(w);
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ONCE, 0,
-	    "t", err, sizeof err), 0);
+	    NULL, "t", err, sizeof err), 0);
 	assert_int_equal(woken, 2);
 	assert_int_equal(woken_timeout, 0);
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	assert_int_equal(woken, 3);
 	assert_int_equal(woken_timeout, 1);
-	escalate_blocked(e, &h, 443, "dns", NULL);
+	escalate_blocked(e, NULL, &h, 443, "dns", NULL);
 	assert_int_equal(notes[ESCALATE_NOTE_REQUEST], 2);
 	assert_int_equal(notes[ESCALATE_NOTE_DECIDED], 1);
 	assert_int_equal(notes[ESCALATE_NOTE_BLOCKED], 1);
@@ -409,7 +436,7 @@ test_waiters(void **state)
 	}
 	/* A waiter left at free is freed without a call. */
 	escalate_file(e, &h, 8443, "", 0, "agent", NULL, &b);
-	assert_non_null(escalate_wait(e, b, 60, wake_cb, NULL));
+	assert_non_null(escalate_wait(e, b, "", 60, wake_cb, NULL));
 	escalate_free(e);
 	assert_int_equal(woken, 3);
 	event_base_free(base);
@@ -428,9 +455,9 @@ test_blocked(void **state)
 	int				 i;
 
 	host_port_parse("x.test", &h, &port, 443, &err);
-	escalate_blocked(e, &h, 443, "connect", NULL);
+	escalate_blocked(e, NULL, &h, 443, "connect", NULL);
 	fake_now++;
-	escalate_blocked(e, &h, 443, "connect", NULL);
+	escalate_blocked(e, NULL, &h, 443, "connect", NULL);
 	assert_non_null(b = escalate_blocked_at(e, 0));
 	assert_int_equal(b->count, 2);
 	assert_null(escalate_blocked_at(e, 1));
@@ -438,13 +465,44 @@ test_blocked(void **state)
 		fake_now++;
 		snprintf(name, sizeof name, "n%d.test", i);
 		host_port_parse(name, &h, &port, 443, &err);
-		escalate_blocked(e, &h, 443, "dns", NULL);
+		escalate_blocked(e, NULL, &h, 443, "dns", NULL);
 	}
 	assert_non_null(b = escalate_blocked_at(e, 0));
 	snprintf(name, sizeof name, "n%d.test", ESCALATE_BLOCKED_MAX + 4);
 	assert_string_equal(b->host.text, name);
 	assert_non_null(escalate_blocked_at(e, ESCALATE_BLOCKED_MAX - 1));
 	assert_null(escalate_blocked_at(e, ESCALATE_BLOCKED_MAX));
+	escalate_free(e);
+}
+
+/* Each sandbox's blocked attempts are its own entries, naming it. */
+static void
+test_blocked_sandbox(void **state)
+{
+	struct escalate			*e = new_queue();
+	const struct escalate_blocked	*b;
+	struct audit_sandbox		*one, *two;
+	struct host			 h;
+	uint16_t			 port;
+	const char			*err;
+
+	assert_non_null(one = audit_sandbox_new("1", "a", 1));
+	assert_non_null(two = audit_sandbox_new("2", "b", 2));
+	host_port_parse("x.test", &h, &port, 443, &err);
+	escalate_blocked(e, one, &h, 443, "connect", NULL);
+	fake_now++;
+	escalate_blocked(e, two, &h, 443, "connect", NULL);
+	fake_now++;
+	escalate_blocked(e, one, &h, 443, "connect", NULL);
+	assert_non_null(b = escalate_blocked_at(e, 0));
+	assert_string_equal(b->sandbox, "1");
+	assert_int_equal(b->count, 2);
+	assert_non_null(b = escalate_blocked_at(e, 1));
+	assert_string_equal(b->sandbox, "2");
+	assert_int_equal(b->count, 1);
+	assert_null(escalate_blocked_at(e, 2));
+	audit_sandbox_unref(one);
+	audit_sandbox_unref(two);
 	escalate_free(e);
 }
 
@@ -538,6 +596,24 @@ fake_clock_ms(void)
 	return (fake_ms);
 }
 
+/* Give the queue the hooks over grants and the policy "allow ok.test". */
+static void
+grants_setup(struct escalate *e, struct rules **rules,
+    struct escalate_grants *eg, struct escalate_hooks *hooks)
+{
+	char	err[256];
+
+	assert_non_null(*rules = rules_create());
+	assert_int_equal(rules_load_text(*rules, "--allow", "allow ok.test",
+	    13, err, sizeof err), 0);
+	memset(eg, 0, sizeof *eg);
+	assert_non_null(eg->grants = grants_create());
+	eg->rules = rules;
+	eg->now_ms = fake_clock_ms;
+	escalate_grants_hooks(eg, hooks);
+	escalate_set_hooks(e, hooks);
+}
+
 /* Approvals become grants; "allowed" asks policy and grants. */
 static void
 test_grants_hooks(void **state)
@@ -550,33 +626,151 @@ test_grants_hooks(void **state)
 	struct grant		 g;
 	char			 err[256];
 
-	assert_non_null(rules = rules_create());
-	assert_int_equal(rules_load_text(rules, "--allow", "allow ok.test",
-	    13, err, sizeof err), 0);
-	memset(&eg, 0, sizeof eg);
-	assert_non_null(eg.grants = grants_create());
-	eg.rules = &rules;
-	eg.now_ms = fake_clock_ms;
-	escalate_grants_hooks(&eg, &hooks);
-	escalate_set_hooks(e, &hooks);
+	grants_setup(e, &rules, &eg, &hooks);
 	file(e, "new.test:8443", "", &a);
 	file(e, "other.test", "", &b);
-	assert_int_equal(hooks.allowed(&a->host, 8443, hooks.arg), 0);
-	assert_int_equal(hooks.allowed(&b->host, 443, hooks.arg), 0);
+	assert_int_equal(hooks.allowed(&a->host, 8443, "", hooks.arg), 0);
+	assert_int_equal(hooks.allowed(&b->host, 443, "", hooks.arg), 0);
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 60,
-	    "uid 1 via cli", err, sizeof err), 0);
-	assert_int_equal(hooks.allowed(&a->host, 8443, hooks.arg), 1);
-	assert_int_equal(grants_match(eg.grants, &a->host, 8443, fake_ms, &g),
-	    1);
+	    NULL, "uid 1 via cli", err, sizeof err), 0);
+	assert_int_equal(hooks.allowed(&a->host, 8443, "", hooks.arg), 1);
+	assert_int_equal(grants_match(eg.grants, &a->host, 8443, "", fake_ms,
+	    &g), 1);
 	assert_string_equal(g.id, a->id);
 	assert_string_equal(g.who, "uid 1 via cli");
 	fake_ms += 61000;
-	assert_int_equal(hooks.allowed(&a->host, 8443, hooks.arg), 0);
+	assert_int_equal(hooks.allowed(&a->host, 8443, "", hooks.arg), 0);
 	/* always without a policy file is refused, and stays pending. */
 	assert_int_equal(escalate_approve(e, b->id, ESCALATE_SCOPE_ALWAYS, 0,
-	    "x", err, sizeof err), -1);
+	    NULL, "x", err, sizeof err), -1);
 	assert_non_null(strstr(err, "no policy file"));
 	assert_int_equal(b->state, ESCALATE_PENDING);
+	escalate_free(e);
+	grants_free(eg.grants);
+	rules_free(rules);
+}
+
+static struct escalate_request	*woken_on;
+
+/* Note the request a wait ended on. */
+static void
+wake_on_cb(const struct escalate_request *r, int timed_out, void *arg)
+{
+	woken_on = (struct escalate_request *)r;
+	woken++;
+}
+
+/* File host:port from a sandbox. */
+static struct escalate_request *
+file_from(struct escalate *e, const char *target, struct audit_sandbox *sb)
+{
+	struct escalate_request	*r;
+	struct host		 h;
+	uint16_t		 port;
+	const char		*err;
+
+	assert_int_equal(host_port_parse(target, &h, &port, 443, &err), 0);
+	assert_true(escalate_file(e, &h, port, "", 0, "agent", sb, &r) <=
+	    ESCALATE_FILED_SAME);
+	return (r);
+}
+
+/*
+ * A once approval opens the host for one sandbox: the first that asked,
+ * or the one named, which must have asked; it never takes the place of
+ * another sandbox's once grant.  The others that asked wait on, their
+ * waiters moved to a new request, told as new; its own waiter wakes.  A
+ * session approval serves every sandbox.
+ */
+static void
+test_once_sandbox(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*a, *m, *m2;
+	struct escalate_grants	 eg;
+	struct escalate_hooks	 hooks;
+	struct audit_sandbox	*sb[3];
+	struct rules		*rules;
+	struct grant		 g;
+	char			 err[256];
+	int			 i;
+
+	grants_setup(e, &rules, &eg, &hooks);
+	for (i = 0; i < 3; i++) {
+		snprintf(err, sizeof err, "%d", i + 1);
+		assert_non_null(sb[i] = audit_sandbox_new(err, "sh", 100 + i));
+	}
+	a = file_from(e, "new.test", sb[0]);
+	assert_ptr_equal(file_from(e, "new.test", sb[1]), a);
+	assert_ptr_equal(file_from(e, "new.test", sb[2]), a);
+	assert_int_equal(a->naskers, 3);
+	woken = 0;
+	woken_on = NULL;
+	for (i = 0; i < 3; i++)
+		assert_non_null(escalate_wait(e, a, sb[i]->id, 60, wake_on_cb,
+		    NULL));
+	memset(notes, 0, sizeof notes);
+	assert_non_null(escalate_subscribe(e, note_cb, NULL));
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ONCE, 0,
+	    NULL, "t", err, sizeof err), 0);
+	assert_int_equal(woken, 1);	/* sandbox 1's */
+	assert_ptr_equal(woken_on, a);
+	assert_int_equal(notes[ESCALATE_NOTE_DECIDED], 1);
+	assert_int_equal(notes[ESCALATE_NOTE_REQUEST], 1);
+	assert_int_equal(hooks.allowed(&a->host, 443, "1", hooks.arg), 1);
+	assert_int_equal(hooks.allowed(&a->host, 443, "2", hooks.arg), 0);
+	assert_int_equal(hooks.allowed(&a->host, 443, "", hooks.arg), 0);
+	assert_int_equal(grants_match(eg.grants, &a->host, 443, "1", fake_ms,
+	    &g), 1);
+	assert_string_equal(g.id, a->id);
+	assert_string_equal(g.sandbox, "1");
+	/* Sandboxes 2 and 3 wait on the request their ask went on as. */
+	assert_non_null(m = escalate_find(e, a->moved));
+	assert_int_equal(m->state, ESCALATE_PENDING);
+	assert_int_equal(m->naskers, 2);
+	assert_string_equal(m->sandbox, "2");
+	assert_int_equal(m->others, 1);
+	/* Named: it must have asked, and only once grants name one. */
+	assert_int_equal(escalate_approve(e, m->id, ESCALATE_SCOPE_ONCE, 0,
+	    "1", "t", err, sizeof err), -1);
+	assert_non_null(strstr(err, "sandbox 1 has not asked"));
+	assert_int_equal(escalate_approve(e, m->id, ESCALATE_SCOPE_SESSION, 0,
+	    "3", "t", err, sizeof err), -1);
+	assert_non_null(strstr(err, "only for a once approval"));
+	assert_int_equal(m->state, ESCALATE_PENDING);
+	assert_int_equal(escalate_approve(e, m->id, ESCALATE_SCOPE_ONCE, 0,
+	    "3", "t", err, sizeof err), 0);
+	assert_int_equal(woken, 2);	/* sandbox 3's */
+	assert_ptr_equal(woken_on, m);
+	assert_string_equal(m->sandbox, "3");
+	assert_int_equal(hooks.allowed(&a->host, 443, "3", hooks.arg), 1);
+	assert_int_equal(hooks.allowed(&a->host, 443, "1", hooks.arg), 1);
+	assert_int_equal(hooks.allowed(&a->host, 443, "2", hooks.arg), 0);
+	/* Used up by sandbox 1: the others' stay. */
+	assert_int_equal(grants_consume(eg.grants, a->id), 0);
+	assert_int_equal(hooks.allowed(&a->host, 443, "1", hooks.arg), 0);
+	assert_int_equal(hooks.allowed(&a->host, 443, "3", hooks.arg), 1);
+	/* Sandbox 2 follows the first id to its own, and wakes on it. */
+	assert_non_null(m2 = escalate_find(e, m->moved));
+	assert_ptr_equal(escalate_find_for(e, a->id, "2"), m2);
+	assert_ptr_equal(escalate_find_for(e, a->id, "3"), m);
+	assert_null(escalate_find_for(e, m2->id, "3"));
+	assert_int_equal(escalate_approve(e, m2->id, ESCALATE_SCOPE_SESSION, 0,
+	    NULL, "t", err, sizeof err), 0);
+	assert_int_equal(woken, 3);
+	assert_ptr_equal(woken_on, m2);
+	assert_int_equal(hooks.allowed(&a->host, 443, "1", hooks.arg), 1);
+	assert_int_equal(hooks.allowed(&a->host, 443, "", hooks.arg), 1);
+	/* A sandbox gone: no longer its; an open one names the next. */
+	a = file_from(e, "gone.test", sb[0]);
+	file_from(e, "gone.test", sb[1]);
+	escalate_drop_sandbox(e, "1");
+	assert_false(escalate_asked(a, "1"));
+	assert_string_equal(a->sandbox, "2");
+	assert_int_equal(a->pid, 101);
+	assert_null(escalate_find_for(e, a->id, "1"));
+	for (i = 0; i < 3; i++)
+		audit_sandbox_unref(sb[i]);
 	escalate_free(e);
 	grants_free(eg.grants);
 	rules_free(rules);
@@ -615,7 +809,7 @@ test_grants_always(void **state)
 	assert_string_equal(text, "allow kept.test until 2999-01-01T00:00:00Z\n");
 	file(e, "new.test:8443", "", &a);
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ALWAYS, 3600,
-	    "uid 1 via cli", err, sizeof err), 0);
+	    NULL, "uid 1 via cli", err, sizeof err), 0);
 	assert_non_null(f = fopen(path, "r"));
 	text[fread(text, 1, sizeof text - 1, f)] = '\0';
 	fclose(f);
@@ -688,21 +882,21 @@ test_grants_fixed(void **state)
 	assert_int_equal(file(e, "late.test", "", &a), ESCALATE_FILED_NEW);
 	load_rule(rules, "--deny", "deny late.test");
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 0,
-	    "uid 1 via cli", err, sizeof err), -1);
+	    NULL, "uid 1 via cli", err, sizeof err), -1);
 	assert_non_null(strstr(err, "cannot approve "));
 	assert_non_null(strstr(err, ": denied by the rule 'deny late.test'"));
 	assert_int_equal(a->state, ESCALATE_PENDING);
-	assert_int_equal(grants_match(eg.grants, &a->host, 443, fake_ms, &g),
+	assert_int_equal(grants_match(eg.grants, &a->host, 443, "", fake_ms, &g),
 	    0);
 
 	/* The gateway refused a name for its address: no request for it. */
 	assert_int_equal(host_parse("ok.test", 7, &h, &es), 0);
-	escalate_blocked(e, &h, 8080, "connect", "127.0.0.1 is ...");
+	escalate_blocked(e, NULL, &h, 8080, "connect", "127.0.0.1 is ...");
 	assert_int_equal(file(e, "ok.test:8080", "", &r), ESCALATE_FILED_FIXED);
 	assert_int_equal(escalate_fixed(e, &h, 8080, err, sizeof err), 1);
 	assert_string_equal(err, "127.0.0.1 is ...");
 	assert_int_equal(escalate_fixed(e, &h, 443, err, sizeof err), 0);
-	escalate_blocked(e, &h, 8080, "connect", NULL);
+	escalate_blocked(e, NULL, &h, 8080, "connect", NULL);
 	assert_int_equal(escalate_fixed(e, &h, 8080, err, sizeof err), 0);
 	escalate_free(e);
 	grants_free(eg.grants);
@@ -720,6 +914,8 @@ main(void)
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_refused_events),
 		cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_blocked_sandbox),
+		cmocka_unit_test(test_once_sandbox),
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_hint),

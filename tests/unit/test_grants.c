@@ -52,8 +52,8 @@ add(struct grants *g, const char *host, uint16_t port, enum grant_scope s,
 	struct host	h = H(host);
 	struct grant	gr;
 
-	assert_int_equal(grants_add(g, &h, port, s, ttl, NULL, "tester", now,
-	    &gr), 0);
+	assert_int_equal(grants_add(g, &h, port, s, ttl, NULL, "tester", NULL,
+	    now, &gr), 0);
 	return (gr);
 }
 
@@ -65,7 +65,7 @@ granted(const struct grants *g, const char *host, uint16_t port,
 	struct host	h = H(host);
 	struct grant	gr;
 
-	return (grants_match(g, &h, port, now, &gr));
+	return (grants_match(g, &h, port, NULL, now, &gr));
 }
 
 /* A once grant serves until consumed; DNS (port 0) does not use it up. */
@@ -90,6 +90,66 @@ test_once(void **state)
 	grants_free(g);
 }
 
+/*
+ * A once grant is for one sandbox: it serves that one alone, in the
+ * decision as in a DNS answer; another sandbox's once grant for the
+ * same host sits beside it rather than replacing it; a session grant
+ * serves every sandbox.  A caller naming none ("" or NULL) is one more.
+ */
+static void
+test_once_sandbox(void **state)
+{
+	struct grants		*g = grants_create();
+	struct rules		*r = policy("allow ok.test\n");
+	struct host		 h = H("pypi.org");
+	struct grant		 gr, list[4];
+	struct policy_decision	 d;
+
+	(void)state;
+	assert_int_equal(grants_add(g, &h, 443, GRANT_ONCE, 0, "r1", "me",
+	    "1", 0, &gr), 0);
+	assert_string_equal(gr.sandbox, "1");
+	assert_int_equal(grants_add(g, &h, 443, GRANT_ONCE, 0, "r2", "me",
+	    "2", 0, NULL), 0);
+	assert_int_equal(grants_list(g, list, 4), 2);	/* side by side */
+	assert_int_equal(grants_match(g, &h, 443, "1", 1, &gr), 1);
+	assert_string_equal(gr.id, "r1");
+	assert_int_equal(grants_match(g, &h, 0, "2", 1, &gr), 1);
+	assert_string_equal(gr.id, "r2");
+	assert_int_equal(grants_match(g, &h, 443, "3", 1, &gr), 0);
+	assert_int_equal(grants_match(g, &h, 0, "3", 1, &gr), 0);
+	assert_int_equal(grants_match(g, &h, 443, NULL, 1, &gr), 0);
+	assert_int_equal(grants_match(g, &h, 443, "", 1, &gr), 0);
+	assert_false(policy_decide(r, g, &h, 443, "3", 1, &d));
+	assert_true(policy_decide(r, g, &h, 443, "1", 1, &d));
+	assert_true(d.consume);
+	assert_int_equal(grants_consume(g, d.grant.id), 0);
+	assert_false(policy_decide(r, g, &h, 443, "1", 2, &d));
+	assert_true(policy_decide(r, g, &h, 443, "2", 2, &d));
+	/* The same sandbox's next once grant replaces its own. */
+	assert_int_equal(grants_add(g, &h, 443, GRANT_ONCE, 0, "r3", "me",
+	    "2", 2, NULL), 0);
+	assert_int_equal(grants_list(g, list, 4), 1);
+	assert_string_equal(list[0].id, "r3");
+	/* None named is a caller of its own, served by its own grant. */
+	assert_int_equal(grants_add(g, &h, 443, GRANT_ONCE, 0, "r4", "me",
+	    NULL, 2, NULL), 0);
+	assert_int_equal(grants_match(g, &h, 443, "", 3, &gr), 1);
+	assert_string_equal(gr.id, "r4");
+	assert_int_equal(grants_match(g, &h, 443, "1", 3, &gr), 0);
+	/* A session grant serves them all, and is not tied to one. */
+	assert_int_equal(grants_add(g, &h, 443, GRANT_SESSION, 0, "r5", "me",
+	    "1", 3, &gr), 0);
+	assert_string_equal(gr.sandbox, "");
+	assert_int_equal(grants_match(g, &h, 443, "9", 4, &gr), 1);
+	assert_string_equal(gr.id, "r5");
+	/* A sandbox's id that does not fit is refused. */
+	assert_int_equal(grants_add(g, &h, 80, GRANT_ONCE, 0, "r6", "me",
+	    "0123456789abcdef", 4, NULL), -1);
+	grants_free(g);
+	rules_free(r);
+}
+
 /* Session and always grants are not used up; ids, replacement, revoke. */
 static void
 test_session_always(void **state)
@@ -108,11 +168,11 @@ test_session_always(void **state)
 	assert_true(granted(g, "3405803783", 443, 1));	/* same address */
 	assert_true(granted(g, "github.com", 22, UINT64_MAX - 1));
 	assert_int_equal(grants_add(g, &h, 22, GRANT_SESSION, 0, "r7", "me",
-	    5, NULL), 0);				/* replaces g1 */
+	    NULL, 5, NULL), 0);				/* replaces g1 */
 	assert_int_equal(grants_add(g, &h, 23, GRANT_SESSION, 0, "r7", "me",
-	    5, NULL), -1);				/* id in use */
+	    NULL, 5, NULL), -1);				/* id in use */
 	assert_int_equal(grants_add(g, &h, 0, GRANT_SESSION, 0, NULL, NULL,
-	    5, NULL), -1);				/* port 0 */
+	    NULL, 5, NULL), -1);				/* port 0 */
 	assert_int_equal(grants_list(g, list, 4), 2);
 	assert_string_equal(list[0].id, "g2");
 	assert_string_equal(list[1].id, "r7");
@@ -146,7 +206,7 @@ test_prefer_lasting(void **state)
 	(void)state;
 	add(g, "x.example", 443, GRANT_ONCE, 0, 0);
 	add(g, "x.example", 443, GRANT_SESSION, 0, 0);
-	assert_int_equal(grants_match(g, &h, 443, 1, &gr), 1);
+	assert_int_equal(grants_match(g, &h, 443, NULL, 1, &gr), 1);
 	assert_int_equal(gr.scope, GRANT_SESSION);
 	assert_string_equal(gr.id, "g2");
 	grants_free(g);
@@ -188,7 +248,7 @@ decide(const struct rules *r, const struct grants *g, const char *host,
 	struct host		h = H(host);
 	int			rv;
 
-	rv = policy_decide(r, g, &h, port, now, &d);
+	rv = policy_decide(r, g, &h, port, NULL, now, &d);
 	assert_int_equal(rv, d.allow);
 	return (d);
 }
@@ -367,6 +427,7 @@ main(void)
 {
 	const struct CMUnitTest	tests[] = {
 		cmocka_unit_test(test_once),
+		cmocka_unit_test(test_once_sandbox),
 		cmocka_unit_test(test_session_always),
 		cmocka_unit_test(test_prefer_lasting),
 		cmocka_unit_test(test_ttl),

@@ -144,8 +144,8 @@ test_grants(void **state)
 	r = layered(sys, "deny mine.example\n");
 	assert_int_equal(host_parse("evil.example", 12, &h, &errstr), 0);
 	assert_int_equal(grants_add(g, &h, 443, GRANT_SESSION, 0, NULL, "me",
-	    1, NULL), 0);
-	assert_false(policy_decide(r, g, &h, 443, 2, &d));
+	    NULL, 1, NULL), 0);
+	assert_false(policy_decide(r, g, &h, 443, NULL, 2, &d));
 	snprintf(want, sizeof want, "denied by rule system %s/policy:1; "
 	    "a grant cannot override it", sys);
 	assert_string_equal(d.why, want);

@@ -186,6 +186,14 @@ test_from_event(void **state)
 	assert_int_equal(notice_from_event(&ev, &n, &sb), 0);
 	assert_null(sb);
 	assert_string_equal(n.state, "denied");
+	/* Approved once: for its sandbox alone, the others still wait. */
+	r.state = ESCALATE_APPROVED;
+	r.scope = ESCALATE_SCOPE_ONCE;
+	assert_int_equal(notice_from_event(&ev, &n, &sb), 0);
+	assert_string_equal(sb, "3");
+	r.scope = ESCALATE_SCOPE_SESSION;
+	assert_int_equal(notice_from_event(&ev, &n, &sb), 0);
+	assert_null(sb);
 	ev.note = ESCALATE_NOTE_BLOCKED;
 	assert_int_equal(notice_from_event(&ev, &n, &sb), -1);
 }
