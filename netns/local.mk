@@ -43,6 +43,9 @@ EXTRA_DIST += docs/sandbox.md
 # pinhole run with real clients (curl, wget, python, git, pip) and escapes.
 TESTS += tests/integration/run-clients.sh
 EXTRA_DIST += tests/integration/run-clients.sh
+# The host's own loopback, as host.pinhole.internal.
+TESTS += tests/integration/host-loopback.sh
+EXTRA_DIST += tests/integration/host-loopback.sh
 # What pinhole run says on its stderr: refusals, held connections.
 TESTS += tests/integration/run-stderr.sh
 EXTRA_DIST += tests/integration/run-stderr.sh

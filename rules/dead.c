@@ -40,6 +40,10 @@ dead_shadows(const struct rule *a, const struct rule *b, time_t now)
 		return (0);
 	if (a->action == RULE_DENY)
 		return (1);
+	/* No wildcard allows the host's loopback. */
+	if (a->kind == TARGET_WILD && b->kind == TARGET_NAME &&
+	    strcmp(b->target, RULES_HOST_LOOPBACK) == 0)
+		return (0);
 	return (a->action == RULE_ALLOW && a->req == NULL && b->req != NULL);
 }
 

@@ -363,9 +363,16 @@ void
 policy_private_fix(const char *addr, const char *kind, char *fix,
     size_t len)
 {
-	snprintf(fix, len, "%s is a special-purpose address (%s), which no "
-	    "approval can open: to allow it, the policy needs the rule "
+	int	n;
+
+	n = snprintf(fix, len, "%s is a special-purpose address (%s), which "
+	    "no approval can open: to allow it, the policy needs the rule "
 	    "'allow-private %s'", addr, kind, addr);
+	if (strcmp(kind, "loopback") == 0 && n > 0 && (size_t)n < len)
+		snprintf(fix + n, len - (size_t)n, "; in a sandbox it is the "
+		    "sandbox's own, and a service on the host's loopback is "
+		    RULES_HOST_LOOPBACK " (rule: 'allow " RULES_HOST_LOOPBACK
+		    ":PORT')");
 }
 
 /* Can a grant lift a refusal of host:port? */

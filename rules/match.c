@@ -284,6 +284,7 @@ verdict_rule(struct rules_verdict *v, const struct rule *rule)
 	v->text = rule->text;
 	v->until = rule->until;
 	v->layer = rule->layer;
+	v->exact = rule->kind == TARGET_NAME;
 }
 
 /* Fill a verdict from the best rules found. */

@@ -126,10 +126,19 @@ struct rules_verdict {
 	int		 inspect;
 	/* rules_match_request(): a deny rule decided, no grant can lift it. */
 	int		 by_deny;
+	/* The deciding rule names the host exactly (no wildcard, prefix). */
+	int		 exact;
 	/* rules_match_request() refused: the constraint, "read-only", ... */
 	const char	*constraint;
 	char		 detail[384];	/* what why points to, then */
 };
+
+/*
+ * The name of the host's own loopback (127.0.0.1), as a sandbox sees it:
+ * only a rule naming it exactly, or a grant for it, opens a port there
+ * (no wildcard, and no allow-private needed).
+ */
+#define RULES_HOST_LOOPBACK	"host.pinhole.internal"
 
 struct rules	*rules_create(void);
 void		 rules_free(struct rules *);

@@ -107,6 +107,8 @@ struct conn {
 	struct host		 host;
 	uint16_t		 port;
 	int			 have_host;
+	int			 loopback;	/* host.pinhole.internal, opened
+						   by its own rule or a grant */
 	const char		*via;
 	char			 rule[512];
 	struct resolver_addr	*addrs;		/* vetted, to dial in turn */

@@ -112,8 +112,10 @@ conn_policy(struct conn *c, struct rules_verdict *v, int *checked)
 	*checked = 0;
 	if (set->rules == NULL)
 		return (0);
+	c->loopback = 0;
 	if (rules_match(set->rules, &c->host, c->port, v)) {
 		c->inspect = v->inspect;
+		c->loopback = v->exact;
 		if (!v->inspect || !conn_request_of(c, &rq))
 			return (1);
 		*checked = 1;
@@ -129,6 +131,7 @@ conn_policy(struct conn *c, struct rules_verdict *v, int *checked)
 	snprintf(c->grant_id, sizeof c->grant_id, "%s", g.id);
 	if (g.scope == GRANT_ONCE)
 		grants_consume(set->eg.grants, g.id);
+	c->loopback = 1;
 	return (1);
 }
 

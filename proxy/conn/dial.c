@@ -106,6 +106,40 @@ conn_vet(struct conn *c, const struct resolver_addr *a,
 	    rules_private_ok(c->set->rules, a->addr, len, &v));
 }
 
+/*
+ * host.pinhole.internal is the host's loopback: 127.0.0.1, without the
+ * resolver and without allow-private, when a rule naming it exactly or a
+ * grant for it allowed the connection; refused otherwise.
+ */
+static void
+conn_host_loopback(struct conn *c)
+{
+	struct resolver_addr	a;
+
+	if (!c->loopback) {
+		snprintf(c->fix, sizeof c->fix, "a wildcard never opens the "
+		    "host's loopback: the policy needs the rule 'allow "
+		    RULES_HOST_LOOPBACK ":%u'", c->port);
+		conn_refuse(c, 403, "private-address", RULES_HOST_LOOPBACK
+		    " is the host's loopback, and no rule names it exactly");
+		return;
+	}
+	memset(&a, 0, sizeof a);
+	a.family = AF_INET;
+	a.addr[0] = 127;
+	a.addr[3] = 1;
+	if ((c->addrs = calloc(1, sizeof *c->addrs)) == NULL) {
+		conn_refuse(c, 502, NULL, "out of memory");
+		return;
+	}
+	c->addrs[0] = a;
+	c->naddrs = 1;
+	c->next_addr = 0;
+	c->dial_err = 0;
+	c->dial_timeouts = 0;
+	conn_dial_next(c);
+}
+
 /* Keep the addresses that may be dialed; refuse if none is left. */
 static void
 conn_vet_all(struct conn *c, const struct resolver_addr *a, size_t n)
@@ -172,6 +206,13 @@ conn_resolve(struct conn *c)
 {
 	struct resolver_addr	a;
 
+	if (c->host.kind == HOST_NAME &&
+	    strcmp(c->host.text, RULES_HOST_LOOPBACK) == 0) {
+		free(c->addrs);
+		c->addrs = NULL;
+		conn_host_loopback(c);
+		return;
+	}
 	if (c->host.kind != HOST_NAME) {
 		memset(&a, 0, sizeof a);
 		a.family = c->host.kind == HOST_IPV4 ? AF_INET : AF_INET6;
