@@ -84,6 +84,10 @@ const struct cmd_opt gwopts_opts[] = {
 	{ "log-spool-max", 0, CMD_ARG_REQUIRED, "SIZE",
 	    .key = GWOPTS_LOG_SPOOL_MAX,
 	    .help = "bytes waiting per destination (64M)" },
+	{ "log-ship-wait", 0, CMD_ARG_REQUIRED, "S",
+	    .key = GWOPTS_LOG_SHIP_WAIT,
+	    .help = "at stop, time to send what waits to each destination, "
+	    "connecting if need be (5); then what is left is said" },
 	{ "log-tls-ca", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_LOG_TLS_CA,
 	    .help = "CA certificates that verify a TLS collector "
 	    "(the system's)" },
@@ -135,6 +139,7 @@ gwopts_init(struct gwopts *o, int grace, enum gwopts_userpolicy up)
 	gateway_config_defaults(&o->cfg);
 	audit_config_init(&o->audit);
 	o->shipcfg.spool_max = SPOOL_MAX_DEFAULT;
+	o->ship_wait = GWOPTS_SHIP_WAIT;
 	o->grace = grace;
 	o->userpolicy = up;
 }
@@ -216,6 +221,11 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 			return (cmd_usage_error(cmd, "--log-spool-max: '%s' is "
 			    "not a size of 4K or more (such as 64M)", arg));
 		o->shipcfg.spool_max = ll;
+		break;
+	case GWOPTS_LOG_SHIP_WAIT:
+		if (gwopts_number(cmd, "--log-ship-wait", arg, 0, 3600, &v))
+			return (EXIT_USAGE);
+		o->ship_wait = v;
 		break;
 	case GWOPTS_LOG_FAIL:
 		if (strcmp(arg, "closed") != 0 && strcmp(arg, "open") != 0)
@@ -976,29 +986,53 @@ gwctx_ship_stats(void *arg, struct metrics_ship *out, size_t max)
 	return (i);
 }
 
+/* The time to ship what waits is over. */
+static void
+gwctx_ships_late_cb(evutil_socket_t fd, short what, void *arg)
+{
+	int	*late = arg;
+
+	*late = 1;
+}
+
+/* Tell whether a destination still has lines to send, or a session to end. */
+static int
+gwctx_ships_busy(const struct gwctx *c)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nships; i++)
+		if (ship_busy(c->ships[i]))
+			return (1);
+	return (0);
+}
+
 /*
- * Give connected collectors a moment (at most a second) to acknowledge
- * the last lines, the stop line among them, and RELP sessions to close;
- * what they do not take is sent by the next start, from the spool.
+ * The gateway stops: every destination sends what waits, the stop line
+ * among it, connecting if it must, for at most --log-ship-wait seconds
+ * (the loop runs on the events of the sending alone: the gateway's are
+ * gone).  Then each says what is left and where it waits; the next start
+ * with the same spool sends it.
  */
 static void
 gwctx_ships_flush(struct gwctx *c)
 {
-	struct timeval	tv = { 0, 50 * 1000 };
-	size_t		i;
-	int		n, busy = 1;
+	struct timeval	 tv = { c->o->ship_wait, 0 };
+	struct event	*timer = NULL;
+	size_t		 i;
+	int		 late = 0;
 
 	audit_flush(c->audit);		/* the lines this pass held */
 	for (i = 0; i < c->nships; i++)
 		ship_stop(c->ships[i]);
-	for (n = 0; n < 20 && busy; n++) {
-		for (busy = 0, i = 0; i < c->nships; i++)
-			busy |= ship_busy(c->ships[i]);
-		if (!busy)
-			break;
-		event_base_loopexit(c->base, &tv);
-		event_base_dispatch(c->base);
+	if (c->nships > 0 && (timer = evtimer_new(c->base,
+	    gwctx_ships_late_cb, &late)) != NULL && evtimer_add(timer,
+	    &tv) == 0) {
+		while (!late && gwctx_ships_busy(c))
+			event_base_loop(c->base, EVLOOP_ONCE);
 	}
+	if (timer != NULL)
+		event_free(timer);
 	for (i = 0; i < c->nships; i++)
 		ship_close(c->ships[i]);
 	c->nships = 0;

@@ -32,6 +32,7 @@ struct scrape;
 #define GWCTX_INSPECT_MAX	256	/* names a CA is constrained to */
 #define GWCTX_SECRETS_MAX	64	/* secrets of a policy */
 #define GWCTX_SECRET_LEN	(64 * 1024)	/* longest secret's value */
+#define GWOPTS_SHIP_WAIT	5	/* s to ship what waits, at stop */
 
 enum {
 	/* Above any letter: cmd_getopt() keys of long-only options. */
@@ -43,7 +44,7 @@ enum {
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
 	GWOPTS_ASK, GWOPTS_METRICS, GWOPTS_LOG_SPOOL, GWOPTS_LOG_SPOOL_MAX,
 	GWOPTS_LOG_TLS_CA, GWOPTS_LOG_TLS_CERT, GWOPTS_LOG_TLS_KEY,
-	GWOPTS_DECIDER,
+	GWOPTS_DECIDER, GWOPTS_LOG_SHIP_WAIT,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -71,6 +72,7 @@ struct gwopts {
 	const char		*ship[GWOPTS_MAX_ARGS];	/* --log syslog+tls://... */
 	size_t			 nship;
 	struct ship_config	 shipcfg;	/* --log-spool, --log-tls-* */
+	int			 ship_wait;	/* --log-ship-wait, s */
 	char			 spool_dir[4096];	/* the default one */
 	const char		*fake_range;	/* --fake-range, or NULL */
 	const char		*metrics;	/* --metrics ADDR:PORT, or NULL */

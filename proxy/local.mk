@@ -118,6 +118,9 @@ EXTRA_DIST += tests/integration/log-full.sh
 # Shipping to a real rsyslog over TCP and TLS.
 TESTS += tests/integration/ship.sh
 EXTRA_DIST += tests/integration/ship.sh tests/integration/relp-collector.py
+# What waits is shipped when a gateway stops.
+TESTS += tests/integration/ship-stop.sh
+EXTRA_DIST += tests/integration/ship-stop.sh
 TESTS += tests/integration/log-default.sh
 EXTRA_DIST += tests/integration/log-default.sh
 TESTS += tests/integration/log-crash.sh
