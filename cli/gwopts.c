@@ -537,6 +537,9 @@ gwctx_audit_sandbox(struct gwctx *c, const struct audit_sandbox *sb,
 	e.detail = detail;
 	e.session = c->o->cfg.session;
 	audit_event_sandbox(&e, sb);
+	/* So that `pinhole log verify` can tell whether it still runs. */
+	if (strcmp(event, "start") == 0)
+		e.gateway_pid = getpid();
 	audit_write(c->audit, &e);
 }
 
@@ -1057,7 +1060,8 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		return (-1);
 	}
 	gwopts_warn_dead(r);
-	if ((c->audit = gwopts_open_log(o, err, sizeof err)) == NULL) {
+	if ((c->audit = gwopts_open_log(o, err, sizeof err)) == NULL ||
+	    audit_check_room(c->audit, err, sizeof err) == -1) {
 		cmd_refuse("%s", err);
 		rules_free(r);
 		return (-1);
