@@ -22,6 +22,7 @@
 #include "cli/pinhole.h"
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/budget.h"
 #include "proxy/audit/ship.h"
 #include "proxy/audit/spool.h"
 #include "proxy/dns/dns.h"
@@ -68,6 +69,11 @@ const struct cmd_opt gwopts_opts[] = {
 	    .help = "rotate past SIZE (100M; 0: never)" },
 	{ "log-keep", 0, CMD_ARG_REQUIRED, "N", .key = GWOPTS_LOG_KEEP,
 	    .help = "rotated files kept (5)" },
+	{ "log-budget", 0, CMD_ARG_REQUIRED, "LINES,SIZE",
+	    .key = GWOPTS_LOG_BUDGET,
+	    .help = "allowed traffic lines a sandbox may log a second, and "
+	    "their bytes (100,128K; bursts of 10 s); past it they are summed "
+	    "up, refusals never; 0: no budget" },
 	{ "log-fail", 0, CMD_ARG_REQUIRED, "closed|open",
 	    .key = GWOPTS_LOG_FAIL,
 	    .help = "while the log cannot be written: refuse new "
@@ -140,6 +146,8 @@ gwopts_init(struct gwopts *o, int grace, enum gwopts_userpolicy up)
 	audit_config_init(&o->audit);
 	o->shipcfg.spool_max = SPOOL_MAX_DEFAULT;
 	o->ship_wait = GWOPTS_SHIP_WAIT;
+	o->budget_lines = AUDIT_BUDGET_LINES;
+	o->budget_bytes = AUDIT_BUDGET_BYTES;
 	o->grace = grace;
 	o->userpolicy = up;
 }
@@ -221,6 +229,13 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 			return (cmd_usage_error(cmd, "--log-spool-max: '%s' is "
 			    "not a size of 4K or more (such as 64M)", arg));
 		o->shipcfg.spool_max = ll;
+		break;
+	case GWOPTS_LOG_BUDGET:
+		if (audit_budget_parse(arg, &o->budget_lines,
+		    &o->budget_bytes) == -1)
+			return (cmd_usage_error(cmd, "--log-budget: '%s' is not "
+			    "LINES,SIZE (such as 100,128K: 1 to 1000000 lines, "
+			    "1K to 1G bytes) or 0", arg));
 		break;
 	case GWOPTS_LOG_SHIP_WAIT:
 		if (gwopts_number(cmd, "--log-ship-wait", arg, 0, 3600, &v))
@@ -1096,6 +1111,10 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 	    c->audit)) == NULL)
 		fatalx("cannot create the gateway");
 	gateway_set_metrics(c->gw, &c->metrics);
+	if (o->budget_lines > 0 && (c->budget = audit_budget_create(c->base,
+	    c->audit, o->budget_lines, o->budget_bytes)) == NULL)
+		fatalx("audit log: out of memory");
+	gateway_set_budget(c->gw, c->budget);
 	gwctx_set_rules(c, r);
 	gwctx_tls(c);
 	signal(SIGPIPE, SIG_IGN);
@@ -1171,6 +1190,18 @@ gwctx_stop(struct gwctx *c)
 	gateway_stop(c->gw, c->o->grace, gwctx_stopped, c);
 }
 
+/*
+ * Write what the log budget summed up, and write each line from now on:
+ * before the stop line.
+ */
+void
+gwctx_budget_end(struct gwctx *c)
+{
+	gateway_set_budget(c->gw, NULL);
+	audit_budget_free(c->budget);
+	c->budget = NULL;
+}
+
 /* Free whatever was set up. */
 void
 gwctx_teardown(struct gwctx *c)
@@ -1186,6 +1217,7 @@ gwctx_teardown(struct gwctx *c)
 	if (c->fakeip != NULL)
 		fakeip_free(c->fakeip);
 	gateway_free(c->gw);
+	audit_budget_free(c->budget);
 	gwctx_secrets_free(c);
 	if (c->tls != NULL) {
 		unlink(tls_ca_path(c->tls));

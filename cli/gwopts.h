@@ -18,6 +18,7 @@
 struct event;
 struct event_base;
 struct audit;
+struct audit_budget;
 struct control;
 struct dns_server;
 struct escalate;
@@ -44,7 +45,7 @@ enum {
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
 	GWOPTS_ASK, GWOPTS_METRICS, GWOPTS_LOG_SPOOL, GWOPTS_LOG_SPOOL_MAX,
 	GWOPTS_LOG_TLS_CA, GWOPTS_LOG_TLS_CERT, GWOPTS_LOG_TLS_KEY,
-	GWOPTS_DECIDER, GWOPTS_LOG_SHIP_WAIT,
+	GWOPTS_DECIDER, GWOPTS_LOG_SHIP_WAIT, GWOPTS_LOG_BUDGET,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -73,6 +74,8 @@ struct gwopts {
 	size_t			 nship;
 	struct ship_config	 shipcfg;	/* --log-spool, --log-tls-* */
 	int			 ship_wait;	/* --log-ship-wait, s */
+	uint64_t		 budget_lines;	/* --log-budget, a second */
+	uint64_t		 budget_bytes;
 	char			 spool_dir[4096];	/* the default one */
 	const char		*fake_range;	/* --fake-range, or NULL */
 	const char		*metrics;	/* --metrics ADDR:PORT, or NULL */
@@ -139,6 +142,7 @@ struct gwctx {
 	struct gateway		*gw;
 	struct resolver		*resolver;
 	struct audit		*audit;
+	struct audit_budget	*budget;	/* of allowed lines, or NULL */
 	struct ship		*ships[GWOPTS_MAX_ARGS];	/* and shipped */
 	size_t			 nships;
 	const struct rules	*rules;		/* in force; the gateway's */
@@ -193,6 +197,8 @@ void	gwctx_watch_policy(struct gwctx *);
  */
 int	gwctx_dns(struct gwctx *, char *, size_t);
 void	gwctx_teardown(struct gwctx *);
+/* Write what the log budget summed up (before the stop line); no more. */
+void	gwctx_budget_end(struct gwctx *);
 
 /*
  * TLS inspection's files for a session: the CA certificate and the trust

@@ -76,11 +76,19 @@ void		 audit_event_init(struct audit_event *);
 #define AUDIT_SANDBOX_ID_LEN	16
 #define AUDIT_CMD_LEN		160	/* argv kept, with quotes and "..." */
 
+/* What is left of a log budget (budget.h), in thousandths. */
+struct audit_bucket {
+	int64_t		lines;
+	int64_t		bytes;
+	uint64_t	at;		/* mono_ms() of the last refill; 0 never */
+};
+
 struct audit_sandbox {
 	char		id[AUDIT_SANDBOX_ID_LEN];
 	char		cmd[AUDIT_CMD_LEN];
 	long		pid;
 	unsigned int	refs;
+	struct audit_bucket bucket;	/* its log budget */
 };
 
 /*

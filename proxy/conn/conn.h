@@ -21,6 +21,7 @@
 #define CONN_OWN_MAX		64	/* own addresses remembered */
 
 struct audit;
+struct audit_budget;
 struct metrics;
 struct audit_sandbox;
 struct conn;
@@ -57,6 +58,7 @@ struct conn_set {
 	const char		*about;		/* policy, for the info page */
 	struct resolver		*resolver;
 	struct audit		*audit;		/* or NULL */
+	struct audit_budget	*budget;	/* of allowed lines, or NULL */
 	struct metrics		*metrics;	/* or NULL */
 	struct rules		*rules;		/* NULL denies all */
 	const struct fakeip	*fakeip;	/* NULL: no DNS side */

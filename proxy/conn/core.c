@@ -25,6 +25,7 @@
 #include "lib/log.h"
 #include "lib/metrics.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/budget.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/escalate/agent.h"
 #include "proxy/escalate/escalate.h"
@@ -163,11 +164,19 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	e.path = c->path[0] != '\0' ? c->path : NULL;
 	if (c->note[0] != '\0')
 		e.detail = c->note;
-	/* A refusal a grant could lift names the command to ask for one. */
-	if (verdict != NULL && strcmp(verdict, "deny") == 0 &&
-	    conn_grantable(c, reason, hint, sizeof hint))
-		e.ask = hint;
-	audit_write(c->set->audit, &e);
+	/*
+	 * A refusal a grant could lift names the command to ask for one.
+	 * Refusals are written one by one; allowed lines within the
+	 * sandbox's log budget.
+	 */
+	if (verdict != NULL && strcmp(verdict, "deny") == 0) {
+		if (conn_grantable(c, reason, hint, sizeof hint))
+			e.ask = hint;
+		audit_write(c->set->audit, &e);
+	} else if (c->set->budget != NULL)
+		audit_budget_write(c->set->budget, c->sandbox, &e);
+	else
+		audit_write(c->set->audit, &e);
 }
 
 /*

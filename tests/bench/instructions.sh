@@ -9,7 +9,10 @@
 #
 # Each case runs twice, with N and 2N units (BENCH_IR_SETUPS, 3000;
 # BENCH_IR_REQUESTS, 20000), so the fixed cost of start-up and exit
-# drops out: per unit = (Ir(2N) - Ir(N)) / N.  Traffic stays on
+# drops out: per unit = (Ir(2N) - Ir(N)) / N.  BENCH_IR_OPTS and
+# BENCH_IR_OPTS_OTHER add gateway options to BUILD_DIR's and
+# OTHER_BUILD_DIR's runs (--log-budget 1000000,1G, to count the budget's
+# accounting with every line still written).  Traffic stays on
 # 127.0.0.1; every process started is stopped.
 set -u
 usage() {
@@ -52,14 +55,15 @@ OPORT=$(free_port)
 PIDS="$PIDS $!"
 wait_port "$OPORT" || { echo "$0: origin did not start" >&2; exit 1; }
 
-# Instructions of one proxy run under callgrind: build, mode, units.
+# Instructions of one proxy run under callgrind: build, mode, units,
+# options.
 count() {
 	d=$(mktemp -d "$T/run.XXXXXX")
 	port=$(free_port)
 	XDG_RUNTIME_DIR=$d HOME=$d valgrind --tool=callgrind \
 	    --callgrind-out-file="$d/cg.out" "$1/pinhole" proxy \
 	    --listen "127.0.0.1:$port" --allow "127.0.0.1:$OPORT" \
-	    --allow 'allow-private 127.0.0.0/8' --log "$d/audit.log" \
+	    --allow 'allow-private 127.0.0.0/8' --log "$d/audit.log" $4 \
 	    >/dev/null 2>"$d/valgrind.err" &
 	vpid=$!
 	wait_port "$port" || { echo "$0: pinhole did not start" >&2; exit 1; }
@@ -74,8 +78,8 @@ count() {
 
 # Instructions per unit for a build: (Ir(2N) - Ir(N)) / N.
 per_unit() {
-	one=$(count "$1" "$2" "$3")
-	two=$(count "$1" "$2" $(($3 * 2)))
+	one=$(count "$1" "$2" "$3" "$4")
+	two=$(count "$1" "$2" $(($3 * 2)) "$4")
 	echo $(((two - one) / $3))
 }
 
@@ -85,9 +89,9 @@ for c in "CONNECT setup:connect-rate:$SETUPS" \
     "forward request:forward-rps:$REQUESTS"; do
 	name=${c%%:*} rest=${c#*:}
 	mode=${rest%%:*} n=${rest#*:}
-	a=$(per_unit "$A" "$mode" "$n")
+	a=$(per_unit "$A" "$mode" "$n" "${BENCH_IR_OPTS:-}")
 	if [ -n "$B" ]; then
-		b=$(per_unit "$B" "$mode" "$n")
+		b=$(per_unit "$B" "$mode" "$n" "${BENCH_IR_OPTS_OTHER:-}")
 		printf '%-34s %12s %12s %8s\n' "$name" "$a" "$b" \
 		    "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')"
 	else
