@@ -1035,17 +1035,19 @@ gwctx_ships_busy(const struct gwctx *c)
 static void
 gwctx_ships_flush(struct gwctx *c)
 {
-	struct timeval	 tv = { c->o->ship_wait, 0 };
+	struct timeval	 tv = { 0, 0 };
 	struct event	*timer = NULL;
 	size_t		 i;
 	int		 late = 0;
 
+	if (c->nships == 0)
+		return;
+	tv.tv_sec = c->o->ship_wait;
 	audit_flush(c->audit);		/* the lines this pass held */
 	for (i = 0; i < c->nships; i++)
 		ship_stop(c->ships[i]);
-	if (c->nships > 0 && (timer = evtimer_new(c->base,
-	    gwctx_ships_late_cb, &late)) != NULL && evtimer_add(timer,
-	    &tv) == 0) {
+	if ((timer = evtimer_new(c->base, gwctx_ships_late_cb, &late)) !=
+	    NULL && evtimer_add(timer, &tv) == 0) {
 		while (!late && gwctx_ships_busy(c))
 			event_base_loop(c->base, EVLOOP_ONCE);
 	}
