@@ -1390,7 +1390,8 @@ audit_check_room(struct audit *a, char *err, size_t errlen)
 	if (fallocate(a->fd, FALLOC_FL_KEEP_SIZE, a->size, AUDIT_ROOM) == 0)
 		return (0);
 	e = errno;
-	if (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL) {
+	/* No allocation ahead here, or an append-only (chattr +a) file. */
+	if (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL || e == EPERM) {
 		if (fstatvfs(a->fd, &sv) == -1)
 			return (0);
 		avail = (unsigned long long)(geteuid() == 0 ? sv.f_bfree :
