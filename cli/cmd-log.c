@@ -672,7 +672,7 @@ cmd_log_verify_drops(const struct audit_verify *v)
 
 	printf("LINES DROPPED: %llu drop record(s) in the log: rotation "
 	    "deleted %llu line(s) of a running session, %llu of them "
-	    "refusals (the last record counts the ones before it)\n",
+	    "refusals (a gateway's last record counts its ones before)\n",
 	    v->drops, v->dropped, v->dropped_denied);
 	for (i = 0; i < v->drops && i < AUDIT_VERIFY_LOSSES; i++) {
 		printf("  ");

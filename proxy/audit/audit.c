@@ -640,7 +640,7 @@ audit_put_drop(struct audit *a, const char *path, const struct audit_tally *t)
 	struct audit_event	ev;
 	struct json_writer	w;
 	unsigned char		next[AUDIT_HASH_LEN];
-	char			buf[2048], ts[48], detail[PATH_MAX + 96];
+	char			buf[8192], ts[48], detail[PATH_MAX + 96];
 
 	audit_event_init(&ev);
 	ev.event = "drop";

@@ -231,9 +231,20 @@ verify_drop(struct audit_verify *v, const struct vline *l,
 		    audit_rec_num(rec, "seq_last"), denied,
 		    chain != NULL ? chain : "?", what != NULL ? what : "?");
 	v->drops++;
-	/* Each carries on the ones before it: the last one says it all. */
-	v->dropped = n > 0 ? n : 0;
-	v->dropped_denied = denied > 0 ? denied : 0;
+	/*
+	 * A gateway's drop lines each carry on its ones before (they share
+	 * their seq_first): its last one says it all.  Another gateway's
+	 * (another seq_first) are added.
+	 */
+	if (v->drops == 1 || audit_rec_num(rec, "seq_first") != v->drop_from) {
+		v->drop_base += v->drop_cur;
+		v->drop_base_denied += v->drop_cur_denied;
+		v->drop_from = audit_rec_num(rec, "seq_first");
+	}
+	v->drop_cur = n > 0 ? n : 0;
+	v->drop_cur_denied = denied > 0 ? denied : 0;
+	v->dropped = v->drop_base + v->drop_cur;
+	v->dropped_denied = v->drop_base_denied + v->drop_cur_denied;
 }
 
 /* FNV-1a of a session's name. */

@@ -67,8 +67,11 @@ struct audit_verify {
 
 	/* "drop" lines: rotation deleted a file with lines of a session. */
 	unsigned long long	 drops;
-	unsigned long long	 dropped;	/* lines the last one counts */
+	unsigned long long	 dropped;	/* lines they count */
 	unsigned long long	 dropped_denied;	/* refusals among them */
+	long long		 drop_from;	/* the last one's seq_first */
+	unsigned long long	 drop_cur, drop_cur_denied;	/* its counts */
+	unsigned long long	 drop_base, drop_base_denied;	/* earlier ones' */
 	char			 drop[AUDIT_VERIFY_LOSSES][384];
 
 	/* The sessions met, from 1 (0 ends a bucket's list). */

@@ -537,6 +537,53 @@ test_rotation_drop(void **state)
 	free(buf);
 }
 
+/* Write a "drop" line: count lines from seq_first, denied refusals. */
+static void
+write_drop(struct audit *a, long long seq_first, long long count,
+    long long denied)
+{
+	struct audit_event	ev;
+
+	audit_event_init(&ev);
+	ev.event = "drop";
+	ev.seq_first = seq_first;
+	ev.seq_last = seq_first + count - 1;
+	ev.count = count;
+	ev.denied = denied;
+	ev.end_chain = "00";
+	audit_write(a, &ev);
+}
+
+/*
+ * A gateway's drop lines each count its ones before: verify takes its
+ * last; another gateway's (another seq_first) are added to them.
+ */
+static void
+test_drops_summed(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit_verify	 v;
+	struct audit		*a;
+	char			*buf;
+	size_t			 len;
+
+	a = open_log(f->path, NULL, 0, 1);
+	write_drop(a, 1, 10, 2);
+	write_drop(a, 1, 20, 3);
+	write_drop(a, 50, 7, 1);
+	write_drop(a, 50, 9, 4);
+	write_drop(a, 90, 5, 0);
+	audit_close(a);
+	assert_int_equal(audit_verify_init(&v, NULL, 0), 0);
+	buf = slurp(f->path, &len);
+	assert_int_equal(audit_verify_file(&v, f->path, buf, len), 0);
+	free(buf);
+	assert_int_equal(v.drops, 5);
+	assert_int_equal(v.dropped, 20 + 9 + 5);
+	assert_int_equal(v.dropped_denied, 3 + 4 + 0);
+	audit_verify_free(&v);
+}
+
 /* A reopen after a rename (logrotate, SIGHUP) links the new file. */
 static void
 test_reopen(void **state)
@@ -761,6 +808,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_sessions, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_rotation_drop, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_drops_summed, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_resume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_torn, setup,
