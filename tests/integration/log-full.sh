@@ -89,15 +89,6 @@ rcode() {
 	    sed -n 's/.*status: \([A-Z]*\),.*/\1/p'
 }
 
-# Wait (at most 10 s) until a file has a line matching a regex.
-wait_line() {
-	j=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $j -lt 200 ]; do
-		sleep 0.05; j=$((j + 1))
-	done
-	grep -Eq -- "$2" "$1"
-}
-
 # The proxy's metrics on port $M count failed writes, and the lines lost
 # as the loss lines of $LOG do.
 metrics_lost() {
