@@ -726,7 +726,7 @@ doctor_sockets(struct doctor *d, struct doctor_check *c)
 		    ds.open);
 	else
 		doctor_set(c, DOCTOR_OK, "%zu bound on the host; a sandbox "
-		    "reaches none", ds.n);
+		    "reaches none by these names", ds.n);
 	if (fd != -1)
 		close(fd);
 	netns_hostsocks_free(&hs);

@@ -201,6 +201,7 @@ struct rules_request {
 	size_t		 override_len;
 	const char	*override_name;
 	int		 override_bad;
+	int		 body;		/* it carries a body */
 };
 
 /*

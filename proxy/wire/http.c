@@ -514,9 +514,31 @@ http_is_method(const struct http_str *v)
 }
 
 /*
- * Find the method-override header: the method it names, or bad when
- * such a header comes twice (the same or another name) or its value is
- * not one method, which the origin could read in more than one way.
+ * Does a header's name read as this one to a server that takes '_' for
+ * '-' (CGI, WSGI), case aside?
+ */
+static int
+http_name_like(const struct http_str *s, const char *lit)
+{
+	size_t	i, n = strlen(lit);
+	char	a, b;
+
+	if (s->len != n)
+		return (0);
+	for (i = 0; i < n; i++) {
+		a = s->p[i] == '_' ? '-' : s->p[i];
+		b = lit[i];
+		if (a != b && (a | 0x20) != (b | 0x20))
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * Find the method-override header (spelled with '-' or '_'): the method
+ * it names, or bad when such a header comes twice (the same or another
+ * name) or its value is not one method, which the origin could read in
+ * more than one way.
  */
 static void
 http_override_parse(struct http_request *r)
@@ -526,7 +548,7 @@ http_override_parse(struct http_request *r)
 
 	for (i = 0; i < r->h.nheaders; i++) {
 		for (n = http_override_names; *n != NULL; n++) {
-			if (!http_str_eq(&r->h.headers[i].name, *n))
+			if (!http_name_like(&r->h.headers[i].name, *n))
 				continue;
 			if (r->override_name != NULL ||
 			    !http_is_method(&r->h.headers[i].value))
@@ -560,6 +582,8 @@ http_request_rules(const struct http_request *r, struct rules_request *rq)
 	rq->override_len = r->override.len;
 	rq->override_name = r->override_name;
 	rq->override_bad = r->override_bad;
+	rq->body = r->h.body == HTTP_BODY_CHUNKED ||
+	    (r->h.body == HTTP_BODY_LENGTH && r->h.length > 0);
 }
 
 /* Compare a piece of the buffer with a string, case and all. */

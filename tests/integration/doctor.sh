@@ -126,7 +126,7 @@ for MODE in root nobody; do
 	    has_line veth ok "the namespaces and the veth link gw0-ph0 were made, true ran in the sandbox with the guards" &&
 	    has_line guard ok "the sandbox can be kept from [0-9]+ paths" &&
 	    has_line tproxy ok "nftables took the tproxy capture rule" &&
-	    has_line sockets ok "[0-9]+ bound on the host; a sandbox reaches none" &&
+	    has_line sockets ok "[0-9]+ bound on the host; a sandbox reaches none by these names" &&
 	    ok "$MODE: it says what it tried" ||
 	    fail "$MODE: details: $(cat "$T/out")"
 	H=$T/home

@@ -464,6 +464,45 @@ test_override(void **state)
 	rules_free(r);
 }
 
+/*
+ * A GET, HEAD, OPTIONS or TRACE with a body is refused by any rule with
+ * constraints: a server that reads no body would read it as the next
+ * request, which no rule looked at.
+ */
+static void
+test_bodiless(void **state)
+{
+	struct rules		*r;
+	struct rules_verdict	 v;
+	struct rules_request	 rq;
+	const char		*m[] = { "GET", "HEAD", "OPTIONS", "trace" };
+	size_t			 i;
+
+	(void)state;
+	r = policy("allow ro.example read-only\n"
+	    "allow api.example methods GET,POST\n"
+	    "allow p.example path /v1/**\n"
+	    "allow open.example\n");
+	for (i = 0; i < 4; i++) {
+		memset(&rq, 0, sizeof rq);
+		rq.body = 1;
+		assert_int_equal(decide(r, "p.example", &rq, m[i], "/v1/a", &v),
+		    0);
+		assert_string_equal(v.constraint, "body");
+		assert_non_null(strstr(v.why, "carries a body, which a server"));
+	}
+	memset(&rq, 0, sizeof rq);
+	rq.body = 1;
+	assert_int_equal(decide(r, "ro.example", &rq, "GET", "/x", &v), 0);
+	assert_int_equal(decide(r, "api.example", &rq, "GET", "/x", &v), 0);
+	assert_int_equal(decide(r, "api.example", &rq, "POST", "/x", &v), 1);
+	assert_int_equal(decide(r, "ro.example", &rq, "POST",
+	    "/o/r.git/git-upload-pack", &v), 1);
+	rq.body = 0;
+	assert_int_equal(decide(r, "ro.example", &rq, "GET", "/x", &v), 1);
+	rules_free(r);
+}
+
 static void
 test_refusals(void **state)
 {
@@ -503,6 +542,7 @@ main(void)
 		cmocka_unit_test(test_secrets),
 		cmocka_unit_test(test_websocket),
 		cmocka_unit_test(test_override),
+		cmocka_unit_test(test_bodiless),
 		cmocka_unit_test(test_refusals),
 	};
 
