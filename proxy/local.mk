@@ -8,6 +8,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/attach.c proxy/wire/attach.h \
 	proxy/wire/dns.c proxy/wire/dns.h \
 	proxy/wire/secret.c proxy/wire/secret.h \
+	proxy/wire/scrub.c proxy/wire/scrub.h \
 	proxy/wire/decider.c proxy/wire/decider.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
@@ -66,6 +67,7 @@ UNIT_TESTS += tests/unit/test_relp
 
 UNIT_TESTS += tests/unit/test_http
 UNIT_TESTS += tests/unit/test_secret
+UNIT_TESTS += tests/unit/test_scrub
 UNIT_TESTS += tests/unit/test_tls
 # One connection through the gateway, state by state, on a real event
 # loop: scripted origins on loopback, and a fake resolver the test
@@ -136,6 +138,11 @@ tests_fuzz_fuzz_secret_SOURCES = tests/fuzz/fuzz_secret.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_secret_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_secret_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/secret
+FUZZ_TARGETS += tests/fuzz/fuzz_scrub
+tests_fuzz_fuzz_scrub_SOURCES = tests/fuzz/fuzz_scrub.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_scrub_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_scrub_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/scrub
 
 FUZZ_TARGETS += tests/fuzz/fuzz_sni
 tests_fuzz_fuzz_sni_SOURCES = tests/fuzz/fuzz_sni.c $(FUZZ_MAIN)
