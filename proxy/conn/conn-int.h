@@ -25,6 +25,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/http.h"
+#include "proxy/wire/secret.h"
 #include "proxy/wire/sni.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
@@ -186,6 +187,7 @@ struct conn {
 		size_t		 len;
 	}			 swapped[CONN_SWAP_MAX];	/* secret.c */
 	size_t			 nswapped;
+	char			 swapped_name[SECRET_NAME_MAX + 1];
 };
 
 /*
