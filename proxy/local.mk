@@ -45,7 +45,8 @@ libpinhole_a_SOURCES += proxy/capture/udpcatch.c proxy/capture/udpcatch.h
 libpinhole_a_SOURCES += \
 	proxy/conn/pipebuf.c proxy/conn/pipebuf.h \
 	proxy/conn/conn.h proxy/conn/conn-int.h \
-	proxy/conn/core.c proxy/conn/reply.c proxy/conn/tunnel.c \
+	proxy/conn/core.c proxy/conn/reply.c proxy/conn/scrub.c \
+	proxy/conn/tunnel.c \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
 	proxy/conn/socks.c proxy/conn/events.c proxy/conn/inspect.c \
@@ -76,6 +77,9 @@ UNIT_TESTS += tests/unit/test_conn
 # Request rules over inspected TLS with real clients and TLS origins.
 TESTS += tests/integration/inspect.sh
 EXTRA_DIST += tests/integration/inspect.sh tests/integration/tls-origin.py
+# Secrets' values kept out of what comes back, against a reflecting origin.
+TESTS += tests/integration/secret.sh
+EXTRA_DIST += tests/integration/secret.sh tests/integration/secret-leak.py
 
 FUZZ_TARGETS += tests/fuzz/fuzz_http
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)

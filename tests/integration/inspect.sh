@@ -246,9 +246,14 @@ for MODE in root nobody; do
 	loggrep "$L" '"reason":"tls-client-rejected"' &&
 	    ok "$MODE: the pinned client is logged as such" ||
 	    fail "$MODE: no tls-client-rejected line"
-	grep -q "Bearer $SECRET" "$T/w/echo-$MODE" &&
+	grep -q "Authorization-sha256 $(printf 'Bearer %s' "$SECRET" |
+	    sha256sum | cut -d' ' -f1)" "$T/origin.log" &&
 	    ok "$MODE: the origin got the secret's real value" ||
-	    fail "$MODE: the origin got: $(cat "$T/w/echo-$MODE")"
+	    fail "$MODE: the origin never got the secret's value"
+	grep -q "Bearer PINHOLE-SECRET-TOKEN-MASKED" "$T/w/echo-$MODE" &&
+	    ! grep -q "$SECRET" "$T/w/echo-$MODE" &&
+	    ok "$MODE: its echo came back with the placeholder" ||
+	    fail "$MODE: the echo came back as: $(cat "$T/w/echo-$MODE")"
 	loggrep "$L" '"reason":"secret-exfiltration".*"detail":"secret TOKEN' &&
 	    ok "$MODE: the exfiltration attempt is logged with the secret's name" ||
 	    fail "$MODE: no secret-exfiltration line naming TOKEN"
