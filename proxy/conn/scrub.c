@@ -95,9 +95,19 @@ conn_scrub_emit(void *arg, const void *p, size_t n)
 	evbuffer_add(arg, p, n);
 }
 
+/* The scrubber's output is not wanted: only whether it replaced. */
+static void
+conn_scrub_drop(void *arg, const void *p, size_t n)
+{
+	(void)arg;
+	(void)p;
+	(void)n;
+}
+
 /*
  * A response head read whole (c->rhead, *len bytes): with the values
- * replaced, before it is parsed.  Returns 0, or -1 when out of memory.
+ * replaced, before it is parsed; copied only when one was.  Returns 0,
+ * or -1 when out of memory.
  */
 int
 conn_scrub_head(struct conn *c, size_t *len)
@@ -105,13 +115,11 @@ conn_scrub_head(struct conn *c, size_t *len)
 	char	*p;
 	size_t	 n;
 
-	if (!c->scrubbing)
+	if (!c->scrubbing ||
+	    scrub_feed(c->scrub, c->rhead, *len, 1, conn_scrub_drop,
+	    NULL) == 0)
 		return (0);
-	if (scrub_feed(c->scrub, c->rhead, *len, 1, conn_scrub_emit,
-	    c->scrub_out) == 0) {
-		evbuffer_drain(c->scrub_out, evbuffer_get_length(c->scrub_out));
-		return (0);
-	}
+	scrub_feed(c->scrub, c->rhead, *len, 1, conn_scrub_emit, c->scrub_out);
 	n = evbuffer_get_length(c->scrub_out);
 	if ((p = malloc(n)) == NULL)
 		return (-1);
@@ -182,24 +190,90 @@ conn_scrub_check(struct conn *c)
 	return (0);
 }
 
-/* Send what the scrubber made of n bytes, as a chunk; final: the end. */
-static void
-conn_scrub_pass(struct conn *c, const void *p, size_t n, int final)
-{
-	struct evbuffer	*out = bufferevent_get_output(c->client);
-	size_t		 len, before = evbuffer_get_length(out);
+#define CONN_CHUNK_HEAD	"00000000\r\n"	/* a chunk's size, filled in */
 
-	scrub_feed(c->scrub, p, n, final, conn_scrub_emit, c->scrub_out);
-	if ((len = evbuffer_get_length(c->scrub_out)) > 0) {
-		if (c->scrub_chunked)
-			evbuffer_add_printf(out, "%zx\r\n", len);
-		evbuffer_add_buffer(out, c->scrub_out);
-		if (c->scrub_chunked)
-			evbuffer_add(out, "\r\n", 2);
+/*
+ * Make room for what the scrubber will make of the body the server's
+ * input holds: one chain, the chunk's size first, so that it goes to
+ * the client in one piece (a TLS filter makes an SSL_write, a record,
+ * of each chain it is given).
+ */
+static void
+conn_scrub_begin(struct conn *c, size_t in)
+{
+	struct evbuffer	*b = c->scrub_out;
+
+	evbuffer_expand(b, (in < CONN_HIGH ? in : CONN_HIGH) + 64);
+	if (c->scrub_chunked)
+		evbuffer_add(b, CONN_CHUNK_HEAD, sizeof CONN_CHUNK_HEAD - 1);
+}
+
+/*
+ * Send what the scrubber made of the body so far: as one chunk, its
+ * size written in the room left for it (leading zeros are allowed), and
+ * the last chunk after it when the body ended; to an HTTP/1.0 client, as
+ * it is.
+ */
+static void
+conn_scrub_flush(struct conn *c, int done)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	struct evbuffer		*b = c->scrub_out;
+	struct evbuffer_iovec	 v;
+	size_t			 len, head = sizeof CONN_CHUNK_HEAD - 1, i;
+	char			 size[8], *p = size;
+
+	if (c->scrub_chunked) {
+		len = evbuffer_get_length(b) - head;
+		if (evbuffer_peek(b, (ev_ssize_t)head, NULL, &v, 1) == 1 &&
+		    v.iov_len >= head)
+			p = v.iov_base;		/* written in place */
+		for (i = 8; i-- > 0; len >>= 4)
+			p[i] = hex[len & 15];
+		if (evbuffer_get_length(b) == head)
+			evbuffer_drain(b, head);
+		else if (p == size) {
+			evbuffer_drain(b, 8);
+			evbuffer_prepend(b, size, 8);
+		}
+		if (evbuffer_get_length(b) > 0)
+			evbuffer_add(b, "\r\n", 2);
+		if (done)
+			evbuffer_add(b, "0\r\n\r\n", 5);
 	}
-	if (final && c->scrub_chunked)
-		evbuffer_add(out, "0\r\n\r\n", 5);
-	c->down += (int64_t)(evbuffer_get_length(out) - before);
+	c->down += (int64_t)evbuffer_get_length(b);
+	evbuffer_add_buffer(bufferevent_get_output(c->client), b);
+}
+
+/*
+ * One piece of the body at the front of the server's input: how many
+ * bytes of it to take (*n), of which *data are data, *done when the
+ * body ends with them.  Returns -1 on broken framing.
+ */
+static int
+conn_scrub_piece(struct conn *c, const struct evbuffer_iovec *v, size_t *n,
+    size_t *data, int *done)
+{
+	ssize_t	k;
+	int	isdata;
+
+	*n = *data = v->iov_len;
+	switch (c->resp->h.body) {
+	case HTTP_BODY_LENGTH:
+		if (*n > c->resp_remain)
+			*n = *data = (size_t)c->resp_remain;
+		*done = (c->resp_remain -= *n) == 0;
+		return (0);
+	case HTTP_BODY_CHUNKED:
+		if ((k = http_chunked_step(&c->resp_ch, v->iov_base,
+		    v->iov_len, &isdata, done)) == -1)
+			return (-1);
+		*n = (size_t)k;
+		*data = isdata ? *n : 0;
+		return (0);
+	default:
+		return (0);
+	}
 }
 
 /*
@@ -213,34 +287,29 @@ conn_scrub_body(struct conn *c, int eof)
 	struct evbuffer		*in = bufferevent_get_input(c->server);
 	struct evbuffer		*out = bufferevent_get_output(c->client);
 	struct evbuffer_iovec	 v;
-	ssize_t			 n;
-	int			 data, done = 0;
+	size_t			 n, data;
+	int			 done = c->resp->h.body == HTTP_BODY_LENGTH &&
+	    c->resp_remain == 0;
 
-	if (c->resp->h.body == HTTP_BODY_LENGTH && c->resp_remain == 0) {
-		conn_scrub_pass(c, "", 0, 1);
-		return (1);
-	}
-	while (evbuffer_get_length(in) > 0 &&
-	    (eof || evbuffer_get_length(out) < CONN_HIGH) &&
-	    evbuffer_peek(in, -1, NULL, &v, 1) >= 1 && v.iov_len > 0) {
-		n = (ssize_t)v.iov_len;
-		data = 1;
-		if (c->resp->h.body == HTTP_BODY_LENGTH) {
-			if ((uint64_t)n > c->resp_remain)
-				n = (ssize_t)c->resp_remain;
-			done = (c->resp_remain -= (uint64_t)n) == 0;
-		} else if (c->resp->h.body == HTTP_BODY_CHUNKED &&
-		    (n = http_chunked_step(&c->resp_ch, v.iov_base, v.iov_len,
-		    &data, &done)) == -1)
+	conn_scrub_begin(c, evbuffer_get_length(in));
+	while (!done && evbuffer_get_length(in) > 0 && (eof ||
+	    evbuffer_get_length(out) + evbuffer_get_length(c->scrub_out) <
+	    CONN_HIGH) && evbuffer_peek(in, -1, NULL, &v, 1) >= 1 &&
+	    v.iov_len > 0) {
+		if (conn_scrub_piece(c, &v, &n, &data, &done) == -1) {
+			evbuffer_drain(c->scrub_out,
+			    evbuffer_get_length(c->scrub_out));
 			return (-1);
-		conn_scrub_pass(c, v.iov_base, data ? (size_t)n : 0, done);
-		evbuffer_drain(in, (size_t)n);
-		if (done)
-			return (1);
+		}
+		if (data > 0)
+			scrub_feed(c->scrub, v.iov_base, data, done,
+			    conn_scrub_emit, c->scrub_out);
+		evbuffer_drain(in, n);
 	}
-	if (eof && c->resp->h.body == HTTP_BODY_CLOSE) {
-		conn_scrub_pass(c, "", 0, 1);
-		return (1);
-	}
-	return (0);
+	if (eof && c->resp->h.body == HTTP_BODY_CLOSE)
+		done = 1;
+	if (done)
+		scrub_feed(c->scrub, "", 0, 1, conn_scrub_emit, c->scrub_out);
+	conn_scrub_flush(c, done);
+	return (done);
 }

@@ -44,7 +44,10 @@ struct scrub {
 	size_t			 nsecrets;
 	struct scrub_pat	*pats;
 	size_t			 npats;
-	unsigned char		 first[256];	/* may begin a pattern */
+	unsigned char		 first[256];	/* may begin one: its slot */
+	unsigned char		*second;	/* 32 bytes a slot: may follow */
+	uint16_t		 off[257];	/* byte b: by[off[b]..off[b+1]] */
+	uint16_t		*by;		/* the patterns a byte may begin */
 	size_t			 maxin;		/* the longest match */
 	unsigned char		*held;		/* what waits for more */
 	size_t			 heldcap;	/* maxin */
@@ -90,6 +93,8 @@ scrub_free(struct scrub *s)
 		explicit_bzero(s->held, s->heldcap);
 	free(s->held);
 	free(s->pats);
+	free(s->by);
+	free(s->second);
 	free(s->secrets);
 	free(s);
 }
@@ -121,11 +126,6 @@ scrub_pat_add(struct scrub *s, const unsigned char *t, size_t len,
 	p->dec = dec;
 	p->secret = (unsigned int)s->nsecrets;
 	s->npats++;
-	s->first[t[0]] = 1;
-	if (dec != DEC_RAW)
-		s->first['%'] = s->first['\\'] = 1;
-	if (dec == DEC_FORM)
-		s->first['+'] = 1;
 	in = dec == DEC_RAW ? len : len * SCRUB_UNIT_MAX;
 	if (in > s->maxin)
 		s->maxin = in;
@@ -188,6 +188,75 @@ scrub_add_b64(struct scrub *s, const unsigned char *v, size_t len)
 	return (rv);
 }
 
+/* May a pattern's first unit begin with byte b? */
+static int
+scrub_pat_begins(const struct scrub_pat *p, int b)
+{
+	return (b == p->t[0] || (p->dec != DEC_RAW && (b == '%' ||
+	    b == '\\' || (p->dec == DEC_FORM && b == '+'))));
+}
+
+/* Note in a slot's set the bytes that may follow b in the pattern. */
+static void
+scrub_pat_follow(const struct scrub_pat *p, int b, unsigned char *set)
+{
+	if (b != p->t[0] || p->len < 2) {
+		memset(set, 0xff, 32);		/* an escape, or one byte */
+		return;
+	}
+	set[p->t[1] >> 3] |= 1 << (p->t[1] & 7);
+	if (p->dec == DEC_RAW)
+		return;
+	set['%' >> 3] |= 1 << ('%' & 7);
+	set['\\' >> 3] |= 1 << ('\\' & 7);
+	if (p->dec == DEC_FORM)
+		set['+' >> 3] |= 1 << ('+' & 7);
+}
+
+/*
+ * Index the patterns by the byte they may begin with, so that a
+ * position is tried against those alone, and note for each such byte
+ * the bytes that may follow it.  0, or -1 out of memory.
+ */
+static int
+scrub_index(struct scrub *s)
+{
+	uint16_t	*by;
+	unsigned char	*second;
+	size_t		 n = 0, i, k, slots = 0;
+	int		 b;
+
+	for (b = 0; b < 256; b++) {
+		for (i = 0, k = n; i < s->npats; i++)
+			n += scrub_pat_begins(&s->pats[i], b);
+		slots += n > k;
+	}
+	if (n > UINT16_MAX || (by = reallocarray(NULL, n + 1,
+	    sizeof *by)) == NULL)
+		return (-1);
+	if ((second = calloc(slots + 1, 32)) == NULL) {
+		free(by);
+		return (-1);
+	}
+	for (b = 0, n = 0, slots = 0; b < 256; b++) {
+		s->off[b] = (uint16_t)n;
+		for (i = 0; i < s->npats; i++) {
+			if (!scrub_pat_begins(&s->pats[i], b))
+				continue;
+			by[n++] = (uint16_t)i;
+			scrub_pat_follow(&s->pats[i], b, second + 32 * slots);
+		}
+		s->first[b] = n > s->off[b] ? (unsigned char)++slots : 0;
+	}
+	s->off[256] = (uint16_t)n;
+	free(s->by);
+	free(s->second);
+	s->by = by;
+	/* Slot k is at second + 32 * (k - 1). */
+	s->second = second;
+	return (0);
+}
+
 /* Make room to hold back maxin - 1 bytes. */
 static int
 scrub_grow_held(struct scrub *s)
@@ -230,7 +299,8 @@ scrub_add(struct scrub *s, const char *name, const void *value, size_t len)
 	    scrub_pat_add(s, v, len, DEC_RAW) == -1) ||
 	    (memchr(v, ' ', len) != NULL &&
 	    scrub_pat_add(s, v, len, DEC_FORM) == -1) ||
-	    scrub_add_b64(s, v, len) == -1 || scrub_grow_held(s) == -1)
+	    scrub_add_b64(s, v, len) == -1 || scrub_grow_held(s) == -1 ||
+	    scrub_index(s) == -1)
 		return (-1);
 	s->nsecrets++;
 	return (0);
@@ -351,6 +421,24 @@ scrub_match(const struct scrub_pat *p, const struct scrub_view *v,
 }
 
 /*
+ * Can the pattern not match at pos, its first byte being its target's,
+ * for its second byte is none that could follow?  Most positions that
+ * may begin a pattern are thrown out so, without decoding.
+ */
+static inline int
+scrub_cannot(const struct scrub_pat *p, const struct scrub_view *v,
+    size_t pos)
+{
+	int	c;
+
+	if (p->len < 2 || pos + 1 >= v->n || scrub_at(v, pos) != p->t[0])
+		return (0);
+	c = scrub_at(v, pos + 1);
+	return (c != p->t[1] && (p->dec == DEC_RAW || (c != '%' &&
+	    c != '\\' && (p->dec != DEC_FORM || c != '+'))));
+}
+
+/*
  * The longest match at pos: 1 with its length and pattern, 0 none, -1
  * when one could still come with more input.
  */
@@ -358,16 +446,20 @@ static int
 scrub_best(const struct scrub *s, const struct scrub_view *v, size_t pos,
     size_t *len, const struct scrub_pat **which)
 {
-	size_t	i, n;
-	int	r, more = 0;
+	const struct scrub_pat	*p;
+	size_t			 i, n;
+	int			 r, more = 0, b = scrub_at(v, pos);
 
 	*len = 0;
-	for (i = 0; i < s->npats; i++) {
-		if ((r = scrub_match(&s->pats[i], v, pos, &n)) == -1)
+	for (i = s->off[b]; i < s->off[b + 1]; i++) {
+		p = &s->pats[s->by[i]];
+		if (scrub_cannot(p, v, pos))
+			continue;
+		if ((r = scrub_match(p, v, pos, &n)) == -1)
 			more = 1;
 		else if (r == 1 && n > *len) {
 			*len = n;
-			*which = &s->pats[i];
+			*which = p;
 		}
 	}
 	if (more)
@@ -411,14 +503,26 @@ scrub_keep(struct scrub *s, const struct scrub_view *v, size_t pos)
 static size_t
 scrub_skip(const struct scrub *s, const struct scrub_view *v, size_t pos)
 {
-	const unsigned char	*p, *end = v->b + v->nb;
+	const unsigned char	*f = s->first, *p, *end = v->b + v->nb, *set;
 
-	while (pos < v->na && !s->first[v->a[pos]])
+	while (pos < v->na && !f[v->a[pos]])
 		pos++;
 	if (pos < v->na)
 		return (pos);
-	for (p = v->b + (pos - v->na); p < end && !s->first[*p]; p++)
-		;
+	for (p = v->b + (pos - v->na);; p++) {
+		/* Eight at a time: most bytes begin nothing. */
+		for (; end - p >= 8 && !(f[p[0]] | f[p[1]] | f[p[2]] |
+		    f[p[3]] | f[p[4]] | f[p[5]] | f[p[6]] | f[p[7]]); p += 8)
+			;
+		for (; p < end && !f[*p]; p++)
+			;
+		if (end - p < 2)
+			break;
+		/* Nor do most of those followed by what follows them. */
+		set = s->second + 32 * (f[p[0]] - 1);
+		if (set[p[1] >> 3] & 1 << (p[1] & 7))
+			break;
+	}
 	return (v->na + (size_t)(p - v->b));
 }
 
