@@ -347,6 +347,7 @@ gateway_set_secrets(struct gateway *gw, const struct conn_secret *secrets,
 {
 	gw->cs.secrets = secrets;
 	gw->cs.nsecrets = n;
+	gw->cs.secrets_gen++;
 }
 
 /* End TLS for hosts whose rules check requests. */

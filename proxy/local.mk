@@ -8,6 +8,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/attach.c proxy/wire/attach.h \
 	proxy/wire/dns.c proxy/wire/dns.h \
 	proxy/wire/secret.c proxy/wire/secret.h \
+	proxy/wire/scrub.c proxy/wire/scrub.h \
 	proxy/wire/decider.c proxy/wire/decider.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
@@ -44,7 +45,8 @@ libpinhole_a_SOURCES += proxy/capture/udpcatch.c proxy/capture/udpcatch.h
 libpinhole_a_SOURCES += \
 	proxy/conn/pipebuf.c proxy/conn/pipebuf.h \
 	proxy/conn/conn.h proxy/conn/conn-int.h \
-	proxy/conn/core.c proxy/conn/reply.c proxy/conn/tunnel.c \
+	proxy/conn/core.c proxy/conn/reply.c proxy/conn/scrub.c \
+	proxy/conn/tunnel.c \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
 	proxy/conn/socks.c proxy/conn/events.c proxy/conn/inspect.c \
@@ -66,6 +68,7 @@ UNIT_TESTS += tests/unit/test_relp
 
 UNIT_TESTS += tests/unit/test_http
 UNIT_TESTS += tests/unit/test_secret
+UNIT_TESTS += tests/unit/test_scrub
 UNIT_TESTS += tests/unit/test_tls
 # One connection through the gateway, state by state, on a real event
 # loop: scripted origins on loopback, and a fake resolver the test
@@ -77,6 +80,9 @@ EXTRA_DIST += tests/integration/inspect.sh tests/integration/tls-origin.py
 # Upgrades and method overrides on read-only hosts, with a real WebSocket.
 TESTS += tests/integration/read-only.sh
 EXTRA_DIST += tests/integration/read-only.sh tests/integration/websocket.py
+# Secrets' values kept out of what comes back, against a reflecting origin.
+TESTS += tests/integration/secret.sh
+EXTRA_DIST += tests/integration/secret.sh tests/integration/secret-leak.py
 
 FUZZ_TARGETS += tests/fuzz/fuzz_http
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
@@ -139,6 +145,11 @@ tests_fuzz_fuzz_secret_SOURCES = tests/fuzz/fuzz_secret.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_secret_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_secret_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/secret
+FUZZ_TARGETS += tests/fuzz/fuzz_scrub
+tests_fuzz_fuzz_scrub_SOURCES = tests/fuzz/fuzz_scrub.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_scrub_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_scrub_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/scrub
 
 FUZZ_TARGETS += tests/fuzz/fuzz_sni
 tests_fuzz_fuzz_sni_SOURCES = tests/fuzz/fuzz_sni.c $(FUZZ_MAIN)

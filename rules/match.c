@@ -427,6 +427,21 @@ rules_secret_for(const struct rules_secret *rs, const struct host *h)
 	return (0);
 }
 
+/* The headers a secret may go in. */
+size_t
+rules_secret_headers(const struct rules_secret *rs, const char *const **names)
+{
+	static const char *const	def[] = { "Authorization",
+	    "Proxy-Authorization" };
+
+	if (rs->nheaders == 0) {
+		*names = def;
+		return (sizeof def / sizeof def[0]);
+	}
+	*names = rs->headers;
+	return (rs->nheaders);
+}
+
 /* The secrets of a policy, in load order. */
 size_t
 rules_secrets(const struct rules *r, const struct rules_secret **out,

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -100,8 +101,8 @@ static const struct keyword keywords[] = {
 	    kw_include, 0, 0, 0, 0 },
 	{ "allow-vsock", "allow-vsock", kw_allow_vsock, 0, 1, 0, 0 },
 	{ "allow-socket", "allow-socket PATH", kw_allow_socket, 0, 0, 0, 0 },
-	{ "secret", "secret NAME for HOST[,HOST...] [from FILE]", kw_secret,
-	    0, 0, 0, 1 },
+	{ "secret", "secret NAME for HOST[,HOST...] [header H[,H...]] "
+	    "[from FILE]", kw_secret, 0, 0, 0, 1 },
 };
 
 static const struct port_range ports_default[] = { { 80, 80 }, { 443, 443 } };
@@ -740,7 +741,105 @@ secret_path(struct parse *p, const char *file, size_t n)
 	return (arena_strndup(&p->load->r->arena, path, (size_t)len));
 }
 
-/* secret NAME for HOST[,HOST...] [from FILE] */
+/* Is this header's name one a secret may go in (an HTTP token)? */
+static int
+secret_header_ok(const char *h, size_t n)
+{
+	static const char *const	 never[] = { "host", "content-length",
+	    "transfer-encoding", "connection", "keep-alive",
+	    "proxy-connection", "te", "trailer", "upgrade", NULL };
+	const char *const		*w;
+	size_t				 i;
+
+	if (n == 0 || n > RULES_SECRET_HEADER_LEN)
+		return (0);
+	for (i = 0; i < n; i++) {
+		if (!isalnum((unsigned char)h[i]) &&
+		    strchr("!#$%&'*+-.^_`|~", h[i]) == NULL)
+			return (0);
+	}
+	for (w = never; *w != NULL; w++) {
+		if (strlen(*w) == n && strncasecmp(*w, h, n) == 0)
+			return (0);
+	}
+	return (1);
+}
+
+/* The headers of a secret, a comma list, added to hs[*nh]. */
+static int
+secret_headers(struct parse *p, const char **hs, size_t *nh,
+    const char *list, size_t n)
+{
+	const char	*item, *comma, *end = list + n;
+	char		 q[80];
+	size_t		 len, i;
+
+	for (item = list; item <= end; item = comma + 1) {
+		if ((comma = memchr(item, ',', (size_t)(end - item))) == NULL)
+			comma = end;
+		len = (size_t)(comma - item);
+		if (!secret_header_ok(item, len))
+			return (parse_error(p, "secret: '%s' is not a header a "
+			    "secret can go in", quote(q, sizeof q, item, len)));
+		for (i = 0; i < *nh; i++) {
+			if (strlen(hs[i]) == len &&
+			    strncasecmp(hs[i], item, len) == 0)
+				return (parse_error(p, "secret: header '%s' is "
+				    "given twice", quote(q, sizeof q, item,
+				    len)));
+		}
+		if (*nh == RULES_SECRET_HEADERS_MAX)
+			return (parse_error(p, "secret: more than %d headers",
+			    RULES_SECRET_HEADERS_MAX));
+		if ((hs[(*nh)++] = arena_strndup(&p->load->r->arena, item,
+		    len)) == NULL)
+			return (parse_error(p, "out of memory"));
+	}
+	return (0);
+}
+
+/* A secret's words after its hosts: header H,... (again), from FILE. */
+static int
+secret_options(struct parse *p, struct secret *sc, char *s)
+{
+	struct arena	*a = &p->load->r->arena;
+	const char	*hs[RULES_SECRET_HEADERS_MAX], **copy;
+	char		 q[80];
+	size_t		 n, nh = 0;
+
+	while ((n = next_word(&s)) != 0) {
+		if (n == 6 && strncmp(s, "header", 6) == 0) {
+			s += 6;
+			if ((n = next_word(&s)) == 0)
+				return (parse_error(p, "secret: missing header "
+				    "after 'header'"));
+			if (secret_headers(p, hs, &nh, s, n) == -1)
+				return (-1);
+		} else if (n == 4 && strncmp(s, "from", 4) == 0 &&
+		    sc->pub.file == NULL) {
+			s += 4;
+			if ((n = next_word(&s)) == 0)
+				return (parse_error(p, "secret: missing file "
+				    "after 'from'"));
+			if ((sc->pub.file = secret_path(p, s, n)) == NULL)
+				return (parse_error(p, "secret: file path too "
+				    "long"));
+		} else
+			return (parse_error(p, "secret: unexpected '%s'",
+			    quote(q, sizeof q, s, n)));
+		s += n;
+	}
+	if (nh == 0)
+		return (0);
+	if ((copy = arena_alloc(a, nh * sizeof *copy)) == NULL)
+		return (parse_error(p, "out of memory"));
+	memcpy(copy, hs, nh * sizeof *copy);
+	sc->pub.headers = copy;
+	sc->pub.nheaders = nh;
+	return (0);
+}
+
+/* secret NAME for HOST[,HOST...] [header H[,H...]]... [from FILE] */
 static int
 kw_secret(struct parse *p, const char *arg, const char *text)
 {
@@ -757,29 +856,17 @@ kw_secret(struct parse *p, const char *arg, const char *text)
 		return (parse_error(p, "secret %s is given twice", arg));
 	if ((n = next_word(&s)) != 3 || strncmp(s, "for", 3) != 0)
 		return (parse_error(p, "secret: expected 'for HOSTS' (%s)",
-		    "secret NAME for HOST[,HOST...] [from FILE]"));
+		    "secret NAME for HOST[,HOST...] [header H[,H...]] "
+		    "[from FILE]"));
 	s += 3;
 	if ((n = next_word(&s)) == 0)
 		return (parse_error(p, "secret: missing hosts"));
 	if ((sc = arena_alloc(a, sizeof *sc)) == NULL)
 		return (parse_error(p, "out of memory"));
 	memset(sc, 0, sizeof *sc);
-	if (secret_hosts(p, sc, s, n) == -1)
+	if (secret_hosts(p, sc, s, n) == -1 ||
+	    secret_options(p, sc, s + n) == -1)
 		return (-1);
-	s += n;
-	if ((n = next_word(&s)) == 4 && strncmp(s, "from", 4) == 0) {
-		s += 4;
-		if ((n = next_word(&s)) == 0)
-			return (parse_error(p, "secret: missing file after "
-			    "'from'"));
-		if ((sc->pub.file = secret_path(p, s, n)) == NULL)
-			return (parse_error(p, "secret: file path too long"));
-		s += n;
-		n = next_word(&s);
-	}
-	if (n != 0)
-		return (parse_error(p, "secret: unexpected '%s'",
-		    quote(q, sizeof q, s, n)));
 	snprintf(origin, sizeof origin, "%s:%u", p->file, p->line);
 	if ((sc->pub.name = arena_strndup(a, arg, strlen(arg))) == NULL ||
 	    (sc->pub.file_origin = arena_strndup(a, origin,

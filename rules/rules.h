@@ -244,16 +244,30 @@ int	rules_path_canon(const char *, size_t, char *, size_t, const char **);
 size_t	rules_inspected(const struct rules *, const char **, size_t);
 
 /*
- * `secret NAME for HOST[,HOST...] [from FILE]`: a credential the sandbox
- * sees only as a placeholder, which the gateway puts back in requests to
- * those hosts alone.  The value is read from pinhole's environment
- * (NAME) or FILE by the caller, never by the policy.
+ * `secret NAME for HOST[,HOST...] [header H[,H...]]... [from FILE]`: a
+ * credential the sandbox sees only as a placeholder, which the gateway
+ * puts back in those headers of requests to those hosts alone.  The
+ * value is read from pinhole's environment (NAME) or FILE by the
+ * caller, never by the policy.
  */
+#define RULES_SECRET_HEADERS_MAX	16	/* header words of a secret */
+#define RULES_SECRET_HEADER_LEN		64	/* a header's name */
+
 struct rules_secret {
 	const char	*name;		/* an environment variable's name */
 	const char	*file;		/* NULL: pinhole's own environment */
 	const char	*file_origin;	/* "FILE:LINE" of the secret line */
+	const char *const *headers;	/* header words; NULL: the default */
+	size_t		 nheaders;
 };
+
+/*
+ * The headers a secret may go in: its `header` words, or Authorization
+ * and Proxy-Authorization when it has none.  Returns how many; *names
+ * points at them.
+ */
+size_t	rules_secret_headers(const struct rules_secret *,
+	    const char *const **);
 
 /* The secrets of a policy in load order; stores at most max pointers. */
 size_t	rules_secrets(const struct rules *, const struct rules_secret **,

@@ -25,12 +25,14 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/http.h"
+#include "proxy/wire/secret.h"
 #include "proxy/wire/sni.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 
 struct agent_response;
 struct agent_wait;
+struct scrub;
 
 
 #define CONN_HIGH	(256 * 1024)	/* stop reading the other side */
@@ -188,6 +190,16 @@ struct conn {
 		size_t		 len;
 	}			 swapped[CONN_SWAP_MAX];	/* secret.c */
 	size_t			 nswapped;
+	char			 swapped_name[SECRET_NAME_MAX + 1];
+
+	/* Responses from a secret's hosts, values replaced (scrub.c). */
+	struct scrub		*scrub;		/* kept for the next request */
+	uint64_t		 scrub_mask;	/* the set's secrets it has */
+	unsigned int		 scrub_gen;	/* of the set's secrets */
+	struct evbuffer		*scrub_out;	/* what it made */
+	int			 scrubbing;	/* this exchange's response */
+	int			 scrub_body;	/* its body through it */
+	int			 scrub_chunked;	/* sent chunked */
 };
 
 /*
@@ -238,6 +250,7 @@ void	conn_out_own(struct conn *);
 void	conn_out_release(struct conn *);
 int	conn_flush(struct conn *);
 void	conn_out_drained(struct conn *);
+void	conn_scrub_free(struct conn *);
 
 /* reply.c: answers of our own, refusals, the wait for them to drain. */
 void	conn_drain(struct conn *, int);
@@ -247,6 +260,12 @@ int	conn_audit_ready(struct conn *);
 void	conn_transparent_refuse(struct conn *, int, const char *, const char *);
 void	conn_socks_send(struct conn *, uint8_t);
 void	conn_socks_refuse(struct conn *, int, const char *, uint8_t);
+
+/* scrub.c: secrets' values taken out of responses from their hosts. */
+int	conn_scrub_start(struct conn *);
+int	conn_scrub_head(struct conn *, size_t *);
+int	conn_scrub_check(struct conn *);
+int	conn_scrub_body(struct conn *, int);
 
 /* tunnel.c: bytes both ways, by bufferevents or splice(2). */
 void	conn_tunnel_io(struct conn *);

@@ -63,6 +63,7 @@ struct conn_set {
 	struct tls		*tls;		/* inspection; NULL: none */
 	const struct conn_secret *secrets;	/* the policy's, with values */
 	size_t			 nsecrets;
+	unsigned int		 secrets_gen;	/* changed by each setting */
 	struct escalate		*esc;		/* or NULL */
 	struct escalate_grants	 eg;		/* .grants or NULL */
 	int			 ask;		/* s to hold, 0: no */

@@ -29,6 +29,7 @@
 #include "proxy/escalate/agent.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/wire/scrub.h"
 
 /* Seconds on the event loop's clock. */
 time_t
@@ -135,7 +136,7 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
     const char *reason, int bytes)
 {
 	struct audit_event	e;
-	char			hint[HOST_TEXT_LEN + 32];
+	char			hint[HOST_TEXT_LEN + 32], scrubbed[256];
 
 	conn_count(c, event, verdict, reason, bytes);
 	if (c->set->audit == NULL)
@@ -167,6 +168,10 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	if (verdict != NULL && strcmp(verdict, "deny") == 0 &&
 	    conn_grantable(c, reason, hint, sizeof hint))
 		e.ask = hint;
+	/* The secrets whose values were taken out of the response. */
+	if (c->scrubbing && c->scrub != NULL &&
+	    scrub_found_names(c->scrub, scrubbed, sizeof scrubbed) > 0)
+		e.secret_scrubbed = scrubbed;
 	audit_write(c->set->audit, &e);
 }
 
@@ -299,6 +304,19 @@ conn_secrets_free(struct conn *c)
 	c->nswapped = 0;
 }
 
+/* Forget the scrubber of responses (and the values it holds). */
+void
+conn_scrub_free(struct conn *c)
+{
+	scrub_free(c->scrub);
+	c->scrub = NULL;
+	if (c->scrub_out != NULL)
+		evbuffer_free(c->scrub_out);
+	c->scrub_out = NULL;
+	c->scrub_mask = 0;
+	c->scrubbing = c->scrub_body = c->scrub_chunked = 0;
+}
+
 /*
  * Drop the parsed request and response, the heads they point into and
  * the addresses to dial: about 20 KiB that an open tunnel no longer
@@ -308,6 +326,7 @@ void
 conn_http_free(struct conn *c)
 {
 	conn_secrets_free(c);
+	conn_scrub_free(c);
 	free(c->head);
 	free(c->rhead);
 	free(c->req);

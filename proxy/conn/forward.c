@@ -83,10 +83,15 @@ conn_upstream_head(struct conn *c, struct conn_head *h)
 	for (i = 0; i < r->h.nheaders; i++) {
 		hd = &r->h.headers[i];
 		if (hd->hop || http_str_eq(&hd->name, "host") ||
-		    http_str_eq(&hd->name, "content-length"))
+		    http_str_eq(&hd->name, "content-length") ||
+		    (c->scrubbing &&
+		    http_str_eq(&hd->name, "accept-encoding")))
 			continue;
 		conn_head_field(h, &hd->name, &hd->value);
 	}
+	/* A coded body could not be scrubbed (scrub.c). */
+	if (c->scrubbing)
+		conn_head_str(h, "Accept-Encoding: identity\r\n");
 	/*
 	 * The length as the gateway framed the body, once: a list ("5, 5")
 	 * could read otherwise to a lenient origin (", 48" as 0).
@@ -144,7 +149,8 @@ conn_send_request(struct conn *c)
 {
 	ssize_t	n;
 
-	if ((n = conn_put_head(c, c->server, conn_upstream_head, 1)) == -1) {
+	if (conn_scrub_start(c) == -1 ||
+	    (n = conn_put_head(c, c->server, conn_upstream_head, 1)) == -1) {
 		conn_close(c, "out of memory");
 		return;
 	}
@@ -240,9 +246,16 @@ conn_client_head(struct conn *c, struct conn_head *h)
 	conn_head_add(h, "\r\n", 2);
 	for (i = 0; i < r->h.nheaders; i++) {
 		hd = &r->h.headers[i];
-		if (!hd->hop)
-			conn_head_field(h, &hd->name, &hd->value);
+		if (hd->hop || (c->scrub_body &&
+		    (http_str_eq(&hd->name, "content-length") ||
+		    http_str_eq(&hd->name, "transfer-encoding") ||
+		    http_str_eq(&hd->name, "trailer"))))
+			continue;
+		conn_head_field(h, &hd->name, &hd->value);
 	}
+	/* A scrubbed body's length is what the replacements made it. */
+	if (c->scrub_chunked)
+		conn_head_str(h, "Transfer-Encoding: chunked\r\n");
 	if (r->status == 101 &&
 	    (hd = http_header_find(&r->h, "upgrade")) != NULL) {
 		conn_head_str(h, "Connection: upgrade\r\nUpgrade: ");
@@ -276,7 +289,7 @@ static int
 conn_read_response_head(struct conn *c)
 {
 	struct evbuffer	*in = bufferevent_get_input(c->server);
-	size_t		 len, avail;
+	size_t		 len, avail, hlen;
 	unsigned char	*p;
 
 	len = evbuffer_get_length(in);
@@ -302,7 +315,12 @@ conn_read_response_head(struct conn *c)
 		return (0);
 	}
 	evbuffer_remove(in, c->rhead, c->rscan.total);
-	if (http_response_parse(c->rhead, c->rscan.total, &c->set->lim,
+	hlen = c->rscan.total;
+	if (conn_scrub_head(c, &hlen) == -1) {
+		conn_close(c, "out of memory");
+		return (0);
+	}
+	if (http_response_parse(c->rhead, hlen, &c->set->lim,
 	    c->req->is_head, c->resp) == -1) {
 		conn_refuse(c, 502, NULL, "malformed response from upstream");
 		return (0);
@@ -329,6 +347,8 @@ conn_response_head(struct conn *c)
 		    !c->set->stopping;
 		c->resp_remain = r->h.length;
 		http_chunked_init(&c->resp_ch);
+		if (conn_scrub_check(c) == -1)
+			return (-1);
 	}
 	if ((n = conn_put_head(c, c->client, conn_client_head, 0)) == -1) {
 		conn_close(c, "out of memory");
@@ -381,9 +401,12 @@ conn_forward_response(struct conn *c)
 	}
 	if (c->resp_done)
 		return;
-	rv = conn_relay_body(bufferevent_get_input(c->server),
-	    bufferevent_get_output(c->client), c->resp->h.body,
-	    &c->resp_remain, &c->resp_ch, &c->down);
+	if (c->scrub_body)
+		rv = conn_scrub_body(c, 0);
+	else
+		rv = conn_relay_body(bufferevent_get_input(c->server),
+		    bufferevent_get_output(c->client), c->resp->h.body,
+		    &c->resp_remain, &c->resp_ch, &c->down);
 	if (rv == -1) {
 		conn_close(c, "broken chunked response body");
 		return;
@@ -403,10 +426,13 @@ conn_server_gone(struct conn *c)
 	size_t	queued = conn_outlen(c->client);
 
 	if (c->resp_head_done && c->resp->h.body == HTTP_BODY_CLOSE) {
-		conn_move(bufferevent_get_input(c->server),
-		    bufferevent_get_output(c->client),
-		    evbuffer_get_length(bufferevent_get_input(c->server)),
-		    &c->down);
+		if (c->scrub_body)
+			conn_scrub_body(c, 1);
+		else
+			conn_move(bufferevent_get_input(c->server),
+			    bufferevent_get_output(c->client),
+			    evbuffer_get_length(bufferevent_get_input(
+			    c->server)), &c->down);
 		c->resp_done = 1;
 		conn_exchange_done(c, queued);
 		return (1);

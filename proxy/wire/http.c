@@ -796,6 +796,21 @@ http_chunked_tail(struct http_chunked *ch, unsigned char c)
 	return (-1);
 }
 
+/* One byte of a chunked body's framing: sizes, line ends, trailers. */
+static int
+http_chunked_frame(struct http_chunked *ch, unsigned char c)
+{
+	if (ch->state <= CH_EXT)
+		return (http_chunked_size(ch, c));
+	if (ch->state == CH_SIZE_LF) {
+		if (c != '\n')
+			return (-1);
+		ch->state = ch->remain > 0 ? CH_DATA : CH_TRAILER;
+		return (0);
+	}
+	return (http_chunked_tail(ch, c));
+}
+
 /*
  * Feed bytes of a chunked body.  Returns how many of them belong to the
  * body (fewer than len only when it ended: *done is then set), or -1 when
@@ -817,14 +832,31 @@ http_chunked_feed(struct http_chunked *ch, const void *buf, size_t len,
 				ch->state = CH_DATA_CR;
 			continue;
 		}
-		if (ch->state <= CH_EXT) {
-			if (http_chunked_size(ch, p[i]) == -1)
-				return (-1);
-		} else if (ch->state == CH_SIZE_LF) {
-			if (p[i] != '\n')
-				return (-1);
-			ch->state = ch->remain > 0 ? CH_DATA : CH_TRAILER;
-		} else if (http_chunked_tail(ch, p[i]) == -1)
+		if (http_chunked_frame(ch, p[i]) == -1)
+			return (-1);
+		i++;
+	}
+	*done = ch->state == CH_DONE;
+	return ((ssize_t)i);
+}
+
+/* Follow a chunked body up to where its data starts or stops. */
+ssize_t
+http_chunked_step(struct http_chunked *ch, const void *buf, size_t len,
+    int *data, int *done)
+{
+	const unsigned char	*p = buf;
+	size_t			 i = 0;
+
+	*done = 0;
+	if ((*data = ch->state == CH_DATA)) {
+		i = len < ch->remain ? len : ch->remain;
+		if ((ch->remain -= i) == 0)
+			ch->state = CH_DATA_CR;
+		return ((ssize_t)i);
+	}
+	while (i < len && ch->state != CH_DATA && ch->state != CH_DONE) {
+		if (http_chunked_frame(ch, p[i]) == -1)
 			return (-1);
 		i++;
 	}

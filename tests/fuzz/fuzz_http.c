@@ -73,27 +73,60 @@ fuzz_head(const uint8_t *data, size_t len, int response)
 	}
 }
 
+/*
+ * Follow a chunked body step by step (http_chunked_step()): the bytes it
+ * takes and whether it ends must be what http_chunked_feed() says.
+ * Returns the body's length, or -1 for broken framing.
+ */
+static ssize_t
+fuzz_chunked_steps(const uint8_t *data, size_t len)
+{
+	struct http_chunked	ch;
+	size_t			i = 0;
+	ssize_t			n;
+	int			data_bytes, done = 0;
+
+	http_chunked_init(&ch);
+	while (i < len && !done) {
+		if ((n = http_chunked_step(&ch, data + i, len - i, &data_bytes,
+		    &done)) == -1)
+			return (-1);
+		if (n == 0 && !done)
+			abort();
+		i += (size_t)n;
+	}
+	return (done ? (ssize_t)i : (ssize_t)len);
+}
+
 /* Feed a chunked body in pieces of varying size. */
 static void
 fuzz_chunked(const uint8_t *data, size_t len)
 {
 	struct http_chunked	ch;
 	size_t			i = 0, step;
-	ssize_t			n;
-	int			done;
+	ssize_t			n, total;
+	int			done = 0;
 
 	http_chunked_init(&ch);
+	total = fuzz_chunked_steps(data, len);
 	while (i < len) {
 		step = (data[i] % 13) + 1;
 		if (step > len - i)
 			step = len - i;
 		n = http_chunked_feed(&ch, data + i, step, &done);
-		if (n == -1 || done)
+		if (n == -1) {
+			if (total != -1)
+				abort();
+			return;
+		}
+		i += (size_t)n;
+		if (done)
 			break;
 		if ((size_t)n != step)
 			abort();
-		i += step;
 	}
+	if (total != (ssize_t)i)
+		abort();
 }
 
 int

@@ -32,6 +32,27 @@ fuzz_dead(const struct rules_dead *d, void *arg)
 	return (0);
 }
 
+/* Each secret of a loaded policy goes in one header at least, named. */
+static void
+fuzz_secrets(const struct rules *r)
+{
+	const struct rules_secret	*rs[8];
+	const char *const		*names;
+	size_t				 i, k, n, nh;
+
+	n = rules_secrets(r, rs, 8);
+	for (i = 0; i < n && i < 8; i++) {
+		if ((nh = rules_secret_headers(rs[i], &names)) == 0 ||
+		    nh > RULES_SECRET_HEADERS_MAX)
+			abort();
+		for (k = 0; k < nh; k++) {
+			if (names[k][0] == '\0' ||
+			    strlen(names[k]) > RULES_SECRET_HEADER_LEN)
+				abort();
+		}
+	}
+}
+
 /* Load the input as a policy, then match a few hosts against it. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
@@ -63,6 +84,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		rules_private_ok(r, private, sizeof private, &v);
 		rules_ports(r, ports, 8);
 		rules_dead(r, fuzz_dead, NULL);
+		fuzz_secrets(r);
 	} else if (memchr(err, ':', strnlen(err, sizeof err)) == NULL)
 		abort();		/* every refusal names its place */
 	rules_free(r);

@@ -504,6 +504,54 @@ test_bodiless(void **state)
 }
 
 static void
+test_secret_headers(void **state)
+{
+	struct rules			*r;
+	const struct rules_secret	*s[4];
+	const char *const		*h;
+
+	(void)state;
+	r = policy("secret A for x.example\n"
+	    "secret B for x.example header X-Api-Key from /etc/b\n"
+	    "secret C for x.example from c header X-One,x-two "
+	    "header Authorization\n");
+	assert_int_equal(rules_secrets(r, s, 4), 3);
+	/* None named: Authorization and Proxy-Authorization. */
+	assert_int_equal(rules_secret_headers(s[0], &h), 2);
+	assert_string_equal(h[0], "Authorization");
+	assert_string_equal(h[1], "Proxy-Authorization");
+	/* Named: those alone, as written, in order; from before or after. */
+	assert_int_equal(rules_secret_headers(s[1], &h), 1);
+	assert_string_equal(h[0], "X-Api-Key");
+	assert_string_equal(s[1]->file, "/etc/b");
+	assert_int_equal(rules_secret_headers(s[2], &h), 3);
+	assert_string_equal(h[0], "X-One");
+	assert_string_equal(h[1], "x-two");
+	assert_string_equal(h[2], "Authorization");
+	assert_non_null(strstr(s[2]->file, "/c"));
+	rules_free(r);
+	assert_non_null(strstr(refused("secret A for x.example header\n"),
+	    "missing header"));
+	assert_non_null(strstr(refused("secret A for x.example header a,,b\n"),
+	    "'' is not a header"));
+	assert_non_null(strstr(refused("secret A for x.example header "
+	    "X:Y\n"), "'X:Y' is not a header"));
+	assert_non_null(strstr(refused("secret A for x.example header Host\n"),
+	    "'Host' is not a header a secret can go in"));
+	assert_non_null(strstr(refused("secret A for x.example header "
+	    "content-length\n"), "is not a header"));
+	assert_non_null(strstr(refused("secret A for x.example header X-A "
+	    "header x-a\n"), "header 'x-a' is given twice"));
+	assert_non_null(strstr(refused("secret A for x.example from a from b"
+	    "\n"), "unexpected 'from'"));
+	assert_non_null(strstr(refused("secret A for x.example headers X\n"),
+	    "unexpected 'headers'"));
+	assert_non_null(strstr(refused("secret A for x.example header "
+	    "H1,H2,H3,H4,H5,H6,H7,H8,H9,H10,H11,H12,H13,H14,H15,H16,H17\n"),
+	    "more than 16 headers"));
+}
+
+static void
 test_refusals(void **state)
 {
 	(void)state;
@@ -543,6 +591,7 @@ main(void)
 		cmocka_unit_test(test_websocket),
 		cmocka_unit_test(test_override),
 		cmocka_unit_test(test_bodiless),
+		cmocka_unit_test(test_secret_headers),
 		cmocka_unit_test(test_refusals),
 	};
 
