@@ -375,6 +375,54 @@ test_grantable(void **state)
 }
 
 /*
+ * A host whose every allow rule has constraints is what a grant lifts
+ * the checks of, said with the rule; one rule without constraints (or
+ * none at all, or a deny) leaves nothing to lift.  An always grant stays
+ * until a rule without constraints allows its host.
+ */
+static void
+test_lifts(void **state)
+{
+	struct rules	*r = policy("allow ro.example read-only\n"
+			    "allow two.example:443 methods GET\n"
+			    "allow two.example:443 path /a/**\n"
+			    "allow open.example:443 read-only\n"
+			    "allow open.example:443\n"
+			    "deny no.example\n");
+	struct rules	*r2 = policy("allow ro.example read-only\n"
+			    "allow ro.example:443\n");
+	struct grants	*g = grants_create();
+	struct host	 h;
+	char		 text[POLICY_LIFTS_LEN];
+
+	(void)state;
+	h = H("ro.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 1);
+	assert_string_equal(text, "the request checks of the rule "
+	    "'allow ro.example read-only' (policy:1)");
+	assert_int_equal(policy_lifts(r, &h, 8443, text, sizeof text), 0);
+	assert_string_equal(text, "");
+	assert_int_equal(policy_lifts(r, &h, 0, text, sizeof text), 0);
+	h = H("two.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 1);
+	h = H("open.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 0);
+	h = H("no.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 0);
+	h = H("new.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 0);
+	assert_int_equal(policy_lifts(NULL, &h, 443, text, sizeof text), 0);
+	add(g, "ro.example", 443, GRANT_ALWAYS, 0, 0);
+	grants_drop_always(g, r);
+	assert_true(granted(g, "ro.example", 443, 1));
+	grants_drop_always(g, r2);
+	assert_false(granted(g, "ro.example", 443, 1));
+	grants_free(g);
+	rules_free(r2);
+	rules_free(r);
+}
+
+/*
  * The rule text logs and refusals share: FILE:LINE, the origin alone,
  * nothing when no rule decided; a deny rule's text cut as documented;
  * and a refusal that does not fit cut where one snprintf would cut it.
@@ -434,6 +482,7 @@ main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_guard),
 		cmocka_unit_test(test_grantable),
+		cmocka_unit_test(test_lifts),
 		cmocka_unit_test(test_rule_text),
 	};
 
