@@ -171,8 +171,6 @@ test_session_always(void **state)
 	    NULL, 5, NULL), 0);				/* replaces g1 */
 	assert_int_equal(grants_add(g, &h, 23, GRANT_SESSION, 0, "r7", "me",
 	    NULL, 5, NULL), -1);				/* id in use */
-	assert_int_equal(grants_add(g, &h, 0, GRANT_SESSION, 0, NULL, NULL,
-	    NULL, 5, NULL), -1);				/* port 0 */
 	assert_int_equal(grants_list(g, list, 4), 2);
 	assert_string_equal(list[0].id, "g2");
 	assert_string_equal(list[1].id, "r7");
@@ -423,6 +421,46 @@ test_lifts(void **state)
 }
 
 /*
+ * A grant of every port (port 0), asked for a name the DNS refused,
+ * serves any port of its host, once or for good, and the DNS (port 0);
+ * grants_match_any_port() finds only such grants.  A deny rule on the
+ * port still wins.
+ */
+static void
+test_any_port(void **state)
+{
+	struct rules		*r = policy("deny far.example:22\n");
+	struct grants		*g = grants_create();
+	struct policy_decision	 d;
+	struct grant		 gr;
+	struct host		 h = H("far.example");
+
+	(void)state;
+	add(g, "port.example", 8443, GRANT_SESSION, 0, 0);
+	h = H("port.example");
+	assert_false(grants_match_any_port(g, &h, NULL, 1, &gr));
+	gr = add(g, "far.example", 0, GRANT_ONCE, 0, 0);
+	assert_int_equal(gr.port, 0);
+	h = H("far.example");
+	assert_true(grants_match_any_port(g, &h, NULL, 1, &gr));
+	assert_true(granted(g, "far.example", 0, 1));		/* DNS */
+	assert_true(granted(g, "far.example", 8080, 1));
+	assert_true(granted(g, "far.example", 5432, 1));
+	assert_false(granted(g, "other.example", 8080, 1));
+	assert_true(policy_decide(r, g, &h, 8080, NULL, 1, &d));
+	assert_true(d.consume);
+	assert_int_equal(grants_consume(g, d.grant.id), 0);
+	assert_false(granted(g, "far.example", 8080, 1));	/* used up */
+	add(g, "far.example", 0, GRANT_SESSION, 0, 0);
+	assert_true(policy_decide(r, g, &h, 8080, NULL, 1, &d));
+	assert_false(d.consume);
+	assert_true(policy_decide(r, g, &h, 9090, NULL, 1, &d));
+	assert_false(policy_decide(r, g, &h, 22, NULL, 1, &d));
+	grants_free(g);
+	rules_free(r);
+}
+
+/*
  * The rule text logs and refusals share: FILE:LINE, the origin alone,
  * nothing when no rule decided; a deny rule's text cut as documented;
  * and a refusal that does not fit cut where one snprintf would cut it.
@@ -483,6 +521,7 @@ main(void)
 		cmocka_unit_test(test_decide_guard),
 		cmocka_unit_test(test_grantable),
 		cmocka_unit_test(test_lifts),
+		cmocka_unit_test(test_any_port),
 		cmocka_unit_test(test_rule_text),
 	};
 

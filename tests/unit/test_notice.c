@@ -120,6 +120,11 @@ test_request_lines(void **state)
 	assert_string_equal(line(&n, "work", 0, 0), "pinhole: the command "
 	    "asks for x.test:443 (\"pip install\"): pinhole approve work/r1a2b "
 	    "[--session|--always]\n");
+	n.port = 0;			/* every port: not "the name" */
+	assert_string_equal(line(&n, "work", 0, 0), "pinhole: the command "
+	    "asks for x.test (any port) (\"pip install\"): pinhole approve "
+	    "work/r1a2b [--session|--always]\n");
+	n.port = 443;
 	n.kind = ATTACH_NOTICE_DECIDED;
 	snprintf(n.state, sizeof n.state, "approved");
 	snprintf(n.scope, sizeof n.scope, "once");
