@@ -73,7 +73,7 @@ struct log_opts {
 	int			 colour;
 	unsigned long long	 unparsed;
 	unsigned long long	 lines;		/* audit lines read */
-	unsigned long long	 matched;	/* of those, shown or counted */
+	unsigned long long	 matched;	/* shown or counted */
 	struct log_summary	 sum;
 };
 

@@ -295,7 +295,9 @@ proxy_announce(void *arg, struct gwctx *c, const char *listening)
 static int
 cmd_proxy_exec(const struct cmd_entry *cmd, int argc, char **argv)
 {
-	static const struct proxy_hooks	hooks = { .ready = proxy_announce };
+	static const struct proxy_hooks	hooks = {
+		.ready = proxy_announce
+	};
 
 	return (proxy_main(cmd, argc, argv, &hooks));
 }
