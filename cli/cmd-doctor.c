@@ -428,6 +428,7 @@ doctor_dns_ask(struct resolver *res, const char *name, int type,
 	uint64_t		 start = mono_ms();
 
 	if (resolver_set_timeouts(res, DOCTOR_DNS_MS, 1) == -1 ||
+	    resolver_every_answer(res) == -1 ||
 	    (rq = resolver_raw(res, name, type, doctor_dns_cb, q)) == NULL)
 		return (-1);
 	event_base_loopexit(q->base, &tv);
@@ -460,10 +461,13 @@ doctor_dns_report(struct doctor_check *c, const struct doctor_dns *q,
 		    "/etc/resolv.conf");
 		return;
 	}
+	/* A server that refuses resolves nothing for the gateway. */
 	doctor_set(c, q->rcode == 0 || q->rcode == 3 ? DOCTOR_OK :
-	    DOCTOR_WARN, "%s answered %s %s in %llu ms (%s)", servers, name,
-	    what, (unsigned long long)q->ms, q->rcode < 6 ? rcodes[q->rcode] :
-	    "an error");
+	    q->rcode == 5 ? DOCTOR_FAIL : DOCTOR_WARN,
+	    "%s answered %s %s in %llu ms (%s)%s", servers, name, what,
+	    (unsigned long long)q->ms, q->rcode < 6 ? rcodes[q->rcode] :
+	    "an error", q->rcode == 5 ? ": it does not resolve for this "
+	    "host" : "");
 	if (c->verdict != DOCTOR_OK)
 		doctor_fix(c, "name a DNS server that resolves: --resolver "
 		    "ADDR, or a nameserver line in /etc/resolv.conf");

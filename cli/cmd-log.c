@@ -72,6 +72,8 @@ struct log_opts {
 	int			 summary;
 	int			 colour;
 	unsigned long long	 unparsed;
+	unsigned long long	 lines;		/* audit lines read */
+	unsigned long long	 matched;	/* shown or counted */
 	struct log_summary	 sum;
 };
 
@@ -484,8 +486,10 @@ cmd_log_line(struct log_opts *o, const char *line, size_t len, char *store)
 		o->unparsed++;
 		return (0);
 	}
+	o->lines++;
 	if (!cmd_log_match(&o->filter, &rec))
 		return (0);
+	o->matched++;
 	if (o->summary)
 		return (cmd_log_count(&o->sum, &rec));
 	if (o->json) {
@@ -577,6 +581,29 @@ cmd_log_default(const struct cmd_entry *self, char *path, size_t len)
 	return (path);
 }
 
+/*
+ * Nothing to show: say so, and what to do (run a command through
+ * pinhole, name another log, or loosen the filters).
+ */
+static void
+cmd_log_nothing(const struct log_opts *o, const char *def, int missing)
+{
+	if (missing)
+		fprintf(stderr, "pinhole log: nothing logged yet: no audit log "
+		    "at %s.  pinhole run, proxy and session start write it "
+		    "there (unless given --log FILE): run a command with "
+		    "`pinhole run -- COMMAND`, or read another log with "
+		    "`pinhole log FILE`\n", def);
+	else if (o->lines == 0)
+		fprintf(stderr, "pinhole log: nothing logged yet%s%s: run a "
+		    "command with `pinhole run -- COMMAND`\n",
+		    def != NULL ? " in " : "", def != NULL ? def : "");
+	else
+		fprintf(stderr, "pinhole log: none of the %llu line%s matches: "
+		    "loosen --since, --host, --session, --sandbox or "
+		    "--blocked\n", o->lines, o->lines == 1 ? "" : "s");
+}
+
 /* Print, filter or summarise the audit log. */
 static int
 cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
@@ -594,6 +621,10 @@ cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
 	if (argc == 0 && (def = cmd_log_default(self, path, sizeof path)) ==
 	    NULL)
 		return (EXIT_USAGE);
+	if (def != NULL && access(def, F_OK) == -1 && errno == ENOENT) {
+		cmd_log_nothing(&o, def, 1);
+		return (0);
+	}
 	o.colour = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
 	if (!o.json && !o.summary)
 		printf("%-19s %-7s %-5s %-8s %-30s %s\n", "TIME (UTC)", "EVENT",
@@ -602,7 +633,9 @@ cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
 		if (cmd_log_read(&o, argc == 0 ? def : argv[i]) == -1)
 			rv = 1;
 	}
-	if (o.summary)
+	if (rv == 0 && o.matched == 0 && !o.json)
+		cmd_log_nothing(&o, argc == 1 ? argv[0] : def, 0);
+	else if (o.summary)
 		cmd_log_print_summary(&o.sum);
 	if (o.unparsed > 0)
 		fprintf(stderr, "pinhole log: %llu line(s) were not audit "

@@ -52,6 +52,25 @@ const struct cmd_entry *cmd_table[] = {
 	NULL
 };
 
+/*
+ * Is this one of the person's commands, which cannot work inside the
+ * sandbox (the agent asks with `pinhole request` there)?
+ */
+int
+cmd_person(const struct cmd_entry *cmd)
+{
+	static const char *const	 names[] = { "run", "proxy", "doctor",
+	    "allow", "disallow", "log", "pending", "approve", "deny", "watch",
+	    "session", NULL };
+	const char *const		*n;
+
+	for (n = names; *n != NULL; n++) {
+		if (strcmp(cmd->name, *n) == 0)
+			return (1);
+	}
+	return (0);
+}
+
 /* Find a subcommand by its name. */
 const struct cmd_entry *
 cmd_find(const char *name)

@@ -18,6 +18,7 @@ libpinhole_a_SOURCES += cli/cmd-log.c
 # Escalation: the agent's and the person's commands.
 libpinhole_a_SOURCES += \
 	cli/ctl.c cli/ctl.h \
+	cli/inside.c cli/inside.h \
 	cli/cmd-request.c \
 	cli/cmd-pending.c \
 	cli/cmd-approve.c \
@@ -50,6 +51,9 @@ TESTS += tests/integration/session.sh
 EXTRA_DIST += tests/integration/session.sh
 TESTS += tests/integration/attach.sh
 EXTRA_DIST += tests/integration/attach.sh tests/integration/attach-cycle.py
+# Inside the sandbox the person's commands say so, and how to ask.
+TESTS += tests/integration/inside.sh
+EXTRA_DIST += tests/integration/inside.sh
 # A session's sandboxes: each sees its own, a once grant is one's.
 TESTS += tests/integration/session-once.sh
 EXTRA_DIST += tests/integration/session-once.sh

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/inside.h"
 #include "cli/pinhole.h"
 #include "lib/log.h"
 
@@ -49,6 +50,10 @@ main(int argc, char **argv)
 	if (wants_help(argc - 1, argv + 1)) {
 		cmd_print_help(cmd);
 		return (0);
+	}
+	if (cmd_person(cmd) && inside_sandbox()) {
+		inside_refuse(cmd->name);
+		return (strcmp(cmd->name, "run") == 0 ? 125 : 1);
 	}
 	optind = 1;
 	return (cmd->exec(cmd, argc - 1, argv + 1));

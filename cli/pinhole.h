@@ -49,6 +49,7 @@ struct cmd_entry {
 extern const struct cmd_entry *cmd_table[];
 
 const struct cmd_entry	*cmd_find(const char *);
+int			 cmd_person(const struct cmd_entry *);
 void			 cmd_walk(void (*)(const struct cmd_entry *, void *),
 			    void *);
 void			 cmd_opts_walk(const struct cmd_opt *,

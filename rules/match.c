@@ -344,9 +344,11 @@ rules_match(const struct rules *r, const struct host *h, uint16_t port,
 	int		rv;
 
 	match_host(r, h, &m);
-	if ((rv = match_verdict(&m, v)) != 0)
+	if ((rv = match_verdict(&m, v)) != 0) {
+		v->constrained = !m.open;
 		v->inspect = !m.open || (r->secrets != NULL &&
 		    match_secret_host(r, h));
+	}
 	return (rv);
 }
 

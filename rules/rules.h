@@ -124,6 +124,11 @@ struct rules_verdict {
 	 * rules_match_request().  0: tunnel as is.
 	 */
 	int		 inspect;
+	/*
+	 * rules_match(): every allow rule for (host, port) has constraints,
+	 * which a grant would lift (policy_lifts()).
+	 */
+	int		 constrained;
 	/* rules_match_request(): a deny rule decided, no grant can lift it. */
 	int		 by_deny;
 	/* The deciding rule names the host exactly (no wildcard, prefix). */

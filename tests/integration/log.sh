@@ -119,6 +119,25 @@ XDG_STATE_HOME="$T/state" "$PINHOLE" log --json >"$T/out" </dev/null &&
     cmp -s "$T/out" "$T/audit.log" &&
     ok "pinhole log with no file reads the default log" ||
     fail "log default: $(cat "$T/out")"
+# Nothing yet: pinhole log and --summary say so, and what to do; exit 0.
+for opt in "" --summary; do
+	# shellcheck disable=SC2086
+	XDG_STATE_HOME="$T/none" "$PINHOLE" log $opt >"$T/out" 2>"$T/err"
+	[ $? = 0 ] && [ ! -s "$T/out" ] &&
+	    grep -q "^pinhole log: nothing logged yet: no audit log at $T/none/pinhole/audit.log.*pinhole run -- COMMAND" "$T/err" &&
+	    ok "log $opt with no log yet says what to do" ||
+	    fail "log $opt, no log: $(cat "$T/out" "$T/err")"
+done
+: >"$T/empty.log"
+"$PINHOLE" log --summary "$T/empty.log" >"$T/out" 2>"$T/err"
+[ $? = 0 ] && [ ! -s "$T/out" ] &&
+    grep -q "^pinhole log: nothing logged yet in $T/empty.log" "$T/err" &&
+    ok "log --summary of an empty log says nothing is logged yet" ||
+    fail "empty log: $(cat "$T/out" "$T/err")"
+"$PINHOLE" log --host nowhere.test "$T/audit.log" >"$T/out" 2>"$T/err"
+[ $? = 0 ] && grep -q "^pinhole log: none of the 9 lines matches: loosen" "$T/err" &&
+    ok "log whose filters match nothing says so" ||
+    fail "no match: $(cat "$T/out" "$T/err")"
 "$PINHOLE" log verify "$T/nonexistent" >"$T/out" 2>&1
 [ $? -eq 2 ] && ok "verify of a missing file: exit 2" ||
     fail "verify missing: $(cat "$T/out")"

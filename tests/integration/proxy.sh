@@ -70,6 +70,15 @@ wait_port "$S"
 wait_port "$P" || { cat "$ERR" >&2; finish; exit 1; }
 
 X="http://127.0.0.1:$P"
+i=0
+while ! grep -q "^pinhole proxy: answer" "$ERR" && [ $i -lt 50 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+grep -q "^pinhole proxy: session [0-9a-z-]* serves on 127\.0\.0\.1:$P$" "$ERR" &&
+    grep -q "^pinhole proxy: point clients at it: HTTPS_PROXY=$X HTTP_PROXY=$X$" "$ERR" &&
+    grep -q "^pinhole proxy: answer what they ask for with \`pinhole pending\` or \`pinhole watch\`" "$ERR" &&
+    ok "proxy says where it serves, how clients use it, how to answer" ||
+    fail "proxy says: $(cat "$ERR")"
 
 # Send raw bytes; print the statuses and Pinhole-Error labels.
 raw() {
