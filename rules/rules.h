@@ -382,6 +382,13 @@ int	rules_args_lines(const char *const *, size_t, struct rules_lines *,
 void	rules_lines_free(struct rules_lines *);
 
 /*
+ * The registrable domain a canonical name is or is under, by the public
+ * suffix list the parser uses (example.co.uk for a.b.example.co.uk):
+ * a pointer into name, or NULL (a public suffix, no list).
+ */
+const char	*rules_registrable(struct rules *, const char *);
+
+/*
  * "Did you mean" (rules/near.c): the edit distance of two words of 32
  * bytes at most (SIZE_MAX for longer ones), and the name of a NULL-
  * terminated list nearest to a word that is none of them, when it is
