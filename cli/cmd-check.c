@@ -3,9 +3,13 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <netinet/in.h>
+
 #include <errno.h>
+#include <ifaddrs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,10 +205,39 @@ check_loopback_name(const struct host *h)
 }
 
 /*
+ * Is this address one of this host's own, which the gateway refuses to
+ * dial as it refuses a private one (its services are the host's)?
+ */
+static int
+check_own(const struct host *h)
+{
+	struct ifaddrs	*ifa, *i;
+	const void	*a;
+	size_t		 len = h->kind == HOST_IPV4 ? 4 : 16;
+	int		 own = 0, fam = h->kind == HOST_IPV4 ? AF_INET : AF_INET6;
+
+	if (h->kind == HOST_NAME || getifaddrs(&ifa) == -1)
+		return (0);
+	for (i = ifa; i != NULL && !own; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != fam)
+			continue;
+		if (fam == AF_INET)
+			a = &((struct sockaddr_in *)(void *)i->ifa_addr)->
+			    sin_addr;
+		else
+			a = &((struct sockaddr_in6 *)(void *)i->ifa_addr)->
+			    sin6_addr;
+		own = memcmp(a, h->addr, len) == 0;
+	}
+	freeifaddrs(ifa);
+	return (own);
+}
+
+/*
  * The gateway's guard, as `run` applies it: an allowed address of a
- * special-purpose range (or a loopback name) that no allow-private rule
- * covers is refused, and only allow-private lifts that.  Returns 1 when
- * the guard refuses, after saying so.
+ * special-purpose range or of this host's own, or a loopback name, that
+ * no allow-private rule covers is refused, and only allow-private lifts
+ * that.  Returns 1 when the guard refuses, after saying so.
  */
 static int
 check_guard(const struct rules *r, const struct host *h, uint16_t port)
@@ -225,9 +258,16 @@ check_guard(const struct rules *r, const struct host *h, uint16_t port)
 		    h->text, port, h->text);
 		return (1);
 	}
-	if (h->kind == HOST_NAME || policy_decide(r, NULL, h, port, NULL, 0,
-	    &d))
+	if (h->kind == HOST_NAME)
 		return (0);
+	if (policy_decide(r, NULL, h, port, NULL, 0, &d)) {
+		if (!check_own(h) || rules_private_ok(r, h->addr,
+		    h->kind == HOST_IPV4 ? 4 : 16, &v))
+			return (0);
+		snprintf(d.why, sizeof d.why, "%s is an address of this "
+		    "host's own: only an allow-private rule lets pinhole "
+		    "connect to it", h->text);
+	}
 	printf(fmt, h->text, port, d.why);
 	printf("lift it with: pinhole allow allow-private %s\n", h->text);
 	return (1);
@@ -342,8 +382,9 @@ const struct cmd_entry cmd_check_entry = {
 	    "user's; its deny rules win over any rule of the user's.\n"
 	    "The policy is read, and the verdict given, as pinhole run gives\n"
 	    "it: an address of a special-purpose range (loopback, private,\n"
-	    "link-local, ...) or a name under localhost is denied unless an\n"
-	    "allow-private rule covers it, and the line that would is named;\n"
+	    "link-local, ...) or of this host's own, or a name under\n"
+	    "localhost, is denied unless an allow-private rule covers it, and\n"
+	    "the line that would is named;\n"
 	    "a name's addresses are vetted when it connects.\n"
 	    "\n"
 	    "Prints the verdict and what decided it, for example\n"

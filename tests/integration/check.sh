@@ -132,6 +132,17 @@ check 1 "deny app.localhost:80 (app.localhost is a loopback name, and its addres
     --policy "$P" --allow app.localhost app.localhost:80
 check 0 "allow localhost:80 (--allow: allow localhost)" \
     --policy "$P" --allow localhost --allow 'allow-private 127.0.0.1' localhost:80
+# An address of this host's own is refused as run refuses it: here, a
+# public one on the loopback link of a network namespace of the test's
+# own.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v ip >/dev/null; then
+	unshare -n sh -c 'ip addr add 1.2.3.4/32 dev lo &&
+	    exec "$0" check --policy "$1" --allow 1.2.3.4 1.2.3.4' \
+	    "$PINHOLE" "$P" >"$T/out" 2>&1
+	[ $? = 1 ] && head -1 "$T/out" | grep -qx 'deny 1.2.3.4:443 (1.2.3.4 is an address of this host'"'"'s own: only an allow-private rule lets pinhole connect to it)' &&
+	    ok "an address of this host's own is denied" ||
+	    fail "own address: $(cat "$T/out")"
+fi
 "$PINHOLE" check --policy "$P" pypi.org | grep -q '^vetted when it connects: an address pypi.org resolves to that is special-purpose' &&
     ok "a name's addresses are vetted when it connects" || fail "no vetted line"
 
