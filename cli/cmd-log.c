@@ -23,12 +23,14 @@
 #include <openssl/crypto.h>
 
 #include "cli/pinhole.h"
+#include "cli/propose.h"
 #include "lib/json.h"
 #include "proxy/audit/audit.h"
 #include "proxy/audit/verify.h"
 
 #define LOG_TOP		10
 #define EXIT_LOST	3	/* verify: intact, but lines were lost */
+#define OPT_PROPOSE	256	/* --propose, long only */
 
 extern const struct cmd_entry cmd_log_entry;
 static const struct cmd_entry cmd_log_verify_entry;
@@ -70,6 +72,7 @@ struct log_opts {
 	struct log_filter	 filter;
 	int			 json;
 	int			 summary;
+	struct propose		*propose;	/* --propose */
 	int			 colour;
 	unsigned long long	 unparsed;
 	unsigned long long	 lines;		/* audit lines read */
@@ -492,6 +495,8 @@ cmd_log_line(struct log_opts *o, const char *line, size_t len, char *store)
 	o->matched++;
 	if (o->summary)
 		return (cmd_log_count(&o->sum, &rec));
+	if (o->propose != NULL)
+		return (propose_add(o->propose, &rec));
 	if (o->json) {
 		fwrite(line, 1, len, stdout);
 		if (len == 0 || line[len - 1] != '\n')
@@ -552,6 +557,13 @@ cmd_log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
 		case 'x': o->filter.sandbox = optarg; break;
 		case 'j': o->json = 1; break;
 		case 'u': o->summary = 1; break;
+		case OPT_PROPOSE:
+			if (o->propose == NULL &&
+			    (o->propose = propose_create()) == NULL) {
+				fprintf(stderr, "pinhole log: out of memory\n");
+				return (EXIT_USAGE);
+			}
+			break;
 		case 'S':
 			if (cmd_log_parse_since(optarg, o->filter.since,
 			    sizeof o->filter.since) == -1)
@@ -563,9 +575,9 @@ cmd_log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
 			return (EXIT_USAGE);
 		}
 	}
-	if (o->json && o->summary)
-		return (cmd_usage_error(self, "--json and --summary do not go "
-		    "together"));
+	if (o->json + o->summary + (o->propose != NULL) > 1)
+		return (cmd_usage_error(self, "--json, --summary and --propose "
+		    "do not go together"));
 	return (0);
 }
 
@@ -614,19 +626,24 @@ cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
 	int		 rv = 0, i;
 
 	memset(&o, 0, sizeof o);
-	if ((rv = cmd_log_options(self, &o, argc, argv)) != 0)
+	if ((rv = cmd_log_options(self, &o, argc, argv)) != 0) {
+		propose_free(o.propose);
 		return (rv);
+	}
 	argc -= optind;
 	argv += optind;
 	if (argc == 0 && (def = cmd_log_default(self, path, sizeof path)) ==
-	    NULL)
+	    NULL) {
+		propose_free(o.propose);
 		return (EXIT_USAGE);
+	}
 	if (def != NULL && access(def, F_OK) == -1 && errno == ENOENT) {
 		cmd_log_nothing(&o, def, 1);
+		propose_free(o.propose);
 		return (0);
 	}
 	o.colour = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
-	if (!o.json && !o.summary)
+	if (!o.json && !o.summary && o.propose == NULL)
 		printf("%-19s %-7s %-5s %-8s %-30s %s\n", "TIME (UTC)", "EVENT",
 		    "VERDICT", "SESSION", "TARGET", "DETAILS");
 	for (i = 0; i < argc || (argc == 0 && i == 0); i++) {
@@ -637,6 +654,9 @@ cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
 		cmd_log_nothing(&o, argc == 1 ? argv[0] : def, 0);
 	else if (o.summary)
 		cmd_log_print_summary(&o.sum);
+	if (o.propose != NULL)
+		propose_print(o.propose, stdout);
+	propose_free(o.propose);
 	if (o.unparsed > 0)
 		fprintf(stderr, "pinhole log: %llu line(s) were not audit "
 		    "lines and were skipped\n", o.unparsed);
@@ -811,6 +831,10 @@ static const struct cmd_opt log_opts[] = {
 	{ "summary", 'u', CMD_ARG_NONE, NULL,
 	    .help = "top blocked hosts, top allowed hosts by bytes, "
 	    "outcomes, and requests per session" },
+	{ "propose", 0, CMD_ARG_NONE, NULL, .key = OPT_PROPOSE,
+	    .help = "the policy lines that would have allowed what was "
+	    "refused, each ready for `pinhole allow` (with --session or "
+	    "--sandbox: of one run)" },
 	{ .name = NULL }
 };
 
@@ -845,7 +869,7 @@ static const struct cmd_entry *const cmd_log_verbs[] = {
 const struct cmd_entry cmd_log_entry = {
 	.name = "log",
 	.usage = "[FILE...] [--blocked] [--host GLOB] [--session ID] "
-	    "[--sandbox ID] [--since TIME] [--json | --summary] | "
+	    "[--sandbox ID] [--since TIME] [--json | --summary | --propose] | "
 	    "verify [--key FILE] [FILE...]",
 	.summary = "Show, filter, summarise or verify the audit log",
 	.intro =

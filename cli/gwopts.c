@@ -45,8 +45,10 @@
  */
 const struct cmd_opt gwopts_where_opts[] = {
 	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
-	    .help = "one more rule: HOST[:PORTS], or a whole line such as "
-	    "'allow-private 10.0.0.0/8' (repeatable)" },
+	    .help = "one more rule, as `pinhole allow` takes it: HOST[:PORTS] "
+	    "[constraints], or any line of a policy, such as "
+	    "'allow-private 10.0.0.0/8' or 'include preset:python' "
+	    "(repeatable)" },
 	{ "log", 'L', CMD_ARG_REQUIRED, "FILE|-|URL",
 	    .help = "audit log, JSON lines ('-': stdout; also syslog, "
 	    "journald; default ~/.local/state/pinhole/audit.log); "
@@ -316,6 +318,63 @@ gwopts_decider(const struct cmd_entry *cmd, struct gwopts *o,
 	return (0);
 }
 
+/*
+ * One --allow value as the policy lines it makes (rules_args_lines():
+ * "HOST[:PORTS]", a whole line such as "allow-private 10.0.0.0/8", or
+ * several), each loaded into r: the one way every command reads it.
+ * Returns 0, or -1 with err ("--allow: message").
+ */
+static int
+gwopts_allow_load(struct rules *r, const char *arg, char *err, size_t errlen)
+{
+	struct rules_lines	l;
+	char			why[1024];
+	size_t			i;
+	int			rv = 0;
+
+	if (rules_args_lines(&arg, 1, &l, why, sizeof why) == -1) {
+		snprintf(err, errlen, "--allow: %s", why);
+		return (-1);
+	}
+	for (i = 0; i < l.n && rv == 0; i++)
+		rv = rules_load_text(r, "--allow", l.v[i], strlen(l.v[i]), err,
+		    errlen);
+	rules_lines_free(&l);
+	return (rv);
+}
+
+/* --allow RULE: refused now, with exit 2, when it does not load. */
+static int
+gwopts_allow(const struct cmd_entry *cmd, struct gwopts *o, const char *arg)
+{
+	struct rules	*r;
+	char		 err[1024];
+	int		 rv;
+
+	if ((r = rules_create()) == NULL)
+		fatalx("out of memory");
+	rv = gwopts_allow_load(r, arg, err, sizeof err);
+	rules_free(r);
+	if (rv == -1)
+		return (cmd_usage_error(cmd, "%s", err));
+	return (gwopts_push(cmd, o->allow, &o->nallow, "--allow", arg));
+}
+
+/* --fake-range CIDR: refused now, with exit 2, when it is none. */
+static int
+gwopts_fake_range(const struct cmd_entry *cmd, struct gwopts *o,
+    const char *arg)
+{
+	struct fakeip	*f;
+	char		 err[256];
+
+	if ((f = fakeip_create(arg, 1, 1, err, sizeof err)) == NULL)
+		return (cmd_usage_error(cmd, "--fake-range: %s", err));
+	fakeip_free(f);
+	o->fake_range = arg;
+	return (0);
+}
+
 /* Handle one of the shared options. */
 int
 gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
@@ -326,8 +385,7 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		return (gwopts_push(cmd, o->policy, &o->npolicy, "--policy",
 		    arg));
 	case 'a':
-		return (gwopts_push(cmd, o->allow, &o->nallow, "--allow",
-		    arg));
+		return (gwopts_allow(cmd, o, arg));
 	case 'r':
 		return (gwopts_push_addr(cmd, o->resolver, &o->nresolver,
 		    "--resolver", arg, 53));
@@ -355,8 +413,7 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		o->dns_refuse = 1;
 		return (0);
 	case GWOPTS_FAKE_RANGE:
-		o->fake_range = arg;
-		return (0);
+		return (gwopts_fake_range(cmd, o, arg));
 	case GWOPTS_METRICS:
 		return (gwopts_metrics(cmd, o, arg));
 	case GWOPTS_DECIDER:
@@ -365,24 +422,6 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 	if (ch >= GWOPTS_MAX_CLIENTS && ch < GWOPTS_LAST)
 		return (gwopts_limit(cmd, o, ch, arg));
 	return (-1);
-}
-
-/* One --allow value as a policy line: "HOST[:PORTS]" or a whole rule. */
-static void
-gwopts_allow_line(const char *arg, char *buf, size_t len)
-{
-	static const char	*kw[] = { "allow ", "deny ", "allow-private ",
-	    "allow-socket ", NULL };
-	const char		**k;
-
-	for (k = kw; *k != NULL; k++) {
-		if (strncmp(arg, *k, strlen(*k)) == 0 ||
-		    strcmp(arg, "allow-vsock") == 0) {
-			snprintf(buf, len, "%s", arg);
-			return;
-		}
-	}
-	snprintf(buf, len, "allow %s", arg);
 }
 
 /* Would the user's policy file apply?  Its path goes in path. */
@@ -430,15 +469,19 @@ struct rules *
 gwopts_load_rules(const struct gwopts *o, char *err, size_t errlen)
 {
 	struct rules	*r;
-	char		 line[1024], path[PATH_MAX];
-	size_t		 i;
+	char		 path[PATH_MAX];
+	size_t		 i, n;
 
 	if ((r = rules_create()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return (NULL);
 	}
-	if (rules_load_system(r, rules_system_dir(), err, errlen) == -1)
+	if (rules_load_system(r, rules_system_dir(), err, errlen) == -1) {
+		n = strlen(err);
+		snprintf(err + n, errlen - n, " (the system policy, %s: only "
+		    "an administrator can fix it)", rules_system_dir());
 		goto fail;
+	}
 	if (gwopts_user_policy(o, path, sizeof path) &&
 	    rules_load_file(r, path, err, errlen) == -1)
 		goto fail;
@@ -447,9 +490,7 @@ gwopts_load_rules(const struct gwopts *o, char *err, size_t errlen)
 			goto fail;
 	}
 	for (i = 0; i < o->nallow; i++) {
-		gwopts_allow_line(o->allow[i], line, sizeof line);
-		if (rules_load_text(r, "--allow", line, strlen(line), err,
-		    errlen) == -1)
+		if (gwopts_allow_load(r, o->allow[i], err, errlen) == -1)
 			goto fail;
 	}
 	return (r);

@@ -30,6 +30,7 @@ struct runguard {
 	/* Host unix sockets the command may reach (allow-socket). */
 	char			*sockets[NETNS_OPEN_MAX];
 	size_t			 nsockets;
+	char			*log;		/* the log file, or NULL */
 	char			*ca;		/* inspection's CA, or NULL */
 	char			*trust;		/* and the bundle with it */
 };
@@ -76,7 +77,8 @@ int	runguard_covers(const struct runguard *, const char *);
 /*
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attach.h): the user's policy directory (made if missing),
- * the policy's files and the log file (their directories read-only), the
+ * the policy's files and the log file ("l": their directories read-only;
+ * runguard_check() names a log as the log), the
  * system policy's directory (made if missing and it can be) and those
  * of glob includes (read-only), the log key, the control directory and
  * the secrets' files (hidden), /etc/hosts (read-only); "s PATH" for

@@ -116,6 +116,9 @@ check_PROGRAMS += tests/bench/bench_auditverify
 tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
 TESTS += tests/integration/log.sh
 EXTRA_DIST += tests/integration/log.sh
+# From a first blocked run to a policy: pinhole log --propose.
+TESTS += tests/integration/propose.sh
+EXTRA_DIST += tests/integration/propose.sh
 TESTS += tests/integration/otlp.sh
 EXTRA_DIST += tests/integration/otlp.sh tests/integration/otlp-receiver.py \
 	tests/integration/otlp-check.py tests/integration/otlp-logs.schema.json

@@ -59,9 +59,9 @@ rules_free(struct rules *r)
 	free(r);
 }
 
-/* Is name a public suffix (so *.name would cover unrelated sites)? */
-int
-rules_public_suffix(struct rules *r, const char *name)
+/* The public suffix list, loaded once per policy (NULL: none). */
+static const struct psl_ctx_st *
+rules_psl(struct rules *r)
 {
 	if (r->psl == NULL) {
 		if ((r->psl_owned = psl_latest(NULL)) != NULL)
@@ -69,9 +69,25 @@ rules_public_suffix(struct rules *r, const char *name)
 		else
 			r->psl = psl_builtin();
 	}
-	if (r->psl == NULL)
+	return (r->psl);
+}
+
+/* Is name a public suffix (so *.name would cover unrelated sites)? */
+int
+rules_public_suffix(struct rules *r, const char *name)
+{
+	if (rules_psl(r) == NULL)
 		return (-1);
 	return (psl_is_public_suffix2(r->psl, name, PSL_TYPE_ANY) != 0);
+}
+
+/* The registrable domain a name is or is under, or NULL. */
+const char *
+rules_registrable(struct rules *r, const char *name)
+{
+	if (rules_psl(r) == NULL)
+		return (NULL);
+	return (psl_registrable_domain(r->psl, name));
 }
 
 /* Build a prefix set's key: length in bits, then the masked address. */

@@ -23,9 +23,6 @@
 #include "lib/namesock.h"
 #include "rules/rules-int.h"
 
-#ifndef PRESETDIR
-#define PRESETDIR "/usr/local/share/pinhole/presets"
-#endif
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/usr/local/etc"
 #endif
@@ -63,6 +60,7 @@ struct parse {
 	dev_t			 dev;
 	ino_t			 ino;
 	int			 depth;
+	const char		*kw;		/* the line's directive */
 	time_t			 until;		/* the line's "until", or 0 */
 	struct rule_req		*req;		/* the line's constraints */
 	char			*rest;		/* words after the argument */
@@ -149,32 +147,6 @@ quote(char *buf, size_t size, const char *s, size_t len)
 	return (buf);
 }
 
-/* The edit distance between two short words (for "did you mean"). */
-static size_t
-edit_distance(const char *a, const char *b)
-{
-	size_t	row[32], i, j, diag, up, alen = strlen(a), blen = strlen(b);
-
-	if (alen >= 32 || blen >= 32)
-		return (SIZE_MAX);
-	for (j = 0; j <= blen; j++)
-		row[j] = j;
-	for (i = 1; i <= alen; i++) {
-		diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= blen; j++) {
-			up = row[j];
-			row[j] = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < row[j])
-				row[j] = up + 1;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			diag = up;
-		}
-	}
-	return (row[blen]);
-}
-
 /* Find a keyword, or the nearest one when *near is asked for. */
 static const struct keyword *
 keyword_find(const char *word, const struct keyword **near)
@@ -185,12 +157,37 @@ keyword_find(const char *word, const struct keyword **near)
 	for (i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
 		if (strcmp(word, keywords[i].name) == 0)
 			return (&keywords[i]);
-		if ((d = edit_distance(word, keywords[i].name)) < best) {
+		if ((d = rules_distance(word, keywords[i].name)) < best) {
 			best = d;
 			*near = &keywords[i];
 		}
 	}
 	return (NULL);
+}
+
+/*
+ * What a directive takes (RULES_DIR_*), for reading a command line's
+ * rules; -1 for a word that is none, *near then the nearest if any.
+ */
+int
+rules_directive(const char *word, size_t n, const char **near)
+{
+	const struct keyword	*kw, *nk;
+	char			 w[32];
+
+	*near = NULL;
+	if (n >= sizeof w)
+		return (-1);
+	memcpy(w, word, n);
+	w[n] = '\0';
+	if ((kw = keyword_find(w, &nk)) == NULL) {
+		*near = nk != NULL ? nk->name : NULL;
+		return (-1);
+	}
+	return ((kw->noarg ? RULES_DIR_NOARG : 0) |
+	    (kw->constraints ? RULES_DIR_CONSTRAINTS : 0) |
+	    (kw->can_end ? RULES_DIR_END : 0) |
+	    (kw->rest ? RULES_DIR_REST : 0));
 }
 
 /* Make room for one more parsed rule, its record in the arena. */
@@ -388,6 +385,14 @@ static int
 split_host(struct parse *p, const char *arg, const char **host, size_t *hlen,
     const char **ports)
 {
+	const char	*kw = p->kw;
+	char		 hint[512], q[80];
+
+	if (kw != NULL && strcmp(kw, "allow") != 0 && strcmp(kw, "deny") != 0)
+		kw = NULL;
+	if (host_url_hint(arg, strlen(arg), kw, hint, sizeof hint))
+		return (parse_error(p, "bad host '%s': %s", quote(q, sizeof q,
+		    arg, strlen(arg)), hint));
 	*host = arg;
 	if (split_ports(p, arg, hlen, ports) == -1)
 		return (-1);
@@ -595,20 +600,6 @@ kw_allow_socket(struct parse *p, const char *arg, const char *text)
 	return (0);
 }
 
-/* Is this a valid preset name (letters, digits, '-', '_')? */
-static int
-preset_name_ok(const char *s)
-{
-	size_t	i;
-
-	for (i = 0; s[i] != '\0'; i++) {
-		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' &&
-		    s[i] <= '9') && s[i] != '-' && s[i] != '_')
-			return (0);
-	}
-	return (i > 0 && i <= 64);
-}
-
 /* The directory a pattern reads, up to its first glob character. */
 static int
 note_glob_dir(struct load *l, const char *pattern)
@@ -622,21 +613,32 @@ note_glob_dir(struct load *l, const char *pattern)
 	return (load_note(l, &l->dirs, pattern, end > 1 ? end - 1 : 1));
 }
 
+/* Refuse a preset that is not there, naming the nearest one. */
+static int
+preset_missing(struct parse *p, const char *name)
+{
+	char	near[RULES_PRESET_LEN];
+
+	rules_preset_near(name, near, sizeof near);
+	return (parse_error(p, "no preset '%s' in %s%s%s%s; pinhole check "
+	    "--presets lists them", name, rules_preset_dir(),
+	    near[0] != '\0' ? " (did you mean '" : "", near,
+	    near[0] != '\0' ? "'?)" : ""));
+}
+
 /* include FILE | include PATTERN | include preset:NAME */
 static int
 kw_include(struct parse *p, const char *arg, const char *text)
 {
-	const char	*dir;
 	char		 path[4096], q[80];
-	int		 n;
+	int		 n, preset = strncmp(arg, "preset:", 7) == 0;
 
-	if (strncmp(arg, "preset:", 7) == 0) {
-		if (!preset_name_ok(arg + 7))
+	if (preset) {
+		if (!rules_preset_name_ok(arg + 7))
 			return (parse_error(p, "bad preset name '%s'",
 			    quote(q, sizeof q, arg + 7, strlen(arg + 7))));
-		if ((dir = getenv("PINHOLE_PRESETDIR")) == NULL || *dir == '\0')
-			dir = PRESETDIR;
-		n = snprintf(path, sizeof path, "%s/%s", dir, arg + 7);
+		n = snprintf(path, sizeof path, "%s/%s", rules_preset_dir(),
+		    arg + 7);
 	} else if (arg[0] != '/' && p->dir != NULL)
 		n = snprintf(path, sizeof path, "%s/%s", p->dir, arg);
 	else
@@ -645,8 +647,9 @@ kw_include(struct parse *p, const char *arg, const char *text)
 		return (parse_error(p, "include path too long"));
 	if (p->load->r->no_files)
 		return (0);
-	if (strncmp(arg, "preset:", 7) == 0 ||
-	    strpbrk(path, GLOB_CHARS) == NULL)
+	if (preset && access(path, F_OK) == -1 && errno == ENOENT)
+		return (preset_missing(p, arg + 7));
+	if (preset || strpbrk(path, GLOB_CHARS) == NULL)
 		return (load_file(p->load, p, path));
 	if (note_glob_dir(p->load, path) == -1)
 		return (parse_error(p, "out of memory"));
@@ -1051,6 +1054,7 @@ parse_words(struct parse *p, const char *line)
 	s += n;
 	if (*s != '\0')
 		*s++ = '\0';
+	p->kw = kw->name;
 	p->until = 0;
 	p->req = NULL;
 	p->rest = kw->rest ? s : NULL;
@@ -1496,15 +1500,18 @@ rules_load_buffer(struct rules *r, const char *path, const char *text,
 }
 
 /*
- * Parse the argument of one allow rule (HOST[:PORTS]) as line `line` of
- * origin (0: no line number) into *out, its records in r's arena.  With
- * check, refuse what a policy would refuse; without, only parse.
+ * Parse the argument of one allow or deny rule (HOST[:PORTS]), or of an
+ * allow-private rule, as line `line` of origin (0: no line number) into
+ * *out, its records in r's arena.  With check, refuse what a policy
+ * would refuse; without, only parse.
  */
 int
-rules_parse_allow(struct rules *r, const char *origin, unsigned int line,
-    const char *arg, int check, struct rule_spec *out, char *err,
-    size_t errlen)
+rules_parse_target(struct rules *r, const char *origin, unsigned int line,
+    enum rule_action action, const char *arg, int check,
+    struct rule_spec *out, char *err, size_t errlen)
 {
+	static const char *const names[] = { [RULE_ALLOW] = "allow",
+	    [RULE_DENY] = "deny", [RULE_PRIVATE] = "allow-private" };
 	struct load	 l = { .r = r, .err = err, .errlen = errlen };
 	struct parse	 p = { .load = &l, .file = origin, .line = line };
 	char		 text[RULES_LINE_MAX + 1], q[80];
@@ -1512,18 +1519,20 @@ rules_parse_allow(struct rules *r, const char *origin, unsigned int line,
 	int		 rv = -1;
 
 	p.numbered = line != 0;
+	p.kw = names[action];
 	if (n == 0 || arg[strcspn(arg, " \t\r\n\f\v#")] != '\0') {
 		parse_error(&p, "bad rule '%s': one HOST[:PORTS], without "
 		    "spaces or '#'", quote(q, sizeof q, arg, n));
 		goto out;
 	}
-	if ((size_t)snprintf(text, sizeof text, "allow %s", arg) >=
+	if ((size_t)snprintf(text, sizeof text, "%s %s", p.kw, arg) >=
 	    sizeof text) {
 		parse_error(&p, "line longer than %d bytes", RULES_LINE_MAX);
 		goto out;
 	}
-	if (check ? parse_rule(&p, arg, text, RULE_ALLOW) == -1 :
-	    parse_target(&p, arg, text, RULE_ALLOW) == NULL)
+	if (check && action != RULE_PRIVATE ?
+	    parse_rule(&p, arg, text, action) == -1 :
+	    parse_target(&p, arg, text, action) == NULL)
 		goto out;
 	*out = l.specs[0];
 	rv = 0;

@@ -168,10 +168,19 @@ void	addr_mask(uint8_t *, const uint8_t *, size_t, unsigned int);
 int	addr_in(const uint8_t *, const uint8_t *, size_t, unsigned int);
 
 /* rules/parse.c */
-int	rules_load_buffer(struct rules *, const char *, const char *, size_t,
-	    char *, size_t);
-int	rules_parse_allow(struct rules *, const char *, unsigned int,
-	    const char *, int, struct rule_spec *, char *, size_t);
+int	rules_parse_target(struct rules *, const char *, unsigned int,
+	    enum rule_action, const char *, int, struct rule_spec *, char *,
+	    size_t);
+
+/* What a directive takes: rules_directive()'s flags. */
+#define RULES_DIR_NOARG		0x01	/* no argument (allow-vsock) */
+#define RULES_DIR_CONSTRAINTS	0x02	/* read-only, methods, ... (allow) */
+#define RULES_DIR_END		0x04	/* until TIME (allow) */
+#define RULES_DIR_REST		0x08	/* reads its own words (secret) */
+int	rules_directive(const char *, size_t, const char **);
+
+/* rules/preset.c */
+int	rules_preset_name_ok(const char *);
 
 /* rules/request.c */
 int	rules_pattern_ok(const char *, size_t, const char **);

@@ -29,7 +29,6 @@ eg_append(const struct escalate_grants *eg, struct escalate_request *r,
     char *err, size_t errlen)
 {
 	struct rules_edit	 res;
-	const char		*rule;
 	char			 buf[HOST_TEXT_LEN + 64], end[32];
 
 	if (eg->policy_path == NULL) {
@@ -45,13 +44,11 @@ eg_append(const struct escalate_grants *eg, struct escalate_request *r,
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    " until %s", end);
 	}
-	rule = buf;
-	memset(&res, 0, sizeof res);
-	if (rules_file_edit(eg->policy_path, 0, &rule, 1, &res, err,
-	    errlen) == -1)
+	if (rules_file_append(eg->policy_path, buf, &res, err, errlen) == -1)
 		return (-1);
-	snprintf(r->written, sizeof r->written, "%s:%u: allow %s",
-	    eg->policy_path, res.line, res.rule[0] != '\0' ? res.rule : buf);
+	snprintf(r->written, sizeof r->written, "%s:%u: %s%s",
+	    eg->policy_path, res.line, res.rule[0] != '\0' ? "" : "allow ",
+	    res.rule[0] != '\0' ? res.rule : buf);
 	return (0);
 }
 

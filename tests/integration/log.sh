@@ -1,5 +1,5 @@
 #!/bin/sh
-# pinhole log: filters, --json, --summary, the default log, and verify's
+# pinhole log: filters, --json, --summary, --propose, the default log, and verify's
 # exit codes (3: lines recorded as lost), over a
 # log made by an independent implementation of the documented chain
 # (python3, docs/audit-log.md "The chain").
@@ -219,6 +219,21 @@ sed -n '/^Requests by host and method/,/^$/p' "$T/out" | grep -q '^ *2 *2 *0 *20
 printf '{"schema":2,"ts":"2024-12-02T12:00:00.000Z","event":"stop"}\n' >"$T/empty.log"
 "$PINHOLE" log --summary "$T/empty.log" >"$T/out" 2>&1 &&
     ok "--summary of a log with nothing to count" || fail "empty summary: $(cat "$T/out")"
+
+# --propose: the lines that would have allowed the refusals; a host that
+# is none (the escape sequence) is counted, never printed.
+"$PINHOLE" log --propose "$T/audit.log" >"$T/out" 2>/dev/null
+grep -Eq '^allow evil\.example\.net:80,443 +# 2 refused$' "$T/out" &&
+    grep -Eq '^allow x\.exfil\.test +# 1 refused$' "$T/out" &&
+    grep -qx '# 1 refused for other reasons (pinhole log --blocked)' "$T/out" &&
+    ! grep -q "$(printf '\033')" "$T/out" &&
+    ok "--propose" || fail "--propose: $(cat "$T/out")"
+"$PINHOLE" log --propose --session s1 "$T/audit.log" >"$T/out" 2>/dev/null
+[ "$(grep -v '^#' "$T/out")" = "$(printf 'allow evil.example.net:443%14s# 1 refused' '')" ] &&
+    ok "--propose --session" || fail "--propose --session: $(cat "$T/out")"
+"$PINHOLE" log --propose --json "$T/audit.log" >"$T/out" 2>&1
+[ $? -eq 2 ] && ok "--propose and --json do not go together" ||
+    fail "--propose --json: $(cat "$T/out")"
 
 # Summary.
 "$PINHOLE" log --summary "$T/audit.log" >"$T/out" 2>/dev/null
