@@ -8,7 +8,8 @@ libpinhole_a_SOURCES += \
 	proxy/wire/attach.c proxy/wire/attach.h \
 	proxy/wire/dns.c proxy/wire/dns.h \
 	proxy/wire/secret.c proxy/wire/secret.h \
-	proxy/wire/decider.c proxy/wire/decider.h
+	proxy/wire/decider.c proxy/wire/decider.h \
+	proxy/wire/upstream.c proxy/wire/upstream.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \
@@ -65,6 +66,7 @@ UNIT_TESTS += tests/unit/test_ship
 UNIT_TESTS += tests/unit/test_relp
 
 UNIT_TESTS += tests/unit/test_http
+UNIT_TESTS += tests/unit/test_upstream
 UNIT_TESTS += tests/unit/test_secret
 UNIT_TESTS += tests/unit/test_tls
 # One connection through the gateway, state by state, on a real event
