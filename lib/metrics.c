@@ -22,6 +22,8 @@ static const char *const metrics_reasons[METRICS_REASONS] = {
 	"fronting", "secret-exfiltration", "first-bytes",
 	"unknown-fake-address", "malformed", "audit-log-unwritable",
 	"tls-client-rejected", "tls-handshake-failed", "upgrade",
+	"upstream-auth", "upstream-denied", "upstream-failed",
+	"upstream-unreachable",
 	"agent-endpoint", "info-page", "other"
 };
 

@@ -49,7 +49,7 @@ libpinhole_a_SOURCES += \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
 	proxy/conn/socks.c proxy/conn/events.c proxy/conn/inspect.c \
-	proxy/conn/secret.c
+	proxy/conn/secret.c proxy/conn/upstream.c
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
@@ -87,6 +87,9 @@ tests_fuzz_fuzz_http_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/http
 
 TESTS += tests/integration/proxy.sh
+# Through an upstream proxy: a real squid with Basic authentication.
+TESTS += tests/integration/upstream.sh
+EXTRA_DIST += tests/integration/upstream.sh
 EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
 	tests/integration/rawhttp.py
 TESTS += tests/integration/proxy-limits.sh

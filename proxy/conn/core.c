@@ -163,6 +163,8 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	e.path = c->path[0] != '\0' ? c->path : NULL;
 	if (c->note[0] != '\0')
 		e.detail = c->note;
+	else if (c->upstream != NULL && c->server != NULL && !c->srv_idle)
+		e.detail = c->upstream->detail;
 	/* A refusal a grant could lift names the command to ask for one. */
 	if (verdict != NULL && strcmp(verdict, "deny") == 0 &&
 	    conn_grantable(c, reason, hint, sizeof hint))
@@ -222,6 +224,7 @@ conn_server_free(struct conn *c)
 	c->srv_idle = 0;
 	c->server_tls = 0;
 	c->server_eof = c->server_shut = 0;
+	c->upstream_open = 0;
 }
 
 /* Stop splicing: drop the events, close the pipes. */
@@ -326,6 +329,7 @@ void
 conn_free(struct conn *c)
 {
 	conn_http_free(c);
+	conn_upstream_unref(c->upstream);
 	audit_sandbox_unref(c->sandbox);
 	free(c);
 }
@@ -488,6 +492,9 @@ conn_update_io(struct conn *c)
 	case S_SNIFF:
 	case S_SOCKS:
 		cr = 1;
+		break;
+	case S_UPSTREAM:
+		sr = 1;
 		break;
 	case S_FORWARD:
 		cr = c->req_done ? conn_keep_reading(c) :
