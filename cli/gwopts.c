@@ -106,8 +106,20 @@ const struct cmd_opt gwopts_opts[] = {
 	    "person decides (default 60)" },
 	{ "decider", 0, CMD_ARG_REQUIRED, "URL", .key = GWOPTS_DECIDER,
 	    .help = "ask a program first about each blocked attempt: "
-	    "http://ADDR:PORT/PATH or unix:/PATH (waits --ask S, default 30; "
-	    "no answer denies)" },
+	    "http://ADDR:PORT/PATH, https://HOST:PORT/PATH or unix:/PATH "
+	    "(waits --ask S, default 30; no answer denies)" },
+	{ "decider-ca", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_DECIDER_CA,
+	    .help = "CA certificates that verify an https decider "
+	    "(the system's)" },
+	{ "decider-cert", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_DECIDER_CERT,
+	    .help = "client certificate shown to an https decider" },
+	{ "decider-key", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_DECIDER_KEY,
+	    .help = "its private key" },
+	{ "decider-max", 0, CMD_ARG_REQUIRED, "N", .key = GWOPTS_DECIDER_MAX,
+	    .help = "questions out to the decider at once (16); the others "
+	    "wait their turn" },
 	{ "dns-real", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REAL,
 	    .help = "DNS answers A/AAAA with real addresses" },
 	{ "dns-refuse", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REFUSE,
@@ -341,6 +353,33 @@ gwopts_upstream(const struct cmd_entry *cmd, struct gwopts *o,
 	return (0);
 }
 
+/* The decider's TLS files and how many questions it takes at once. */
+static int
+gwopts_decider_more(const struct cmd_entry *cmd, struct gwopts *o, int ch,
+    const char *arg)
+{
+	long long	v;
+
+	switch (ch) {
+	case GWOPTS_DECIDER_CA:
+		o->decider_ca = arg;
+		break;
+	case GWOPTS_DECIDER_CERT:
+		o->decider_cert = arg;
+		break;
+	case GWOPTS_DECIDER_KEY:
+		o->decider_key = arg;
+		break;
+	default:
+		if (gwopts_number(cmd, "--decider-max", arg, 1,
+		    DECIDER_QUESTIONS_LIMIT, &v))
+			return (EXIT_USAGE);
+		o->decider_max = v;
+		break;
+	}
+	return (0);
+}
+
 /* Handle one of the shared options. */
 int
 gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
@@ -386,6 +425,11 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		return (gwopts_metrics(cmd, o, arg));
 	case GWOPTS_DECIDER:
 		return (gwopts_decider(cmd, o, arg));
+	case GWOPTS_DECIDER_CA:
+	case GWOPTS_DECIDER_CERT:
+	case GWOPTS_DECIDER_KEY:
+	case GWOPTS_DECIDER_MAX:
+		return (gwopts_decider_more(cmd, o, ch, arg));
 	case GWOPTS_UPSTREAM:
 		return (gwopts_upstream(cmd, o, arg));
 	case GWOPTS_UPSTREAM_AUTH:
@@ -1312,8 +1356,10 @@ gwctx_grants(void *arg)
 int
 gwctx_escalate(struct gwctx *c, int ask)
 {
-	char	err[1024];
+	struct decider_config	dc;
+	char			err[1024];
 
+	memset(&dc, 0, sizeof dc);
 	c->ask = ask;
 	if ((c->esc = escalate_create(c->base, c->o->cfg.session,
 	    c->audit)) == NULL || (c->grants = grants_create()) == NULL) {
@@ -1327,8 +1373,14 @@ gwctx_escalate(struct gwctx *c, int ask)
 	else
 		log_info("control socket %s", control_path(c->ctl));
 	if (c->o->decider != NULL) {
-		if ((c->decider = decider_create(c->base, c->esc,
-		    c->o->decider, ask, err, sizeof err)) == NULL) {
+		dc.url = c->o->decider;
+		dc.secs = ask;
+		dc.max = c->o->decider_max;
+		dc.ca = c->o->decider_ca;
+		dc.cert = c->o->decider_cert;
+		dc.key = c->o->decider_key;
+		if ((c->decider = decider_create(c->base, c->esc, &dc, err,
+		    sizeof err)) == NULL) {
 			log_warnx("%s", err);
 			return (-1);
 		}

@@ -43,7 +43,9 @@ enum {
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
 	GWOPTS_ASK, GWOPTS_METRICS, GWOPTS_LOG_SPOOL, GWOPTS_LOG_SPOOL_MAX,
 	GWOPTS_LOG_TLS_CA, GWOPTS_LOG_TLS_CERT, GWOPTS_LOG_TLS_KEY,
-	GWOPTS_DECIDER, GWOPTS_UPSTREAM, GWOPTS_UPSTREAM_AUTH,
+	GWOPTS_DECIDER, GWOPTS_DECIDER_CA, GWOPTS_DECIDER_CERT,
+	GWOPTS_DECIDER_KEY, GWOPTS_DECIDER_MAX, GWOPTS_UPSTREAM,
+	GWOPTS_UPSTREAM_AUTH,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -88,6 +90,10 @@ struct gwopts {
 	int			 ask;		/* --ask[=SECONDS] */
 	int			 ask_bare;	/* --ask without =SECONDS */
 	const char		*decider;	/* --decider URL, or NULL */
+	const char		*decider_ca;	/* --decider-ca FILE */
+	const char		*decider_cert;	/* --decider-cert FILE */
+	const char		*decider_key;	/* --decider-key FILE */
+	int			 decider_max;	/* --decider-max N, 0: default */
 	const char		*upstream;	/* --upstream URL, or NULL */
 	const char		*upstream_auth;	/* --upstream-auth FILE */
 	char			 session[32];	/* a random one */

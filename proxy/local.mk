@@ -175,7 +175,10 @@ tests_fuzz_fuzz_decider_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_decider_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/decider
 TESTS += tests/integration/decider.sh
-EXTRA_DIST += tests/integration/decider.sh tests/integration/decider.py
+EXTRA_DIST += tests/integration/decider.sh tests/integration/decider.py \
+	tests/integration/chat-webhook.py
+TESTS += tests/integration/decider-tls.sh
+EXTRA_DIST += tests/integration/decider-tls.sh tests/integration/decider-tls.py
 TESTS += tests/integration/socks.sh
 EXTRA_DIST += tests/integration/socks.sh tests/integration/socksraw.py
 # Transparent beside CONNECT with the benchmark's programs; by hand.
