@@ -213,8 +213,8 @@ conn_upstream_connect(struct conn *c)
 
 	if ((n = upstream_connect_head(head, sizeof head, &c->host, c->port,
 	    c->upstream->auth)) == -1) {
-		conn_refuse(c, 502, "upstream-failed", "the CONNECT request "
-		    "does not fit");
+		conn_upstream_failed(c, "upstream-failed", "cannot be asked: "
+		    "the CONNECT request does not fit");
 		return;
 	}
 	conn_send(c->server, head, (size_t)n);
