@@ -2,7 +2,8 @@
  * One client connection's life, under every step: the clock, the one
  * timer, the audit line, the one teardown (conn_close(); the struct is
  * freed later by conn_reap(), so callers may still look at c->dead),
- * and the moving of bytes between the two sides.
+ * the references to an upstream proxy, and the moving of bytes between
+ * the two sides.
  */
 #include "config.h"
 
@@ -322,6 +323,28 @@ conn_http_free(struct conn *c)
 	c->addrs = NULL;
 	c->naddrs = c->next_addr = 0;
 	c->have_req = 0;
+}
+
+/* Take a reference to an upstream proxy (conn.h). */
+struct conn_upstream *
+conn_upstream_ref(struct conn_upstream *u)
+{
+	if (u != NULL)
+		u->refs++;
+	return (u);
+}
+
+/* Drop a reference; the last one frees it, the credentials wiped. */
+void
+conn_upstream_unref(struct conn_upstream *u)
+{
+	if (u == NULL || --u->refs > 0)
+		return;
+	if (u->auth != NULL) {
+		explicit_bzero(u->auth, strlen(u->auth));
+		free(u->auth);
+	}
+	free(u);
 }
 
 /* Free a dead connection's memory. */

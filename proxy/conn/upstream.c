@@ -131,28 +131,6 @@ conn_upstream_create(const struct rules_upstream *ru, char *err,
 	return (u);
 }
 
-/* Take a reference. */
-struct conn_upstream *
-conn_upstream_ref(struct conn_upstream *u)
-{
-	if (u != NULL)
-		u->refs++;
-	return (u);
-}
-
-/* Drop a reference; the last one frees it, the credentials wiped. */
-void
-conn_upstream_unref(struct conn_upstream *u)
-{
-	if (u == NULL || --u->refs > 0)
-		return;
-	if (u->auth != NULL) {
-		explicit_bzero(u->auth, strlen(u->auth));
-		free(u->auth);
-	}
-	free(u);
-}
-
 /*
  * Choose the way to (host, port): through the upstream in force, or
  * directly (no upstream, the host's loopback, a no-upstream host).
