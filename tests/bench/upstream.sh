@@ -33,7 +33,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/pinhole-upbench.XXXXXX") || exit 1
 chmod 755 "$T"
 PIDS=
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done; sleep 1; rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM HUP
+trap 'exit 1' INT TERM HUP PIPE
 
 # free_port, wait_port.
 . "$(dirname "$0")/ports.sh"
@@ -89,13 +89,13 @@ start_pinhole() {
 	    --allow 'allow-private 127.0.0.0/8' --log "$T/$name/audit.log" \
 	    --resolver 127.0.0.1:9 --max-clients 1000 "$@" \
 	    >"$T/$name/stderr" 2>&1 &
-	PIDS="$PIDS $!"
 	echo "$! $port"
 }
 set -- $(start_pinhole direct)
 PH_PID=$1 PH_PORT=$2
 set -- $(start_pinhole up --upstream "http://127.0.0.1:$SQP")
 PU_PID=$1 PU_PORT=$2
+PIDS="$PIDS $PH_PID $PU_PID"	# started in the subshells above
 for p in "origin:$OPORT" "squid:$SQP" "pinhole:$PH_PORT" \
     "pinhole-squid:$PU_PORT"; do
 	wait_port "${p#*:}" || { echo "$0: ${p%:*} did not start" >&2;
