@@ -59,6 +59,14 @@ const struct cmd_opt gwopts_where_opts[] = {
 	    .help = "HMAC key for the log's chain" },
 	{ "resolver", 'r', CMD_ARG_REQUIRED, "ADDR[:PORT]",
 	    .help = "DNS server instead of /etc/resolv.conf (repeatable)" },
+	{ "upstream", 0, CMD_ARG_REQUIRED, "URL", .key = GWOPTS_UPSTREAM,
+	    .help = "go through this proxy, http://HOST:PORT, which resolves "
+	    "the names ('none': dial directly; the policy's upstream line "
+	    "otherwise)" },
+	{ "upstream-auth", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_UPSTREAM_AUTH,
+	    .help = "the upstream's Basic credentials, USER:PASSWORD on the "
+	    "first line (read at start, hidden from the sandbox)" },
 	{ .name = NULL }
 };
 
@@ -100,8 +108,20 @@ const struct cmd_opt gwopts_opts[] = {
 	    "person decides (default 60)" },
 	{ "decider", 0, CMD_ARG_REQUIRED, "URL", .key = GWOPTS_DECIDER,
 	    .help = "ask a program first about each blocked attempt: "
-	    "http://ADDR:PORT/PATH or unix:/PATH (waits --ask S, default 30; "
-	    "no answer denies)" },
+	    "http://ADDR:PORT/PATH, https://HOST:PORT/PATH or unix:/PATH "
+	    "(waits --ask S, default 30; no answer denies)" },
+	{ "decider-ca", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_DECIDER_CA,
+	    .help = "CA certificates that verify an https decider "
+	    "(the system's)" },
+	{ "decider-cert", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_DECIDER_CERT,
+	    .help = "client certificate shown to an https decider" },
+	{ "decider-key", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_DECIDER_KEY,
+	    .help = "its private key" },
+	{ "decider-max", 0, CMD_ARG_REQUIRED, "N", .key = GWOPTS_DECIDER_MAX,
+	    .help = "questions out to the decider at once (16); the others "
+	    "wait their turn" },
 	{ "dns-real", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REAL,
 	    .help = "DNS answers A/AAAA with real addresses" },
 	{ "dns-refuse", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REFUSE,
@@ -375,6 +395,50 @@ gwopts_fake_range(const struct cmd_entry *cmd, struct gwopts *o,
 	return (0);
 }
 
+/* --upstream URL: checked now; it goes into the policy as a line. */
+static int
+gwopts_upstream(const struct cmd_entry *cmd, struct gwopts *o,
+    const char *arg)
+{
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+
+	if (strcmp(arg, "none") != 0 &&
+	    rules_upstream_parse(arg, &h, &port, &errstr) == -1)
+		return (cmd_usage_error(cmd, "--upstream '%s': %s", arg,
+		    errstr));
+	o->upstream = arg;
+	return (0);
+}
+
+/* The decider's TLS files and how many questions it takes at once. */
+static int
+gwopts_decider_more(const struct cmd_entry *cmd, struct gwopts *o, int ch,
+    const char *arg)
+{
+	long long	v;
+
+	switch (ch) {
+	case GWOPTS_DECIDER_CA:
+		o->decider_ca = arg;
+		break;
+	case GWOPTS_DECIDER_CERT:
+		o->decider_cert = arg;
+		break;
+	case GWOPTS_DECIDER_KEY:
+		o->decider_key = arg;
+		break;
+	default:
+		if (gwopts_number(cmd, "--decider-max", arg, 1,
+		    DECIDER_QUESTIONS_LIMIT, &v))
+			return (EXIT_USAGE);
+		o->decider_max = v;
+		break;
+	}
+	return (0);
+}
+
 /* Handle one of the shared options. */
 int
 gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
@@ -418,6 +482,19 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		return (gwopts_metrics(cmd, o, arg));
 	case GWOPTS_DECIDER:
 		return (gwopts_decider(cmd, o, arg));
+	case GWOPTS_DECIDER_CA:
+	case GWOPTS_DECIDER_CERT:
+	case GWOPTS_DECIDER_KEY:
+	case GWOPTS_DECIDER_MAX:
+		return (gwopts_decider_more(cmd, o, ch, arg));
+	case GWOPTS_UPSTREAM:
+		return (gwopts_upstream(cmd, o, arg));
+	case GWOPTS_UPSTREAM_AUTH:
+		if (strchr(arg, '\n') != NULL || strpbrk(arg, " \t#") != NULL)
+			return (cmd_usage_error(cmd, "--upstream-auth '%s': a "
+			    "path without spaces or '#'", arg));
+		o->upstream_auth = arg;
+		return (0);
 	}
 	if (ch >= GWOPTS_MAX_CLIENTS && ch < GWOPTS_LAST)
 		return (gwopts_limit(cmd, o, ch, arg));
@@ -462,8 +539,34 @@ gwopts_warn_dead(const struct rules *r)
 }
 
 /*
+ * --upstream and --upstream-auth as the policy's last lines: the
+ * command line's upstream replaces the policy's.
+ */
+static int
+gwopts_upstream_lines(const struct gwopts *o, struct rules *r, char *err,
+    size_t errlen)
+{
+	char	line[PATH_MAX + 32];
+
+	if (o->upstream != NULL) {
+		snprintf(line, sizeof line, "upstream %s", o->upstream);
+		if (rules_load_text(r, "--upstream", line, strlen(line), err,
+		    errlen) == -1)
+			return (-1);
+	}
+	if (o->upstream_auth != NULL) {
+		snprintf(line, sizeof line, "upstream-auth %s",
+		    o->upstream_auth);
+		if (rules_load_text(r, "--upstream-auth", line, strlen(line),
+		    err, errlen) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
  * Build the policy: the system layer, then the files and rules given
- * (or the user's file).
+ * (or the user's file), then the command line's upstream.
  */
 struct rules *
 gwopts_load_rules(const struct gwopts *o, char *err, size_t errlen)
@@ -493,6 +596,8 @@ gwopts_load_rules(const struct gwopts *o, char *err, size_t errlen)
 		if (gwopts_allow_load(r, o->allow[i], err, errlen) == -1)
 			goto fail;
 	}
+	if (gwopts_upstream_lines(o, r, err, errlen) == -1)
+		goto fail;
 	return (r);
 fail:
 	rules_free(r);
@@ -729,6 +834,45 @@ gwctx_secrets_load(struct gwctx *c, const struct rules *r)
 	c->nsecrets = n;
 }
 
+/*
+ * The upstream a policy names, made anew at every load: resolved by the
+ * host's resolver, its credentials read again (a changed password is
+ * taken by a reload).  Returns it (NULL: none) or -1 with err, which
+ * leaves the one in force as it is.
+ */
+static int
+gwctx_upstream_make(const struct rules *r, struct conn_upstream **u,
+    char *err, size_t errlen)
+{
+	const struct rules_upstream	*ru = rules_upstream(r);
+
+	*u = NULL;
+	if (ru == NULL && r != NULL && rules_upstream_auth(r) != NULL)
+		log_warnx("upstream-auth %s: there is no upstream to give "
+		    "it to", rules_upstream_auth(r));
+	if (ru != NULL && (*u = conn_upstream_create(ru, err, errlen)) == NULL)
+		return (-1);
+	return (0);
+}
+
+/* Go through the upstream u from now on (NULL: dial the hosts). */
+static void
+gwctx_upstream_set(struct gwctx *c, struct conn_upstream *u,
+    const struct rules *r)
+{
+	const struct rules_upstream	*ru = rules_upstream(r);
+
+	if (u != NULL && strcmp(c->upstream, u->label) != 0)
+		log_info("through the upstream proxy %s (%s)%s", u->label,
+		    ru->origin, u->auth != NULL ? ", with credentials" : "");
+	else if (u == NULL && c->upstream[0] != '\0')
+		log_info("no upstream proxy: dialing hosts directly");
+	snprintf(c->upstream, sizeof c->upstream, "%s", u != NULL ? u->label :
+	    "");
+	gateway_set_upstream(c->gw, u);
+	conn_upstream_unref(u);
+}
+
 /* Put a policy in force (the gateway owns it); reload when a rule ends. */
 static void
 gwctx_set_rules(struct gwctx *c, struct rules *r)
@@ -817,25 +961,49 @@ gwctx_watch_files(struct gwctx *c)
 	free(files);
 }
 
+/*
+ * Load the policy for a reload, and its upstream: NULL with *why and
+ * err saying what is wrong with it.
+ */
+static struct rules *
+gwctx_reload_load(struct gwctx *c, struct conn_upstream **u,
+    const char **why, char *err, size_t errlen)
+{
+	struct rules	*r;
+
+	*why = "bad policy";
+	if ((r = gwopts_load_rules(c->o, err, errlen)) == NULL)
+		return (NULL);
+	*why = "unguarded file";
+	if (c->vet != NULL && c->vet(c->vet_arg, r, err, errlen) == -1)
+		goto fail;
+	*why = "upstream";
+	if (gwctx_upstream_make(r, u, err, errlen) == -1)
+		goto fail;
+	return (r);
+fail:
+	rules_free(r);
+	return (NULL);
+}
+
 /* Reload the policy, keeping the old one on error. */
 static void
 gwctx_reload(struct gwctx *c)
 {
-	struct rules	*r;
-	char		 err[1024];
+	struct rules		*r;
+	struct conn_upstream	*u = NULL;
+	const char		*why;
+	char			 err[1024];
 
-	if ((r = gwopts_load_rules(c->o, err, sizeof err)) == NULL ||
-	    (c->vet != NULL && c->vet(c->vet_arg, r, err, sizeof err) == -1)) {
+	if ((r = gwctx_reload_load(c, &u, &why, err, sizeof err)) == NULL) {
 		log_warnx("policy not reloaded, the old one stays: %s", err);
 		metrics_reload(&c->metrics, 0);
-		gwctx_audit(c, "reload", "deny", r == NULL ? "bad policy" :
-		    "unguarded file", err);
-		if (r != NULL)
-			rules_free(r);
+		gwctx_audit(c, "reload", "deny", why, err);
 		return;
 	}
 	gwopts_warn_dead(r);
 	gwctx_set_rules(c, r);
+	gwctx_upstream_set(c, u, r);
 	if (c->grants != NULL)
 		grants_drop_always(c->grants, r);
 	gwctx_watch_files(c);
@@ -1051,8 +1219,9 @@ gwctx_ships_flush(struct gwctx *c)
 int
 gwctx_setup(struct gwctx *c, struct gwopts *o)
 {
-	struct rules	*r;
-	char		 err[1024];
+	struct rules		*r;
+	struct conn_upstream	*u;
+	char			 err[1024];
 
 	memset(c, 0, sizeof *c);
 	c->o = o;
@@ -1099,6 +1268,12 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 	    c->audit)) == NULL)
 		fatalx("cannot create the gateway");
 	gateway_set_metrics(c->gw, &c->metrics);
+	if (gwctx_upstream_make(r, &u, err, sizeof err) == -1) {
+		cmd_refuse("%s", err);
+		rules_free(r);
+		return (-1);
+	}
+	gwctx_upstream_set(c, u, r);
 	gwctx_set_rules(c, r);
 	gwctx_tls(c);
 	signal(SIGPIPE, SIG_IGN);
@@ -1222,8 +1397,10 @@ gwctx_grants(void *arg)
 int
 gwctx_escalate(struct gwctx *c, int ask)
 {
-	char	err[1024];
+	struct decider_config	dc;
+	char			err[1024];
 
+	memset(&dc, 0, sizeof dc);
 	c->ask = ask;
 	if ((c->esc = escalate_create(c->base, c->o->cfg.session,
 	    c->audit)) == NULL || (c->grants = grants_create()) == NULL) {
@@ -1237,8 +1414,14 @@ gwctx_escalate(struct gwctx *c, int ask)
 	else
 		log_info("control socket %s", control_path(c->ctl));
 	if (c->o->decider != NULL) {
-		if ((c->decider = decider_create(c->base, c->esc,
-		    c->o->decider, ask, err, sizeof err)) == NULL) {
+		dc.url = c->o->decider;
+		dc.secs = ask;
+		dc.max = c->o->decider_max;
+		dc.ca = c->o->decider_ca;
+		dc.cert = c->o->decider_cert;
+		dc.key = c->o->decider_key;
+		if ((c->decider = decider_create(c->base, c->esc, &dc, err,
+		    sizeof err)) == NULL) {
 			log_warnx("%s", err);
 			return (-1);
 		}

@@ -366,18 +366,26 @@ runguard_vet_secrets(const struct runguard *rg, const struct rules *rules,
 
 /*
  * May a reloaded policy be put in force: does it read only files a
- * running sandbox cannot change?  A new include in another directory
+ * running sandbox cannot change, and are its secrets' and the upstream's
+ * credentials hidden from it?  A new include in another directory
  * waits for the next gateway.  0, or -1 with err saying why not.
  */
 int
 runguard_vet(const struct runguard *rg, const struct rules *rules, char *err,
     size_t len)
 {
-	const char	*files[RUNGUARD_MAX];
-	size_t		 i, n;
+	const struct rules_upstream	*up = rules_upstream(rules);
+	const char			*files[RUNGUARD_MAX];
+	size_t				 i, n;
 
 	if (runguard_vet_secrets(rg, rules, err, len) == -1)
 		return (-1);
+	if (up != NULL && up->auth != NULL && !runguard_hides(rg, up->auth)) {
+		snprintf(err, len, "upstream-auth %s is new to a running "
+		    "sandbox, which could read it: it is used from the next "
+		    "run on", up->auth);
+		return (-1);
+	}
 	n = rules_files(rules, files, RUNGUARD_MAX);
 	for (i = 0; i < n && i < RUNGUARD_MAX; i++) {
 		if (!runguard_covers(rg, files[i])) {
@@ -495,7 +503,8 @@ runguard_plan_sockets(char *buf, size_t len, size_t *n,
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attach.h): the user's policy directory, the policy files',
  * the directories of the system policy and of glob includes, the log's,
- * the key and the control directory hidden, /etc/hosts.
+ * the key, the control directory, the secrets' and the upstream's
+ * credentials hidden, /etc/hosts.
  */
 int
 runguard_plan(char *buf, size_t len, const struct rules *rules,
@@ -504,6 +513,7 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 {
 	const char			*files[RUNGUARD_MAX];
 	const struct rules_secret	*rs[RUNGUARD_ENV_MAX];
+	const struct rules_upstream	*up = rules_upstream(rules);
 	size_t				 i, nf, n = 0;
 
 	buf[0] = '\0';
@@ -538,6 +548,9 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 		    'e', rs[i]->name) == -1)
 			return (-1);
 	}
+	if (up != NULL && up->auth != NULL &&
+	    runguard_line(buf, len, &n, 'h', up->auth) == -1)
+		return (-1);
 	if (runguard_plan_sockets(buf, len, &n, rules) == -1)
 		return (-1);
 	if (ca != NULL && trust != NULL &&

@@ -23,6 +23,8 @@ static const char *const metrics_reasons[METRICS_REASONS] = {
 	"first-bytes", "unknown-fake-address", "malformed",
 	"audit-log-unwritable",
 	"tls-client-rejected", "tls-handshake-failed", "upgrade",
+	"upstream-auth", "upstream-denied", "upstream-failed",
+	"upstream-unreachable",
 	"agent-endpoint", "info-page", "other"
 };
 

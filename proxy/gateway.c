@@ -239,6 +239,7 @@ gateway_free(struct gateway *gw)
 	conn_close_all(&gw->cs, "gateway freed");
 	conn_reap(&gw->cs, 1);
 	conn_set_free(&gw->cs);
+	conn_upstream_unref(gw->cs.upstream);
 	if (gw->reaper != NULL)
 		event_free(gw->reaper);
 	if (gw->resume != NULL)
@@ -324,6 +325,17 @@ gateway_set_rules(struct gateway *gw, struct rules *rules)
 	conn_own_load(&gw->cs);
 	rules_free(gw->cs.rules);
 	gw->cs.rules = rules;
+}
+
+/*
+ * Go through this upstream proxy from now on (NULL: dial the hosts);
+ * the gateway takes a reference, connections under way keep theirs.
+ */
+void
+gateway_set_upstream(struct gateway *gw, struct conn_upstream *u)
+{
+	conn_upstream_unref(gw->cs.upstream);
+	gw->cs.upstream = conn_upstream_ref(u);
 }
 
 /* Count into the caller's metrics. */

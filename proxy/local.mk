@@ -9,7 +9,8 @@ libpinhole_a_SOURCES += \
 	proxy/wire/dns.c proxy/wire/dns.h \
 	proxy/wire/secret.c proxy/wire/secret.h \
 	proxy/wire/scrub.c proxy/wire/scrub.h \
-	proxy/wire/decider.c proxy/wire/decider.h
+	proxy/wire/decider.c proxy/wire/decider.h \
+	proxy/wire/upstream.c proxy/wire/upstream.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \
@@ -50,7 +51,7 @@ libpinhole_a_SOURCES += \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
 	proxy/conn/socks.c proxy/conn/events.c proxy/conn/inspect.c \
-	proxy/conn/secret.c
+	proxy/conn/secret.c proxy/conn/upstream.c
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
@@ -67,6 +68,7 @@ UNIT_TESTS += tests/unit/test_ship
 UNIT_TESTS += tests/unit/test_relp
 
 UNIT_TESTS += tests/unit/test_http
+UNIT_TESTS += tests/unit/test_upstream
 UNIT_TESTS += tests/unit/test_secret
 UNIT_TESTS += tests/unit/test_scrub
 UNIT_TESTS += tests/unit/test_tls
@@ -91,6 +93,9 @@ tests_fuzz_fuzz_http_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/http
 
 TESTS += tests/integration/proxy.sh
+# Through an upstream proxy: a real squid with Basic authentication.
+TESTS += tests/integration/upstream.sh
+EXTRA_DIST += tests/integration/upstream.sh
 EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
 	tests/integration/rawhttp.py
 TESTS += tests/integration/proxy-limits.sh
@@ -184,7 +189,10 @@ tests_fuzz_fuzz_decider_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_decider_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/decider
 TESTS += tests/integration/decider.sh
-EXTRA_DIST += tests/integration/decider.sh tests/integration/decider.py
+EXTRA_DIST += tests/integration/decider.sh tests/integration/decider.py \
+	tests/integration/chat-webhook.py
+TESTS += tests/integration/decider-tls.sh
+EXTRA_DIST += tests/integration/decider-tls.sh tests/integration/decider-tls.py
 TESTS += tests/integration/socks.sh
 EXTRA_DIST += tests/integration/socks.sh tests/integration/socksraw.py
 # Transparent beside CONNECT with the benchmark's programs; by hand.

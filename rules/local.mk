@@ -11,7 +11,8 @@ libpinhole_a_SOURCES += \
 	rules/near.c \
 	rules/url.c \
 	rules/preset.c \
-	rules/args.c
+	rules/args.c \
+	rules/upstream.c
 
 UNIT_TESTS += tests/unit/test_host tests/unit/test_addr tests/unit/test_rules \
 	tests/unit/test_request

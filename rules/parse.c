@@ -47,6 +47,7 @@ struct load {
 	int			 allow_vsock;
 	time_t			 now;		/* rules that ended are left out */
 	time_t			 next_end;	/* the first end still to come */
+	struct upstream_load	 up;		/* upstream, no-upstream */
 };
 
 /* One file (or text) being parsed; parent is the file that included it. */
@@ -83,6 +84,9 @@ static int	kw_include(struct parse *, const char *, const char *);
 static int	kw_allow_vsock(struct parse *, const char *, const char *);
 static int	kw_allow_socket(struct parse *, const char *, const char *);
 static int	kw_secret(struct parse *, const char *, const char *);
+static int	kw_upstream(struct parse *, const char *, const char *);
+static int	kw_upstream_auth(struct parse *, const char *, const char *);
+static int	kw_no_upstream(struct parse *, const char *, const char *);
 static size_t	next_word(char **);
 static int	load_file(struct load *, const struct parse *, const char *);
 static int	load_glob(struct load *, const struct parse *, const char *);
@@ -101,6 +105,11 @@ static const struct keyword keywords[] = {
 	{ "allow-socket", "allow-socket PATH", kw_allow_socket, 0, 0, 0, 0 },
 	{ "secret", "secret NAME for HOST[,HOST...] [header H[,H...]] "
 	    "[from FILE]", kw_secret, 0, 0, 0, 1 },
+	{ "upstream", "upstream http://HOST:PORT | upstream none",
+	    kw_upstream, 0, 0, 0, 0 },
+	{ "upstream-auth", "upstream-auth FILE", kw_upstream_auth, 0, 0, 0, 0 },
+	{ "no-upstream", "no-upstream HOST[,HOST...]", kw_no_upstream,
+	    0, 0, 0, 0 },
 };
 
 static const struct port_range ports_default[] = { { 80, 80 }, { 443, 443 } };
@@ -686,46 +695,57 @@ secret_find_name(const struct parse *p, const char *name)
 	return (NULL);
 }
 
-/* The hosts of a secret, a comma list: patterns as allow takes, no port. */
+/*
+ * A comma list of hosts, patterns as allow takes them without a port
+ * (a secret's hosts, no-upstream): *hosts and *patterns, *k of each.
+ */
 static int
-secret_hosts(struct parse *p, struct secret *sc, const char *list, size_t n)
+parse_hostlist(struct parse *p, const char *what, const char *list, size_t n,
+    struct rule_spec **hosts, const char ***patterns, size_t *k)
 {
 	struct arena	*a = &p->load->r->arena;
 	const char	*item, *comma, *end = list + n, *host, *ports;
 	char		 buf[HOST_TEXT_LEN + 8], q[80];
-	size_t		 k = 1, i, len, hlen;
+	size_t		 i, len, hlen;
 
-	for (i = 0; i < n; i++)
-		k += list[i] == ',';
-	if ((sc->hosts = arena_alloc(a, k * sizeof *sc->hosts)) == NULL ||
-	    (sc->patterns = arena_alloc(a, k * sizeof *sc->patterns)) == NULL)
+	for (*k = 1, i = 0; i < n; i++)
+		*k += list[i] == ',';
+	if ((*hosts = arena_alloc(a, *k * sizeof **hosts)) == NULL ||
+	    (*patterns = arena_alloc(a, *k * sizeof **patterns)) == NULL)
 		return (parse_error(p, "out of memory"));
-	memset(sc->hosts, 0, k * sizeof *sc->hosts);
+	memset(*hosts, 0, *k * sizeof **hosts);
 	for (i = 0, item = list; item <= end; item = comma + 1, i++) {
 		if ((comma = memchr(item, ',', (size_t)(end - item))) == NULL)
 			comma = end;
 		len = (size_t)(comma - item);
 		if (len == 0 || len >= sizeof buf)
-			return (parse_error(p, "secret: bad host list '%s'",
+			return (parse_error(p, "%s: bad host list '%s'", what,
 			    quote(q, sizeof q, list, n)));
 		memcpy(buf, item, len);
 		buf[len] = '\0';
 		if (split_host(p, buf, &host, &hlen, &ports) == -1)
 			return (-1);
 		if (ports != NULL)
-			return (parse_error(p, "secret: '%s' names a port: a "
-			    "secret is for hosts", quote(q, sizeof q, buf, len)));
-		if (parse_host(p, host, hlen, &sc->hosts[i]) == -1 ||
-		    rules_spec_pattern(a, &sc->hosts[i], &sc->patterns[i]) == -1)
+			return (parse_error(p, "%s: '%s' names a port: it takes "
+			    "hosts", what, quote(q, sizeof q, buf, len)));
+		if (parse_host(p, host, hlen, &(*hosts)[i]) == -1 ||
+		    rules_spec_pattern(a, &(*hosts)[i], &(*patterns)[i]) == -1)
 			return (-1);
 	}
-	sc->nhosts = k;
 	return (0);
 }
 
-/* Where a secret's file is: relative to the policy file, or here. */
+/* The hosts of a secret, a comma list: patterns as allow takes, no port. */
+static int
+secret_hosts(struct parse *p, struct secret *sc, const char *list, size_t n)
+{
+	return (parse_hostlist(p, "secret", list, n, &sc->hosts,
+	    &sc->patterns, &sc->nhosts));
+}
+
+/* Where a file the policy names is: relative to the policy file, or here. */
 static const char *
-secret_path(struct parse *p, const char *file, size_t n)
+policy_path(struct parse *p, const char *file, size_t n)
 {
 	char	path[4096], cwd[4096];
 	int	len;
@@ -824,7 +844,7 @@ secret_options(struct parse *p, struct secret *sc, char *s)
 			if ((n = next_word(&s)) == 0)
 				return (parse_error(p, "secret: missing file "
 				    "after 'from'"));
-			if ((sc->pub.file = secret_path(p, s, n)) == NULL)
+			if ((sc->pub.file = policy_path(p, s, n)) == NULL)
 				return (parse_error(p, "secret: file path too "
 				    "long"));
 		} else
@@ -880,6 +900,86 @@ kw_secret(struct parse *p, const char *arg, const char *text)
 		p->load->stail = &p->load->secrets;
 	*p->load->stail = sc;
 	p->load->stail = &sc->next;
+	return (0);
+}
+
+/* "FILE:LINE" of the line being parsed ("ORIGIN" for one rule). */
+static const char *
+parse_origin(struct parse *p)
+{
+	char	origin[4200];
+	int	n;
+
+	if (p->numbered)
+		n = snprintf(origin, sizeof origin, "%s:%u", p->file, p->line);
+	else
+		n = snprintf(origin, sizeof origin, "%s", p->file);
+	if (n < 0 || (size_t)n >= sizeof origin)
+		n = 0;
+	return (arena_strndup(&p->load->r->arena, origin, (size_t)n));
+}
+
+/* upstream http://HOST:PORT | upstream none */
+static int
+kw_upstream(struct parse *p, const char *arg, const char *text)
+{
+	struct upstream_load	*u = &p->load->up;
+	struct arena		*a = &p->load->r->arena;
+	struct host		 h;
+	const char		*errstr;
+	char			 q[80];
+
+	(void)text;
+	if (u->set)
+		return (parse_error(p, "upstream is given twice (first at %s)",
+		    u->up.origin));
+	if ((u->up.origin = parse_origin(p)) == NULL)
+		return (parse_error(p, "out of memory"));
+	u->set = 1;
+	if (strcmp(arg, "none") == 0)
+		return (0);
+	if (rules_upstream_parse(arg, &h, &u->up.port, &errstr) == -1)
+		return (parse_error(p, "upstream '%s': %s", quote(q, sizeof q,
+		    arg, strlen(arg)), errstr));
+	if ((u->up.url = arena_strndup(a, arg, strlen(arg))) == NULL ||
+	    (u->up.host = arena_strndup(a, h.text, strlen(h.text))) == NULL)
+		return (parse_error(p, "out of memory"));
+	return (0);
+}
+
+/* upstream-auth FILE: the upstream's credentials, read by the caller. */
+static int
+kw_upstream_auth(struct parse *p, const char *arg, const char *text)
+{
+	struct upstream_load	*u = &p->load->up;
+
+	(void)text;
+	if (u->auth != NULL)
+		return (parse_error(p, "upstream-auth is given twice (first at "
+		    "%s)", u->auth_origin));
+	if ((u->auth = policy_path(p, arg, strlen(arg))) == NULL)
+		return (parse_error(p, "upstream-auth: file path too long"));
+	if ((u->auth_origin = parse_origin(p)) == NULL)
+		return (parse_error(p, "out of memory"));
+	return (0);
+}
+
+/* no-upstream HOST[,HOST...]: dialed directly, past the upstream. */
+static int
+kw_no_upstream(struct parse *p, const char *arg, const char *text)
+{
+	struct hostlist		*l, **tail;
+
+	(void)text;
+	if ((l = arena_alloc(&p->load->r->arena, sizeof *l)) == NULL)
+		return (parse_error(p, "out of memory"));
+	memset(l, 0, sizeof *l);
+	if (parse_hostlist(p, "no-upstream", arg, strlen(arg), &l->hosts,
+	    &l->patterns, &l->n) == -1)
+		return (-1);
+	for (tail = &p->load->up.direct; *tail != NULL; tail = &(*tail)->next)
+		;
+	*tail = l;
 	return (0);
 }
 
@@ -1375,6 +1475,7 @@ load_finish(struct load *l, int rv)
 			;
 		*tail = l->sockets;
 		l->r->allow_vsock |= l->allow_vsock;
+		rules_upstream_merge(l->r, &l->up);
 		if (l->next_end != 0 && (l->r->next_end == 0 ||
 		    l->next_end < l->r->next_end))
 			l->r->next_end = l->next_end;

@@ -128,6 +128,23 @@ struct secret {
 	size_t			 nhosts;
 };
 
+/* A list of host patterns (no-upstream), in the policy's arena. */
+struct hostlist {
+	struct hostlist		*next;
+	struct rule_spec	*hosts;		/* kind, name or prefix only */
+	const char		**patterns;	/* as written back */
+	size_t			 n;
+};
+
+/* What one load says of the upstream proxy (rules/upstream.c). */
+struct upstream_load {
+	int			 set;		/* an upstream line */
+	struct rules_upstream	 up;		/* .url NULL: upstream none */
+	const char		*auth;		/* upstream-auth FILE */
+	const char		*auth_origin;
+	struct hostlist		*direct;	/* no-upstream */
+};
+
 struct psl_ctx_st;
 
 /*
@@ -158,6 +175,8 @@ struct rules {
 	int			 allow_vsock;	/* allow-vsock */
 	struct secret		*secrets;	/* in load order */
 	int			 no_files;	/* includes are not read */
+	struct rules_upstream	 upstream;	/* .url NULL: none */
+	struct hostlist		*direct;	/* no-upstream */
 };
 
 /* rules/host.c */
@@ -181,6 +200,9 @@ int	rules_directive(const char *, size_t, const char **);
 
 /* rules/preset.c */
 int	rules_preset_name_ok(const char *);
+
+/* rules/upstream.c */
+void	rules_upstream_merge(struct rules *, const struct upstream_load *);
 
 /* rules/request.c */
 int	rules_pattern_ok(const char *, size_t, const char **);

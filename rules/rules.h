@@ -371,6 +371,47 @@ void	rules_dead_text(const struct rules_dead *, char *, size_t);
 #define RULES_SOCKET_MAX	108	/* sun_path, with its NUL */
 size_t	rules_sockets(const struct rules *, const char **, size_t);
 
+/*
+ * `upstream http://HOST:PORT`: the proxy every allowed connection goes
+ * through, as a CONNECT (or, for plain HTTP, an absolute-form request),
+ * but to the hosts `no-upstream HOST[,HOST...]` names (names, *.names,
+ * addresses, prefixes), which are dialed directly.  `upstream-auth FILE`
+ * names the file of its Basic credentials ("USER:PASSWORD"), read by the
+ * caller, never by the policy.  A later layer's upstream (the user's over
+ * the system's, the command line's over both) replaces an earlier one's,
+ * and `upstream none` removes it; credentials given with one upstream are
+ * dropped when another replaces it.  One upstream and one upstream-auth
+ * line a load at most.
+ */
+struct rules_upstream {
+	const char	*url;		/* as written; NULL: none */
+	const char	*host;		/* canonical: a name or an address */
+	uint16_t	 port;
+	const char	*auth;		/* upstream-auth FILE, or NULL */
+	const char	*origin;	/* "FILE:LINE" of the upstream line */
+	const char	*auth_origin;	/* and of the upstream-auth line */
+};
+
+/* The upstream proxy in force, or NULL: connections are dialed. */
+const struct rules_upstream *rules_upstream(const struct rules *);
+
+/* upstream-auth's file when no upstream is given to use it, or NULL. */
+const char *rules_upstream_auth(const struct rules *);
+
+/* Is this host dialed directly though there is an upstream? */
+int	rules_no_upstream(const struct rules *, const struct host *);
+
+/* The no-upstream patterns as written back; stores at most max. */
+size_t	rules_no_upstream_list(const struct rules *, const char **, size_t);
+
+/*
+ * Read an upstream proxy's URL, "http://HOST:PORT" (HOST a name, an IPv4
+ * address or "[V6]"; a '/' may follow): no credentials, path or TLS.
+ * Returns 0, or -1 with *errstr saying why.
+ */
+int	rules_upstream_parse(const char *, struct host *, uint16_t *,
+	    const char **);
+
 /* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
 int	rules_default_path(char *, size_t);
 

@@ -58,7 +58,8 @@ enum conn_state {
 	S_REPLY,		/* sending our own answer */
 	S_AGENT,		/* agent endpoint: body, or a long poll */
 	S_ASK,			/* ask mode: held for a person's decision */
-	S_SOCKS			/* SOCKS5: greeting, credentials, request */
+	S_SOCKS,		/* SOCKS5: greeting, credentials, request */
+	S_UPSTREAM		/* the upstream's answer to CONNECT */
 };
 
 /* Where a SOCKS5 handshake is: what the client sends next. */
@@ -119,6 +120,8 @@ struct conn {
 	char			 addr[INET6_ADDRSTRLEN];
 	int			 dial_err;
 	int			 dial_timeouts;
+	struct conn_upstream	*upstream;	/* the way to the server */
+	int			 upstream_open;	/* its CONNECT answered */
 	int			 client_ka;
 	int			 close_after;
 	int			 status;
@@ -266,6 +269,16 @@ int	conn_scrub_start(struct conn *);
 int	conn_scrub_head(struct conn *, size_t *);
 int	conn_scrub_check(struct conn *);
 int	conn_scrub_body(struct conn *, int);
+/* upstream.c: through an upstream proxy: the way, CONNECT, its answer. */
+struct upstream_verdict;
+int	conn_upstream_route(struct conn *);
+int	conn_upstream_forward(const struct conn *);
+int	conn_upstream_addrs_take(struct conn *);
+void	conn_upstream_connect(struct conn *);
+int	conn_upstream_read(struct conn *);
+void	conn_upstream_failed(struct conn *, const char *, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	conn_upstream_refuse(struct conn *, const struct upstream_verdict *);
 
 /* tunnel.c: bytes both ways, by bufferevents or splice(2). */
 void	conn_tunnel_io(struct conn *);

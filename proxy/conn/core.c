@@ -2,7 +2,8 @@
  * One client connection's life, under every step: the clock, the one
  * timer, the audit line, the one teardown (conn_close(); the struct is
  * freed later by conn_reap(), so callers may still look at c->dead),
- * and the moving of bytes between the two sides.
+ * the references to an upstream proxy, and the moving of bytes between
+ * the two sides.
  */
 #include "config.h"
 
@@ -164,6 +165,8 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	e.path = c->path[0] != '\0' ? c->path : NULL;
 	if (c->note[0] != '\0')
 		e.detail = c->note;
+	else if (c->upstream != NULL && c->server != NULL && !c->srv_idle)
+		e.detail = c->upstream->detail;
 	/* A refusal a grant could lift names the command to ask for one. */
 	if (verdict != NULL && strcmp(verdict, "deny") == 0 &&
 	    conn_grantable(c, reason, hint, sizeof hint))
@@ -227,6 +230,7 @@ conn_server_free(struct conn *c)
 	c->srv_idle = 0;
 	c->server_tls = 0;
 	c->server_eof = c->server_shut = 0;
+	c->upstream_open = 0;
 }
 
 /* Stop splicing: drop the events, close the pipes. */
@@ -340,11 +344,34 @@ conn_http_free(struct conn *c)
 	c->have_req = 0;
 }
 
+/* Take a reference to an upstream proxy (conn.h). */
+struct conn_upstream *
+conn_upstream_ref(struct conn_upstream *u)
+{
+	if (u != NULL)
+		u->refs++;
+	return (u);
+}
+
+/* Drop a reference; the last one frees it, the credentials wiped. */
+void
+conn_upstream_unref(struct conn_upstream *u)
+{
+	if (u == NULL || --u->refs > 0)
+		return;
+	if (u->auth != NULL) {
+		explicit_bzero(u->auth, strlen(u->auth));
+		free(u->auth);
+	}
+	free(u);
+}
+
 /* Free a dead connection's memory. */
 void
 conn_free(struct conn *c)
 {
 	conn_http_free(c);
+	conn_upstream_unref(c->upstream);
 	audit_sandbox_unref(c->sandbox);
 	free(c);
 }
@@ -507,6 +534,9 @@ conn_update_io(struct conn *c)
 	case S_SNIFF:
 	case S_SOCKS:
 		cr = 1;
+		break;
+	case S_UPSTREAM:
+		sr = 1;
 		break;
 	case S_FORWARD:
 		cr = c->req_done ? conn_keep_reading(c) :

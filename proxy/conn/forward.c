@@ -2,7 +2,8 @@
  * Absolute-form HTTP: one request at a time goes upstream with its body,
  * its response comes back (interim, upgrade or final, then the body as
  * its framing says), and the server is kept for the next request when
- * both sides allow it.
+ * both sides allow it.  To an upstream proxy a request goes in absolute
+ * form with its credentials, and its own refusals come back as ours.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "lib/digits.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/wire/http.h"
+#include "proxy/wire/upstream.h"
 
 /*
  * A head built in a buffer of cap bytes; len counts what it needs, so
@@ -65,6 +67,30 @@ conn_head_field(struct conn_head *h, const struct http_str *name,
 	conn_head_add(h, "\r\n", 2);
 }
 
+/*
+ * The request line's target: origin-form, or to an upstream proxy the
+ * absolute form, for the host decided (a fake address the client used
+ * is not what the upstream should dial).
+ */
+static void
+conn_head_target(struct conn *c, struct conn_head *h)
+{
+	const struct http_request	*r = c->req;
+
+	if (c->upstream != NULL && !c->upstream_open) {
+		conn_head_str(h, c->host.kind == HOST_IPV6 ? " http://[" :
+		    " http://");
+		conn_head_str(h, c->host.text);
+		conn_head_str(h, c->host.kind == HOST_IPV6 ? "]:" : ":");
+		conn_head_num(h, c->port);
+		conn_head_str(h, r->path.len == 0 || r->path.p[0] != '/' ?
+		    "/" : "");
+	} else
+		conn_head_str(h, r->path.len == 0 || r->path.p[0] != '/' ?
+		    " /" : " ");
+	conn_head_add(h, r->path.p, r->path.len);
+}
+
 /* Build the request head as it goes upstream. */
 static void
 conn_upstream_head(struct conn *c, struct conn_head *h)
@@ -74,8 +100,7 @@ conn_upstream_head(struct conn *c, struct conn_head *h)
 	size_t				 i;
 
 	conn_head_add(h, r->method.p, r->method.len);
-	conn_head_str(h, r->path.len == 0 || r->path.p[0] != '/' ? " /" : " ");
-	conn_head_add(h, r->path.p, r->path.len);
+	conn_head_target(c, h);
 	conn_head_str(h, r->h.minor == 0 ? " HTTP/1.0\r\nHost: " :
 	    " HTTP/1.1\r\nHost: ");
 	conn_head_add(h, r->authority.p, r->authority.len);
@@ -108,6 +133,12 @@ conn_upstream_head(struct conn *c, struct conn_head *h)
 		conn_head_add(h, "\r\n", 2);
 	} else if (r->h.minor == 0)
 		conn_head_str(h, "Connection: close\r\n");
+	if (c->upstream != NULL && !c->upstream_open &&
+	    c->upstream->auth != NULL) {
+		conn_head_str(h, "Proxy-Authorization: ");
+		conn_head_str(h, c->upstream->auth);
+		conn_head_add(h, "\r\n", 2);
+	}
 	conn_head_str(h, r->h.minor == 0 ? "Via: 1.0 pinhole\r\n\r\n" :
 	    "Via: 1.1 pinhole\r\n\r\n");
 }
@@ -139,6 +170,8 @@ conn_put_head(struct conn *c, struct bufferevent *to,
 		conn_send(to, h.p, h.len);
 	else
 		evbuffer_add(bufferevent_get_output(to), h.p, h.len);
+	if (c->upstream != NULL)
+		explicit_bzero(h.p, h.len);	/* it held the credentials */
 	free(heap);
 	return ((ssize_t)h.len);
 }
@@ -334,8 +367,16 @@ static int
 conn_response_head(struct conn *c)
 {
 	struct http_response	*r = c->resp;
+	struct upstream_verdict	 v;
 	ssize_t			 n;
 
+	if (c->upstream != NULL && !c->upstream_open) {
+		upstream_answer_read(r, 0, &v);
+		if (v.answer != UPSTREAM_RELAY) {
+			conn_upstream_refuse(c, &v);
+			return (-1);
+		}
+	}
 	if (r->status == 101 && !c->req->h.upgrade) {
 		conn_refuse(c, 502, NULL, "unexpected upgrade from upstream");
 		return (-1);

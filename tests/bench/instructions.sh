@@ -4,30 +4,37 @@
 # keep-alive request to a host whose rule checks requests; without and
 # with a secret for that host, whose placeholder each request carries in
 # Authorization and whose value every response is scrubbed of), counted
-# by callgrind, for one build or two side by side.  CPU time on a shared
+# by callgrind, for one build or two side by side, or (--upstream, as
+# root) one build dialing the origin and going through a squid on
+# loopback as its upstream proxy.  CPU time on a shared
 # machine varies by a fifth from run to run; instruction counts do not,
 # so this is how to tell whether a change costs anything.  Run by hand
 # (see README.md):
 #
 #	tests/bench/instructions.sh BUILD_DIR [OTHER_BUILD_DIR]
+#	tests/bench/instructions.sh --upstream BUILD_DIR
 #
 # Each case runs twice, with N and 2N units (BENCH_IR_SETUPS, 3000;
 # BENCH_IR_REQUESTS, 20000; BENCH_IR_INSPECTED, 2000, over 4 kept-alive
 # connections, the origin's body BENCH_IR_BODY bytes, 100), so the fixed
 # cost of start-up, exit and the TLS handshakes drops out: per unit =
 # (Ir(2N) - Ir(N)) / N.  The inspected cases need openssl and dnsmasq
-# (bench.test on a port of its own) and are left out without them.
+# (bench.test on a port of its own) and are left out without them, and
+# with --upstream.
 # Traffic stays on 127.0.0.1; every process started is stopped.
 set -u
 usage() {
-	echo "usage: $0 BUILD_DIR [OTHER_BUILD_DIR]" >&2
+	echo "usage: $0 BUILD_DIR [OTHER_BUILD_DIR] | --upstream BUILD_DIR" >&2
 	exit 2
 }
+UP=
+[ "${1:-}" = --upstream ] && { UP=yes; shift; [ $# -eq 1 ] || usage; }
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 command -v valgrind >/dev/null || { echo "$0: valgrind missing" >&2; exit 1; }
 A=$(cd "$1" && pwd) || usage
 B=
 [ $# -eq 2 ] && { B=$(cd "$2" && pwd) || usage; }
+[ -n "$UP" ] && B=$A
 LOADGEN=$A/tests/bench/loadgen
 ORIGIN=$A/tests/bench/origin
 TLSLOAD=$A/tests/bench/tlsload
@@ -45,25 +52,40 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/pinhole-ir.XXXXXX") || exit 1
 PIDS=
 trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$T"' EXIT INT TERM
 
-# A free TCP port on 127.0.0.1.
-free_port() {
-	python3 "$(dirname "$0")/../free-port.py"
-}
-
-# Wait until something listens on 127.0.0.1:$1 (30 s at most).
-wait_port() {
-	i=0
-	until python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 60 ] || return 1
-		sleep 0.5
-	done
-}
+# free_port, wait_port.
+. "$(dirname "$0")/ports.sh"
 
 OPORT=$(free_port)
 "$ORIGIN" -p "$OPORT" -t 3600 >/dev/null 2>&1 &
 PIDS="$PIDS $!"
 wait_port "$OPORT" || { echo "$0: origin did not start" >&2; exit 1; }
+
+# --upstream: a squid that lets the origin through, for the second column.
+UPOPT=
+if [ -n "$UP" ]; then
+	command -v squid >/dev/null || { echo "$0: squid missing" >&2; exit 1; }
+	SQP=$(free_port)
+	mkdir "$T/squid" && chmod 755 "$T"
+	cat >"$T/squid/squid.conf" <<EOF
+http_port 127.0.0.1:$SQP
+acl ok dst 127.0.0.1/32
+http_access allow ok
+http_access deny all
+cache deny all
+access_log none
+cache_log $T/squid/cache.log
+pid_filename $T/squid/squid.pid
+coredump_dir $T/squid
+pinger_enable off
+shutdown_lifetime 1 seconds
+cache_effective_user proxy
+EOF
+	chown -R proxy "$T/squid"
+	squid -N -f "$T/squid/squid.conf" >/dev/null 2>&1 &
+	PIDS="$PIDS $!"
+	wait_port "$SQP" || { echo "$0: squid did not start" >&2; exit 1; }
+	UPOPT="--upstream http://127.0.0.1:$SQP"
+fi
 
 # Start a build's pinhole proxy under callgrind, on $port, logging in
 # $d (both made here), with the proxy options that follow; its pid in
@@ -88,10 +110,12 @@ stop_proxy() {
 	awk '/^summary:/ { print $2 }' "$d/cg.out"
 }
 
-# Instructions of one proxy run under callgrind: build, mode, units.
+# Instructions of one proxy run under callgrind: build, mode, units,
+# and more options of pinhole's.
 count() {
+	# shellcheck disable=SC2086
 	start_proxy "$1" --allow "127.0.0.1:$OPORT" \
-	    --allow 'allow-private 127.0.0.0/8'
+	    --allow 'allow-private 127.0.0.0/8' ${4:-}
 	timeout 600 "$LOADGEN" "$2" -o "$OPORT" -x "127.0.0.1:$port" \
 	    -H 127.0.0.1 -c 10 -n "$3" -t 600 >"$d/loadgen.out" 2>&1
 	grep -q 'errors=0' "$d/loadgen.out" ||
@@ -160,22 +184,24 @@ per_unit() {
 		two=$(count_tls "$1" "${2#inspected-}" $(($3 * 2)))
 		;;
 	*)
-		one=$(count "$1" "$2" "$3")
-		two=$(count "$1" "$2" $(($3 * 2)))
+		one=$(count "$1" "$2" "$3" "${4:-}")
+		two=$(count "$1" "$2" $(($3 * 2)) "${4:-}")
 		;;
 	esac
 	echo $(((two - one) / $3))
 }
 
+COLB=other
+[ -n "$UP" ] && COLB=upstream
 printf '%-34s %12s %12s %8s\n' "instructions per unit" "build" \
-    "${B:+other}" "${B:+ratio}"
+    "${B:+$COLB}" "${B:+ratio}"
 CASES="CONNECT setup:connect-rate:$SETUPS
 forward request:forward-rps:$REQUESTS"
-if tls_setup; then
+if [ -z "$UP" ] && tls_setup; then
 	CASES="$CASES
 inspected request:inspected-plain:$INSPECTED
 inspected request, secret:inspected-secret:$INSPECTED"
-else
+elif [ -z "$UP" ]; then
 	echo "$0: no openssl or dnsmasq: the inspected cases are left out" >&2
 fi
 echo "$CASES" | while IFS= read -r c; do
@@ -183,7 +209,7 @@ echo "$CASES" | while IFS= read -r c; do
 	mode=${rest%%:*} n=${rest#*:}
 	a=$(per_unit "$A" "$mode" "$n")
 	if [ -n "$B" ]; then
-		b=$(per_unit "$B" "$mode" "$n")
+		b=$(per_unit "$B" "$mode" "$n" "$UPOPT")
 		printf '%-34s %12s %12s %8s\n' "$name" "$a" "$b" \
 		    "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')"
 	else
@@ -191,4 +217,4 @@ echo "$CASES" | while IFS= read -r c; do
 	fi
 done
 echo "build: $A${B:+
-other: $B}"
+$COLB: $B${UP:+ through squid (--upstream)}}"

@@ -1,7 +1,7 @@
 /*
  * Fuzz the policy parser: any text either loads or is refused with a
- * message, and a loaded policy answers lookups and says which of its
- * rules cannot take effect.
+ * message, and a loaded policy answers lookups, says which of its
+ * rules cannot take effect, and names an upstream proxy whole.
  */
 #include "config.h"
 
@@ -53,6 +53,25 @@ fuzz_secrets(const struct rules *r)
 	}
 }
 
+/* An upstream is whole: its host, a port; no-upstream lists are there. */
+static void
+fuzz_upstream(const struct rules *r)
+{
+	const struct rules_upstream	*u = rules_upstream(r);
+	const char			*list[4];
+	size_t				 i, n;
+
+	if (u != NULL && (u->host == NULL || u->host[0] == '\0' ||
+	    u->port == 0 || u->origin == NULL))
+		abort();
+	if (u != NULL && u->auth != NULL && u->auth_origin == NULL)
+		abort();
+	n = rules_no_upstream_list(r, list, 4);
+	for (i = 0; i < n && i < 4; i++)
+		if (list[i] == NULL || list[i][0] == '\0')
+			abort();
+}
+
 /* Load the input as a policy, then match a few hosts against it. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
@@ -78,9 +97,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	    sizeof err) == 0) {
 		for (i = 0; i < sizeof fuzz_hosts / sizeof fuzz_hosts[0]; i++) {
 			if (host_port_parse(fuzz_hosts[i], &h, &port, 443,
-			    &errstr) == 0)
+			    &errstr) == 0) {
 				rules_match(r, &h, port, &v);
+				rules_no_upstream(r, &h);
+			}
 		}
+		fuzz_upstream(r);
 		rules_private_ok(r, private, sizeof private, &v);
 		rules_ports(r, ports, 8);
 		rules_dead(r, fuzz_dead, NULL);

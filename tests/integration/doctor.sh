@@ -115,9 +115,9 @@ no_userns() {
 for MODE in root nobody; do
 	# All is well: every check ok, status 0.
 	doctor --policy "$T/cfg/policy"
-	if [ $rc = 0 ] && [ "$(grep -Ec '^[a-z]+ +ok +' "$T/out")" = 10 ] &&
+	if [ $rc = 0 ] && [ "$(grep -Ec '^[a-z]+ +ok +' "$T/out")" = 11 ] &&
 	    [ "$(tail -1 "$T/out")" = "pinhole run will work" ]; then
-		ok "$MODE: all 10 checks ok, status 0"
+		ok "$MODE: all 11 checks ok, status 0"
 	else
 		fail "$MODE: status $rc: $(cat "$T/out" "$T/err")"
 	fi
@@ -127,6 +127,7 @@ for MODE in root nobody; do
 	    has_line guard ok "the sandbox can be kept from [0-9]+ paths" &&
 	    has_line tproxy ok "nftables took the tproxy capture rule" &&
 	    has_line sockets ok "[0-9]+ bound on the host; a sandbox reaches none by these names" &&
+	    has_line upstream ok "none: hosts are dialed directly" &&
 	    ok "$MODE: it says what it tried" ||
 	    fail "$MODE: details: $(cat "$T/out")"
 	H=$T/home
@@ -139,10 +140,10 @@ for MODE in root nobody; do
 	# --json: one object, ok and the checks.
 	doctor --policy "$T/cfg/policy" --json
 	[ $rc = 0 ] && jq -e '.ok == true and ([.checks[].name] ==
-	    ["userns","apparmor","policy","resolver","log","control","guard",
-	    "sockets","veth","tproxy"]) and all(.checks[]; .verdict == "ok" and
+	    ["userns","apparmor","policy","resolver","upstream","log","control",
+	    "guard","sockets","veth","tproxy"]) and all(.checks[]; .verdict == "ok" and
 	    .fix == null and (.detail | length) > 0)' "$T/out" >/dev/null &&
-	    ok "$MODE: --json: ok and 10 checks" ||
+	    ok "$MODE: --json: ok and 11 checks" ||
 	    fail "$MODE: --json: status $rc: $(cat "$T/out" "$T/err")"
 	doctor --policy "$T/cfg/bad" --json
 	[ $rc = 1 ] && jq -e '.ok == false and (.checks[] |

@@ -835,6 +835,73 @@ test_default_path(void **state)
 	assert_int_equal(rules_default_path(buf, sizeof buf), -1);
 }
 
+/* upstream, upstream-auth and no-upstream: what is taken, refused. */
+static void
+test_upstream_lines(void **state)
+{
+	struct rules	*r;
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+
+	assert_int_equal(rules_upstream_parse("http://10.0.0.1:3128", &h,
+	    &port, &errstr), 0);
+	assert_string_equal(h.text, "10.0.0.1");
+	assert_int_equal(port, 3128);
+	assert_int_equal(rules_upstream_parse("http://Proxy.Example:80/", &h,
+	    &port, &errstr), 0);
+	assert_string_equal(h.text, "proxy.example");
+	assert_int_equal(rules_upstream_parse("http://[2001:db8::1]:8080", &h,
+	    &port, &errstr), 0);
+	assert_string_equal(h.text, "2001:db8::1");
+	assert_int_equal(rules_upstream_parse("http://proxy.example", &h,
+	    &port, &errstr), -1);
+	assert_non_null(strstr(errstr, "port"));
+	assert_int_equal(rules_upstream_parse("http://u:p@proxy.example:1",
+	    &h, &port, &errstr), -1);
+	assert_non_null(strstr(errstr, "upstream-auth FILE"));
+	assert_int_equal(rules_upstream_parse("https://proxy.example:1", &h,
+	    &port, &errstr), -1);
+	assert_int_equal(rules_upstream_parse("http://proxy.example:1/x", &h,
+	    &port, &errstr), -1);
+	assert_int_equal(rules_upstream_parse("http://2001:db8::1:80", &h,
+	    &port, &errstr), -1);
+	assert_int_equal(rules_upstream_parse("http://:80", &h, &port,
+	    &errstr), -1);
+	assert_int_equal(rules_upstream_parse("http://p.example:0", &h, &port,
+	    &errstr), -1);
+	assert_int_equal(rules_upstream_parse("socks5://p.example:1", &h,
+	    &port, &errstr), -1);
+
+	r = policy("upstream http://127.0.0.1:3128\nupstream-auth /a\n"
+	    "no-upstream host.example,*.corp.example,192.168.0.0/16\n");
+	assert_non_null(rules_upstream(r));
+	assert_string_equal(rules_upstream(r)->auth, "/a");
+	assert_string_equal(rules_upstream(r)->auth_origin, "policy:2");
+	/* Nothing of it allows a host. */
+	expect(r, 0, "127.0.0.1:3128 host.example");
+	rules_free(r);
+	r = policy("allow x.example\n");
+	assert_null(rules_upstream(r));
+	rules_free(r);
+	assert_non_null(strstr(refused("upstream http://a:1\n"
+	    "upstream http://b:2\n"), "policy:2: upstream is given twice "
+	    "(first at policy:1)"));
+	assert_non_null(strstr(refused("upstream-auth /a\nupstream-auth /b\n"),
+	    "upstream-auth is given twice"));
+	assert_non_null(strstr(refused("upstream http://a\n"),
+	    "give the port"));
+	assert_non_null(strstr(refused("no-upstream a.example:443\n"),
+	    "names a port"));
+	assert_non_null(strstr(refused("no-upstream a,,b\n"),
+	    "bad host list"));
+	assert_non_null(strstr(refused("no-upstream *\n"), "every host"));
+	assert_non_null(strstr(refused("upstream http://a:1 extra\n"),
+	    "unexpected"));
+	assert_non_null(strstr(refused("upstrem http://a:1\n"),
+	    "did you mean 'upstream'"));
+}
+
 /* Make and remove the temp dir the include tests write to. */
 static int
 setup(void **state)
@@ -876,6 +943,7 @@ main(void)
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_until),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_upstream_lines),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
