@@ -158,7 +158,9 @@ expect "wget: forward http" sh -c \
     "http_proxy='$X' wget -q -O - http://origin.test:$O/ | grep -q 'hello from origin'"
 expect "wget: https through CONNECT" sh -c \
     "https_proxy='$X' wget -q --ca-certificate='$T/cert.pem' -O - https://origin.test:$S/ | grep -q s_server"
-cat >"$T/urllib.py" <<EOF
+# Not urllib.py: the script's directory comes first in sys.path, and a
+# file of that name is what "import urllib.request" would find.
+cat >"$T/client-urllib.py" <<EOF
 import ssl, sys, urllib.request
 h = urllib.request.ProxyHandler({"http": "$X", "https": "$X"})
 ctx = ssl.create_default_context(cafile="$T/cert.pem")
@@ -171,7 +173,7 @@ try:
 except urllib.error.HTTPError as e:
     assert e.code == 403 and e.headers["Pinhole-Error"] == "denied-by-policy"
 EOF
-expect "python urllib: http, https, and a 403" python3 "$T/urllib.py"
+expect "python urllib: http, https, and a 403" python3 "$T/client-urllib.py"
 
 [ "$(code "http://sub.wild.test:$O/")" = 200 ] && ok "wildcard matches a subdomain" || fail "wildcard subdomain"
 [ "$(code "http://a.b.wild.test:$O/")" = 200 ] && ok "wildcard matches at any depth" || fail "wildcard depth"
