@@ -3,9 +3,13 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <netinet/in.h>
+
 #include <errno.h>
+#include <ifaddrs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,76 +20,21 @@
 #include "rules/grants.h"
 #include "rules/rules.h"
 
-#define CHECK_MAX_ARGS	64		/* --policy and --allow, each */
+#define CHECK_MAX_ARGS	64		/* --header */
+#define CHECK_PRESETS	256		/* presets listed */
 #define OPT_HEADER	256		/* --header, long only (-H is log --host) */
+#define OPT_PRESETS	257		/* --presets */
 
 /* What the command line asked for. */
 struct check_args {
-	const char	*policies[CHECK_MAX_ARGS];
-	size_t		 npolicies;
-	const char	*allows[CHECK_MAX_ARGS];
-	size_t		 nallows;
+	struct gwopts	 g;		/* --policy and --allow, as run's */
+	int		 presets;	/* --presets */
 	const char	*target;
 	const char	*method;	/* with path: one request */
 	const char	*path;
 	const char	*headers[CHECK_MAX_ARGS];	/* its --header */
 	size_t		 nheaders;
 };
-
-/* Print text from the command line, escaping what is not printable. */
-static void
-check_print_escaped(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		if (*s >= 0x20 && *s < 0x7f)
-			fputc(*s, f);
-		else
-			fprintf(f, "\\x%02x", (unsigned char)*s);
-	}
-}
-
-/* Load the user's policy file; a missing one is an empty policy. */
-static int
-check_load_default(struct rules *r, char *err, size_t errlen)
-{
-	char		path[4096];
-	struct stat	st;
-
-	if (rules_default_path(path, sizeof path) == -1)
-		return (0);
-	if (stat(path, &st) == -1 && errno == ENOENT)
-		return (0);
-	return (rules_load_file(r, path, err, errlen));
-}
-
-/* Load the system layer, then every policy file and --allow rule. */
-static int
-check_load(struct rules *r, const struct check_args *a, char *err,
-    size_t errlen)
-{
-	char	rule[1100];
-	size_t	i;
-
-	if (rules_load_system(r, rules_system_dir(), err, errlen) == -1)
-		return (-1);
-	if (a->npolicies == 0 && check_load_default(r, err, errlen) == -1)
-		return (-1);
-	for (i = 0; i < a->npolicies; i++) {
-		if (rules_load_file(r, a->policies[i], err, errlen) == -1)
-			return (-1);
-	}
-	for (i = 0; i < a->nallows; i++) {
-		if ((size_t)snprintf(rule, sizeof rule, "allow %s",
-		    a->allows[i]) >= sizeof rule) {
-			snprintf(err, errlen, "--allow: rule too long");
-			return (-1);
-		}
-		if (rules_load_text(r, "--allow", rule, strlen(rule), err,
-		    errlen) == -1)
-			return (-1);
-	}
-	return (0);
-}
 
 /*
  * Print "allow HOST:PORT (FILE:LINE: RULE)", "deny HOST:PORT (system
@@ -181,21 +130,27 @@ check_parse_args(const struct cmd_entry *self, int argc, char **argv,
 {
 	int	ch;
 
+	gwopts_init(&a->g, 0, GWOPTS_USER_ALWAYS);
 	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
 			return (-1);
-		if (ch == 'p' && a->npolicies < CHECK_MAX_ARGS)
-			a->policies[a->npolicies++] = optarg;
-		else if (ch == 'a' && a->nallows < CHECK_MAX_ARGS)
-			a->allows[a->nallows++] = optarg;
-		else if (ch == OPT_HEADER && a->nheaders < CHECK_MAX_ARGS)
+		if (ch == OPT_PRESETS)
+			a->presets = 1;
+		else if (ch != OPT_HEADER) {
+			if (gwopts_option(self, &a->g, ch, optarg) != 0)
+				return (-1);
+		} else if (a->nheaders < CHECK_MAX_ARGS)
 			a->headers[a->nheaders++] = optarg;
 		else {
-			cmd_usage_error(self, "too many --%s options",
-			    ch == 'p' ? "policy" : ch == 'a' ? "allow" :
-			    "header");
+			cmd_usage_error(self, "too many --header options");
 			return (-1);
 		}
+	}
+	if (a->presets && argc - optind == 0)
+		return (0);
+	if (a->presets) {
+		cmd_usage_error(self, "--presets takes no HOST");
+		return (-1);
 	}
 	if (argc - optind != 1 && argc - optind != 3) {
 		cmd_usage_error(self, optind == argc ? "no HOST[:PORT] given" :
@@ -214,12 +169,146 @@ check_parse_args(const struct cmd_entry *self, int argc, char **argv,
 	return (0);
 }
 
+/* List the presets, what each is for, and how to add one. */
+static int
+check_presets(void)
+{
+	char	names[CHECK_PRESETS][RULES_PRESET_LEN], about[256];
+	int	n, i;
+
+	if ((n = rules_presets(names, CHECK_PRESETS)) == -1) {
+		fprintf(stderr, "pinhole check: %s: %s\n", rules_preset_dir(),
+		    strerror(errno));
+		return (EXIT_USAGE);
+	}
+	for (i = 0; i < n && i < CHECK_PRESETS; i++) {
+		rules_preset_about(names[i], about, sizeof about);
+		printf("%-12s %s\n", names[i], about);
+	}
+	printf("%s%d preset%s in %s: add one with `pinhole allow include "
+	    "preset:NAME`\n", n > 0 ? "\n" : "", n, n == 1 ? "" : "s",
+	    rules_preset_dir());
+	return (0);
+}
+
+/*
+ * Is this a name every resolver answers with loopback addresses
+ * (RFC 6761: localhost and the names below it)?
+ */
+static int
+check_loopback_name(const struct host *h)
+{
+	size_t	n = strlen(h->text);
+
+	return (h->kind == HOST_NAME && (strcmp(h->text, "localhost") == 0 ||
+	    (n > 10 && strcmp(h->text + n - 10, ".localhost") == 0)));
+}
+
+/*
+ * Is this address one of this host's own, which the gateway refuses to
+ * dial as it refuses a private one (its services are the host's)?
+ */
+static int
+check_own(const struct host *h)
+{
+	struct ifaddrs	*ifa, *i;
+	const void	*a;
+	size_t		 len = h->kind == HOST_IPV4 ? 4 : 16;
+	int		 own = 0, fam = h->kind == HOST_IPV4 ? AF_INET : AF_INET6;
+
+	if (h->kind == HOST_NAME || getifaddrs(&ifa) == -1)
+		return (0);
+	for (i = ifa; i != NULL && !own; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != fam)
+			continue;
+		if (fam == AF_INET)
+			a = &((struct sockaddr_in *)(void *)i->ifa_addr)->
+			    sin_addr;
+		else
+			a = &((struct sockaddr_in6 *)(void *)i->ifa_addr)->
+			    sin6_addr;
+		own = memcmp(a, h->addr, len) == 0;
+	}
+	freeifaddrs(ifa);
+	return (own);
+}
+
+/*
+ * The gateway's guard, as `run` applies it: an allowed address of a
+ * special-purpose range or of this host's own, or a loopback name, that
+ * no allow-private rule covers is refused, and only allow-private lifts
+ * that.  Returns 1 when the guard refuses, after saying so.
+ */
+static int
+check_guard(const struct rules *r, const struct host *h, uint16_t port)
+{
+	struct policy_decision	 d;
+	struct rules_verdict	 v;
+	const char		*fmt = h->kind == HOST_IPV6 ?
+				    "deny [%s]:%u (%s)\n" : "deny %s:%u (%s)\n";
+	static const uint8_t	 lo[4] = { 127, 0, 0, 1 };
+
+	if (check_loopback_name(h)) {
+		if (rules_private_ok(r, lo, sizeof lo, &v))
+			return (0);
+		printf("deny %s:%u (%s is a loopback name, and its addresses "
+		    "(127.0.0.1, ::1) are special-purpose: only an "
+		    "allow-private rule lets pinhole connect to them)\n"
+		    "lift it with: pinhole allow allow-private 127.0.0.1\n",
+		    h->text, port, h->text);
+		return (1);
+	}
+	if (h->kind == HOST_NAME)
+		return (0);
+	if (policy_decide(r, NULL, h, port, NULL, 0, &d)) {
+		if (!check_own(h) || rules_private_ok(r, h->addr,
+		    h->kind == HOST_IPV4 ? 4 : 16, &v))
+			return (0);
+		snprintf(d.why, sizeof d.why, "%s is an address of this "
+		    "host's own: only an allow-private rule lets pinhole "
+		    "connect to it", h->text);
+	}
+	printf(fmt, h->text, port, d.why);
+	printf("lift it with: pinhole allow allow-private %s\n", h->text);
+	return (1);
+}
+
+/* Decide one host and port, and say why. */
+static int
+check_decide(const struct rules *r, const struct host *h, uint16_t port,
+    const struct check_args *a)
+{
+	struct rules_verdict	v;
+	int			rv;
+
+	if (!rules_match(r, h, port, &v)) {
+		check_print(h, port, &v, NULL);
+		return (1);
+	}
+	if (check_guard(r, h, port))
+		return (1);
+	if (v.inspect && a->method != NULL)
+		rv = check_request(r, h, port, a, &v);
+	else {
+		check_print(h, port, &v, NULL);
+		rv = 0;
+	}
+	if (rv == 0 && v.inspect)
+		printf("inspected: TLS is ended at the gateway and each "
+		    "request is checked\n");
+	if (rv == 0 && h->kind == HOST_NAME)
+		printf("vetted when it connects: an address %s resolves to "
+		    "that is special-purpose (private, loopback, link-local, "
+		    "...) or this host's own is refused, unless an "
+		    "allow-private rule covers it\n", h->text);
+	return (rv);
+}
+
 /* Decide one host and port, and say why. */
 static int
 cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	struct check_args	 a = { .npolicies = 0 };
-	struct rules_verdict	 v;
+	struct check_args	*a;
 	struct rules		*r = NULL;
 	struct host		 h;
 	uint16_t		 port;
@@ -227,33 +316,32 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 	char			 err[1024];
 	int			 rv = EXIT_USAGE;
 
-	if (check_parse_args(self, argc, argv, &a) == -1)
-		return (EXIT_USAGE);
-	if (host_port_parse(a.target, &h, &port, 443, &errstr) == -1) {
-		fprintf(stderr, "pinhole check: bad host '");
-		check_print_escaped(stderr, a.target);
-		fprintf(stderr, "': %s\n", errstr);
-		return (EXIT_USAGE);
-	}
-	if ((r = rules_create()) == NULL) {
+	if ((a = calloc(1, sizeof *a)) == NULL) {
 		fprintf(stderr, "pinhole check: out of memory\n");
 		return (EXIT_USAGE);
 	}
-	if (check_load(r, &a, err, sizeof err) == -1) {
+	if (check_parse_args(self, argc, argv, a) == -1)
+		goto out;
+	if (a->presets) {
+		rv = check_presets();
+		goto out;
+	}
+	if (host_port_parse(a->target, &h, &port, 443, &errstr) == -1) {
+		fprintf(stderr, "pinhole check: bad host '");
+		cmd_print_escaped(stderr, a->target);
+		fprintf(stderr, "': %s\n", errstr);
+		goto out;
+	}
+	if ((r = gwopts_load_rules(&a->g, err, sizeof err)) == NULL) {
 		fprintf(stderr, "%s\n", err);
 		goto out;
 	}
 	gwopts_warn_dead(r);
-	rv = rules_match(r, &h, port, &v) ? 0 : 1;
-	if (rv == 0 && v.inspect && a.method != NULL)
-		rv = check_request(r, &h, port, &a, &v);
-	else
-		check_print(&h, port, &v, NULL);
-	if (rv == 0 && v.inspect)
-		printf("inspected: TLS is ended at the gateway and each "
-		    "request is checked\n");
+	fflush(stderr);
+	rv = check_decide(r, &h, port, a);
 out:
 	rules_free(r);
+	free(a);
 	return (rv);
 }
 
@@ -266,7 +354,11 @@ static const struct cmd_opt check_opts[] = {
 	    "when XDG_CONFIG_HOME is unset (a missing one denies everything); "
 	    "the system policy comes first either way" },
 	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
-	    .help = "add the rule 'allow RULE' (repeatable)" },
+	    .help = "one more rule, as run's --allow: HOST[:PORTS] "
+	    "[constraints], or any line of a policy (repeatable)" },
+	{ "presets", 0, CMD_ARG_NONE, NULL, .key = OPT_PRESETS,
+	    .help = "list the presets `include preset:NAME` reads, and what "
+	    "each is for" },
 	{ "header", 0, CMD_ARG_REQUIRED, "'NAME: VALUE'", .key = OPT_HEADER,
 	    .help = "with METHOD PATH, a header the request carries "
 	    "(repeatable): 'Connection: upgrade' with 'Upgrade: websocket', "
@@ -277,7 +369,7 @@ static const struct cmd_opt check_opts[] = {
 const struct cmd_entry cmd_check_entry = {
 	.name = "check",
 	.usage = "[--policy FILE]... [--allow RULE]... HOST[:PORT] "
-	    "[METHOD PATH [--header 'NAME: VALUE']...]",
+	    "[METHOD PATH [--header 'NAME: VALUE']...] | --presets",
 	.summary = "Say whether the policy allows a host (or one request), "
 	    "and which rule decides",
 	.opts = check_opts,
@@ -288,6 +380,12 @@ const struct cmd_entry cmd_check_entry = {
 	    "The system policy, " SYSCONFDIR "/pinhole/policy and\n"
 	    SYSCONFDIR "/pinhole/policy.d/*.policy, is read before the\n"
 	    "user's; its deny rules win over any rule of the user's.\n"
+	    "The policy is read, and the verdict given, as pinhole run gives\n"
+	    "it: an address of a special-purpose range (loopback, private,\n"
+	    "link-local, ...) or of this host's own, or a name under\n"
+	    "localhost, is denied unless an allow-private rule covers it, and\n"
+	    "the line that would is named;\n"
+	    "a name's addresses are vetted when it connects.\n"
 	    "\n"
 	    "Prints the verdict and what decided it, for example\n"
 	    "  allow pypi.org:443 (policy:3: allow pypi.org)\n"

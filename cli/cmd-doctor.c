@@ -8,13 +8,18 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,20 +36,24 @@
 #include "lib/log.h"
 #include "netns/netns.h"
 #include "proxy/audit/audit.h"
+#include "proxy/conn/conn.h"
 #include "proxy/escalate/control.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/attach.h"
+#include "proxy/wire/http.h"
+#include "proxy/wire/upstream.h"
 #include "rules/rules.h"
 
 #define DOCTOR_DNS_MS		2000	/* the resolver's time to answer */
+#define DOCTOR_UPSTREAM_MS	3000	/* the upstream's, to connect and answer */
 #define DOCTOR_RULES_TEXT	16384	/* policy text searched for a name */
 #define DOCTOR_DNS_A		1
 #define DOCTOR_DNS_NS		2
 
 /* The checks, in the order they run and are reported. */
 enum {
-	CK_USERNS, CK_APPARMOR, CK_POLICY, CK_RESOLVER, CK_LOG, CK_CONTROL,
-	CK_GUARD, CK_SOCKETS, CK_VETH, CK_TPROXY, CK_MAX
+	CK_USERNS, CK_APPARMOR, CK_POLICY, CK_RESOLVER, CK_UPSTREAM, CK_LOG,
+	CK_CONTROL, CK_GUARD, CK_SOCKETS, CK_VETH, CK_TPROXY, CK_MAX
 };
 
 enum {
@@ -348,10 +357,12 @@ doctor_policy(struct doctor *d, struct doctor_check *c)
 
 /*
  * A name to ask the resolver for: the first name an allow rule names
- * exactly (a rule as written: "allow NAME[:PORTS] ...").  0, or -1.
+ * exactly (a rule as written: "allow NAME[:PORTS] ..."), and in *port
+ * (when not NULL) the first port it names, or 443.  0, or -1.
  */
 static int
-doctor_dns_name(const struct rules *r, char *name, size_t len)
+doctor_dns_name(const struct rules *r, char *name, size_t len,
+    uint16_t *port)
 {
 	struct host	 h;
 	const char	*errstr;
@@ -370,6 +381,10 @@ doctor_dns_name(const struct rules *r, char *name, size_t len)
 		    h.kind == HOST_NAME) {
 			snprintf(name, len, "%s", h.text);
 			rv = 0;
+			line += strcspn(line, ": \t");
+			if (port != NULL && (*line != ':' || port_parse(line +
+			    1, strspn(line + 1, "0123456789"), port) == -1))
+				*port = 443;
 		}
 	}
 	free(text);
@@ -428,6 +443,7 @@ doctor_dns_ask(struct resolver *res, const char *name, int type,
 	uint64_t		 start = mono_ms();
 
 	if (resolver_set_timeouts(res, DOCTOR_DNS_MS, 1) == -1 ||
+	    resolver_every_answer(res) == -1 ||
 	    (rq = resolver_raw(res, name, type, doctor_dns_cb, q)) == NULL)
 		return (-1);
 	event_base_loopexit(q->base, &tv);
@@ -460,10 +476,13 @@ doctor_dns_report(struct doctor_check *c, const struct doctor_dns *q,
 		    "/etc/resolv.conf");
 		return;
 	}
+	/* A server that refuses resolves nothing for the gateway. */
 	doctor_set(c, q->rcode == 0 || q->rcode == 3 ? DOCTOR_OK :
-	    DOCTOR_WARN, "%s answered %s %s in %llu ms (%s)", servers, name,
-	    what, (unsigned long long)q->ms, q->rcode < 6 ? rcodes[q->rcode] :
-	    "an error");
+	    q->rcode == 5 ? DOCTOR_FAIL : DOCTOR_WARN,
+	    "%s answered %s %s in %llu ms (%s)%s", servers, name, what,
+	    (unsigned long long)q->ms, q->rcode < 6 ? rcodes[q->rcode] :
+	    "an error", q->rcode == 5 ? ": it does not resolve for this "
+	    "host" : "");
 	if (c->verdict != DOCTOR_OK)
 		doctor_fix(c, "name a DNS server that resolves: --resolver "
 		    "ADDR, or a nameserver line in /etc/resolv.conf");
@@ -480,7 +499,7 @@ doctor_resolver(struct doctor *d, struct doctor_check *c)
 
 	memset(&q, 0, sizeof q);
 	doctor_servers(&d->g, servers, sizeof servers);
-	if (doctor_dns_name(d->rules, name, sizeof name) == -1) {
+	if (doctor_dns_name(d->rules, name, sizeof name, NULL) == -1) {
 		snprintf(name, sizeof name, ".");
 		type = DOCTOR_DNS_NS;
 	}
@@ -499,6 +518,186 @@ doctor_resolver(struct doctor *d, struct doctor_check *c)
 	if (res != NULL)
 		resolver_free(res);
 	event_base_free(q.base);
+	if (c->verdict == DOCTOR_FAIL && rules_upstream(d->rules) != NULL) {
+		/* The upstream resolves what goes through it. */
+		c->verdict = DOCTOR_WARN;
+		snprintf(c->detail + strlen(c->detail), sizeof c->detail -
+		    strlen(c->detail), "; the upstream proxy resolves the "
+		    "names it is asked for, so only no-upstream hosts and DNS "
+		    "records other than addresses need it");
+	}
+}
+
+/*
+ * Connect to the upstream (its first address) within the time left of
+ * deadline; -1 with err.
+ */
+static int
+doctor_upstream_dial(const struct conn_upstream *u, uint64_t deadline,
+    char *err, size_t errlen)
+{
+	struct sockaddr_storage	 ss;
+	struct pollfd		 pfd;
+	socklen_t		 len;
+	int			 fd, e = 0;
+
+	memset(&ss, 0, sizeof ss);
+	ss.ss_family = u->addrs[0].family;
+	if (ss.ss_family == AF_INET) {
+		memcpy(&((struct sockaddr_in *)&ss)->sin_addr,
+		    u->addrs[0].addr, 4);
+		((struct sockaddr_in *)&ss)->sin_port = htons(u->port);
+		len = sizeof(struct sockaddr_in);
+	} else {
+		memcpy(&((struct sockaddr_in6 *)&ss)->sin6_addr,
+		    u->addrs[0].addr, 16);
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(u->port);
+		len = sizeof(struct sockaddr_in6);
+	}
+	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return (-1);
+	}
+	if (connect(fd, (struct sockaddr *)&ss, len) == -1 &&
+	    errno != EINPROGRESS)
+		e = errno;
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	len = sizeof e;
+	if (e == 0 && (poll(&pfd, 1, (int)(deadline - mono_ms())) != 1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) == -1))
+		e = ETIMEDOUT;
+	if (e != 0) {
+		snprintf(err, errlen, "cannot connect: %s", strerror(e));
+		close(fd);
+		return (-1);
+	}
+	return (fd);
+}
+
+/*
+ * Ask the upstream for a tunnel to (name, port) and read its answer's
+ * head into resp (buf holds it).  0, or -1 with err.
+ */
+static int
+doctor_upstream_ask(const struct conn_upstream *u, const struct host *h,
+    uint16_t port, char *buf, size_t size, struct http_response *resp,
+    char *err, size_t errlen)
+{
+	struct http_limits	 lim = { HTTP_MAX_HEAD, HTTP_MAX_HEADERS };
+	struct pollfd		 pfd;
+	uint64_t		 deadline = mono_ms() + DOCTOR_UPSTREAM_MS;
+	char			 head[UPSTREAM_HEAD_MAX];
+	size_t			 got = 0;
+	ssize_t			 n;
+	int			 fd, rv = -1;
+
+	if ((fd = doctor_upstream_dial(u, deadline, err, errlen)) == -1)
+		return (-1);
+	n = upstream_connect_head(head, sizeof head, h, port, u->auth);
+	if (n == -1 || send(fd, head, (size_t)n, MSG_NOSIGNAL) != n) {
+		snprintf(err, errlen, "cannot send CONNECT");
+		goto out;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (memmem(buf, got, "\r\n\r\n", 4) == NULL) {
+		if (got == size || poll(&pfd, 1, (int)(deadline -
+		    mono_ms())) != 1 || (n = recv(fd, buf + got, size - got,
+		    0)) <= 0) {
+			snprintf(err, errlen, "no answer to CONNECT in %d s",
+			    DOCTOR_UPSTREAM_MS / 1000);
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	if (http_response_parse(buf, (const char *)memmem(buf, got,
+	    "\r\n\r\n", 4) + 4 - buf, &lim, 0, resp) == -1)
+		snprintf(err, errlen, "a malformed answer to CONNECT");
+	else
+		rv = 0;
+out:
+	explicit_bzero(head, sizeof head);
+	close(fd);
+	return (rv);
+}
+
+/* Say what the upstream's answer to CONNECT means for pinhole run. */
+static void
+doctor_upstream_report(struct doctor_check *c, const struct conn_upstream *u,
+    const char *target, const struct http_response *resp)
+{
+	struct upstream_verdict	v;
+	char			why[512];
+
+	upstream_answer_read(resp, 1, &v);
+	upstream_why(&v, u->label, u->auth != NULL, why, sizeof why);
+	if (v.answer == UPSTREAM_OPEN)
+		doctor_set(c, DOCTOR_OK, "%s: reachable, %s, a tunnel to %s "
+		    "opened (%d)", u->label, u->auth != NULL ? "credentials "
+		    "accepted" : "no credentials needed", target, v.status);
+	else if (v.answer == UPSTREAM_AUTH) {
+		doctor_set(c, DOCTOR_FAIL, "%s", why);
+		doctor_fix(c, "%s", u->auth != NULL ? "correct the "
+		    "credentials in the upstream-auth file (USER:PASSWORD)" :
+		    "give the credentials: --upstream-auth FILE, or "
+		    "upstream-auth FILE in the policy");
+	} else {
+		doctor_set(c, DOCTOR_WARN, "%s: reachable, credentials "
+		    "accepted; a tunnel to %s: %s", u->label, target, why);
+		doctor_fix(c, "the upstream's own policy must let %s through "
+		    "(or name it in no-upstream, to dial it directly)", target);
+	}
+}
+
+/*
+ * The upstream proxy: resolved, its credentials read, reached, and a
+ * tunnel asked for to the first host the policy names.
+ */
+static void
+doctor_upstream(struct doctor *d, struct doctor_check *c)
+{
+	const struct rules_upstream	*ru = rules_upstream(d->rules);
+	struct conn_upstream		*u;
+	struct http_response		*resp;
+	struct host			 h;
+	uint16_t			 port = 443;
+	const char			*errstr;
+	char				 err[512], buf[HTTP_MAX_HEAD];
+	char				 target[HOST_TEXT_LEN + 16];
+
+	if (d->rules == NULL) {
+		doctor_set(c, DOCTOR_SKIP, "not tried: it needs the policy");
+		return;
+	}
+	if (ru == NULL) {
+		doctor_set(c, DOCTOR_OK, "none: hosts are dialed directly");
+		return;
+	}
+	c->required = 1;
+	if ((u = conn_upstream_create(ru, err, sizeof err)) == NULL) {
+		doctor_set(c, DOCTOR_FAIL, "%s", err);
+		doctor_fix(c, "correct %s, or the credentials file it names",
+		    ru->origin);
+		return;
+	}
+	if (doctor_dns_name(d->rules, target, sizeof target, &port) == -1)
+		snprintf(target, sizeof target, "pinhole.invalid");
+	host_parse(target, strlen(target), &h, &errstr);
+	snprintf(target + strlen(target), sizeof target - strlen(target),
+	    ":%u", port);
+	if ((resp = malloc(sizeof *resp)) == NULL)
+		fatal("malloc");
+	if (doctor_upstream_ask(u, &h, port, buf, sizeof buf, resp, err,
+	    sizeof err) == -1) {
+		doctor_set(c, DOCTOR_FAIL, "%s: %s", u->label, err);
+		doctor_fix(c, "check that %s is the proxy's address (%s), and "
+		    "that this host may reach it", u->label, ru->origin);
+	} else
+		doctor_upstream_report(c, u, target, resp);
+	free(resp);
+	conn_upstream_unref(u);
 }
 
 /* A size for people: 1.5 GiB, 20.0 MiB, 12 KiB. */
@@ -726,7 +925,7 @@ doctor_sockets(struct doctor *d, struct doctor_check *c)
 		    ds.open);
 	else
 		doctor_set(c, DOCTOR_OK, "%zu bound on the host; a sandbox "
-		    "reaches none", ds.n);
+		    "reaches none by these names", ds.n);
 	if (fd != -1)
 		close(fd);
 	netns_hostsocks_free(&hs);
@@ -749,6 +948,7 @@ static const struct {
 	[CK_APPARMOR] = { "apparmor", doctor_apparmor, NEED_UNPRIV },
 	[CK_POLICY] = { "policy", doctor_policy, NEED_ALWAYS },
 	[CK_RESOLVER] = { "resolver", doctor_resolver, NEED_ALWAYS },
+	[CK_UPSTREAM] = { "upstream", doctor_upstream, NEED_NOT },
 	[CK_LOG] = { "log", doctor_log, NEED_ALWAYS },
 	[CK_CONTROL] = { "control", doctor_control, NEED_ALWAYS },
 	[CK_GUARD] = { "guard", doctor_guard, NEED_ALWAYS },
@@ -824,15 +1024,17 @@ static const struct cmd_opt doctor_opts[] = {
 const struct cmd_entry cmd_doctor_entry = {
 	.name = "doctor",
 	.usage = "[--policy FILE]... [--allow RULE]... [--resolver "
-	    "ADDR[:PORT]]... [--log FILE|-] [--net CIDR] [--json]",
+	    "ADDR[:PORT]]... [--log FILE|-] [--upstream URL] "
+	    "[--upstream-auth FILE] [--net CIDR] [--json]",
 	.summary = "Check that pinhole run will work here, and say what "
 	    "fixes what does not",
 	.intro =
 	    "Try what pinhole run needs, for real: it reads the policy, the\n"
 	    "log and the control directory as run does, asks the resolver one\n"
-	    "question, and makes and removes a user namespace and the sandbox\n"
-	    "with its guards, veth link and capture rule (and runs true in\n"
-	    "it).  Give it the options you give run, from where you run it.\n",
+	    "question and the upstream proxy (if any) for a tunnel, and makes\n"
+	    "and removes a user namespace and the sandbox with its guards,\n"
+	    "veth link and capture rule (and runs true in it).  Give it the\n"
+	    "options you give run, from where you run it.\n",
 	.opts = doctor_opts,
 	.help =
 	    "The checks, one a line with its verdict (ok, warn, FAIL, skip),\n"
@@ -841,6 +1043,8 @@ const struct cmd_entry cmd_doctor_entry = {
 	    "  apparmor  AppArmor's restriction of them, the pinhole profile\n"
 	    "  policy    the policy parses (FILE:LINE of an error)\n"
 	    "  resolver  it answers a name of the policy, and how fast\n"
+	    "  upstream  the upstream proxy, if any: reached, credentials\n"
+	    "            accepted, a tunnel to a host of the policy opened\n"
 	    "  log       the audit log can be written, and the room left\n"
 	    "  control   the control directory: ours, mode 0700\n"
 	    "  guard     the policy and log can be kept from the sandbox\n"

@@ -24,12 +24,14 @@
 
 #include "cli/logverify.h"
 #include "cli/pinhole.h"
+#include "cli/propose.h"
 #include "lib/json.h"
 #include "proxy/audit/audit.h"
 #include "proxy/audit/verify.h"
 
 #define LOG_TOP		10
 #define EXIT_LOST	3	/* verify: intact, but the record is not whole */
+#define OPT_PROPOSE	256	/* --propose, long only */
 
 extern const struct cmd_entry cmd_log_entry;
 static const struct cmd_entry cmd_log_verify_entry;
@@ -71,8 +73,11 @@ struct log_opts {
 	struct log_filter	 filter;
 	int			 json;
 	int			 summary;
+	struct propose		*propose;	/* --propose */
 	int			 colour;
 	unsigned long long	 unparsed;
+	unsigned long long	 lines;		/* audit lines read */
+	unsigned long long	 matched;	/* shown or counted */
 	struct log_summary	 sum;
 };
 
@@ -485,10 +490,14 @@ cmd_log_line(struct log_opts *o, const char *line, size_t len, char *store)
 		o->unparsed++;
 		return (0);
 	}
+	o->lines++;
 	if (!cmd_log_match(&o->filter, &rec))
 		return (0);
+	o->matched++;
 	if (o->summary)
 		return (cmd_log_count(&o->sum, &rec));
+	if (o->propose != NULL)
+		return (propose_add(o->propose, &rec));
 	if (o->json) {
 		fwrite(line, 1, len, stdout);
 		if (len == 0 || line[len - 1] != '\n')
@@ -549,6 +558,13 @@ cmd_log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
 		case 'x': o->filter.sandbox = optarg; break;
 		case 'j': o->json = 1; break;
 		case 'u': o->summary = 1; break;
+		case OPT_PROPOSE:
+			if (o->propose == NULL &&
+			    (o->propose = propose_create()) == NULL) {
+				fprintf(stderr, "pinhole log: out of memory\n");
+				return (EXIT_USAGE);
+			}
+			break;
 		case 'S':
 			if (cmd_log_parse_since(optarg, o->filter.since,
 			    sizeof o->filter.since) == -1)
@@ -560,9 +576,9 @@ cmd_log_options(const struct cmd_entry *self, struct log_opts *o, int argc,
 			return (EXIT_USAGE);
 		}
 	}
-	if (o->json && o->summary)
-		return (cmd_usage_error(self, "--json and --summary do not go "
-		    "together"));
+	if (o->json + o->summary + (o->propose != NULL) > 1)
+		return (cmd_usage_error(self, "--json, --summary and --propose "
+		    "do not go together"));
 	return (0);
 }
 
@@ -578,6 +594,29 @@ cmd_log_default(const struct cmd_entry *self, char *path, size_t len)
 	return (path);
 }
 
+/*
+ * Nothing to show: say so, and what to do (run a command through
+ * pinhole, name another log, or loosen the filters).
+ */
+static void
+cmd_log_nothing(const struct log_opts *o, const char *def, int missing)
+{
+	if (missing)
+		fprintf(stderr, "pinhole log: nothing logged yet: no audit log "
+		    "at %s.  pinhole run, proxy and session start write it "
+		    "there (unless given --log FILE): run a command with "
+		    "`pinhole run -- COMMAND`, or read another log with "
+		    "`pinhole log FILE`\n", def);
+	else if (o->lines == 0)
+		fprintf(stderr, "pinhole log: nothing logged yet%s%s: run a "
+		    "command with `pinhole run -- COMMAND`\n",
+		    def != NULL ? " in " : "", def != NULL ? def : "");
+	else
+		fprintf(stderr, "pinhole log: none of the %llu line%s matches: "
+		    "loosen --since, --host, --session, --sandbox or "
+		    "--blocked\n", o->lines, o->lines == 1 ? "" : "s");
+}
+
 /* Print, filter or summarise the audit log. */
 static int
 cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
@@ -588,23 +627,37 @@ cmd_log_show(const struct cmd_entry *self, int argc, char **argv)
 	int		 rv = 0, i;
 
 	memset(&o, 0, sizeof o);
-	if ((rv = cmd_log_options(self, &o, argc, argv)) != 0)
+	if ((rv = cmd_log_options(self, &o, argc, argv)) != 0) {
+		propose_free(o.propose);
 		return (rv);
+	}
 	argc -= optind;
 	argv += optind;
 	if (argc == 0 && (def = cmd_log_default(self, path, sizeof path)) ==
-	    NULL)
+	    NULL) {
+		propose_free(o.propose);
 		return (EXIT_USAGE);
+	}
+	if (def != NULL && access(def, F_OK) == -1 && errno == ENOENT) {
+		cmd_log_nothing(&o, def, 1);
+		propose_free(o.propose);
+		return (0);
+	}
 	o.colour = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
-	if (!o.json && !o.summary)
+	if (!o.json && !o.summary && o.propose == NULL)
 		printf("%-19s %-7s %-5s %-8s %-30s %s\n", "TIME (UTC)", "EVENT",
 		    "VERDICT", "SESSION", "TARGET", "DETAILS");
 	for (i = 0; i < argc || (argc == 0 && i == 0); i++) {
 		if (cmd_log_read(&o, argc == 0 ? def : argv[i]) == -1)
 			rv = 1;
 	}
-	if (o.summary)
+	if (rv == 0 && o.matched == 0 && !o.json)
+		cmd_log_nothing(&o, argc == 1 ? argv[0] : def, 0);
+	else if (o.summary)
 		cmd_log_print_summary(&o.sum);
+	if (o.propose != NULL)
+		propose_print(o.propose, stdout);
+	propose_free(o.propose);
 	if (o.unparsed > 0)
 		fprintf(stderr, "pinhole log: %llu line(s) were not audit "
 		    "lines and were skipped\n", o.unparsed);
@@ -807,6 +860,10 @@ static const struct cmd_opt log_opts[] = {
 	{ "summary", 'u', CMD_ARG_NONE, NULL,
 	    .help = "top blocked hosts, top allowed hosts by bytes, "
 	    "outcomes, and requests per session" },
+	{ "propose", 0, CMD_ARG_NONE, NULL, .key = OPT_PROPOSE,
+	    .help = "the policy lines that would have allowed what was "
+	    "refused, each ready for `pinhole allow` (with --session or "
+	    "--sandbox: of one run)" },
 	{ .name = NULL }
 };
 
@@ -847,7 +904,7 @@ static const struct cmd_entry *const cmd_log_verbs[] = {
 const struct cmd_entry cmd_log_entry = {
 	.name = "log",
 	.usage = "[FILE...] [--blocked] [--host GLOB] [--session ID] "
-	    "[--sandbox ID] [--since TIME] [--json | --summary] | "
+	    "[--sandbox ID] [--since TIME] [--json | --summary | --propose] | "
 	    "verify [--key FILE] [--partial] [FILE...]",
 	.summary = "Show, filter, summarise or verify the audit log",
 	.intro =

@@ -45,7 +45,7 @@ pending_print_json(const struct json_obj *o, int request)
 {
 	static const char	*strs[] = { "reason", "session", "sandbox",
 	    "cmd", "since", "state", "via", "first", "last", "scope", "answer",
-	    "by", "hint", "fix", "sandboxes" };
+	    "by", "hint", "fix", "sandboxes", "lifts", "written" };
 	static const char	*ints[] = { "count", "pid", "others", "ttl" };
 	struct json_writer	 w;
 	size_t			 i;
@@ -67,15 +67,21 @@ pending_print_json(const struct json_obj *o, int request)
 	json_writer_free(&w);
 }
 
-/* Print "host:port" (IPv6 bracketed), escaped. */
+/*
+ * Print "host:port" (IPv6 bracketed), escaped; port 0 is a request's
+ * any port, a blocked attempt's lookup of the name.
+ */
 static void
-pending_print_hostport(const struct json_obj *o)
+pending_print_hostport(const struct json_obj *o, int request)
 {
 	const char	*h = json_get_str(o, "host");
 	int64_t		 port = 0;
 
 	json_get_int(o, "port", &port);
-	ctl_print_target(stdout, h != NULL ? h : "?", port);
+	if (request)
+		ctl_print_request_target(stdout, h != NULL ? h : "?", port);
+	else
+		ctl_print_target(stdout, h != NULL ? h : "?", port);
 }
 
 /* Print a string member, escaped, or a dash. */
@@ -97,7 +103,7 @@ pending_print_request(const struct json_obj *o)
 	json_get_int(o, "count", &count);
 	pending_print_member(o, "request");
 	printf("  ");
-	pending_print_hostport(o);
+	pending_print_hostport(o, 1);
 	printf("  session ");
 	pending_print_member(o, "session");
 	printf(", since ");
@@ -113,6 +119,7 @@ pending_print_request(const struct json_obj *o)
 	printf("    reason: ");
 	pending_print_member(o, "reason");
 	putchar('\n');
+	ctl_print_lifts(stdout, "    ", o);
 }
 
 /* Print one blocked attempt for people. */
@@ -123,7 +130,7 @@ pending_print_blocked(const struct json_obj *o)
 
 	json_get_int(o, "count", &count);
 	printf("  ");
-	pending_print_hostport(o);
+	pending_print_hostport(o, 0);
 	printf(" via ");
 	pending_print_member(o, "via");
 	printf(", %lld time%s, last ", (long long)count, count == 1 ? "" : "s");

@@ -271,20 +271,40 @@ out:
 	return (rv);
 }
 
+/* Say where the proxy listens, how clients use it, how to answer. */
+static int
+proxy_announce(void *arg, struct gwctx *c, const char *listening)
+{
+	const char	*session = c->o->cfg.session;
+	char		 url[300];
+	size_t		 n = strcspn(listening, " ");
+
+	fprintf(stderr, "pinhole proxy: session %s serves on %s\n",
+	    session != NULL ? session : "-", listening);
+	if (n > 0 && strncmp(listening, "socks5://", 9) != 0) {
+		snprintf(url, sizeof url, "http://%.*s", (int)n, listening);
+		fprintf(stderr, "pinhole proxy: point clients at it: "
+		    "HTTPS_PROXY=%s HTTP_PROXY=%s\n", url, url);
+	}
+	fprintf(stderr, "pinhole proxy: answer what they ask for with "
+	    "`pinhole pending` or `pinhole watch`; SIGTERM or SIGINT stops "
+	    "it\n");
+	return (0);
+}
+
 /* Run the proxy until SIGTERM or SIGINT. */
 static int
 cmd_proxy_exec(const struct cmd_entry *cmd, int argc, char **argv)
 {
-	static const struct proxy_hooks	none;
+	static const struct proxy_hooks	hooks = {
+		.ready = proxy_announce
+	};
 
-	return (proxy_main(cmd, argc, argv, &none));
+	return (proxy_main(cmd, argc, argv, &hooks));
 }
 
-/* The options of proxy: its own, then those it shares with run. */
-const struct cmd_opt proxy_gateway_opts[] = {
-	{ "listen", 'l', CMD_ARG_REQUIRED, "ADDR:PORT",
-	    .help = "listen here (default " PROXY_LISTEN_DEFAULT "; "
-	    "repeatable)" },
+/* The options of proxy but --listen, whose default is proxy's own. */
+const struct cmd_opt proxy_served_opts[] = {
 	{ "policy", 'p', CMD_ARG_REQUIRED, "FILE",
 	    .help = "policy file (repeatable; default: the user's policy "
 	    "when no --allow is given)" },
@@ -301,6 +321,15 @@ const struct cmd_opt proxy_gateway_opts[] = {
 	{ .name = NULL }
 };
 
+/* The options of proxy: its own, then those it shares with run. */
+const struct cmd_opt proxy_gateway_opts[] = {
+	{ "listen", 'l', CMD_ARG_REQUIRED, "ADDR:PORT",
+	    .help = "listen here (default " PROXY_LISTEN_DEFAULT "; "
+	    "repeatable)" },
+	{ .include = proxy_served_opts },
+	{ .name = NULL }
+};
+
 const struct cmd_entry cmd_proxy_entry = {
 	.name = "proxy",
 	.usage = "[--listen ADDR:PORT]... [--policy FILE]... [--allow RULE]... "
@@ -310,7 +339,8 @@ const struct cmd_entry cmd_proxy_entry = {
 	.intro =
 	    "Serve HTTP CONNECT and absolute-form HTTP requests for the hosts\n"
 	    "the policy allows; refuse everything else with 403 and a\n"
-	    "Pinhole-Error header.  Point HTTPS_PROXY / HTTP_PROXY at it.\n"
+	    "Pinhole-Error header.  Point HTTPS_PROXY / HTTP_PROXY at it: once\n"
+	    "it serves it says where on stderr, with the variables to set.\n"
 	    "With --socks, serve SOCKS5 CONNECT too, decided the same way; a\n"
 	    "refused SOCKS5 client gets only a reply code (the log says why).\n",
 	.opts = proxy_gateway_opts,

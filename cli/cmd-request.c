@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/ctl.h"
+#include "cli/inside.h"
 #include "cli/pinhole.h"
 #include "lib/json.h"
 #include "proxy/escalate/escalate.h"
@@ -28,13 +29,7 @@
 #define REQUEST_RESPONSE_MAX	65536
 
 enum {
-	OPT_STATUS = 256
-};
-
-/* The agent endpoint's address. */
-struct request_agent {
-	char	host[256];
-	char	port[8];
+	OPT_STATUS = 256, OPT_ANY_PORT
 };
 
 /* What the command line asked for. */
@@ -43,6 +38,7 @@ struct request_args {
 	const char	*reason;
 	const char	*status;
 	long		 wait;		/* s, -1: do not wait */
+	int		 any_port;	/* every port of HOST */
 };
 
 /* A response from the endpoint. */
@@ -53,41 +49,21 @@ struct request_reply {
 
 /* Find the endpoint: $PINHOLE_AGENT, else the proxy variables. */
 static int
-request_agent_find(struct request_agent *a)
+request_agent_find(struct inside_agent *a)
 {
 	static const char	*vars[] = { "PINHOLE_AGENT", "http_proxy",
 	    "HTTP_PROXY" };
-	const char		*v = NULL, *p, *colon;
-	size_t			 i, n;
-	uint16_t		 port;
+	const char		*v = NULL;
+	size_t			 i;
 
 	for (i = 0; i < 3 && (v == NULL || v[0] == '\0'); i++)
 		v = getenv(vars[i]);
-	if (v == NULL || v[0] == '\0')
-		return (-1);
-	if (strncmp(v, "http://", 7) == 0)
-		v += 7;
-	n = strcspn(v, "/");
-	if (v[0] == '[') {
-		if ((p = memchr(v, ']', n)) == NULL || p[1] != ':')
-			return (-1);
-		snprintf(a->host, sizeof a->host, "%.*s", (int)(p - v - 1),
-		    v + 1);
-		colon = p + 1;
-	} else {
-		if ((colon = memchr(v, ':', n)) == NULL)
-			return (-1);
-		snprintf(a->host, sizeof a->host, "%.*s", (int)(colon - v), v);
-	}
-	if (port_parse(colon + 1, v + n - colon - 1, &port) == -1)
-		return (-1);
-	snprintf(a->port, sizeof a->port, "%u", port);
-	return (a->host[0] != '\0' ? 0 : -1);
+	return (inside_agent_parse(v, a));
 }
 
 /* Connect to the endpoint with a receive timeout. */
 static int
-request_connect(const struct request_agent *a, long timeout)
+request_connect(const struct inside_agent *a, long timeout)
 {
 	struct addrinfo	 hints, *res, *ai;
 	struct timeval	 tv = { timeout, 0 };
@@ -173,7 +149,7 @@ request_parse(char *resp, size_t len, struct request_reply *r)
  * buf of size bytes.  Returns its length, or -1.
  */
 static ssize_t
-request_exchange(const struct request_agent *a, const char *method,
+request_exchange(const struct inside_agent *a, const char *method,
     const char *path, const char *body, long timeout, char *buf, size_t size)
 {
 	ssize_t	 len = -1;
@@ -195,7 +171,7 @@ request_exchange(const struct request_agent *a, const char *method,
 
 /* One HTTP exchange with the endpoint, its JSON answer read. */
 static int
-request_http(const struct request_agent *a, const char *method,
+request_http(const struct inside_agent *a, const char *method,
     const char *path, const char *body, long timeout, struct request_reply *r)
 {
 	char	*buf;
@@ -217,7 +193,7 @@ request_http(const struct request_agent *a, const char *method,
  * the endpoint says them (escaped for the terminal).
  */
 static int
-request_refused(const struct request_agent *a)
+request_refused(const struct inside_agent *a)
 {
 	char	*buf, *body, *line, *save = NULL;
 	ssize_t	 len;
@@ -247,23 +223,51 @@ out:
 	return (rv);
 }
 
-/* Say why a host was refused last, when the endpoint knows. */
+/* Write the target an answer names: HOST:PORT, or HOST (any port). */
 static void
-request_last_refusal(const struct request_args *args,
-    const struct request_reply *r)
+request_print_target(FILE *f, const struct request_reply *r)
 {
-	const char	*why = json_get_str(&r->obj, "refused");
-	const char	*when = json_get_str(&r->obj, "refused_at");
+	const char	*host = json_get_str(&r->obj, "host");
+	int64_t		 port = 0;
 
-	if (why == NULL)
-		return;
-	fprintf(stderr, "pinhole request: ");
-	ctl_print_safe(stderr, args->target);
-	fprintf(stderr, " was refused last at ");
-	ctl_print_safe(stderr, when != NULL ? when : "?");
-	fprintf(stderr, ": ");
-	ctl_print_safe(stderr, why);
+	json_get_int(&r->obj, "port", &port);
+	ctl_print_request_target(f, host != NULL ? host : "?", port);
+}
+
+/*
+ * Say what filing came to, on stderr, for the agent reading it: asked
+ * (or joined), the refusal it answers, what approving it lifts, and how
+ * to wait for the answer.
+ */
+static void
+request_filed_note(const struct request_args *args,
+    const struct request_reply *r, const char *id)
+{
+	const char		*why = json_get_str(&r->obj, "refused");
+	const char		*when = json_get_str(&r->obj, "refused_at");
+	const char		*lifts = json_get_str(&r->obj, "lifts");
+	const struct json_member *co = json_get(&r->obj, "coalesced");
+
+	fprintf(stderr, "pinhole request: %s the person for ",
+	    co != NULL && co->type == JSON_BOOL && co->num ?
+	    "joined the open request: asked" : "asked");
+	request_print_target(stderr, r);
 	fputc('\n', stderr);
+	if (why != NULL) {
+		fprintf(stderr, "pinhole request: it answers the refusal at ");
+		ctl_print_safe(stderr, when != NULL ? when : "?");
+		fprintf(stderr, ": ");
+		ctl_print_safe(stderr, why);
+		fputc('\n', stderr);
+	}
+	if (lifts != NULL) {
+		fprintf(stderr, "pinhole request: approving it lifts ");
+		ctl_print_safe(stderr, lifts);
+		fputc('\n', stderr);
+	}
+	if (args->wait < 0)
+		fprintf(stderr, "pinhole request: wait for the answer with: "
+		    "pinhole request --status %s --wait\n", id);
 }
 
 /* Append a percent-encoded form value. */
@@ -310,7 +314,7 @@ request_outcome(const struct request_reply *r)
 
 /* Report an endpoint's error reply, or that it could not be reached. */
 static int
-request_failed(const struct request_agent *a, int got,
+request_failed(const struct inside_agent *a, int got,
     const struct request_reply *r)
 {
 	const char	*err = got == 0 ? json_get_str(&r->obj, "error") : NULL;
@@ -331,7 +335,7 @@ request_failed(const struct request_agent *a, int got,
  * into r, which each answer overwrites: it is copied first.
  */
 static int
-request_wait(const struct request_agent *a, const char *rid, long secs,
+request_wait(const struct inside_agent *a, const char *rid, long secs,
     struct request_reply *r)
 {
 	char		path[128], id[ESCALATE_ID_LEN];
@@ -364,7 +368,7 @@ request_wait(const struct request_agent *a, const char *rid, long secs,
 
 /* File a request and print its id. */
 static int
-request_file(const struct request_agent *a, const struct request_args *args,
+request_file(const struct inside_agent *a, const struct request_args *args,
     struct request_reply *r)
 {
 	struct json_writer	 w;
@@ -374,6 +378,8 @@ request_file(const struct request_agent *a, const struct request_args *args,
 	json_writer_init(&w, 4096);
 	json_put_raw(&w, "host=", 5);
 	request_encode(&w, args->target);
+	if (args->any_port)
+		json_put_raw(&w, "&port=*", 7);
 	if (args->reason != NULL) {
 		json_put_raw(&w, "&reason=", 8);
 		request_encode(&w, args->reason);
@@ -390,12 +396,14 @@ request_file(const struct request_agent *a, const struct request_args *args,
 		return (request_failed(a, got, r));
 	state = json_get_str(&r->obj, "state");
 	if ((id = json_get_str(&r->obj, "request")) == NULL) {
-		ctl_print_safe(stdout, args->target);
-		printf(" is allowed already\n");
+		request_print_target(stdout, r);
+		printf(" is allowed already, every request to it: nothing to "
+		    "ask for\n");
 		return (0);
 	}
 	printf("%s\n", id);
-	request_last_refusal(args, r);
+	if (state != NULL && strcmp(state, "pending") == 0)
+		request_filed_note(args, r, id);
 	if (state != NULL && strcmp(state, "pending") != 0)
 		return (request_outcome(r));
 	if (args->wait < 0)
@@ -406,7 +414,7 @@ request_file(const struct request_agent *a, const struct request_args *args,
 
 /* Print a request's state, or wait for it. */
 static int
-request_status(const struct request_agent *a, const struct request_args *args,
+request_status(const struct inside_agent *a, const struct request_args *args,
     struct request_reply *r)
 {
 	char	path[128];
@@ -427,15 +435,41 @@ request_status(const struct request_agent *a, const struct request_args *args,
 	return (request_outcome(r));
 }
 
+/* Check HOST[:PORT]; "HOST:*" is HOST --any-port. */
+static int
+request_target_parse(const struct cmd_entry *self, struct request_args *a)
+{
+	static char	 host[HOST_TEXT_LEN + 16];
+	struct host	 h;
+	const char	*errstr;
+	size_t		 n = strlen(a->target);
+	uint16_t	 port;
+
+	if (n > 2 && n < sizeof host && strcmp(a->target + n - 2, ":*") == 0) {
+		memcpy(host, a->target, n - 2);
+		host[n - 2] = '\0';
+		a->target = host;
+		a->any_port = 1;
+	}
+	if (host_port_parse(a->target, &h, &port, 443, &errstr) == -1) {
+		cmd_usage_error(self, "bad host '%s': %s", a->target, errstr);
+		return (-1);
+	}
+	if (a->any_port && (strchr(a->target, ']') != NULL ||
+	    (h.kind == HOST_NAME && strchr(a->target, ':') != NULL))) {
+		cmd_usage_error(self, "--any-port asks for every port of HOST: "
+		    "name no port");
+		return (-1);
+	}
+	return (0);
+}
+
 /* Parse the options. */
 static int
 request_parse_args(const struct cmd_entry *self, int argc, char **argv,
     struct request_args *a)
 {
-	struct host	 h;
-	const char	*errstr;
-	uint16_t	 port;
-	int		 ch;
+	int	ch;
 
 	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
 		if (ch == '?')
@@ -444,6 +478,8 @@ request_parse_args(const struct cmd_entry *self, int argc, char **argv,
 			a->reason = optarg;
 		else if (ch == OPT_STATUS)
 			a->status = optarg;
+		else if (ch == OPT_ANY_PORT)
+			a->any_port = 1;
 		else if (ch == 'w' && optarg == NULL)
 			a->wait = REQUEST_WAIT_DEFAULT;
 		else if (ch == 'w' &&
@@ -458,32 +494,33 @@ request_parse_args(const struct cmd_entry *self, int argc, char **argv,
 		cmd_usage_error(self, a->status != NULL ? "--status takes no "
 		    "HOST" : "one HOST[:PORT] expected");
 		return (-1);
-	} else if (a->status == NULL && (a->reason != NULL || a->wait >= 0)) {
+	} else if (a->status == NULL && (a->reason != NULL || a->wait >= 0 ||
+	    a->any_port)) {
 		cmd_usage_error(self, "no HOST[:PORT] to ask for");
 		return (-1);
 	}
-	if (a->target != NULL &&
-	    host_port_parse(a->target, &h, &port, 443, &errstr) == -1) {
-		cmd_usage_error(self, "bad host '%s': %s", a->target, errstr);
-		return (-1);
-	}
-	return (0);
+	return (a->target != NULL ? request_target_parse(self, a) : 0);
 }
 
 /* Ask for a host, or look at a request. */
 static int
 cmd_request_exec(const struct cmd_entry *self, int argc, char **argv)
 {
-	struct request_args	 args = { NULL, NULL, NULL, -1 };
-	struct request_agent	 a;
+	struct request_args	 args = { NULL, NULL, NULL, -1, 0 };
+	struct inside_agent	 a;
 	struct request_reply	*r;
 	int			 rv;
 
 	if (request_parse_args(self, argc, argv, &args) == -1)
 		return (EXIT_USAGE);
 	if (request_agent_find(&a) == -1) {
-		fprintf(stderr, "pinhole request: no agent endpoint: set "
-		    "PINHOLE_AGENT=http://ADDRESS:PORT (pinhole run sets it)\n");
+		fprintf(stderr, "pinhole request: no agent endpoint to ask: "
+		    "PINHOLE_AGENT is not set, so this is not a command run by "
+		    "pinhole run, which sets it.\n"
+		    "pinhole request: run the command that needs the host with "
+		    "`pinhole run -- COMMAND`, and ask from inside it; out "
+		    "here, allow a host yourself with `pinhole allow "
+		    "HOST[:PORT]`, or answer requests with `pinhole pending`\n");
 		return (REQUEST_EXIT_ERROR);
 	}
 	if ((r = calloc(1, sizeof *r)) == NULL)
@@ -504,6 +541,9 @@ static const struct cmd_opt request_opts[] = {
 	    .help = "why, shown to the person (200 bytes kept)" },
 	{ "wait", 'w', CMD_ARG_OPTIONAL, "SECONDS",
 	    .help = "wait for the answer (default 600 s)" },
+	{ "any-port", 0, CMD_ARG_NONE, NULL, .key = OPT_ANY_PORT,
+	    .help = "every port of HOST (as HOST:*), for a name the DNS "
+	    "refused before any port was tried" },
 	{ "status", 0, CMD_ARG_REQUIRED, "ID", .key = OPT_STATUS,
 	    .help = "the state of a request filed before" },
 	{ .name = NULL }
@@ -511,16 +551,21 @@ static const struct cmd_opt request_opts[] = {
 
 const struct cmd_entry cmd_request_entry = {
 	.name = "request",
-	.usage = "[HOST[:PORT] [--reason TEXT] [--wait[=SECONDS]]] | "
-	    "--status ID [--wait[=SECONDS]]",
+	.usage = "[HOST[:PORT] [--any-port] [--reason TEXT] "
+	    "[--wait[=SECONDS]]] | --status ID [--wait[=SECONDS]]",
 	.summary = "From inside the sandbox, ask for access to a host",
 	.opts = request_opts,
 	.help =
 	    "Files a request with the gateway's agent endpoint and prints its\n"
-	    "id; PORT defaults to 443.  When the host was refused lately, why\n"
-	    "is said on stderr.  With no HOST, lists what this sandbox was\n"
-	    "refused lately: when, why, and the command that asks for it or\n"
-	    "what the policy would have to change.  The endpoint is\n"
+	    "id; PORT defaults to 443.  A name the DNS refused was refused\n"
+	    "before any port was tried: ask for it with --any-port (or\n"
+	    "HOST:*): the person sees it as every port of HOST, and approved\n"
+	    "once it opens the next connection, whatever its port.  On\n"
+	    "stderr it says what was asked, the refusal it answers, what\n"
+	    "approving it lifts (the request checks of a rule that allows the\n"
+	    "host only so), and how to wait.  With no HOST, lists what this\n"
+	    "sandbox was refused lately: when, why, and the command that asks\n"
+	    "for it or what the policy would have to change.  The endpoint is\n"
 	    "$PINHOLE_AGENT (http://ADDRESS:PORT, set by pinhole run), else\n"
 	    "$http_proxy.  The same with curl:\n"
 	    "  curl -d host=pypi.org -d reason=... $PINHOLE_AGENT/pinhole/request\n"

@@ -189,23 +189,42 @@ session_str(const struct json_obj *rec, const char *key)
 	return (v != NULL && v[0] != '\0' ? v : "-");
 }
 
-/* Print one session: a line, or one JSON object (requests < 0: none). */
+#define SESSION_ROW	"%-16s %-8s %-20s %-28s %s"
+
+/* The head of the table sessions are listed in. */
+static void
+session_print_head(void)
+{
+	printf(SESSION_ROW "\n", "NAME", "PID", "SINCE (UTC)", "LISTENS ON",
+	    "COMMANDS");
+}
+
+/*
+ * Print one session: a row of the table, or one JSON object (requests
+ * < 0: none known).
+ */
 static void
 session_print(const struct json_obj *rec, int json, int64_t requests)
 {
 	struct json_writer	w;
 	int64_t			pid = 0, now = 0, total = 0;
+	char			pidtext[24], cmds[96];
+	const char		*listeners = json_get_str(rec, "listeners");
 
 	json_get_int(rec, "pid", &pid);
 	json_get_int(rec, "attached", &now);
 	json_get_int(rec, "attached_total", &total);
 	if (!json) {
-		printf("%s %lld %s %s attached %lld of %lld",
-		    session_str(rec, "name"), (long long)pid,
-		    session_str(rec, "since"), session_str(rec, "listeners"),
+		snprintf(pidtext, sizeof pidtext, "%lld", (long long)pid);
+		snprintf(cmds, sizeof cmds, "%lld attached now, %lld in all",
 		    (long long)now, (long long)total);
+		printf(SESSION_ROW, session_str(rec, "name"), pidtext,
+		    session_str(rec, "since"), listeners != NULL &&
+		    listeners[0] != '\0' ? listeners : "no network port",
+		    cmds);
 		if (requests >= 0)
-			printf(" requests %lld", (long long)requests);
+			printf(", %lld open request%s", (long long)requests,
+			    requests == 1 ? "" : "s");
 		printf("\n");
 		return;
 	}
@@ -282,18 +301,24 @@ cmd_session_list(const struct cmd_entry *cmd, int argc, char **argv)
 	DIR		*d;
 	char		 dir[PATH_MAX], name[CONTROL_NAME_MAX + 1];
 	const char	*none = NULL;
-	int		 json = 0, rv;
+	int		 json = 0, rv, n = 0;
 
 	if ((rv = session_args(cmd, argc, argv, &json, &none, 0)) != 0)
 		return (rv);
-	if (control_dir(dir, sizeof dir) == -1 || (d = opendir(dir)) == NULL)
-		return (0);
-	while ((de = readdir(d)) != NULL) {
-		if (session_file_name(de->d_name, name, sizeof name) &&
-		    session_probe(dir, name, &rec, NULL) == 0)
+	if (control_dir(dir, sizeof dir) == 0 && (d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (!session_file_name(de->d_name, name, sizeof name) ||
+			    session_probe(dir, name, &rec, NULL) == -1)
+				continue;
+			if (!json && n++ == 0)
+				session_print_head();
 			session_print(&rec, json, session_requests(name));
+		}
+		closedir(d);
 	}
-	closedir(d);
+	if (n == 0 && !json)
+		fprintf(stderr, "pinhole session list: no running session: "
+		    "start one with `pinhole session start NAME`\n");
 	return (0);
 }
 
@@ -344,6 +369,8 @@ cmd_session_status(const struct cmd_entry *cmd, int argc, char **argv)
 		return (rv);
 	if (session_find("status", name, dir, sizeof dir, &rec, NULL) == -1)
 		return (1);
+	if (!json)
+		session_print_head();
 	session_print(&rec, json, session_requests(name));
 	return (0);
 }
@@ -623,6 +650,20 @@ session_attach(struct session *s, struct gwctx *c)
 	return (0);
 }
 
+/* In the foreground: say where the session serves, and how to use it. */
+static void
+session_announce(const struct session *s)
+{
+	fprintf(stderr, "pinhole session start: session %s serves%s%s%s\n",
+	    s->name, s->listening[0] != '\0' ? " on " : "", s->listening,
+	    s->listening[0] != '\0' ? ", and takes commands" :
+	    " (on no network port): commands attach to it");
+	fprintf(stderr, "pinhole session start: attach a command with "
+	    "`pinhole run --session %s -- COMMAND`; answer its requests with "
+	    "`pinhole watch --session %s`; stop it with `pinhole session stop "
+	    "%s` (or SIGTERM)\n", s->name, s->name, s->name);
+}
+
 /* Serving: take sandboxes, write the record, let the terminal go. */
 static int
 session_ready(void *arg, struct gwctx *c, const char *listening)
@@ -639,8 +680,10 @@ session_ready(void *arg, struct gwctx *c, const char *listening)
 	if (session_attach(s, c) == -1 || session_write_record(s) == -1)
 		return (-1);
 	s->recorded = 1;
-	if (s->notify == -1)
+	if (s->notify == -1) {
+		session_announce(s);
 		return (0);
+	}
 	if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
 	    write(s->notify, "", 1) != 1 || dup2(null, 2) == -1)
 		fatal("cannot detach");
@@ -698,7 +741,10 @@ static const struct cmd_opt session_start_opts[] = {
 	{ "max-sandboxes", 0, CMD_ARG_REQUIRED, "N",
 	    .key = OPT_MAX_SANDBOXES,
 	    .help = "commands attached at once, at most (256)" },
-	{ .include = proxy_gateway_opts },
+	{ "listen", 'l', CMD_ARG_REQUIRED, "ADDR:PORT",
+	    .help = "serve as an HTTP proxy here too (none by default; "
+	    "repeatable)" },
+	{ .include = proxy_served_opts },
 	{ .name = NULL }
 };
 
@@ -717,7 +763,13 @@ static const struct cmd_entry cmd_session_start_entry = {
 	.summary = "Start a named gateway and print its name",
 	.intro =
 	    "Serve the gateway of pinhole proxy under NAME (default: a fresh\n"
-	    "id), with its control socket; detach once it serves.\n",
+	    "id), detach once it serves and print NAME.  It listens on no\n"
+	    "network port unless --listen, --socks or --dns-listen say so: two\n"
+	    "unix sockets in the control directory are its doors, NAME.attach,\n"
+	    "where commands attach (pinhole run --session NAME -- COMMAND), and\n"
+	    "NAME.sock, where requests are answered (pinhole pending, approve,\n"
+	    "deny, watch --session NAME).  With --foreground it stays, and says\n"
+	    "so on stderr.\n",
 	.opts = session_start_opts,
 	.parent = &cmd_session_entry,
 	.exec = cmd_session_start,
@@ -726,7 +778,8 @@ static const struct cmd_entry cmd_session_start_entry = {
 static const struct cmd_entry cmd_session_list_entry = {
 	.name = "list",
 	.usage = "[--json]",
-	.summary = "List the running sessions: name, pid, since, listeners",
+	.summary = "List the running sessions: name, pid, since, listeners, "
+	    "commands attached",
 	.opts = session_json_opts,
 	.parent = &cmd_session_entry,
 	.exec = cmd_session_list,
@@ -781,8 +834,10 @@ const struct cmd_entry cmd_session_entry = {
 	.summary = "Run named long-lived gateways, list and stop them",
 	.intro =
 	    "A session is a gateway of its own that outlives the command that\n"
-	    "started it: its proxy listeners and its control socket, so\n"
-	    "pinhole pending, approve, deny and watch --session-id NAME reach it.\n",
+	    "started it: commands attach to it (pinhole run --session NAME),\n"
+	    "and pinhole pending, approve, deny and watch --session NAME reach\n"
+	    "it through its control socket; it serves as a proxy on a network\n"
+	    "port only where --listen says.\n",
 	.help = "Records: session-NAME.json in the control directory.\n",
 	.verbs = cmd_session_verbs,
 	.exec = cmd_session_exec,

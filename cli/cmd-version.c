@@ -12,11 +12,16 @@ static int
 cmd_help_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	const struct cmd_entry	**cmd, *one;
+	const char		*near;
 
 	if (argc > 1) {
-		if ((one = cmd_find(argv[1])) == NULL)
-			return (cmd_usage_error(self, "unknown command '%s'",
-			    argv[1]));
+		if ((one = cmd_find(argv[1])) == NULL) {
+			near = cmd_nearest(argv[1]);
+			return (cmd_usage_error(self, "unknown command "
+			    "'%s'%s%s%s", argv[1], near != NULL ?
+			    " (did you mean '" : "", near != NULL ? near : "",
+			    near != NULL ? "'?)" : ""));
+		}
 		cmd_print_help(one);
 		return (0);
 	}

@@ -45,6 +45,9 @@ struct watch {
 	int			 prompted;
 	char			 shown_session[CTL_SESSION_LEN];
 	char			 shown_id[ESCALATE_ID_LEN];	/* "": none */
+	int			 typing;	/* r: a reason to deny */
+	char			 reason[ESCALATE_REASON_MAX + 1];
+	size_t			 reason_len;
 };
 
 static volatile sig_atomic_t	watch_quit;
@@ -131,6 +134,16 @@ watch_prompt(struct watch *w)
 	struct watch_item	*it = &w->items[0];
 
 	watch_unprompt(w);
+	if (w->typing) {
+		printf("deny %s (session ", w->shown_id);
+		ctl_print_safe(stdout, w->shown_session);
+		printf(") saying, for the agent (Enter sends, Esc cancels): ");
+		w->reason[w->reason_len] = '\0';
+		ctl_print_safe(stdout, w->reason);
+		w->prompted = 1;
+		fflush(stdout);
+		return;
+	}
 	w->shown_id[0] = '\0';
 	if (w->nitems == 0) {
 		printf("(no open request; q quits) ");
@@ -138,15 +151,15 @@ watch_prompt(struct watch *w)
 		memcpy(w->shown_session, it->session, sizeof it->session);
 		memcpy(w->shown_id, it->id, sizeof it->id);
 		printf("%s ", it->id);
-		ctl_print_target(stdout, it->host, it->port);
+		ctl_print_request_target(stdout, it->host, it->port);
 		printf(" (session ");
 		ctl_print_safe(stdout, it->session);
 		if (it->sandbox[0] != '\0') {
 			printf(", sandbox ");
 			ctl_print_safe(stdout, it->sandbox);
 		}
-		printf(") [%zu open]: o=once s=session a=always d=deny n=next "
-		    "q=quit ", w->nitems);
+		printf(") [%zu open]: o=once s=session a=always d=deny "
+		    "r=deny saying why n=next q=quit ", w->nitems);
 	}
 	w->prompted = 1;
 	fflush(stdout);
@@ -178,7 +191,7 @@ watch_on_request(struct watch *w, const char *session, const struct json_obj *o)
 		json_get_int(o, "port", &it->port);
 	}
 	printf("request %s  ", it->id);
-	ctl_print_target(stdout, it->host, it->port);
+	ctl_print_request_target(stdout, it->host, it->port);
 	printf("  session %s", session);
 	if (count > 1)
 		printf(" (asked %lld times)", (long long)count);
@@ -187,36 +200,24 @@ watch_on_request(struct watch *w, const char *session, const struct json_obj *o)
 	printf("    reason: ");
 	ctl_print_safe(stdout, it->reason[0] != '\0' ? it->reason : "-");
 	printf("\n");
+	ctl_print_lifts(stdout, "    ", o);
 }
 
-/* A request was decided: it leaves the list. */
+/* A request was decided, said in words: it leaves the list. */
 static void
 watch_on_decided(struct watch *w, const char *session, const struct json_obj *o)
 {
 	struct watch_item	*it;
 	const char		*id = json_get_str(o, "request");
 	const char		*by = json_get_str(o, "by");
-	const char		*answer = json_get_str(o, "answer");
 
 	if (id == NULL)
 		return;
-	ctl_print_safe(stdout, id);
-	printf(" (session ");
-	ctl_print_safe(stdout, session);
-	printf(")  ");
-	ctl_print_safe(stdout, json_get_str(o, "state") != NULL ?
-	    json_get_str(o, "state") : "decided");
-	if (json_get_str(o, "scope") != NULL) {
-		printf(" ");
-		ctl_print_safe(stdout, json_get_str(o, "scope"));
-	}
+	ctl_print_decision(stdout, session, o);
 	if (by != NULL) {
-		printf(" by ");
+		printf(" (by ");
 		ctl_print_safe(stdout, by);
-	}
-	if (answer != NULL) {
-		printf(": ");
-		ctl_print_safe(stdout, answer);
+		putchar(')');
 	}
 	printf("\n");
 	if ((it = watch_find(w, session, id)) != NULL) {
@@ -353,7 +354,7 @@ watch_read(struct watch *w, size_t i)
 
 /* Answer the request the prompt shows, in the session it belongs to. */
 static void
-watch_answer(struct watch *w, int key)
+watch_answer(struct watch *w, int key, const char *reason)
 {
 	struct watch_item	*it;
 	struct json_writer	 jw;
@@ -383,9 +384,37 @@ watch_answer(struct watch *w, int key)
 	if (key != 'd')
 		json_put_str(&jw, "scope", key == 'o' ? "once" :
 		    key == 's' ? "session" : "always");
+	else if (reason != NULL && reason[0] != '\0')
+		json_put_str(&jw, "reason", reason);
 	json_put_str(&jw, "via", "watch");
 	ctl_send(&w->conns[i], &jw, &id);
 	json_writer_free(&jw);
+}
+
+/*
+ * Take a key of the reason being typed: Enter denies the request shown
+ * with it, Esc (or ^C's ^D) gives up, backspace takes a byte back.
+ */
+static void
+watch_type(struct watch *w, int key)
+{
+	if (key == '\r' || key == '\n') {
+		w->typing = 0;
+		w->reason[w->reason_len] = '\0';
+		watch_answer(w, 'd', w->reason);
+		watch_prompt(w);
+	} else if (key == 033 || key == 4) {
+		w->typing = 0;
+		watch_prompt(w);
+	} else if (key == 0177 || key == '\b') {
+		if (w->reason_len > 0)
+			w->reason_len--;
+		watch_prompt(w);
+	} else if ((unsigned char)key >= ' ' &&
+	    w->reason_len < sizeof w->reason - 1) {
+		w->reason[w->reason_len++] = key;
+		watch_prompt(w);
+	}
 }
 
 /* Act on one key. */
@@ -394,6 +423,10 @@ watch_key(struct watch *w, int key)
 {
 	struct watch_item	tmp;
 
+	if (w->typing) {
+		watch_type(w, key);
+		return;
+	}
 	if (key == 'q' || key == 4) {	/* q, ^D */
 		watch_quit = 1;
 		return;
@@ -407,7 +440,12 @@ watch_key(struct watch *w, int key)
 		w->items[w->nitems - 1] = tmp;
 		watch_prompt(w);
 	} else if (key == 'o' || key == 's' || key == 'a' || key == 'd')
-		watch_answer(w, key);
+		watch_answer(w, key, NULL);
+	else if (key == 'r' && w->shown_id[0] != '\0') {
+		w->typing = 1;
+		w->reason_len = 0;
+		watch_prompt(w);
+	}
 }
 
 /* Wait for keys and events; rescan for sessions now and then. */
@@ -495,10 +533,14 @@ const struct cmd_entry cmd_watch_entry = {
 	.opts = watch_opts,
 	.help =
 	    "Keys: o approve once, s approve for the session, a approve always\n"
-	    "(written into the policy), d deny, n next request, q quit.  The\n"
-	    "prompt shows one open request, the session it belongs to and the\n"
-	    "sandbox that asked; a key answers exactly that request, in that\n"
-	    "session.\n"
+	    "(written into the policy), d deny, r deny saying why (type the\n"
+	    "reason the agent is told, then Enter; Esc gives up), n next\n"
+	    "request, q quit.  The prompt shows one open request, the session\n"
+	    "it belongs to and the sandbox that asked; a key answers exactly\n"
+	    "that request, in that session.  Each decision is said in words:\n"
+	    "once for which sandbox, for this session, or always and the line\n"
+	    "written to the policy file, and for a denial what the agent is\n"
+	    "told.\n"
 	    "\n"
 	    "Watches every running session of this user (or only --session SESSION),\n"
 	    "and sessions that start later.  Text that came from the sandbox is\n"

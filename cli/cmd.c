@@ -11,6 +11,7 @@
 
 #include "cli/pinhole.h"
 #include "lib/log.h"
+#include "rules/rules.h"
 
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_doctor_entry;
@@ -52,6 +53,25 @@ const struct cmd_entry *cmd_table[] = {
 	NULL
 };
 
+/*
+ * Is this one of the person's commands, which cannot work inside the
+ * sandbox (the agent asks with `pinhole request` there)?
+ */
+int
+cmd_person(const struct cmd_entry *cmd)
+{
+	static const char *const	 names[] = { "run", "proxy", "doctor",
+	    "allow", "disallow", "log", "pending", "approve", "deny", "watch",
+	    "session", NULL };
+	const char *const		*n;
+
+	for (n = names; *n != NULL; n++) {
+		if (strcmp(cmd->name, *n) == 0)
+			return (1);
+	}
+	return (0);
+}
+
 /* Find a subcommand by its name. */
 const struct cmd_entry *
 cmd_find(const char *name)
@@ -66,6 +86,20 @@ cmd_find(const char *name)
 }
 
 #define CMD_OPTS_MAX	64	/* options of one command, names and all */
+#define CMD_MAX		32	/* commands */
+
+/* The command nearest a name that is none, or NULL ("did you mean"). */
+const char *
+cmd_nearest(const char *name)
+{
+	const char	*names[CMD_MAX + 1];
+	size_t		 n;
+
+	for (n = 0; cmd_table[n] != NULL && n < CMD_MAX; n++)
+		names[n] = cmd_table[n]->name;
+	names[n] = NULL;
+	return (rules_nearest(name, names));
+}
 #define CMD_HELP_WIDTH	79	/* columns of --help */
 #define CMD_HELP_LABEL	26	/* widest "-x, --name VALUE" beside its help */
 
@@ -157,6 +191,44 @@ cmd_getopt_add(const struct cmd_opt *o, const struct cmd_opt *primary,
 		    g->len, "%c%s", o->letter, colons[o->arg]);
 }
 
+/* The long names of a command's options, for "did you mean". */
+struct cmd_names {
+	const char	*v[CMD_OPTS_MAX + 1];
+	size_t		 n;
+};
+
+/* Note one long name. */
+static void
+cmd_names_add(const struct cmd_opt *o, const struct cmd_opt *primary,
+    void *arg)
+{
+	struct cmd_names	*names = arg;
+
+	(void)primary;
+	if (names->n < CMD_OPTS_MAX)
+		names->v[names->n++] = o->name;
+	names->v[names->n] = NULL;
+}
+
+/* Say an unknown long option (n bytes of arg), and the one meant if any. */
+static void
+cmd_unknown_long(const struct cmd_entry *cmd, const char *arg, int n)
+{
+	struct cmd_names	 names = { .n = 0 };
+	const char		*near = NULL;
+	char			 word[64];
+
+	names.v[0] = NULL;
+	cmd_opts_walk(cmd->opts, cmd_names_add, &names);
+	if (n > 2 && (size_t)n - 2 < sizeof word) {
+		snprintf(word, sizeof word, "%.*s", n - 2, arg + 2);
+		near = rules_nearest(word, names.v);
+	}
+	cmd_usage_error(cmd, "unknown option '%.*s'%s%s%s", n, arg,
+	    near != NULL ? " (did you mean '--" : "", near != NULL ? near : "",
+	    near != NULL ? "'?)" : "");
+}
+
 /* Report what getopt_long() found wrong: ch is ':' or '?'. */
 static void
 cmd_getopt_error(const struct cmd_entry *cmd, char **argv,
@@ -182,7 +254,7 @@ cmd_getopt_error(const struct cmd_entry *cmd, char **argv,
 	else if (lng && optopt != 0)
 		cmd_usage_error(cmd, "option '%.*s' takes no value", n, arg);
 	else if (lng)
-		cmd_usage_error(cmd, "unknown option '%.*s'", n, arg);
+		cmd_unknown_long(cmd, arg, n);
 	else
 		cmd_usage_error(cmd, "unknown option '-%c'", optopt);
 }
@@ -316,6 +388,18 @@ cmd_print_help(const struct cmd_entry *cmd)
 		printf("\nusage: pinhole %s %s %s\n\n%s.\n", cmd->name,
 		    (*verb)->name, (*verb)->usage, (*verb)->summary);
 		cmd_print_body(*verb);
+	}
+}
+
+/* Print untrusted text: printable ASCII as it is, the rest as \xNN. */
+void
+cmd_print_escaped(FILE *f, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s >= 0x20 && *s < 0x7f)
+			fputc(*s, f);
+		else
+			fprintf(f, "\\x%02x", (unsigned char)*s);
 	}
 }
 

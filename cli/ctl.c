@@ -242,6 +242,28 @@ ctl_print_target(FILE *f, const char *host, int64_t port)
 		fprintf(f, v6 ? "]:%lld" : ":%lld", (long long)port);
 }
 
+/* Write a request's HOST:PORT escaped; port 0 is every port of HOST. */
+void
+ctl_print_request_target(FILE *f, const char *host, int64_t port)
+{
+	ctl_print_target(f, host, port);
+	if (port == 0)
+		fputs(" (any port)", f);
+}
+
+/* Write the line saying what approving a request lifts, if it says. */
+void
+ctl_print_lifts(FILE *f, const char *indent, const struct json_obj *o)
+{
+	const char	*lifts = json_get_str(o, "lifts");
+
+	if (lifts == NULL)
+		return;
+	fprintf(f, "%sapproving lifts ", indent);
+	ctl_print_safe(f, lifts);
+	fputc('\n', f);
+}
+
 /* Write the line naming the sandbox a request came from, if it names one. */
 void
 ctl_print_sandbox(FILE *f, const char *indent, const struct json_obj *o)
@@ -313,6 +335,76 @@ ctl_find_request(struct ctl_conn *conns, size_t n, const char *id, char *err,
 	return (found);
 }
 
+/* Say how long a grant lasts, when its ttl ends it sooner. */
+static void
+ctl_print_ttl(FILE *f, const struct json_obj *o)
+{
+	int64_t	ttl = 0;
+
+	if (json_get_int(o, "ttl", &ttl) == 0 && ttl > 0)
+		fprintf(f, ", for %lld s at most", (long long)ttl);
+}
+
+/*
+ * Say a decision in words: what, and for an approval its scope (once for
+ * which sandbox, this session, or always and where the rule was written);
+ * for a denial what the agent is told.
+ */
+void
+ctl_print_decision(FILE *f, const char *session, const struct json_obj *o)
+{
+	const char	*state = json_get_str(o, "state");
+	const char	*scope = json_get_str(o, "scope");
+	const char	*sb = json_get_str(o, "sandbox");
+	const char	*written = json_get_str(o, "written");
+	const char	*answer = json_get_str(o, "answer");
+	const char	*host = json_get_str(o, "host");
+	int64_t		 port = 0;
+
+	json_get_int(o, "port", &port);
+	ctl_print_safe(f, state != NULL ? state : "decided");
+	fputc(' ', f);
+	ctl_print_safe(f, json_get_str(o, "request") != NULL ?
+	    json_get_str(o, "request") : "?");
+	fputs(": ", f);
+	ctl_print_request_target(f, host != NULL ? host : "?", port);
+	if (state == NULL || (strcmp(state, "denied") != 0 &&
+	    strcmp(state, "approved") != 0)) {
+		fputs(" (session ", f);
+		ctl_print_safe(f, session);
+		fputc(')', f);
+	} else if (strcmp(state, "denied") == 0) {
+		fprintf(f, " (session ");
+		ctl_print_safe(f, session);
+		fputs("); the agent is told: ", f);
+		ctl_print_safe(f, answer != NULL ? answer : "denied, no reason "
+		    "given");
+	} else if (scope != NULL && strcmp(scope, "always") == 0) {
+		fputs(" always", f);
+		ctl_print_ttl(f, o);
+		if (written != NULL) {
+			fputs(": added to ", f);
+			ctl_print_safe(f, written);
+		}
+	} else if (scope != NULL && strcmp(scope, "session") == 0) {
+		fputs(" for this session (", f);
+		ctl_print_safe(f, session);
+		fputs("), until it stops", f);
+		ctl_print_ttl(f, o);
+	} else {
+		fputs(" once: the next connection of ", f);
+		if (sb != NULL) {
+			fputs("sandbox ", f);
+			ctl_print_safe(f, sb);
+		} else
+			fputs("the command that asked", f);
+		fputs(" (session ", f);
+		ctl_print_safe(f, session);
+		fputc(')', f);
+		ctl_print_ttl(f, o);
+	}
+}
+
 /*
  * Send a decision (w: an open object with op and its members) to the
  * session holding request id ("SESSION/ID" names the session too).
@@ -325,9 +417,8 @@ ctl_decide(const char *cmd, const char *session, const char *id,
 	struct ctl_conn		 conns[CTL_SESSIONS_MAX], *c;
 	struct json_obj		 reply;
 	char			 err[512], sbuf[CTL_SESSION_LEN];
-	const char		*slash, *state, *host;
+	const char		*slash;
 	size_t			 n, i;
-	int64_t			 port = 0;
 	int			 rv = 1;
 
 	if ((slash = strchr(id, '/')) != NULL &&
@@ -351,12 +442,8 @@ ctl_decide(const char *cmd, const char *session, const char *id,
 		fputc('\n', stderr);
 		goto out;
 	}
-	state = json_get_str(&reply, "state");
-	host = json_get_str(&reply, "host");
-	json_get_int(&reply, "port", &port);
-	printf("%s %s: ", state != NULL ? state : "decided", id);
-	ctl_print_safe(stdout, host != NULL ? host : "?");
-	printf(":%lld (session %s)\n", (long long)port, c->session);
+	ctl_print_decision(stdout, c->session, &reply);
+	putchar('\n');
 	rv = 0;
 out:
 	for (i = 0; i < n; i++)

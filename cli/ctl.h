@@ -70,6 +70,22 @@ int		 ctl_decide(const char *, const char *, const char *,
 void	ctl_print_safe(FILE *, const char *);
 /* Write HOST:PORT so (escaped; port 0, a DNS lookup, prints HOST alone). */
 void	ctl_print_target(FILE *, const char *, int64_t);
+/* Write a request's HOST:PORT so; port 0, any port: "HOST (any port)". */
+void	ctl_print_request_target(FILE *, const char *, int64_t);
+/*
+ * Say a decision (a request object, of session) in words, no newline:
+ * "approved ID: HOST:PORT always: added to FILE:LINE: allow RULE",
+ * "... once: the next connection of sandbox N (session S)", "... for
+ * this session (S), until it stops", "denied ID: ... the agent is told:
+ * REASON".
+ */
+void	ctl_print_decision(FILE *, const char *, const struct json_obj *);
+/*
+ * Write the line saying what approving a request object lifts, after
+ * indent: "approving lifts the request checks of the rule '...' (FILE:
+ * LINE), which refused POST /x: ..." (escaped); nothing when it lifts none.
+ */
+void	ctl_print_lifts(FILE *, const char *, const struct json_obj *);
 /*
  * Write the line naming the sandbox a request object came from, after
  * indent: "sandbox ID, pid N: CMD" (escaped), and how often it was asked

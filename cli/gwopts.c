@@ -46,8 +46,10 @@
  */
 const struct cmd_opt gwopts_where_opts[] = {
 	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
-	    .help = "one more rule: HOST[:PORTS], or a whole line such as "
-	    "'allow-private 10.0.0.0/8' (repeatable)" },
+	    .help = "one more rule, as `pinhole allow` takes it: HOST[:PORTS] "
+	    "[constraints], or any line of a policy, such as "
+	    "'allow-private 10.0.0.0/8' or 'include preset:python' "
+	    "(repeatable)" },
 	{ "log", 'L', CMD_ARG_REQUIRED, "FILE|-|URL",
 	    .help = "audit log, JSON lines ('-': stdout; also syslog, "
 	    "journald; default ~/.local/state/pinhole/audit.log); "
@@ -58,6 +60,14 @@ const struct cmd_opt gwopts_where_opts[] = {
 	    .help = "HMAC key for the log's chain" },
 	{ "resolver", 'r', CMD_ARG_REQUIRED, "ADDR[:PORT]",
 	    .help = "DNS server instead of /etc/resolv.conf (repeatable)" },
+	{ "upstream", 0, CMD_ARG_REQUIRED, "URL", .key = GWOPTS_UPSTREAM,
+	    .help = "go through this proxy, http://HOST:PORT, which resolves "
+	    "the names ('none': dial directly; the policy's upstream line "
+	    "otherwise)" },
+	{ "upstream-auth", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_UPSTREAM_AUTH,
+	    .help = "the upstream's Basic credentials, USER:PASSWORD on the "
+	    "first line (read at start, hidden from the sandbox)" },
 	{ .name = NULL }
 };
 
@@ -108,8 +118,20 @@ const struct cmd_opt gwopts_opts[] = {
 	    "person decides (default 60)" },
 	{ "decider", 0, CMD_ARG_REQUIRED, "URL", .key = GWOPTS_DECIDER,
 	    .help = "ask a program first about each blocked attempt: "
-	    "http://ADDR:PORT/PATH or unix:/PATH (waits --ask S, default 30; "
-	    "no answer denies)" },
+	    "http://ADDR:PORT/PATH, https://HOST:PORT/PATH or unix:/PATH "
+	    "(waits --ask S, default 30; no answer denies)" },
+	{ "decider-ca", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_DECIDER_CA,
+	    .help = "CA certificates that verify an https decider "
+	    "(the system's)" },
+	{ "decider-cert", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_DECIDER_CERT,
+	    .help = "client certificate shown to an https decider" },
+	{ "decider-key", 0, CMD_ARG_REQUIRED, "FILE",
+	    .key = GWOPTS_DECIDER_KEY,
+	    .help = "its private key" },
+	{ "decider-max", 0, CMD_ARG_REQUIRED, "N", .key = GWOPTS_DECIDER_MAX,
+	    .help = "questions out to the decider at once (16); the others "
+	    "wait their turn" },
 	{ "dns-real", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REAL,
 	    .help = "DNS answers A/AAAA with real addresses" },
 	{ "dns-refuse", 0, CMD_ARG_NONE, NULL, .key = GWOPTS_DNS_REFUSE,
@@ -341,6 +363,107 @@ gwopts_decider(const struct cmd_entry *cmd, struct gwopts *o,
 	return (0);
 }
 
+/*
+ * One --allow value as the policy lines it makes (rules_args_lines():
+ * "HOST[:PORTS]", a whole line such as "allow-private 10.0.0.0/8", or
+ * several), each loaded into r: the one way every command reads it.
+ * Returns 0, or -1 with err ("--allow: message").
+ */
+static int
+gwopts_allow_load(struct rules *r, const char *arg, char *err, size_t errlen)
+{
+	struct rules_lines	l;
+	char			why[1024];
+	size_t			i;
+	int			rv = 0;
+
+	if (rules_args_lines(&arg, 1, &l, why, sizeof why) == -1) {
+		snprintf(err, errlen, "--allow: %s", why);
+		return (-1);
+	}
+	for (i = 0; i < l.n && rv == 0; i++)
+		rv = rules_load_text(r, "--allow", l.v[i], strlen(l.v[i]), err,
+		    errlen);
+	rules_lines_free(&l);
+	return (rv);
+}
+
+/* --allow RULE: refused now, with exit 2, when it does not load. */
+static int
+gwopts_allow(const struct cmd_entry *cmd, struct gwopts *o, const char *arg)
+{
+	struct rules	*r;
+	char		 err[1024];
+	int		 rv;
+
+	if ((r = rules_create()) == NULL)
+		fatalx("out of memory");
+	rv = gwopts_allow_load(r, arg, err, sizeof err);
+	rules_free(r);
+	if (rv == -1)
+		return (cmd_usage_error(cmd, "%s", err));
+	return (gwopts_push(cmd, o->allow, &o->nallow, "--allow", arg));
+}
+
+/* --fake-range CIDR: refused now, with exit 2, when it is none. */
+static int
+gwopts_fake_range(const struct cmd_entry *cmd, struct gwopts *o,
+    const char *arg)
+{
+	struct fakeip	*f;
+	char		 err[256];
+
+	if ((f = fakeip_create(arg, 1, 1, err, sizeof err)) == NULL)
+		return (cmd_usage_error(cmd, "--fake-range: %s", err));
+	fakeip_free(f);
+	o->fake_range = arg;
+	return (0);
+}
+
+/* --upstream URL: checked now; it goes into the policy as a line. */
+static int
+gwopts_upstream(const struct cmd_entry *cmd, struct gwopts *o,
+    const char *arg)
+{
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+
+	if (strcmp(arg, "none") != 0 &&
+	    rules_upstream_parse(arg, &h, &port, &errstr) == -1)
+		return (cmd_usage_error(cmd, "--upstream '%s': %s", arg,
+		    errstr));
+	o->upstream = arg;
+	return (0);
+}
+
+/* The decider's TLS files and how many questions it takes at once. */
+static int
+gwopts_decider_more(const struct cmd_entry *cmd, struct gwopts *o, int ch,
+    const char *arg)
+{
+	long long	v;
+
+	switch (ch) {
+	case GWOPTS_DECIDER_CA:
+		o->decider_ca = arg;
+		break;
+	case GWOPTS_DECIDER_CERT:
+		o->decider_cert = arg;
+		break;
+	case GWOPTS_DECIDER_KEY:
+		o->decider_key = arg;
+		break;
+	default:
+		if (gwopts_number(cmd, "--decider-max", arg, 1,
+		    DECIDER_QUESTIONS_LIMIT, &v))
+			return (EXIT_USAGE);
+		o->decider_max = v;
+		break;
+	}
+	return (0);
+}
+
 /* Handle one of the shared options. */
 int
 gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
@@ -351,8 +474,7 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		return (gwopts_push(cmd, o->policy, &o->npolicy, "--policy",
 		    arg));
 	case 'a':
-		return (gwopts_push(cmd, o->allow, &o->nallow, "--allow",
-		    arg));
+		return (gwopts_allow(cmd, o, arg));
 	case 'r':
 		return (gwopts_push_addr(cmd, o->resolver, &o->nresolver,
 		    "--resolver", arg, 53));
@@ -380,34 +502,28 @@ gwopts_option(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 		o->dns_refuse = 1;
 		return (0);
 	case GWOPTS_FAKE_RANGE:
-		o->fake_range = arg;
-		return (0);
+		return (gwopts_fake_range(cmd, o, arg));
 	case GWOPTS_METRICS:
 		return (gwopts_metrics(cmd, o, arg));
 	case GWOPTS_DECIDER:
 		return (gwopts_decider(cmd, o, arg));
+	case GWOPTS_DECIDER_CA:
+	case GWOPTS_DECIDER_CERT:
+	case GWOPTS_DECIDER_KEY:
+	case GWOPTS_DECIDER_MAX:
+		return (gwopts_decider_more(cmd, o, ch, arg));
+	case GWOPTS_UPSTREAM:
+		return (gwopts_upstream(cmd, o, arg));
+	case GWOPTS_UPSTREAM_AUTH:
+		if (strchr(arg, '\n') != NULL || strpbrk(arg, " \t#") != NULL)
+			return (cmd_usage_error(cmd, "--upstream-auth '%s': a "
+			    "path without spaces or '#'", arg));
+		o->upstream_auth = arg;
+		return (0);
 	}
 	if (ch >= GWOPTS_MAX_CLIENTS && ch < GWOPTS_LAST)
 		return (gwopts_limit(cmd, o, ch, arg));
 	return (-1);
-}
-
-/* One --allow value as a policy line: "HOST[:PORTS]" or a whole rule. */
-static void
-gwopts_allow_line(const char *arg, char *buf, size_t len)
-{
-	static const char	*kw[] = { "allow ", "deny ", "allow-private ",
-	    "allow-socket ", NULL };
-	const char		**k;
-
-	for (k = kw; *k != NULL; k++) {
-		if (strncmp(arg, *k, strlen(*k)) == 0 ||
-		    strcmp(arg, "allow-vsock") == 0) {
-			snprintf(buf, len, "%s", arg);
-			return;
-		}
-	}
-	snprintf(buf, len, "allow %s", arg);
 }
 
 /* Would the user's policy file apply?  Its path goes in path. */
@@ -448,22 +564,52 @@ gwopts_warn_dead(const struct rules *r)
 }
 
 /*
+ * --upstream and --upstream-auth as the policy's last lines: the
+ * command line's upstream replaces the policy's.
+ */
+static int
+gwopts_upstream_lines(const struct gwopts *o, struct rules *r, char *err,
+    size_t errlen)
+{
+	char	line[PATH_MAX + 32];
+
+	if (o->upstream != NULL) {
+		snprintf(line, sizeof line, "upstream %s", o->upstream);
+		if (rules_load_text(r, "--upstream", line, strlen(line), err,
+		    errlen) == -1)
+			return (-1);
+	}
+	if (o->upstream_auth != NULL) {
+		snprintf(line, sizeof line, "upstream-auth %s",
+		    o->upstream_auth);
+		if (rules_load_text(r, "--upstream-auth", line, strlen(line),
+		    err, errlen) == -1)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
  * Build the policy: the system layer, then the files and rules given
- * (or the user's file).
+ * (or the user's file), then the command line's upstream.
  */
 struct rules *
 gwopts_load_rules(const struct gwopts *o, char *err, size_t errlen)
 {
 	struct rules	*r;
-	char		 line[1024], path[PATH_MAX];
-	size_t		 i;
+	char		 path[PATH_MAX];
+	size_t		 i, n;
 
 	if ((r = rules_create()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return (NULL);
 	}
-	if (rules_load_system(r, rules_system_dir(), err, errlen) == -1)
+	if (rules_load_system(r, rules_system_dir(), err, errlen) == -1) {
+		n = strlen(err);
+		snprintf(err + n, errlen - n, " (the system policy, %s: only "
+		    "an administrator can fix it)", rules_system_dir());
 		goto fail;
+	}
 	if (gwopts_user_policy(o, path, sizeof path) &&
 	    rules_load_file(r, path, err, errlen) == -1)
 		goto fail;
@@ -472,11 +618,11 @@ gwopts_load_rules(const struct gwopts *o, char *err, size_t errlen)
 			goto fail;
 	}
 	for (i = 0; i < o->nallow; i++) {
-		gwopts_allow_line(o->allow[i], line, sizeof line);
-		if (rules_load_text(r, "--allow", line, strlen(line), err,
-		    errlen) == -1)
+		if (gwopts_allow_load(r, o->allow[i], err, errlen) == -1)
 			goto fail;
 	}
+	if (gwopts_upstream_lines(o, r, err, errlen) == -1)
+		goto fail;
 	return (r);
 fail:
 	rules_free(r);
@@ -716,6 +862,45 @@ gwctx_secrets_load(struct gwctx *c, const struct rules *r)
 	c->nsecrets = n;
 }
 
+/*
+ * The upstream a policy names, made anew at every load: resolved by the
+ * host's resolver, its credentials read again (a changed password is
+ * taken by a reload).  Returns it (NULL: none) or -1 with err, which
+ * leaves the one in force as it is.
+ */
+static int
+gwctx_upstream_make(const struct rules *r, struct conn_upstream **u,
+    char *err, size_t errlen)
+{
+	const struct rules_upstream	*ru = rules_upstream(r);
+
+	*u = NULL;
+	if (ru == NULL && r != NULL && rules_upstream_auth(r) != NULL)
+		log_warnx("upstream-auth %s: there is no upstream to give "
+		    "it to", rules_upstream_auth(r));
+	if (ru != NULL && (*u = conn_upstream_create(ru, err, errlen)) == NULL)
+		return (-1);
+	return (0);
+}
+
+/* Go through the upstream u from now on (NULL: dial the hosts). */
+static void
+gwctx_upstream_set(struct gwctx *c, struct conn_upstream *u,
+    const struct rules *r)
+{
+	const struct rules_upstream	*ru = rules_upstream(r);
+
+	if (u != NULL && strcmp(c->upstream, u->label) != 0)
+		log_info("through the upstream proxy %s (%s)%s", u->label,
+		    ru->origin, u->auth != NULL ? ", with credentials" : "");
+	else if (u == NULL && c->upstream[0] != '\0')
+		log_info("no upstream proxy: dialing hosts directly");
+	snprintf(c->upstream, sizeof c->upstream, "%s", u != NULL ? u->label :
+	    "");
+	gateway_set_upstream(c->gw, u);
+	conn_upstream_unref(u);
+}
+
 /* Put a policy in force (the gateway owns it); reload when a rule ends. */
 static void
 gwctx_set_rules(struct gwctx *c, struct rules *r)
@@ -804,25 +989,49 @@ gwctx_watch_files(struct gwctx *c)
 	free(files);
 }
 
+/*
+ * Load the policy for a reload, and its upstream: NULL with *why and
+ * err saying what is wrong with it.
+ */
+static struct rules *
+gwctx_reload_load(struct gwctx *c, struct conn_upstream **u,
+    const char **why, char *err, size_t errlen)
+{
+	struct rules	*r;
+
+	*why = "bad policy";
+	if ((r = gwopts_load_rules(c->o, err, errlen)) == NULL)
+		return (NULL);
+	*why = "unguarded file";
+	if (c->vet != NULL && c->vet(c->vet_arg, r, err, errlen) == -1)
+		goto fail;
+	*why = "upstream";
+	if (gwctx_upstream_make(r, u, err, errlen) == -1)
+		goto fail;
+	return (r);
+fail:
+	rules_free(r);
+	return (NULL);
+}
+
 /* Reload the policy, keeping the old one on error. */
 static void
 gwctx_reload(struct gwctx *c)
 {
-	struct rules	*r;
-	char		 err[1024];
+	struct rules		*r;
+	struct conn_upstream	*u = NULL;
+	const char		*why;
+	char			 err[1024];
 
-	if ((r = gwopts_load_rules(c->o, err, sizeof err)) == NULL ||
-	    (c->vet != NULL && c->vet(c->vet_arg, r, err, sizeof err) == -1)) {
+	if ((r = gwctx_reload_load(c, &u, &why, err, sizeof err)) == NULL) {
 		log_warnx("policy not reloaded, the old one stays: %s", err);
 		metrics_reload(&c->metrics, 0);
-		gwctx_audit(c, "reload", "deny", r == NULL ? "bad policy" :
-		    "unguarded file", err);
-		if (r != NULL)
-			rules_free(r);
+		gwctx_audit(c, "reload", "deny", why, err);
 		return;
 	}
 	gwopts_warn_dead(r);
 	gwctx_set_rules(c, r);
+	gwctx_upstream_set(c, u, r);
 	if (c->grants != NULL)
 		grants_drop_always(c->grants, r);
 	gwctx_watch_files(c);
@@ -1064,8 +1273,9 @@ gwctx_ships_flush(struct gwctx *c)
 int
 gwctx_setup(struct gwctx *c, struct gwopts *o)
 {
-	struct rules	*r;
-	char		 err[1024];
+	struct rules		*r;
+	struct conn_upstream	*u;
+	char			 err[1024];
 
 	memset(c, 0, sizeof *c);
 	c->o = o;
@@ -1117,6 +1327,12 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 	    c->audit, o->budget_lines, o->budget_bytes)) == NULL)
 		fatalx("audit log: out of memory");
 	gateway_set_budget(c->gw, c->budget);
+	if (gwctx_upstream_make(r, &u, err, sizeof err) == -1) {
+		cmd_refuse("%s", err);
+		rules_free(r);
+		return (-1);
+	}
+	gwctx_upstream_set(c, u, r);
 	gwctx_set_rules(c, r);
 	gwctx_tls(c);
 	signal(SIGPIPE, SIG_IGN);
@@ -1253,8 +1469,10 @@ gwctx_grants(void *arg)
 int
 gwctx_escalate(struct gwctx *c, int ask)
 {
-	char	err[1024];
+	struct decider_config	dc;
+	char			err[1024];
 
+	memset(&dc, 0, sizeof dc);
 	c->ask = ask;
 	if ((c->esc = escalate_create(c->base, c->o->cfg.session,
 	    c->audit)) == NULL || (c->grants = grants_create()) == NULL) {
@@ -1268,8 +1486,14 @@ gwctx_escalate(struct gwctx *c, int ask)
 	else
 		log_info("control socket %s", control_path(c->ctl));
 	if (c->o->decider != NULL) {
-		if ((c->decider = decider_create(c->base, c->esc,
-		    c->o->decider, ask, err, sizeof err)) == NULL) {
+		dc.url = c->o->decider;
+		dc.secs = ask;
+		dc.max = c->o->decider_max;
+		dc.ca = c->o->decider_ca;
+		dc.cert = c->o->decider_cert;
+		dc.key = c->o->decider_key;
+		if ((c->decider = decider_create(c->base, c->esc, &dc, err,
+		    sizeof err)) == NULL) {
 			log_warnx("%s", err);
 			return (-1);
 		}

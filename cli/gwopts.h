@@ -45,13 +45,18 @@ enum {
 	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
 	GWOPTS_ASK, GWOPTS_METRICS, GWOPTS_LOG_SPOOL, GWOPTS_LOG_SPOOL_MAX,
 	GWOPTS_LOG_TLS_CA, GWOPTS_LOG_TLS_CERT, GWOPTS_LOG_TLS_KEY,
-	GWOPTS_DECIDER, GWOPTS_LOG_SHIP_WAIT, GWOPTS_LOG_BUDGET,
+	GWOPTS_DECIDER, GWOPTS_DECIDER_CA, GWOPTS_DECIDER_CERT,
+	GWOPTS_DECIDER_KEY, GWOPTS_DECIDER_MAX, GWOPTS_UPSTREAM,
+	GWOPTS_UPSTREAM_AUTH, GWOPTS_LOG_SHIP_WAIT, GWOPTS_LOG_BUDGET,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
 /* The options both commands take (--policy and --grace are their own). */
 extern const struct cmd_opt	gwopts_opts[];
-/* Of those, --allow, --log, --log-key, --resolver (doctor takes them). */
+/*
+ * Of those, --allow, --log, --log-key, --resolver, --upstream and
+ * --upstream-auth (doctor takes them).
+ */
 extern const struct cmd_opt	gwopts_where_opts[];
 
 /* Where the policy comes from when no --policy is given. */
@@ -90,6 +95,12 @@ struct gwopts {
 	int			 ask;		/* --ask[=SECONDS] */
 	int			 ask_bare;	/* --ask without =SECONDS */
 	const char		*decider;	/* --decider URL, or NULL */
+	const char		*decider_ca;	/* --decider-ca FILE */
+	const char		*decider_cert;	/* --decider-cert FILE */
+	const char		*decider_key;	/* --decider-key FILE */
+	int			 decider_max;	/* --decider-max N, 0: default */
+	const char		*upstream;	/* --upstream URL, or NULL */
+	const char		*upstream_auth;	/* --upstream-auth FILE */
 	char			 session[32];	/* a random one */
 };
 
@@ -155,6 +166,7 @@ struct gwctx {
 	struct control		*ctl;		/* where they are answered */
 	struct grants		*grants;	/* what approvals gave */
 	struct decider		*decider;	/* asked first, or NULL */
+	char			 upstream[HOST_TEXT_LEN + 16];	/* "" none */
 	struct tls		*tls;		/* inspection, or NULL */
 	struct metrics		 metrics;	/* counted by all of the above */
 	struct scrape		*scrape;	/* --metrics, or NULL */

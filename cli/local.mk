@@ -14,10 +14,12 @@ libpinhole_a_SOURCES += \
 	cli/notice.c cli/notice.h \
 	cli/notify.c cli/notify.h
 libpinhole_a_SOURCES += cli/cmd-allow.c
-libpinhole_a_SOURCES += cli/cmd-log.c cli/logverify.c cli/logverify.h
+libpinhole_a_SOURCES += cli/cmd-log.c cli/logverify.c cli/logverify.h \
+	cli/propose.c cli/propose.h
 # Escalation: the agent's and the person's commands.
 libpinhole_a_SOURCES += \
 	cli/ctl.c cli/ctl.h \
+	cli/inside.c cli/inside.h \
 	cli/cmd-request.c \
 	cli/cmd-pending.c \
 	cli/cmd-approve.c \
@@ -50,6 +52,9 @@ TESTS += tests/integration/session.sh
 EXTRA_DIST += tests/integration/session.sh
 TESTS += tests/integration/attach.sh
 EXTRA_DIST += tests/integration/attach.sh tests/integration/attach-cycle.py
+# Inside the sandbox the person's commands say so, and how to ask.
+TESTS += tests/integration/inside.sh
+EXTRA_DIST += tests/integration/inside.sh
 # A session's sandboxes: each sees its own, a once grant is one's.
 TESTS += tests/integration/session-once.sh
 EXTRA_DIST += tests/integration/session-once.sh

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/inside.h"
 #include "cli/pinhole.h"
 #include "lib/log.h"
 
@@ -30,6 +31,7 @@ int
 main(int argc, char **argv)
 {
 	const struct cmd_entry	*cmd;
+	const char		*near;
 
 	log_init("pinhole", 0);
 	if (argc < 2) {
@@ -42,13 +44,20 @@ main(int argc, char **argv)
 	else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		argv[1] = (char *)"help";
 	if ((cmd = cmd_find(argv[1])) == NULL) {
-		fprintf(stderr, "pinhole: unknown command '%s' "
-		    "(try 'pinhole help')\n", argv[1]);
+		near = cmd_nearest(argv[1]);
+		fprintf(stderr, "pinhole: unknown command '%s' (%s%s%s)\n",
+		    argv[1], near != NULL ? "did you mean '" :
+		    "try 'pinhole help'", near != NULL ? near : "",
+		    near != NULL ? "'?" : "");
 		return (EXIT_USAGE);
 	}
 	if (wants_help(argc - 1, argv + 1)) {
 		cmd_print_help(cmd);
 		return (0);
+	}
+	if (cmd_person(cmd) && inside_sandbox()) {
+		inside_refuse(cmd->name);
+		return (strcmp(cmd->name, "run") == 0 ? 125 : 1);
 	}
 	optind = 1;
 	return (cmd->exec(cmd, argc - 1, argv + 1));

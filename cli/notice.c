@@ -118,7 +118,10 @@ notice_add_clean(char *buf, size_t len, size_t *off, const char *s)
 	notice_add(buf, len, off, "%s", clean);
 }
 
-/* Append what a notice is about: "the name x", "x:443", "GET / on x:443". */
+/*
+ * Append what a notice is about: "the name x" (refused by the DNS), "x
+ * (any port)" (a request for every port), "x:443", "GET / on x:443".
+ */
 static void
 notice_add_target(char *buf, size_t len, size_t *off,
     const struct attach_notice *n)
@@ -130,9 +133,11 @@ notice_add_target(char *buf, size_t len, size_t *off,
 		notice_add_clean(buf, len, off, n->what);
 		notice_add(buf, len, off, " on ");
 	}
-	if (n->port == 0)
+	if (n->port == 0 && n->kind == ATTACH_NOTICE_REFUSED)
 		notice_add(buf, len, off, "the name ");
 	notice_add_clean(buf, len, off, target);
+	if (n->port == 0 && n->kind != ATTACH_NOTICE_REFUSED)
+		notice_add(buf, len, off, " (any port)");
 }
 
 /* A refusal: what, how often, why, and how to ask or what to change. */

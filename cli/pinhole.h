@@ -5,6 +5,7 @@
 #define PINHOLE_H
 
 #include <getopt.h>	/* optarg, optind: where cmd_getopt() is */
+#include <stdio.h>
 
 /* Exit statuses shared by the subcommands. */
 #define EXIT_USAGE	2
@@ -49,6 +50,8 @@ struct cmd_entry {
 extern const struct cmd_entry *cmd_table[];
 
 const struct cmd_entry	*cmd_find(const char *);
+int			 cmd_person(const struct cmd_entry *);
+const char		*cmd_nearest(const char *);
 void			 cmd_walk(void (*)(const struct cmd_entry *, void *),
 			    void *);
 void			 cmd_opts_walk(const struct cmd_opt *,
@@ -58,6 +61,12 @@ void			 cmd_print_help(const struct cmd_entry *);
 int			 cmd_usage_error(const struct cmd_entry *, const char *, ...)
 			    __attribute__((format(printf, 2, 3)));
 int			 cmd_getopt(const struct cmd_entry *, int, char **);
+
+/*
+ * Print text from the command line or a log: what is not printable
+ * ASCII as \xNN.
+ */
+void			 cmd_print_escaped(FILE *, const char *);
 
 /*
  * Say why pinhole cannot start, for a reason `pinhole doctor` checks

@@ -10,6 +10,8 @@
 
 /* The options of proxy, for a command that takes them all. */
 extern const struct cmd_opt	proxy_gateway_opts[];
+/* The same but --listen, for a command whose listeners differ. */
+extern const struct cmd_opt	proxy_served_opts[];
 
 /* What a command adds around the proxy's loop; any may be NULL. */
 struct proxy_hooks {

@@ -43,6 +43,8 @@ runguard_free(struct runguard *rg)
 	for (i = 0; i < rg->nsockets; i++)
 		free(rg->sockets[i]);
 	rg->nsockets = 0;
+	free(rg->log);
+	rg->log = NULL;
 	free(rg->ca);
 	free(rg->trust);
 	rg->ca = rg->trust = NULL;
@@ -56,6 +58,8 @@ runguard_abs(const char *path, char *out, size_t len)
 
 	if (path[0] == '/')
 		return ((size_t)snprintf(out, len, "%s", path) < len ? 0 : -1);
+	while (path[0] == '.' && path[1] == '/')
+		path += 2 + strspn(path + 2, "/");
 	if (getcwd(cwd, sizeof cwd) == NULL)
 		return (-1);
 	return ((size_t)snprintf(out, len, "%s/%s", cwd, path) < len ? 0 : -1);
@@ -142,6 +146,20 @@ runguard_file(struct runguard *rg, const char *file)
 	return (runguard_both(rg, real, abs));
 }
 
+/* Keep the log's directories read-only, knowing it for the log. */
+static int
+runguard_log(struct runguard *rg, const char *file)
+{
+	char	abs[PATH_MAX];
+
+	if (runguard_abs(file, abs, sizeof abs) == -1)
+		return (-1);
+	free(rg->log);
+	if ((rg->log = strdup(abs)) == NULL)
+		return (-1);
+	return (runguard_file(rg, abs));
+}
+
 /* Keep one path read-only (as named and as found), if it exists. */
 int
 runguard_ro(struct runguard *rg, const char *file)
@@ -186,6 +204,31 @@ runguard_holds(const char *dir, const char *p)
 	return (strncmp(rd, rp, n) == 0 && (rp[n] == '\0' || rp[n] == '/'));
 }
 
+/* A path as found ("/a/b/../c" is "/a/c"), for messages. */
+static void
+runguard_tidy(const char *path, char *out, size_t len)
+{
+	char		 dir[PATH_MAX], real[PATH_MAX];
+	const char	*base;
+	size_t		 n;
+
+	if (realpath(path, real) != NULL) {
+		snprintf(out, len, "%s", real);
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s", path);
+	runguard_dirname(dir);
+	base = path + strlen(dir) + (strcmp(dir, "/") != 0);
+	if (strcmp(dir, path) != 0 && realpath(dir, real) != NULL &&
+	    (n = strlen(real)) + 1 + strlen(base) < len) {
+		memcpy(out, real, n);
+		if (strcmp(real, "/") != 0)
+			out[n++] = '/';
+		memcpy(out + n, base, strlen(base) + 1);
+	} else
+		snprintf(out, len, "%s", path);
+}
+
 /* Refuse a read-only directory that holds what the command writes. */
 int
 runguard_check(const struct runguard *rg, char *err, size_t errlen)
@@ -194,8 +237,9 @@ runguard_check(const struct runguard *rg, char *err, size_t errlen)
 	const char	*what[] = { "the working directory", "HOME",
 	    "the temporary directory" };
 	const char	*where[3];
-	char		 cwd[PATH_MAX];
+	char		 cwd[PATH_MAX], file[PATH_MAX], dir[PATH_MAX];
 	size_t		 i, k;
+	int		 log;
 
 	where[0] = getcwd(cwd, sizeof cwd);
 	where[1] = getenv("HOME");
@@ -206,12 +250,18 @@ runguard_check(const struct runguard *rg, char *err, size_t errlen)
 		for (k = 0; k < 3; k++) {
 			if (!runguard_holds(rg->g[i].path, where[k]))
 				continue;
+			log = rg->log != NULL && strcmp(rg->why[i],
+			    rg->log) == 0;
+			runguard_tidy(rg->why[i], file, sizeof file);
+			runguard_tidy(rg->g[i].path, dir, sizeof dir);
 			snprintf(err, errlen, "%s: the sandbox must not change "
 			    "it, so %s would be read-only there, and it holds "
-			    "%s (%s): keep the policy, the log and its key in "
-			    "a directory of their own, such as "
-			    "~/.config/pinhole", rg->why[i], rg->g[i].path,
-			    what[k], where[k]);
+			    "%s (%s): keep %s in a directory of %s own, such "
+			    "as %s", file, dir, what[k], where[k], log ?
+			    "the log" : "the policy, the log and its key",
+			    log ? "its" : "their", log ?
+			    "~/.local/state/pinhole (the default: leave out "
+			    "--log)" : "~/.config/pinhole");
 			return (-1);
 		}
 	}
@@ -316,18 +366,26 @@ runguard_vet_secrets(const struct runguard *rg, const struct rules *rules,
 
 /*
  * May a reloaded policy be put in force: does it read only files a
- * running sandbox cannot change?  A new include in another directory
+ * running sandbox cannot change, and are its secrets' and the upstream's
+ * credentials hidden from it?  A new include in another directory
  * waits for the next gateway.  0, or -1 with err saying why not.
  */
 int
 runguard_vet(const struct runguard *rg, const struct rules *rules, char *err,
     size_t len)
 {
-	const char	*files[RUNGUARD_MAX];
-	size_t		 i, n;
+	const struct rules_upstream	*up = rules_upstream(rules);
+	const char			*files[RUNGUARD_MAX];
+	size_t				 i, n;
 
 	if (runguard_vet_secrets(rg, rules, err, len) == -1)
 		return (-1);
+	if (up != NULL && up->auth != NULL && !runguard_hides(rg, up->auth)) {
+		snprintf(err, len, "upstream-auth %s is new to a running "
+		    "sandbox, which could read it: it is used from the next "
+		    "run on", up->auth);
+		return (-1);
+	}
 	n = rules_files(rules, files, RUNGUARD_MAX);
 	for (i = 0; i < n && i < RUNGUARD_MAX; i++) {
 		if (!runguard_covers(rg, files[i])) {
@@ -445,7 +503,8 @@ runguard_plan_sockets(char *buf, size_t len, size_t *n,
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attach.h): the user's policy directory, the policy files',
  * the directories of the system policy and of glob includes, the log's,
- * the key and the control directory hidden, /etc/hosts.
+ * the key, the control directory, the secrets' and the upstream's
+ * credentials hidden, /etc/hosts.
  */
 int
 runguard_plan(char *buf, size_t len, const struct rules *rules,
@@ -454,6 +513,7 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 {
 	const char			*files[RUNGUARD_MAX];
 	const struct rules_secret	*rs[RUNGUARD_ENV_MAX];
+	const struct rules_upstream	*up = rules_upstream(rules);
 	size_t				 i, nf, n = 0;
 
 	buf[0] = '\0';
@@ -469,7 +529,7 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 	}
 	if (runguard_plan_dirs(buf, len, &n, rules) == -1)
 		return (-1);
-	if (runguard_log_file(log) && runguard_line(buf, len, &n, 'f',
+	if (runguard_log_file(log) && runguard_line(buf, len, &n, 'l',
 	    log) == -1)
 		return (-1);
 	if (key != NULL && runguard_line(buf, len, &n, 'h', key) == -1)
@@ -488,6 +548,9 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 		    'e', rs[i]->name) == -1)
 			return (-1);
 	}
+	if (up != NULL && up->auth != NULL &&
+	    runguard_line(buf, len, &n, 'h', up->auth) == -1)
+		return (-1);
 	if (runguard_plan_sockets(buf, len, &n, rules) == -1)
 		return (-1);
 	if (ca != NULL && trust != NULL &&
@@ -654,6 +717,9 @@ runguard_apply(struct runguard *rg, const char *plan)
 			break;
 		case 'f':
 			rv = runguard_file(rg, path);
+			break;
+		case 'l':
+			rv = runguard_log(rg, path);
 			break;
 		case 'h':
 			rv = runguard_hide(rg, path);

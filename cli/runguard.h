@@ -30,6 +30,7 @@ struct runguard {
 	/* Host unix sockets the command may reach (allow-socket). */
 	char			*sockets[NETNS_OPEN_MAX];
 	size_t			 nsockets;
+	char			*log;		/* the log file, or NULL */
 	char			*ca;		/* inspection's CA, or NULL */
 	char			*trust;		/* and the bundle with it */
 };
@@ -76,10 +77,12 @@ int	runguard_covers(const struct runguard *, const char *);
 /*
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attach.h): the user's policy directory (made if missing),
- * the policy's files and the log file (their directories read-only), the
+ * the policy's files and the log file ("l": their directories read-only;
+ * runguard_check() names a log as the log), the
  * system policy's directory (made if missing and it can be) and those
- * of glob includes (read-only), the log key, the control directory and
- * the secrets' files (hidden), /etc/hosts (read-only); "s PATH" for
+ * of glob includes (read-only), the log key, the control directory,
+ * the secrets' files and the upstream's credentials (upstream-auth;
+ * hidden), /etc/hosts (read-only); "s PATH" for
  * each host socket the command may reach, as the policy wrote it
  * (expanded where the sandbox is made); "e NAME" for each secret, which the command sees as its placeholder; "c CA" and
  * "t BUNDLE", what it trusts when the gateway inspects TLS (NULL: it
@@ -93,7 +96,7 @@ int	runguard_apply(struct runguard *, const char *);
 
 /*
  * May a reloaded policy be put in force: are all its files guarded, its
- * secrets masked, and their files hidden?
+ * secrets masked, their files and the upstream's credentials hidden?
  * 0, or -1 with err saying which is not (it is read by the next gateway).
  */
 int	runguard_vet(const struct runguard *, const struct rules *, char *,

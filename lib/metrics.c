@@ -19,9 +19,12 @@ static const char *const metrics_reasons[METRICS_REASONS] = {
 	"none", "denied-by-policy", "ip-literal", "port", "constraint",
 	"bad-path", "private-address", "resolve-failed", "connect-failed",
 	"timeout", "upstream-tls", "inspect", "inspect-unavailable",
-	"fronting", "secret-exfiltration", "first-bytes",
-	"unknown-fake-address", "malformed", "audit-log-unwritable",
+	"fronting", "secret-exfiltration", "secret-unscannable",
+	"first-bytes", "unknown-fake-address", "malformed",
+	"audit-log-unwritable",
 	"tls-client-rejected", "tls-handshake-failed", "upgrade",
+	"upstream-auth", "upstream-denied", "upstream-failed",
+	"upstream-unreachable",
 	"agent-endpoint", "info-page", "other"
 };
 

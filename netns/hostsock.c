@@ -4,12 +4,16 @@
  * socket or a relay to TCP would lead around the gateway.  So in the
  * sandbox's mount namespace:
  *
- *  - the runtime directory ($XDG_RUNTIME_DIR, /run/user/UID) and
- *    /tmp/.X11-unix become empty tmpfs of the sandbox's own, so what is
- *    bound there later is out of reach too;
+ *  - /run (where services bind their sockets, and the runtime
+ *    directory /run/user/UID), the runtime directory wherever
+ *    $XDG_RUNTIME_DIR puts it, /tmp/.X11-unix, and every directory that
+ *    holds nothing but sockets (an ssh-agent's, tmux's) become empty
+ *    tmpfs of the sandbox's own, so what is bound there later, a
+ *    restarted service's socket too, is out of reach; /run keeps its
+ *    symlinks, /run/lock and the filesystems mounted below it;
  *  - every other pathname socket bound on the host when the sandbox
- *    starts, as the host's /proc/net/unix lists them (listening, or
- *    datagram), gets /dev/null over it: a connect() is refused;
+ *    starts, as the host's /proc/net/unix lists them, gets /dev/null
+ *    over it: a connect() is refused;
  *  - the sockets the policy opens (allow-socket) are left as they are,
  *    or bound back into the emptied directory they lie in;
  *  - the sockets that resolve names (lib/namesock.h) are covered
@@ -24,6 +28,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,7 +42,8 @@
 #include "netns/netns.h"
 
 #define HOSTSOCK_LIST_MAX	(256u << 20)	/* bytes of /proc/net/unix */
-#define HOSTSOCK_ACCEPTCON	0x10000		/* __SO_ACCEPTCON: listening */
+#define HOSTSOCK_DIR_SCAN	256		/* entries read of a directory */
+#define HOSTSOCK_RUN_MOUNTS	32		/* kept below /run */
 
 /* Parse a field of hex digits ending in a space; advance *s past it. */
 static int
@@ -113,16 +119,14 @@ netns_unix_line(const char *line, size_t len, struct netns_unix_ent *e)
 }
 
 /*
- * Does this entry hold a name a sandbox could connect or send to: a
- * listening stream or seqpacket socket, or a datagram one, bound to a
- * name on the filesystem?
+ * Does this entry hold a name on the filesystem?  Listening or not yet,
+ * stream, seqpacket or datagram: a sandbox could connect or send to any
+ * (a socket bound now may listen later).
  */
 static int
 hostsock_bound(const struct netns_unix_ent *e)
 {
-	if (e->path == NULL || e->path[0] == '@')
-		return (0);
-	return (e->type == 2 || (e->flags & HOSTSOCK_ACCEPTCON) != 0);
+	return (e->path != NULL && e->path[0] != '@');
 }
 
 /* Read a whole descriptor (the host's /proc/net/unix) into *buf. */
@@ -167,6 +171,8 @@ hostsock_below(const char *path, const char *dir)
 {
 	size_t	n = strlen(dir);
 
+	if (n == 1 && dir[0] == '/')
+		return (1);
 	return (strncmp(path, dir, n) == 0 && (path[n] == '/' ||
 	    path[n] == '\0'));
 }
@@ -185,9 +191,112 @@ hostsock_under(const struct netns_hostsocks *hs, const char *path)
 	return (0);
 }
 
+/*
+ * May the sandbox get an empty directory here?  Never "/" or /tmp, nor
+ * one that holds the working directory or HOME, which the command must
+ * see as they are.
+ */
+static int
+hostsock_may_empty(const char *real)
+{
+	const char	*home = getenv("HOME");
+	char		 cwd[PATH_MAX], rh[PATH_MAX];
+
+	if (strcmp(real, "/") == 0 || strcmp(real, "/tmp") == 0)
+		return (0);
+	if (getcwd(cwd, sizeof cwd) != NULL && hostsock_below(cwd, real))
+		return (0);
+	if (home != NULL && realpath(home, rh) != NULL &&
+	    hostsock_below(rh, real))
+		return (0);
+	return (1);
+}
+
+/* Note a directory the sandbox gets empty, with the tmpfs's mode. */
+static int
+hostsock_note_dir(struct netns_hostsocks *hs, const char *path,
+    const char *real, mode_t mode)
+{
+	struct netns_empty_dir	*d = &hs->dirs[hs->ndirs];
+	size_t			 i;
+
+	for (i = 0; i < hs->ndirs; i++) {
+		if (strcmp(hs->dirs[i].real, real) == 0)
+			return (0);
+	}
+	if (hs->ndirs == NETNS_EMPTY_MAX)
+		return (0);
+	if ((d->path = strdup(path)) == NULL ||
+	    (d->real = strdup(real)) == NULL) {
+		free(d->path);
+		return (-1);
+	}
+	d->mode = mode;
+	hs->ndirs++;
+	return (0);
+}
+
+/*
+ * Empty a directory, if it exists and may be: the runtime directory only
+ * when it is the user's own with no access for others, as it should be.
+ */
+static int
+hostsock_dir(struct netns_hostsocks *hs, const char *path, mode_t mode,
+    int runtime)
+{
+	char		real[PATH_MAX];
+	struct stat	st;
+
+	if (path == NULL || path[0] != '/' || realpath(path, real) == NULL ||
+	    stat(real, &st) == -1 || !S_ISDIR(st.st_mode) ||
+	    !hostsock_may_empty(real))
+		return (0);
+	if (runtime && (st.st_uid != geteuid() || (st.st_mode & 077) != 0))
+		return (0);
+	return (hostsock_note_dir(hs, path, real, mode));
+}
+
+/*
+ * Does this directory hold nothing but sockets (an ssh-agent's, tmux's)?
+ * Then the sandbox gets it empty, which also closes sockets bound there
+ * later.  1 when it is (noted), 0 when not.
+ */
+static int
+hostsock_sockdir(struct netns_hostsocks *hs, const char *path)
+{
+	char		 dir[PATH_MAX], *slash;
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	int		 n = 0, only = 1;
+
+	if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir ||
+	    (slash = strrchr(dir, '/')) == NULL || slash == dir)
+		return (0);
+	*slash = '\0';
+	if (strcmp(dir, hs->last_dir) == 0)
+		return (hs->last_only);
+	snprintf(hs->last_dir, sizeof hs->last_dir, "%s", dir);
+	hs->last_only = 0;
+	if (!hostsock_may_empty(dir) || lstat(dir, &st) == -1 ||
+	    !S_ISDIR(st.st_mode) || (d = opendir(dir)) == NULL)
+		return (0);
+	while (only && (de = readdir(d)) != NULL && n++ < HOSTSOCK_DIR_SCAN) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		only = de->d_type == DT_SOCK;
+	}
+	only = only && de == NULL;
+	closedir(d);
+	if (!only || hostsock_note_dir(hs, dir, dir, st.st_mode & 07777) == -1)
+		return (0);
+	hs->last_only = 1;
+	return (1);
+}
+
 /* What becomes of a host socket of this name in the sandbox. */
 static enum netns_sock_fate
-hostsock_fate(const struct netns_hostsocks *hs, const char *path)
+hostsock_fate(struct netns_hostsocks *hs, const char *path)
 {
 	struct stat	st;
 	size_t		i;
@@ -204,7 +313,8 @@ hostsock_fate(const struct netns_hostsocks *hs, const char *path)
 		if (hs->open[i].dev == st.st_dev && hs->open[i].ino == st.st_ino)
 			return (NETNS_SOCK_OPEN);
 	}
-	return (NETNS_SOCK_COVERED);
+	return (hostsock_sockdir(hs, path) ? NETNS_SOCK_EMPTIED :
+	    NETNS_SOCK_COVERED);
 }
 
 static int
@@ -294,11 +404,12 @@ fail:
 
 /*
  * Call cb with each pathname socket bound on the host (listed by fd,
- * the host's /proc/net/unix) and what becomes of it in the sandbox.
+ * the host's /proc/net/unix) and what becomes of it in the sandbox;
+ * directories found to hold nothing but sockets join the plan.
  * Returns 0, or -1 with errno set (cb's -1 stops the walk).
  */
 int
-netns_hostsocks_walk(const struct netns_hostsocks *hs, int fd,
+netns_hostsocks_walk(struct netns_hostsocks *hs, int fd,
     int (*cb)(const char *, enum netns_sock_fate, void *), void *arg)
 {
 	struct stat	 st;
@@ -324,55 +435,6 @@ netns_hostsocks_walk(const struct netns_hostsocks *hs, int fd,
 	}
 	free(names);
 	return (rv);
-}
-
-/*
- * Should the sandbox get an empty directory here?  A directory of the
- * user's own with no access for others (as the runtime directory is),
- * or /tmp/.X11-unix; never one that holds the working directory or
- * HOME, which the command must see as they are.
- */
-static int
-hostsock_may_empty(const char *real, const struct stat *st, int x11)
-{
-	const char	*home = getenv("HOME");
-	char		 cwd[PATH_MAX], rh[PATH_MAX];
-
-	if (strcmp(real, "/") == 0 || strcmp(real, "/tmp") == 0)
-		return (0);
-	if (!x11 && (st->st_uid != geteuid() || (st->st_mode & 077) != 0))
-		return (0);
-	if (getcwd(cwd, sizeof cwd) != NULL && hostsock_below(cwd, real))
-		return (0);
-	if (home != NULL && realpath(home, rh) != NULL &&
-	    hostsock_below(rh, real))
-		return (0);
-	return (1);
-}
-
-/* Note a directory the sandbox gets empty, if it exists and may be. */
-static int
-hostsock_dir(struct netns_hostsocks *hs, const char *path, int x11)
-{
-	char		real[PATH_MAX];
-	struct stat	st;
-	size_t		i;
-
-	if (path == NULL || path[0] != '/' || hs->ndirs == NETNS_EMPTY_MAX ||
-	    realpath(path, real) == NULL || stat(real, &st) == -1 ||
-	    !S_ISDIR(st.st_mode) || !hostsock_may_empty(real, &st, x11))
-		return (0);
-	for (i = 0; i < hs->ndirs; i++) {
-		if (strcmp(hs->dirs[i].real, real) == 0)
-			return (0);
-	}
-	if ((hs->dirs[hs->ndirs].path = strdup(path)) == NULL ||
-	    (hs->dirs[hs->ndirs].real = strdup(real)) == NULL) {
-		free(hs->dirs[hs->ndirs].path);
-		return (-1);
-	}
-	hs->dirs[hs->ndirs++].x11 = x11;
-	return (0);
 }
 
 /* Open a socket the policy lets the sandbox reach; a missing one is none. */
@@ -420,9 +482,11 @@ netns_hostsocks_plan(struct netns_hostsocks *hs, const char *const *open,
 
 	memset(hs, 0, sizeof *hs);
 	snprintf(run, sizeof run, "/run/user/%lu", (unsigned long)geteuid());
-	if (hostsock_dir(hs, getenv("XDG_RUNTIME_DIR"), 0) == -1 ||
-	    hostsock_dir(hs, run, 0) == -1 ||
-	    hostsock_dir(hs, "/tmp/.X11-unix", 1) == -1)
+	/* Parents before what lies below them. */
+	if (hostsock_dir(hs, "/run", 0755, 0) == -1 ||
+	    hostsock_dir(hs, run, 0700, 1) == -1 ||
+	    hostsock_dir(hs, getenv("XDG_RUNTIME_DIR"), 0700, 1) == -1 ||
+	    hostsock_dir(hs, "/tmp/.X11-unix", 01777, 0) == -1)
 		return (-1);
 	for (i = 0; i < nopen; i++) {
 		if (hostsock_open(hs, open[i]) == -1)
@@ -483,7 +547,6 @@ static int
 hostsock_cover_cb(const char *path, enum netns_sock_fate fate, void *arg)
 {
 	struct hostsock_cover	*c = arg;
-
 	struct stat		 st;
 	int			 saved;
 
@@ -499,9 +562,9 @@ hostsock_cover_cb(const char *path, enum netns_sock_fate fate, void *arg)
 	return (-1);
 }
 
-/* Make the directories on the way to path in an emptied directory. */
+/* Make the directories on the way to path (not path itself). */
 static int
-hostsock_mkdirs(const char *path)
+hostsock_mkdirs(const char *path, mode_t mode)
 {
 	char	buf[PATH_MAX], *slash;
 
@@ -510,44 +573,201 @@ hostsock_mkdirs(const char *path)
 	for (slash = strchr(buf + 1, '/'); slash != NULL;
 	    slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
-		if (mkdir(buf, 0700) == -1 && errno != EEXIST)
+		if (mkdir(buf, mode) == -1 && errno != EEXIST)
 			return (-1);
 		*slash = '/';
 	}
 	return (0);
 }
 
+/* Bind a tree (an open_tree() clone) at a new place. */
+static int
+hostsock_attach(int tree, const char *at, int dir)
+{
+	int	fd;
+
+	if (hostsock_mkdirs(at, 0755) == -1)
+		return (-1);
+	if (dir) {
+		if (mkdir(at, 0755) == -1 && errno != EEXIST)
+			return (-1);
+	} else {
+		if ((fd = open(at, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) == -1)
+			return (-1);
+		close(fd);
+	}
+	return (move_mount(tree, "", AT_FDCWD, at, MOVE_MOUNT_F_EMPTY_PATH));
+}
+
 /* Bind an opened socket back at its place in an emptied directory. */
 static int
-hostsock_bind_back(const struct netns_open_sock *o, const char *at)
+hostsock_bind_back(const struct netns_open_sock *o)
 {
-	int	fd, tree, r = -1;
+	int	tree, r;
 
-	if (hostsock_mkdirs(at) == -1 ||
-	    (fd = open(at, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)) == -1)
-		return (-1);
-	close(fd);
 	tree = open_tree(o->fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
 	    AT_EMPTY_PATH);
-	if (tree != -1) {
-		r = move_mount(tree, "", AT_FDCWD, at, MOVE_MOUNT_F_EMPTY_PATH);
-		close(tree);
-	}
+	if (tree == -1)
+		return (-1);
+	r = hostsock_attach(tree, o->real, 0);
+	close(tree);
 	return (r);
 }
 
-/* Empty one directory: a tmpfs of the sandbox's own over it. */
+/*
+ * What /run keeps when emptied: its symlinks (/var/run's, NixOS's
+ * current-system), and the filesystems mounted below it that hold
+ * files (removable media in /run/media), not its tmpfs, sockets or
+ * pseudo filesystems.
+ */
+struct hostsock_run {
+	char	*link[HOSTSOCK_RUN_MOUNTS];
+	char	*target[HOSTSOCK_RUN_MOUNTS];
+	size_t	 nlinks;
+	char	*mnt[HOSTSOCK_RUN_MOUNTS];
+	int	 tree[HOSTSOCK_RUN_MOUNTS];
+	size_t	 nmnts;
+};
+
+/* Is this a filesystem of files, worth keeping below /run? */
+static int
+hostsock_run_fs(const char *fstype)
+{
+	static const char *const keep[] = { "ext2", "ext3", "ext4", "xfs",
+	    "btrfs", "vfat", "exfat", "ntfs", "ntfs3", "iso9660", "udf",
+	    "f2fs", "nfs", "nfs4", "cifs", "smb3", "9p", "virtiofs",
+	    "overlay", "squashfs", "fuseblk", NULL };
+	const char *const	*k;
+
+	if (strncmp(fstype, "fuse.", 5) == 0)
+		return (1);
+	for (k = keep; *k != NULL; k++) {
+		if (strcmp(*k, fstype) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* Keep one mount below /run from a line of mountinfo. */
+static void
+hostsock_run_mount(struct hostsock_run *r, char *line)
+{
+	char	*f[10], *dash, *save = NULL;
+	int	 n = 0, tree;
+
+	if ((dash = strstr(line, " - ")) == NULL)
+		return;
+	*dash = '\0';
+	for (f[n] = strtok_r(line, " ", &save); f[n] != NULL && n < 5;
+	    f[n] = strtok_r(NULL, " ", &save))
+		n++;
+	/* f[4]: the mount point, escaped where it has blanks: left alone. */
+	if (n < 5 || strncmp(f[4], "/run/", 5) != 0 ||
+	    strncmp(f[4], "/run/user/", 10) == 0 || strchr(f[4], '\\') ||
+	    (f[5] = strtok_r(dash + 3, " ", &save)) == NULL ||
+	    !hostsock_run_fs(f[5]) || r->nmnts == HOSTSOCK_RUN_MOUNTS)
+		return;
+	tree = open_tree(AT_FDCWD, f[4], OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	    AT_RECURSIVE);
+	if (tree == -1 || (r->mnt[r->nmnts] = strdup(f[4])) == NULL) {
+		if (tree != -1)
+			close(tree);
+		return;
+	}
+	r->tree[r->nmnts++] = tree;
+}
+
+/* Note what /run keeps, before it is emptied. */
+static void
+hostsock_run_keep(struct hostsock_run *r)
+{
+	struct dirent	*de;
+	char		 path[PATH_MAX], target[PATH_MAX], *line = NULL;
+	size_t		 cap = 0;
+	ssize_t		 n;
+	FILE		*f;
+	DIR		*d;
+
+	memset(r, 0, sizeof *r);
+	if ((d = opendir("/run")) != NULL) {
+		while ((de = readdir(d)) != NULL &&
+		    r->nlinks < HOSTSOCK_RUN_MOUNTS) {
+			snprintf(path, sizeof path, "/run/%s", de->d_name);
+			if (de->d_type != DT_LNK || (n = readlink(path, target,
+			    sizeof target - 1)) == -1)
+				continue;
+			target[n] = '\0';
+			if ((r->link[r->nlinks] = strdup(path)) == NULL ||
+			    (r->target[r->nlinks] = strdup(target)) == NULL) {
+				free(r->link[r->nlinks]);
+				break;
+			}
+			r->nlinks++;
+		}
+		closedir(d);
+	}
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return;
+	while (getline(&line, &cap, f) != -1)
+		hostsock_run_mount(r, line);
+	free(line);
+	fclose(f);
+}
+
+/* Put back in the new /run what it keeps, and free the notes. */
+static void
+hostsock_run_restore(struct hostsock_run *r)
+{
+	size_t	i;
+
+	(void)mkdir("/run/lock", 01777);
+	(void)chmod("/run/lock", 01777);
+	for (i = 0; i < r->nlinks; i++) {
+		(void)symlink(r->target[i], r->link[i]);
+		free(r->link[i]);
+		free(r->target[i]);
+	}
+	for (i = 0; i < r->nmnts; i++) {
+		(void)hostsock_attach(r->tree[i], r->mnt[i], 1);
+		close(r->tree[i]);
+		free(r->mnt[i]);
+	}
+}
+
+/*
+ * Empty one directory: a tmpfs of the sandbox's own over it, or, below
+ * a directory emptied before it, a new directory there.
+ */
 static int
 hostsock_empty(const struct netns_hostsocks *hs, size_t i, char *err,
     size_t errlen)
 {
-	if (mount("pinhole", hs->dirs[i].real, "tmpfs", MS_NOSUID | MS_NODEV,
-	    hs->dirs[i].x11 ? "mode=1777" : "mode=0700") == -1) {
-		snprintf(err, errlen, "empty %s: %s", hs->dirs[i].real,
-		    strerror(errno));
-		return (-1);
+	const struct netns_empty_dir	*d = &hs->dirs[i];
+	struct hostsock_run		 run;
+	char				 opts[32];
+	size_t				 k;
+	int				 isrun = strcmp(d->real, "/run") == 0;
+
+	for (k = 0; k < i; k++) {
+		if (!hostsock_below(d->real, hs->dirs[k].real))
+			continue;
+		if (hostsock_mkdirs(d->real, 0755) == -1 ||
+		    (mkdir(d->real, d->mode) == -1 && errno != EEXIST))
+			goto fail;
+		return (0);
 	}
+	if (isrun)
+		hostsock_run_keep(&run);
+	snprintf(opts, sizeof opts, "mode=%04o", (unsigned int)d->mode);
+	if (mount("pinhole", d->real, "tmpfs", MS_NOSUID | MS_NODEV,
+	    opts) == -1)
+		goto fail;
+	if (isrun)
+		hostsock_run_restore(&run);
 	return (0);
+fail:
+	snprintf(err, errlen, "empty %s: %s", d->real, strerror(errno));
+	return (-1);
 }
 
 /*
@@ -556,7 +776,7 @@ hostsock_empty(const struct netns_hostsocks *hs, size_t i, char *err,
  * 0, or -1 with err saying what failed.
  */
 int
-netns_hostsocks_close(const struct netns_hostsocks *hs, int fd, char *err,
+netns_hostsocks_close(struct netns_hostsocks *hs, int fd, char *err,
     size_t errlen)
 {
 	struct hostsock_cover	 c = { err, errlen };
@@ -573,23 +793,18 @@ netns_hostsocks_close(const struct netns_hostsocks *hs, int fd, char *err,
 	for (i = 0; i < hs->ndirs; i++) {
 		if (hostsock_empty(hs, i, err, errlen) == -1)
 			return (-1);
-		/* A temporary directory there is made again, empty. */
-		if (tmp != NULL && tmp[0] == '/' &&
-		    (hostsock_below(tmp, hs->dirs[i].path) ||
-		    hostsock_below(tmp, hs->dirs[i].real))) {
-			(void)hostsock_mkdirs(tmp);
-			(void)mkdir(tmp, 0700);
-		}
-		for (k = 0; k < hs->nopen; k++) {
-			if (!hostsock_below(hs->open[k].real,
-			    hs->dirs[i].real))
-				continue;
-			if (hostsock_bind_back(&hs->open[k],
-			    hs->open[k].real) == -1) {
-				snprintf(err, errlen, "open the socket %s: %s",
-				    hs->open[k].path, strerror(errno));
-				return (-1);
-			}
+	}
+	/* A temporary directory there is made again, empty. */
+	if (tmp != NULL && tmp[0] == '/' && hostsock_under(hs, tmp)) {
+		(void)hostsock_mkdirs(tmp, 0700);
+		(void)mkdir(tmp, 0700);
+	}
+	for (k = 0; k < hs->nopen; k++) {
+		if (hostsock_under(hs, hs->open[k].real) &&
+		    hostsock_bind_back(&hs->open[k]) == -1) {
+			snprintf(err, errlen, "open the socket %s: %s",
+			    hs->open[k].path, strerror(errno));
+			return (-1);
 		}
 	}
 	return (0);

@@ -40,7 +40,7 @@ void		 netns_exec_child(const struct netns_config *, int, int,
  * (hostsock.c).  0, or -1 with err saying what failed.
  */
 struct netns_hostsocks;
-int		 netns_hostsocks_close(const struct netns_hostsocks *, int,
+int		 netns_hostsocks_close(struct netns_hostsocks *, int,
 		    char *, size_t);
 
 /* The sandbox init's loop: pass signals on, reap, exit with pid's status. */

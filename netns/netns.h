@@ -216,15 +216,15 @@ enum netns_sock_fate {
 	NETNS_SOCK_RELATIVE
 };
 
-#define NETNS_EMPTY_MAX	4
+#define NETNS_EMPTY_MAX	64
 #define NETNS_OPEN_MAX	32
 
 struct netns_hostsocks {
 	struct netns_empty_dir {
 		char	*path;		/* as named */
 		char	*real;		/* as found */
-		int	 x11;		/* /tmp/.X11-unix: mode 1777 */
-	}			 dirs[NETNS_EMPTY_MAX];
+		mode_t	 mode;		/* the tmpfs's */
+	}			 dirs[NETNS_EMPTY_MAX];	/* parents first */
 	size_t			 ndirs;
 	struct netns_open_sock {
 		char	*path;		/* as the policy gave it, expanded */
@@ -234,17 +234,20 @@ struct netns_hostsocks {
 		int	 fd;		/* O_PATH */
 	}			 open[NETNS_OPEN_MAX];
 	size_t			 nopen;
+	char			 last_dir[4096];	/* the last directory */
+	int			 last_only;	/* looked at: sockets only */
 };
 
 /*
  * Plan what a sandbox does with the host's sockets, the ones the policy
  * opens given (absolute); walk the host's sockets, listed by a
  * descriptor of its /proc/net/unix, calling back with each name and its
- * fate (a callback's -1 stops the walk).  0, or -1 with errno set.
+ * fate (a callback's -1 stops the walk); a directory that holds nothing
+ * but sockets joins the plan's emptied ones.  0, or -1 with errno set.
  */
 int		 netns_hostsocks_plan(struct netns_hostsocks *,
 		    const char *const *, size_t);
-int		 netns_hostsocks_walk(const struct netns_hostsocks *, int,
+int		 netns_hostsocks_walk(struct netns_hostsocks *, int,
 		    int (*)(const char *, enum netns_sock_fate, void *), void *);
 void		 netns_hostsocks_free(struct netns_hostsocks *);
 const char	*netns_sock_fate_name(enum netns_sock_fate);

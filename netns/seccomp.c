@@ -9,6 +9,10 @@
  *  - io_uring_setup: io_uring creates sockets (IORING_OP_SOCKET) where
  *    seccomp cannot see their arguments.  Refused with EPERM, as
  *    container runtimes do; programs fall back to ordinary calls.
+ *  - ioctl(TIOCSTI) and ioctl(TIOCLINUX): the command shares pinhole's
+ *    terminal, and pushing keystrokes into it would have the person's
+ *    shell run them outside the sandbox once pinhole exits.  Refused with
+ *    EPERM (the request's low 32 bits: the kernel reads no more).
  *
  * Everything else is allowed.  On x86-64 the x32 numbers of the same
  * calls are checked too, and 32-bit x86 programs get the same rules for
@@ -24,6 +28,7 @@
 #include <linux/filter.h>
 #include <linux/net.h>
 #include <linux/seccomp.h>
+#include <sys/ioctl.h>
 
 #include <errno.h>
 #include <stddef.h>
@@ -59,36 +64,48 @@ netns_seccomp(int allow_vsock)
 	/* Jumps only go forward, counting the instructions skipped. */
 	struct sock_filter	 f[] = {
 		/*  0 */ SC_LD(arch),
-		/*  1 */ SC_JEQ(SC_ARCH, 0, 11),		/* OTHER */
+		/*  1 */ SC_JEQ(SC_ARCH, 0, 17),		/* OTHER */
 		/*  2 */ SC_LD(nr),
-		/*  3 */ SC_JEQ(__NR_socket, 4, 0),		/* SOCKET */
-		/*  4 */ SC_JEQ(__NR_socket | SC_X32_BIT, 3, 0),	/* SOCKET */
-		/*  5 */ SC_JEQ(__NR_io_uring_setup | SC_X32_BIT, 5, 0),
-		/*  6 */ SC_JEQ(__NR_io_uring_setup, 4, 0),	/* URING */
-		/*  7 */ SC_RET(SECCOMP_RET_ALLOW),
-		/*  8 SOCKET: the low word of the domain (little-endian) */
+		/*  3 */ SC_JEQ(__NR_socket, 6, 0),		/* SOCKET */
+		/*  4 */ SC_JEQ(__NR_socket | SC_X32_BIT, 5, 0),	/* SOCKET */
+		/*  5 */ SC_JEQ(__NR_io_uring_setup | SC_X32_BIT, 11, 0),
+		/*  6 */ SC_JEQ(__NR_io_uring_setup, 10, 0),	/* EPERM */
+		/*  7 */ SC_JEQ(__NR_ioctl, 5, 0),		/* IOCTL */
+		/*  8 */ SC_JEQ(__NR_ioctl | SC_X32_BIT, 4, 0),	/* IOCTL */
+		/*  9 */ SC_RET(SECCOMP_RET_ALLOW),
+		/* 10 SOCKET: the low word of the domain (little-endian) */
 			 SC_LD(args[0]),
-		/*  9 */ SC_JEQ(AF_VSOCK, 2, 0),		/* VSOCK */
-		/* 10 */ SC_RET(SECCOMP_RET_ALLOW),
-		/* 11 URING */ SC_ERRNO(EPERM),
-		/* 12 VSOCK */ SC_RET(vsock),
-		/* 13 OTHER */
+		/* 11 */ SC_JEQ(AF_VSOCK, 6, 0),		/* VSOCK */
+		/* 12 */ SC_RET(SECCOMP_RET_ALLOW),
+		/* 13 IOCTL: the request's low word, all the kernel reads */
+			 SC_LD(args[1]),
+		/* 14 */ SC_JEQ(TIOCSTI, 2, 0),			/* EPERM */
+		/* 15 */ SC_JEQ(TIOCLINUX, 1, 0),		/* EPERM */
+		/* 16 */ SC_RET(SECCOMP_RET_ALLOW),
+		/* 17 EPERM */ SC_ERRNO(EPERM),
+		/* 18 VSOCK */ SC_RET(vsock),
+		/* 19 OTHER */
 #ifdef __x86_64__
 		/* 32-bit x86 programs */
-		/* 13 */ SC_JEQ(AUDIT_ARCH_I386, 0, 13),	/* KILL */
-		/* 14 */ SC_LD(nr),
-		/* 15 */ SC_JEQ(359, 3, 0),			/* socket */
-		/* 16 */ SC_JEQ(102, 5, 0),			/* socketcall */
-		/* 17 */ SC_JEQ(__NR_io_uring_setup, 7, 0),
-		/* 18 */ SC_RET(SECCOMP_RET_ALLOW),
-		/* 19 */ SC_LD(args[0]),
-		/* 20 */ SC_JEQ(AF_VSOCK, 5, 0),		/* VSOCK32 */
-		/* 21 */ SC_RET(SECCOMP_RET_ALLOW),
-		/* 22 */ SC_LD(args[0]),
-		/* 23 */ SC_JEQ(SYS_SOCKET, 2, 0),		/* VSOCK32 */
-		/* 24 */ SC_RET(SECCOMP_RET_ALLOW),
-		/* 25 */ SC_ERRNO(EPERM),
-		/* 26 VSOCK32 */ SC_RET(vsock),
+		/* 19 */ SC_JEQ(AUDIT_ARCH_I386, 0, 18),	/* KILL */
+		/* 20 */ SC_LD(nr),
+		/* 21 */ SC_JEQ(359, 4, 0),			/* socket */
+		/* 22 */ SC_JEQ(102, 6, 0),			/* socketcall */
+		/* 23 */ SC_JEQ(__NR_io_uring_setup, 12, 0),	/* EPERM32 */
+		/* 24 */ SC_JEQ(54, 7, 0),			/* ioctl */
+		/* 25 */ SC_RET(SECCOMP_RET_ALLOW),
+		/* 26 */ SC_LD(args[0]),
+		/* 27 */ SC_JEQ(AF_VSOCK, 9, 0),		/* VSOCK32 */
+		/* 28 */ SC_RET(SECCOMP_RET_ALLOW),
+		/* 29 */ SC_LD(args[0]),
+		/* 30 */ SC_JEQ(SYS_SOCKET, 6, 0),		/* VSOCK32 */
+		/* 31 */ SC_RET(SECCOMP_RET_ALLOW),
+		/* 32 */ SC_LD(args[1]),
+		/* 33 */ SC_JEQ(TIOCSTI, 2, 0),			/* EPERM32 */
+		/* 34 */ SC_JEQ(TIOCLINUX, 1, 0),		/* EPERM32 */
+		/* 35 */ SC_RET(SECCOMP_RET_ALLOW),
+		/* 36 EPERM32 */ SC_ERRNO(EPERM),
+		/* 37 VSOCK32 */ SC_RET(vsock),
 #endif
 		/* KILL: an architecture this filter does not know */
 			 SC_RET(SECCOMP_RET_KILL_PROCESS),

@@ -239,6 +239,7 @@ gateway_free(struct gateway *gw)
 	conn_close_all(&gw->cs, "gateway freed");
 	conn_reap(&gw->cs, 1);
 	conn_set_free(&gw->cs);
+	conn_upstream_unref(gw->cs.upstream);
 	if (gw->reaper != NULL)
 		event_free(gw->reaper);
 	if (gw->resume != NULL)
@@ -326,6 +327,17 @@ gateway_set_rules(struct gateway *gw, struct rules *rules)
 	gw->cs.rules = rules;
 }
 
+/*
+ * Go through this upstream proxy from now on (NULL: dial the hosts);
+ * the gateway takes a reference, connections under way keep theirs.
+ */
+void
+gateway_set_upstream(struct gateway *gw, struct conn_upstream *u)
+{
+	conn_upstream_unref(gw->cs.upstream);
+	gw->cs.upstream = conn_upstream_ref(u);
+}
+
 /* Count into the caller's metrics. */
 void
 gateway_set_metrics(struct gateway *gw, struct metrics *m)
@@ -347,6 +359,7 @@ gateway_set_secrets(struct gateway *gw, const struct conn_secret *secrets,
 {
 	gw->cs.secrets = secrets;
 	gw->cs.nsecrets = n;
+	gw->cs.secrets_gen++;
 }
 
 /* End TLS for hosts whose rules check requests. */

@@ -78,6 +78,9 @@ void		 gateway_set_escalate(struct gateway *, struct escalate *,
 
 /* Replace the policy (the gateway owns it from now on; NULL denies all). */
 void		 gateway_set_rules(struct gateway *, struct rules *);
+/* Go through an upstream proxy (a reference is taken; NULL: none). */
+void		 gateway_set_upstream(struct gateway *,
+		    struct conn_upstream *);
 void		 gateway_set_audit(struct gateway *, struct audit *);
 /*
  * Write allowed connection lines through a log budget (NULL: each one);

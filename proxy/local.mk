@@ -8,7 +8,9 @@ libpinhole_a_SOURCES += \
 	proxy/wire/attach.c proxy/wire/attach.h \
 	proxy/wire/dns.c proxy/wire/dns.h \
 	proxy/wire/secret.c proxy/wire/secret.h \
-	proxy/wire/decider.c proxy/wire/decider.h
+	proxy/wire/scrub.c proxy/wire/scrub.h \
+	proxy/wire/decider.c proxy/wire/decider.h \
+	proxy/wire/upstream.c proxy/wire/upstream.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \
@@ -45,11 +47,12 @@ libpinhole_a_SOURCES += proxy/capture/udpcatch.c proxy/capture/udpcatch.h
 libpinhole_a_SOURCES += \
 	proxy/conn/pipebuf.c proxy/conn/pipebuf.h \
 	proxy/conn/conn.h proxy/conn/conn-int.h \
-	proxy/conn/core.c proxy/conn/reply.c proxy/conn/tunnel.c \
+	proxy/conn/core.c proxy/conn/reply.c proxy/conn/scrub.c \
+	proxy/conn/tunnel.c \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
 	proxy/conn/socks.c proxy/conn/events.c proxy/conn/inspect.c \
-	proxy/conn/secret.c
+	proxy/conn/secret.c proxy/conn/upstream.c
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
@@ -66,7 +69,9 @@ UNIT_TESTS += tests/unit/test_ship
 UNIT_TESTS += tests/unit/test_relp
 
 UNIT_TESTS += tests/unit/test_http
+UNIT_TESTS += tests/unit/test_upstream
 UNIT_TESTS += tests/unit/test_secret
+UNIT_TESTS += tests/unit/test_scrub
 UNIT_TESTS += tests/unit/test_tls
 # One connection through the gateway, state by state, on a real event
 # loop: scripted origins on loopback, and a fake resolver the test
@@ -78,6 +83,9 @@ EXTRA_DIST += tests/integration/inspect.sh tests/integration/tls-origin.py
 # Upgrades and method overrides on read-only hosts, with a real WebSocket.
 TESTS += tests/integration/read-only.sh
 EXTRA_DIST += tests/integration/read-only.sh tests/integration/websocket.py
+# Secrets' values kept out of what comes back, against a reflecting origin.
+TESTS += tests/integration/secret.sh
+EXTRA_DIST += tests/integration/secret.sh tests/integration/secret-leak.py
 
 FUZZ_TARGETS += tests/fuzz/fuzz_http
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c $(FUZZ_MAIN)
@@ -86,6 +94,9 @@ tests_fuzz_fuzz_http_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/http
 
 TESTS += tests/integration/proxy.sh
+# Through an upstream proxy: a real squid with Basic authentication.
+TESTS += tests/integration/upstream.sh
+EXTRA_DIST += tests/integration/upstream.sh
 EXTRA_DIST += tests/integration/proxy.sh tests/integration/origin.py \
 	tests/integration/rawhttp.py
 TESTS += tests/integration/proxy-limits.sh
@@ -111,6 +122,9 @@ check_PROGRAMS += tests/bench/bench_auditverify
 tests_bench_bench_auditverify_LDADD = $(UNIT_LIBS)
 TESTS += tests/integration/log.sh
 EXTRA_DIST += tests/integration/log.sh
+# From a first blocked run to a policy: pinhole log --propose.
+TESTS += tests/integration/propose.sh
+EXTRA_DIST += tests/integration/propose.sh
 TESTS += tests/integration/otlp.sh
 EXTRA_DIST += tests/integration/otlp.sh tests/integration/otlp-receiver.py \
 	tests/integration/otlp-check.py tests/integration/otlp-logs.schema.json
@@ -145,6 +159,11 @@ tests_fuzz_fuzz_secret_SOURCES = tests/fuzz/fuzz_secret.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_secret_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_secret_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/secret
+FUZZ_TARGETS += tests/fuzz/fuzz_scrub
+tests_fuzz_fuzz_scrub_SOURCES = tests/fuzz/fuzz_scrub.c $(FUZZ_MAIN)
+tests_fuzz_fuzz_scrub_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_scrub_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+EXTRA_DIST += tests/fuzz/scrub
 
 FUZZ_TARGETS += tests/fuzz/fuzz_sni
 tests_fuzz_fuzz_sni_SOURCES = tests/fuzz/fuzz_sni.c $(FUZZ_MAIN)
@@ -176,7 +195,10 @@ tests_fuzz_fuzz_decider_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_decider_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/decider
 TESTS += tests/integration/decider.sh
-EXTRA_DIST += tests/integration/decider.sh tests/integration/decider.py
+EXTRA_DIST += tests/integration/decider.sh tests/integration/decider.py \
+	tests/integration/chat-webhook.py
+TESTS += tests/integration/decider-tls.sh
+EXTRA_DIST += tests/integration/decider-tls.sh tests/integration/decider-tls.py
 TESTS += tests/integration/socks.sh
 EXTRA_DIST += tests/integration/socks.sh tests/integration/socksraw.py
 # Transparent beside CONNECT with the benchmark's programs; by hand.

@@ -1,9 +1,10 @@
 /*
- * Editing policy text: add or remove `allow` lines, keeping every other
- * byte (comments, blank lines, order, line endings) as it was.  Pure:
- * text in, text out.  Rules are compared in one canonical form, so
- * "PyPI.org." is "pypi.org" and "github.com:443,22" is
- * "github.com:22,443".
+ * Editing policy text: add or remove lines (allow, deny, allow-private,
+ * include, ...), keeping every other byte (comments, blank lines, order,
+ * line endings) as it was.  Pure: text in, text out.  Lines are
+ * compared in one canonical form, so "allow PyPI.org." is "allow
+ * pypi.org", "allow github.com:443,22" is "allow github.com:22,443" and
+ * "deny x:1-65535" is "deny x".
  */
 #include "config.h"
 
@@ -68,25 +69,30 @@ edit_ports_merge(struct port_range *pr, size_t n)
 	return (out);
 }
 
-/* Write ":PORTS" canonically: nothing for 80,443, ":*" for every port. */
+/*
+ * Write ":PORTS" canonically: nothing for a rule's default (80,443 for
+ * an allow rule, every port for a deny rule), ":*" for every port.
+ */
 static int
 edit_ports_format(const struct rule *rule, char *buf, size_t size)
 {
 	struct port_range	*pr;
 	size_t			 i, n, off = 0;
-	int			 w, rv = -1;
+	int			 w, rv = -1, all, web;
 
 	if ((pr = calloc(rule->nports, sizeof *pr)) == NULL)
 		return (-1);
 	memcpy(pr, rule->ports, rule->nports * sizeof *pr);
 	n = edit_ports_merge(pr, rule->nports);
 	buf[0] = '\0';
-	if (n == 2 && pr[0].lo == 80 && pr[0].hi == 80 && pr[1].lo == 443 &&
-	    pr[1].hi == 443) {
+	web = n == 2 && pr[0].lo == 80 && pr[0].hi == 80 && pr[1].lo == 443 &&
+	    pr[1].hi == 443;
+	all = n == 1 && pr[0].lo == 1 && pr[0].hi == 65535;
+	if (rule->action == RULE_DENY ? all : web) {
 		rv = 0;
 		goto out;
 	}
-	if (n == 1 && pr[0].lo == 1 && pr[0].hi == 65535) {
+	if (all) {
 		rv = snprintf(buf, size, ":*") < (int)size ? 0 : -1;
 		goto out;
 	}
@@ -171,37 +177,40 @@ edit_rest(const char *s, char *cons, size_t size, time_t *until)
 	return (0);
 }
 
-/* Let the parser check constraints' lists (methods, path patterns). */
+/*
+ * Let the parser check a whole line (constraints' lists, a secret, an
+ * include's argument: includes are not read here, but when the whole
+ * policy is checked).
+ */
 static int
-edit_check_constraints(struct rules *r, const char *origin, const char *cons,
-    char *err, size_t errlen)
+edit_check_line(const char *origin, const char *line, char *err,
+    size_t errlen)
 {
 	struct rules	*scratch;
-	char		 line[RULES_LINE_MAX + 32];
+	char		 buf[1024];
 	int		 rv;
 
-	(void)r;
-	snprintf(line, sizeof line, "allow pinhole.invalid%s", cons);
 	if ((scratch = rules_create()) == NULL) {
 		if (err != NULL && errlen > 0)
 			snprintf(err, errlen, "%s: out of memory", origin);
 		return (-1);
 	}
+	rules_no_includes(scratch);
 	rv = rules_load_text(scratch, origin, line, strlen(line),
-	    err != NULL ? err : line, err != NULL ? errlen : sizeof line);
+	    err != NULL ? err : buf, err != NULL ? errlen : sizeof buf);
 	rules_free(scratch);
 	return (rv);
 }
 
 /*
- * Write the canonical text of an allow rule's argument, HOST[:PORTS] with
- * an optional " until TIME".  With check, the rule must pass every check
- * of the parser.  Errors are "ORIGIN: message": the rule is not in any
- * file yet, so no line is named.
+ * Write the canonical text of an allow rule's argument, HOST[:PORTS]
+ * with constraints and an optional " until TIME".  With check, the rule
+ * must pass every check of the parser.  Errors are "ORIGIN: message":
+ * the rule is not in any file yet, so no line is named.
  */
 static int
-edit_canon(struct rules *r, const char *origin, const char *arg, int check,
-    char *buf, size_t size, char *err, size_t errlen)
+edit_canon_allow(struct rules *r, const char *origin, const char *arg,
+    int check, char *buf, size_t size, char *err, size_t errlen)
 {
 	struct rule_spec	spec;
 	char			target[RULES_LINE_MAX + 1], ports[RULES_LINE_MAX + 1];
@@ -217,28 +226,26 @@ edit_canon(struct rules *r, const char *origin, const char *arg, int check,
 	rest = arg + n + strspn(arg + n, " \t");
 	if (edit_rest(rest, cons, sizeof cons, &until) == -1) {
 		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "%s: bad rule '%.200s': "
+			snprintf(err, errlen, "%s: bad rule 'allow %.200s': "
 			    "HOST[:PORTS] [read-only] [methods M,...] "
 			    "[websocket] [path /P,...] [until TIME] (TIME: %s)",
 			    origin, arg,
 			    RULES_TIME_USAGE);
 		return (-1);
 	}
-	if (check && cons[0] != '\0' &&
-	    edit_check_constraints(r, origin, cons, err, errlen) == -1)
-		return (-1);
 	if (until != 0) {
 		memcpy(when, " until ", 7);
 		rules_time_format(until, when + 7, sizeof when - 7);
 		if (check && until <= time(NULL)) {
 			if (err != NULL && errlen > 0)
-				snprintf(err, errlen, "%s: bad rule '%.200s': "
-				    "%s has passed", origin, arg, when + 7);
+				snprintf(err, errlen, "%s: bad rule 'allow "
+				    "%.200s': %s has passed", origin, arg,
+				    when + 7);
 			return (-1);
 		}
 	}
-	if (rules_parse_allow(r, origin, 0, target, check, &spec, err,
-	    errlen) == -1)
+	if (rules_parse_target(r, origin, 0, RULE_ALLOW, target, check, &spec,
+	    err, errlen) == -1)
 		return (-1);
 	if (edit_target_format(&spec, buf, size) == -1 ||
 	    edit_ports_format(spec.rule, ports, sizeof ports) == -1)
@@ -251,6 +258,105 @@ edit_canon(struct rules *r, const char *origin, const char *arg, int check,
 toolong:
 	if (err != NULL && errlen > 0)
 		snprintf(err, errlen, "%s: rule too long", origin);
+	return (-1);
+}
+
+/*
+ * Write the canonical text of a deny or allow-private rule's one
+ * argument: its target and, for deny, its ports.
+ */
+static int
+edit_canon_target(struct rules *r, const char *origin, enum rule_action
+    action, const char *arg, int check, char *buf, size_t size, char *err,
+    size_t errlen)
+{
+	struct rule_spec	spec;
+	char			ports[RULES_LINE_MAX + 1] = "";
+	size_t			n;
+
+	if (rules_parse_target(r, origin, 0, action, arg, check, &spec, err,
+	    errlen) == -1)
+		return (-1);
+	if (edit_target_format(&spec, buf, size) == -1 ||
+	    (action == RULE_DENY && edit_ports_format(spec.rule, ports,
+	    sizeof ports) == -1) || strlen(ports) >= size - (n = strlen(buf))) {
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "%s: rule too long", origin);
+		return (-1);
+	}
+	snprintf(buf + n, size - n, "%s", ports);
+	return (0);
+}
+
+/* Write a line's words with one space between them. */
+static int
+edit_canon_words(const char *line, char *buf, size_t size)
+{
+	size_t	n, off = 0;
+
+	for (line += strspn(line, " \t"); *line != '\0';
+	    line += strspn(line, " \t")) {
+		n = strcspn(line, " \t");
+		if (off + (off > 0) + n >= size)
+			return (-1);
+		if (off > 0)
+			buf[off++] = ' ';
+		memcpy(buf + off, line, n);
+		off += n;
+		line += n;
+	}
+	buf[off] = '\0';
+	return (0);
+}
+
+/*
+ * Write the canonical text of a policy line: its directive, then its
+ * argument canonically (allow, deny, allow-private) or its words as
+ * they are.  With check, the line must pass every check of the parser
+ * (but an include's file is not read).  Errors are "ORIGIN: message".
+ */
+static int
+edit_canon(struct rules *r, const char *origin, const char *line, int check,
+    char *buf, size_t size, char *err, size_t errlen)
+{
+	static const struct {
+		const char	*name;
+		enum rule_action action;
+	} targets[] = { { "deny", RULE_DENY },
+	    { "allow-private", RULE_PRIVATE } };
+	const char	*rest, *near;
+	size_t		 n = strcspn(line, " \t"), k, i;
+	int		 rv;
+
+	rest = line + n + strspn(line + n, " \t");
+	k = strcspn(rest, " \t");
+	if (err != NULL && errlen > 0)
+		snprintf(err, errlen, "%s: bad rule '%.200s'", origin, line);
+	if (rules_directive(line, n, &near) == -1 || n > size - 2)
+		goto bad;
+	if (check && edit_check_line(origin, line, err, errlen) == -1)
+		return (-1);
+	memcpy(buf, line, n);
+	buf[n] = ' ';
+	if (n == 5 && strncmp(line, "allow", 5) == 0)
+		return (edit_canon_allow(r, origin, rest, check, buf + n + 1,
+		    size - n - 1, err, errlen));
+	for (i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+		if (strlen(targets[i].name) != n ||
+		    strncmp(line, targets[i].name, n) != 0)
+			continue;
+		if (k == 0 || rest[k + strspn(rest + k, " \t")] != '\0')
+			goto bad;
+		return (edit_canon_target(r, origin, targets[i].action, rest,
+		    check, buf + n + 1, size - n - 1, err, errlen));
+	}
+	if ((rv = edit_canon_words(line, buf, size)) == -1 && err != NULL &&
+	    errlen > 0)
+		snprintf(err, errlen, "%s: rule too long", origin);
+	return (rv);
+bad:
+	if (err != NULL && errlen > 0)
+		edit_check_line(origin, line, err, errlen);
 	return (-1);
 }
 
@@ -271,17 +377,16 @@ edit_same(const char *a, const char *b, int target_only)
 }
 
 /*
- * Is this line "allow RULE [until TIME]" for the rule whose canonical
- * text is canon (with target_only, whatever its end)?
+ * Is this line the rule whose canonical text is canon (with
+ * target_only, whatever its "until")?
  */
 static int
 edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon,
     int target_only)
 {
 	char	buf[RULES_LINE_MAX + 1], text[RULES_LINE_MAX + 1];
-	char	arg[RULES_LINE_MAX + 1];
-	char	*s, *word, *save = NULL;
-	size_t	o = 0;
+	char	line[RULES_LINE_MAX + 1];
+	char	*s;
 
 	if (l->len > RULES_LINE_MAX || memchr(l->s, '\0', l->len) != NULL)
 		return (0);
@@ -289,16 +394,13 @@ edit_line_matches(struct rules *r, const struct edit_line *l, const char *canon,
 	buf[l->len] = '\0';
 	if ((s = strchr(buf, '#')) != NULL)
 		*s = '\0';
-	if ((word = strtok_r(buf, " \t\r\f\v", &save)) == NULL ||
-	    strcmp(word, "allow") != 0)
+	for (s = buf; *s != '\0'; s++) {
+		if (strchr("\r\f\v", *s) != NULL)
+			*s = ' ';
+	}
+	if (edit_canon_words(buf, line, sizeof line) == -1 || line[0] == '\0')
 		return (0);
-	arg[0] = '\0';
-	while ((word = strtok_r(NULL, " \t\r\f\v", &save)) != NULL)
-		o += (size_t)snprintf(arg + o, sizeof arg - o, "%s%s",
-		    o > 0 ? " " : "", word);
-	if (o == 0)
-		return (0);
-	if (edit_canon(r, "policy", arg, 0, text, sizeof text, NULL,
+	if (edit_canon(r, "policy", line, 0, text, sizeof text, NULL,
 	    0) == -1)
 		return (0);
 	return (edit_same(text, canon, target_only));
@@ -313,7 +415,7 @@ edit_eol(const char *text, size_t len)
 	return (nl != NULL && nl > text && nl[-1] == '\r' ? "\r\n" : "\n");
 }
 
-/* Append "allow RULE" and a line ending to text, ending its last line. */
+/* Append a line and a line ending to text, ending its last line. */
 static int
 edit_append(const char *text, size_t len, const char *canon,
     struct rules_edit *e)
@@ -323,12 +425,11 @@ edit_append(const char *text, size_t len, const char *canon,
 
 	if (len > 0 && text[len - 1] != '\n')
 		sep = eol;
-	size = len + strlen(sep) + strlen("allow ") + strlen(canon) +
-	    strlen(eol) + 1;
+	size = len + strlen(sep) + strlen(canon) + strlen(eol) + 1;
 	if ((e->text = malloc(size)) == NULL)
 		return (-1);
 	memcpy(e->text, text, len);
-	e->len = len + snprintf(e->text + len, size - len, "%sallow %s%s", sep,
+	e->len = len + snprintf(e->text + len, size - len, "%s%s%s", sep,
 	    canon, eol);
 	return (0);
 }
@@ -376,7 +477,7 @@ edit_start(const char *rule, const char *origin, int check,
 }
 
 /*
- * Go through the lines of text for the allow lines of e->rule (with
+ * Go through the lines of text for the lines of e->rule (with
  * target_only, whatever their end): the first one's number in e->line,
  * how many in e->count and, when e->text is there, every other line
  * copied to it.  Returns how many lines there are.
@@ -402,7 +503,7 @@ edit_walk(struct rules *r, const char *text, size_t len, int target_only,
 	return (n);
 }
 
-/* Add "allow RULE" unless an allow line for the same rule is there. */
+/* Add a line unless a line for the same rule is there. */
 int
 rules_edit_add(const char *text, size_t len, const char *rule,
     const char *origin, struct rules_edit *e, char *err, size_t errlen)
@@ -431,7 +532,7 @@ out:
 	return (rv);
 }
 
-/* Remove every "allow RULE" line for the same rule; returns how many. */
+/* Remove every line for the same rule; returns how many. */
 int
 rules_edit_remove(const char *text, size_t len, const char *rule,
     const char *origin, struct rules_edit *e, char *err, size_t errlen)
@@ -455,58 +556,5 @@ out:
 		e->len = 0;
 	}
 	rules_free(r);
-	return (rv);
-}
-
-/* The one host a rule's target names, if it names only one. */
-static int
-edit_one_host(const struct rule_spec *s, struct host *h)
-{
-	const char	*errstr;
-	char		 a[HOST_TEXT_LEN];
-
-	if (s->kind == TARGET_NAME)
-		return (host_parse(s->name, strlen(s->name), h, &errstr));
-	if (s->kind != TARGET_ADDR || s->plen != 8 * s->alen)
-		return (-1);
-	addr_format(a, sizeof a, s->addr, s->alen);
-	return (host_parse(a, strlen(a), h, &errstr));
-}
-
-/* Would a deny rule of r refuse what "allow RULE" allows? */
-int
-rules_edit_denied(const struct rules *r, const char *rule, uint16_t *port,
-    struct rules_verdict *v)
-{
-	struct rules		*scratch;
-	struct rule_spec	 spec;
-	struct host		 h;
-	char			 target[RULES_LINE_MAX + 1];
-	size_t			 n = strcspn(rule, " \t"), i;
-	unsigned int		 p;
-	int			 rv = -1;
-
-	if (n > RULES_LINE_MAX || (scratch = rules_create()) == NULL)
-		return (-1);
-	memcpy(target, rule, n);
-	target[n] = '\0';
-	if (rules_parse_allow(scratch, "rule", 0, target, 0, &spec, NULL,
-	    0) == -1)
-		goto out;
-	rv = 0;
-	if (edit_one_host(&spec, &h) == -1)
-		goto out;
-	for (i = 0; i < spec.rule->nports && rv == 0; i++) {
-		for (p = spec.rule->ports[i].lo; p <= spec.rule->ports[i].hi;
-		    p++) {
-			if (!rules_match(r, &h, p, v) && v->file != NULL) {
-				*port = p;
-				rv = 1;
-				break;
-			}
-		}
-	}
-out:
-	rules_free(scratch);
 	return (rv);
 }

@@ -232,13 +232,27 @@ out:
 	return (rv);
 }
 
+/* Let the caller's vet look at the edit; the text before is in old. */
+static int
+file_vet(struct file_edit *f, const struct rules_file_vet *vet,
+    const char *old, size_t oldlen, const struct rules_edit *res, size_t n)
+{
+	if (vet == NULL || vet->fn == NULL)
+		return (0);
+	return (vet->fn(vet->arg, f->path, old, oldlen, f->text, f->len, res,
+	    n, f->err, f->errlen));
+}
+
 /* Edit a policy file in place, atomically, checked by the parser. */
 int
 rules_file_edit(const char *path, int remove, const char *const *rules,
-    size_t n, struct rules_edit *res, char *err, size_t errlen)
+    size_t n, struct rules_edit *res, const struct rules_file_vet *vet,
+    char *err, size_t errlen)
 {
 	struct file_edit	 f = { .path = path, .dirfd = -1, .err = err,
 				     .errlen = errlen };
+	char			*old = NULL;
+	size_t			 oldlen;
 	int			 rv = -1, changed;
 
 	memset(res, 0, n * sizeof *res);
@@ -252,26 +266,44 @@ rules_file_edit(const char *path, int remove, const char *const *rules,
 	}
 	if (!f.exists)
 		f.len = strlen(f.text);
+	oldlen = f.len;
+	if ((old = malloc(oldlen + 1)) == NULL) {
+		file_fail(&f, "");
+		goto out;
+	}
+	memcpy(old, f.text, oldlen + 1);
 	if ((changed = file_apply(&f, remove, rules, n, res)) <= 0) {
 		rv = changed;
 		goto out;
 	}
-	if (file_check(&f) == -1 || file_replace(&f) == -1)
+	if (file_check(&f) == -1 || file_vet(&f, vet, old, oldlen, res,
+	    n) == -1 || file_replace(&f) == -1)
 		goto out;
 	rv = changed;
 out:
+	free(old);
 	free(f.text);
 	if (f.dirfd != -1)
 		close(f.dirfd);
 	return (rv);
 }
 
-/* Add one "allow RULE" to a policy file. */
+/* Add one "allow RULE" to a policy file; res (or NULL) says where. */
 int
-rules_file_append(const char *path, const char *rule, char *err,
-    size_t errlen)
+rules_file_append(const char *path, const char *rule, struct rules_edit *res,
+    char *err, size_t errlen)
 {
-	struct rules_edit	res;
+	struct rules_edit	 own;
+	char			 line[RULES_LINE_MAX + 1];
+	const char		*lines[1] = { line };
 
-	return (rules_file_edit(path, 0, &rule, 1, &res, err, errlen));
+	if ((size_t)snprintf(line, sizeof line, "allow %s", rule) >=
+	    sizeof line) {
+		snprintf(err, errlen, "%s: rule too long", path);
+		return (-1);
+	}
+	if (res == NULL)
+		res = &own;
+	memset(res, 0, sizeof *res);
+	return (rules_file_edit(path, 0, lines, 1, res, NULL, err, errlen));
 }

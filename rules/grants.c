@@ -136,7 +136,7 @@ grants_add(struct grants *g, const struct host *h, uint16_t port,
 {
 	struct grant	*gr, new = { .port = port, .scope = scope };
 
-	if (port == 0 || (id != NULL && (id[0] == '\0' ||
+	if ((id != NULL && (id[0] == '\0' ||
 	    strlen(id) >= sizeof new.id)) || (sandbox != NULL &&
 	    strlen(sandbox) >= sizeof new.sandbox))
 		return (-1);
@@ -175,8 +175,9 @@ grants_match(const struct grants *g, const struct host *h, uint16_t port,
 		sandbox = "";
 	for (i = 0; i < g->n; i++) {
 		gr = &g->tab[i];
-		if ((port != 0 && gr->port != port) || !grant_live(gr, now) ||
-		    !grant_same_host(gr, h) || !grant_serves(gr, sandbox))
+		if ((port != 0 && gr->port != 0 && gr->port != port) ||
+		    !grant_live(gr, now) || !grant_same_host(gr, h) ||
+		    !grant_serves(gr, sandbox))
 			continue;
 		if (best == NULL || (best->scope == GRANT_ONCE &&
 		    gr->scope != GRANT_ONCE))
@@ -186,6 +187,27 @@ grants_match(const struct grants *g, const struct host *h, uint16_t port,
 		return (0);
 	*out = *best;
 	return (1);
+}
+
+/* Find a live grant for every port of host, for sandbox. */
+int
+grants_match_any_port(const struct grants *g, const struct host *h,
+    const char *sandbox, uint64_t now, struct grant *out)
+{
+	const struct grant	*gr;
+	size_t			 i;
+
+	if (sandbox == NULL)
+		sandbox = "";
+	for (i = 0; i < g->n; i++) {
+		gr = &g->tab[i];
+		if (gr->port == 0 && grant_live(gr, now) &&
+		    grant_same_host(gr, h) && grant_serves(gr, sandbox)) {
+			*out = *gr;
+			return (1);
+		}
+	}
+	return (0);
 }
 
 /* Use up a once grant. */
@@ -242,7 +264,8 @@ grants_list(const struct grants *g, struct grant *out, size_t max)
 }
 
 /*
- * Forget the always grants whose host and port a rule now allows: one
+ * Forget the always grants whose host and port a rule now allows (a rule
+ * without constraints: a grant lifts those of the others): one
  * without an end, or any when the grant has a TTL (the rule its approval
  * wrote ends with it).
  */
@@ -255,7 +278,8 @@ grants_drop_always(struct grants *g, const struct rules *r)
 	while (i < g->n) {
 		if (g->tab[i].scope == GRANT_ALWAYS &&
 		    rules_match(r, &g->tab[i].host, g->tab[i].port, &v) &&
-		    (v.until == 0 || g->tab[i].expires != 0))
+		    !v.constrained && (v.until == 0 ||
+		    g->tab[i].expires != 0))
 			grants_delete(g, i);
 		else
 			i++;
@@ -407,4 +431,23 @@ policy_grantable(const struct rules *r, const struct host *h, uint16_t port,
 		return (1);
 	policy_private_fix(h->text, addr_class_name(c), fix, len);
 	return (0);
+}
+
+/* Would a grant lift the request checks of the rules allowing host:port? */
+int
+policy_lifts(const struct rules *r, const struct host *h, uint16_t port,
+    char *text, size_t len)
+{
+	struct rules_verdict	v;
+	char			where[1024];
+
+	if (len > 0)
+		text[0] = '\0';
+	if (r == NULL || port == 0 || !rules_match(r, h, port, &v) ||
+	    !v.constrained)
+		return (0);
+	policy_rule_text(&v, where, sizeof where);
+	snprintf(text, len, "the request checks of the rule '%.200s' (%.256s)",
+	    v.text != NULL ? v.text : "allow", where);
+	return (1);
 }

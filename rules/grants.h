@@ -16,6 +16,12 @@
  *            rule (rules_file_append); once a reload has read the file
  *            the rule decides, and grants_drop_always() forgets these.
  *
+ * A grant's port may be 0: every port of the host (asked for by a name
+ * the DNS refused, before any port was tried).
+ *
+ * A grant for a host whose every allow rule has constraints lifts them:
+ * the gateway decides a request those refuse by the grants.
+ *
  * A grant never overrides an explicit deny rule (of the system layer or
  * the user's), nor the guard against special-purpose addresses (only
  * allow-private lifts it).
@@ -59,12 +65,12 @@ void		 grants_free(struct grants *);
 const char	*grant_scope_name(enum grant_scope);
 
 /*
- * Add a grant for host:port.  ttl_ms 0 is no expiry (once: the default
- * TTL).  id NULL assigns "g1", "g2", ...; who may be NULL.  sandbox is
- * the one a once grant is for (NULL: ""), and is ignored for the other
- * scopes.  A grant for the same host, port and scope (and, once, the
- * same sandbox) is replaced.  Fills *out when not NULL.  Returns 0, or
- * -1 (out of memory, port 0, id or sandbox too long).
+ * Add a grant for host:port (port 0: every port).  ttl_ms 0 is no
+ * expiry (once: the default TTL).  id NULL assigns "g1", "g2", ...; who
+ * may be NULL.  sandbox is the one a once grant is for (NULL: ""), and
+ * is ignored for the other scopes.  A grant for the same host, port and
+ * scope (and, once, the same sandbox) is replaced.  Fills *out when not
+ * NULL.  Returns 0, or -1 (out of memory, id or sandbox too long).
  */
 int	grants_add(struct grants *, const struct host *, uint16_t,
 	    enum grant_scope, uint64_t, const char *, const char *,
@@ -72,11 +78,15 @@ int	grants_add(struct grants *, const struct host *, uint16_t,
 
 /*
  * Find a live grant for host:port at now, for a caller in sandbox (NULL:
- * ""); port 0 is any port (for a DNS answer).  A once grant matches only
- * the sandbox it is for.  session and always grants are preferred over
- * once grants, which are not used up here.  Returns 1 with *out, or 0.
+ * ""); port 0 is any port (for a DNS answer), and a grant of port 0
+ * serves every port.  A once grant matches only the sandbox it is for.
+ * session and always grants are preferred over once grants, which are
+ * not used up here.  Returns 1 with *out, or 0.
  */
 int	grants_match(const struct grants *, const struct host *, uint16_t,
+	    const char *, uint64_t, struct grant *);
+/* The same, for a grant of every port (port 0) only. */
+int	grants_match_any_port(const struct grants *, const struct host *,
 	    const char *, uint64_t, struct grant *);
 
 /*
@@ -159,6 +169,17 @@ int	policy_decide(const struct rules *, const struct grants *,
  */
 #define POLICY_FIX_LEN	640
 int	policy_grantable(const struct rules *, const struct host *, uint16_t,
+	    char *, size_t);
+
+/*
+ * Does the policy allow host:port (1 to 65535) only with request checks
+ * (read-only, methods, path: every allow rule for it has some), which a
+ * grant for it would lift?  Returns 1 with text saying which ("the
+ * request checks of the rule 'allow x.test read-only' (FILE:LINE)"), or
+ * 0 (not allowed at all, or allowed without checks).
+ */
+#define POLICY_LIFTS_LEN	512
+int	policy_lifts(const struct rules *, const struct host *, uint16_t,
 	    char *, size_t);
 
 /*

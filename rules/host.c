@@ -275,6 +275,11 @@ host_port_parse(const char *s, struct host *h, uint16_t *port,
 	const char	*colon = NULL, *end = s + strlen(s), *close;
 	size_t		 hlen;
 
+	if (host_url_hint(s, (size_t)(end - s), NULL, h->text,
+	    sizeof h->text)) {
+		*errstr = h->text;
+		return (-1);
+	}
 	if (s[0] == '[') {
 		if ((close = strchr(s, ']')) == NULL) {
 			*errstr = "missing ']' after IPv6 address";

@@ -7,7 +7,12 @@ libpinhole_a_SOURCES += \
 	rules/match.c \
 	rules/dead.c \
 	rules/parse.c \
-	rules/request.c
+	rules/request.c \
+	rules/near.c \
+	rules/url.c \
+	rules/preset.c \
+	rules/args.c \
+	rules/upstream.c
 
 UNIT_TESTS += tests/unit/test_host tests/unit/test_addr tests/unit/test_rules \
 	tests/unit/test_request

@@ -59,9 +59,9 @@ rules_free(struct rules *r)
 	free(r);
 }
 
-/* Is name a public suffix (so *.name would cover unrelated sites)? */
-int
-rules_public_suffix(struct rules *r, const char *name)
+/* The public suffix list, loaded once per policy (NULL: none). */
+static const struct psl_ctx_st *
+rules_psl(struct rules *r)
 {
 	if (r->psl == NULL) {
 		if ((r->psl_owned = psl_latest(NULL)) != NULL)
@@ -69,9 +69,25 @@ rules_public_suffix(struct rules *r, const char *name)
 		else
 			r->psl = psl_builtin();
 	}
-	if (r->psl == NULL)
+	return (r->psl);
+}
+
+/* Is name a public suffix (so *.name would cover unrelated sites)? */
+int
+rules_public_suffix(struct rules *r, const char *name)
+{
+	if (rules_psl(r) == NULL)
 		return (-1);
 	return (psl_is_public_suffix2(r->psl, name, PSL_TYPE_ANY) != 0);
+}
+
+/* The registrable domain a name is or is under, or NULL. */
+const char *
+rules_registrable(struct rules *r, const char *name)
+{
+	if (rules_psl(r) == NULL)
+		return (NULL);
+	return (psl_registrable_domain(r->psl, name));
 }
 
 /* Build a prefix set's key: length in bits, then the masked address. */
@@ -344,9 +360,11 @@ rules_match(const struct rules *r, const struct host *h, uint16_t port,
 	int		rv;
 
 	match_host(r, h, &m);
-	if ((rv = match_verdict(&m, v)) != 0)
+	if ((rv = match_verdict(&m, v)) != 0) {
+		v->constrained = !m.open;
 		v->inspect = !m.open || (r->secrets != NULL &&
 		    match_secret_host(r, h));
+	}
 	return (rv);
 }
 
@@ -425,6 +443,21 @@ rules_secret_for(const struct rules_secret *rs, const struct host *h)
 			return (1);
 	}
 	return (0);
+}
+
+/* The headers a secret may go in. */
+size_t
+rules_secret_headers(const struct rules_secret *rs, const char *const **names)
+{
+	static const char *const	def[] = { "Authorization",
+	    "Proxy-Authorization" };
+
+	if (rs->nheaders == 0) {
+		*names = def;
+		return (sizeof def / sizeof def[0]);
+	}
+	*names = rs->headers;
+	return (rs->nheaders);
 }
 
 /* The secrets of a policy, in load order. */

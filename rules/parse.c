@@ -16,15 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/namesock.h"
 #include "rules/rules-int.h"
 
-#ifndef PRESETDIR
-#define PRESETDIR "/usr/local/share/pinhole/presets"
-#endif
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/usr/local/etc"
 #endif
@@ -49,6 +47,7 @@ struct load {
 	int			 allow_vsock;
 	time_t			 now;		/* rules that ended are left out */
 	time_t			 next_end;	/* the first end still to come */
+	struct upstream_load	 up;		/* upstream, no-upstream */
 };
 
 /* One file (or text) being parsed; parent is the file that included it. */
@@ -62,6 +61,7 @@ struct parse {
 	dev_t			 dev;
 	ino_t			 ino;
 	int			 depth;
+	const char		*kw;		/* the line's directive */
 	time_t			 until;		/* the line's "until", or 0 */
 	struct rule_req		*req;		/* the line's constraints */
 	char			*rest;		/* words after the argument */
@@ -84,6 +84,9 @@ static int	kw_include(struct parse *, const char *, const char *);
 static int	kw_allow_vsock(struct parse *, const char *, const char *);
 static int	kw_allow_socket(struct parse *, const char *, const char *);
 static int	kw_secret(struct parse *, const char *, const char *);
+static int	kw_upstream(struct parse *, const char *, const char *);
+static int	kw_upstream_auth(struct parse *, const char *, const char *);
+static int	kw_no_upstream(struct parse *, const char *, const char *);
 static size_t	next_word(char **);
 static int	load_file(struct load *, const struct parse *, const char *);
 static int	load_glob(struct load *, const struct parse *, const char *);
@@ -100,8 +103,13 @@ static const struct keyword keywords[] = {
 	    kw_include, 0, 0, 0, 0 },
 	{ "allow-vsock", "allow-vsock", kw_allow_vsock, 0, 1, 0, 0 },
 	{ "allow-socket", "allow-socket PATH", kw_allow_socket, 0, 0, 0, 0 },
-	{ "secret", "secret NAME for HOST[,HOST...] [from FILE]", kw_secret,
-	    0, 0, 0, 1 },
+	{ "secret", "secret NAME for HOST[,HOST...] [header H[,H...]] "
+	    "[from FILE]", kw_secret, 0, 0, 0, 1 },
+	{ "upstream", "upstream http://HOST:PORT | upstream none",
+	    kw_upstream, 0, 0, 0, 0 },
+	{ "upstream-auth", "upstream-auth FILE", kw_upstream_auth, 0, 0, 0, 0 },
+	{ "no-upstream", "no-upstream HOST[,HOST...]", kw_no_upstream,
+	    0, 0, 0, 0 },
 };
 
 static const struct port_range ports_default[] = { { 80, 80 }, { 443, 443 } };
@@ -148,32 +156,6 @@ quote(char *buf, size_t size, const char *s, size_t len)
 	return (buf);
 }
 
-/* The edit distance between two short words (for "did you mean"). */
-static size_t
-edit_distance(const char *a, const char *b)
-{
-	size_t	row[32], i, j, diag, up, alen = strlen(a), blen = strlen(b);
-
-	if (alen >= 32 || blen >= 32)
-		return (SIZE_MAX);
-	for (j = 0; j <= blen; j++)
-		row[j] = j;
-	for (i = 1; i <= alen; i++) {
-		diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= blen; j++) {
-			up = row[j];
-			row[j] = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < row[j])
-				row[j] = up + 1;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			diag = up;
-		}
-	}
-	return (row[blen]);
-}
-
 /* Find a keyword, or the nearest one when *near is asked for. */
 static const struct keyword *
 keyword_find(const char *word, const struct keyword **near)
@@ -184,12 +166,37 @@ keyword_find(const char *word, const struct keyword **near)
 	for (i = 0; i < sizeof keywords / sizeof keywords[0]; i++) {
 		if (strcmp(word, keywords[i].name) == 0)
 			return (&keywords[i]);
-		if ((d = edit_distance(word, keywords[i].name)) < best) {
+		if ((d = rules_distance(word, keywords[i].name)) < best) {
 			best = d;
 			*near = &keywords[i];
 		}
 	}
 	return (NULL);
+}
+
+/*
+ * What a directive takes (RULES_DIR_*), for reading a command line's
+ * rules; -1 for a word that is none, *near then the nearest if any.
+ */
+int
+rules_directive(const char *word, size_t n, const char **near)
+{
+	const struct keyword	*kw, *nk;
+	char			 w[32];
+
+	*near = NULL;
+	if (n >= sizeof w)
+		return (-1);
+	memcpy(w, word, n);
+	w[n] = '\0';
+	if ((kw = keyword_find(w, &nk)) == NULL) {
+		*near = nk != NULL ? nk->name : NULL;
+		return (-1);
+	}
+	return ((kw->noarg ? RULES_DIR_NOARG : 0) |
+	    (kw->constraints ? RULES_DIR_CONSTRAINTS : 0) |
+	    (kw->can_end ? RULES_DIR_END : 0) |
+	    (kw->rest ? RULES_DIR_REST : 0));
 }
 
 /* Make room for one more parsed rule, its record in the arena. */
@@ -387,6 +394,14 @@ static int
 split_host(struct parse *p, const char *arg, const char **host, size_t *hlen,
     const char **ports)
 {
+	const char	*kw = p->kw;
+	char		 hint[512], q[80];
+
+	if (kw != NULL && strcmp(kw, "allow") != 0 && strcmp(kw, "deny") != 0)
+		kw = NULL;
+	if (host_url_hint(arg, strlen(arg), kw, hint, sizeof hint))
+		return (parse_error(p, "bad host '%s': %s", quote(q, sizeof q,
+		    arg, strlen(arg)), hint));
 	*host = arg;
 	if (split_ports(p, arg, hlen, ports) == -1)
 		return (-1);
@@ -594,20 +609,6 @@ kw_allow_socket(struct parse *p, const char *arg, const char *text)
 	return (0);
 }
 
-/* Is this a valid preset name (letters, digits, '-', '_')? */
-static int
-preset_name_ok(const char *s)
-{
-	size_t	i;
-
-	for (i = 0; s[i] != '\0'; i++) {
-		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= '0' &&
-		    s[i] <= '9') && s[i] != '-' && s[i] != '_')
-			return (0);
-	}
-	return (i > 0 && i <= 64);
-}
-
 /* The directory a pattern reads, up to its first glob character. */
 static int
 note_glob_dir(struct load *l, const char *pattern)
@@ -621,21 +622,32 @@ note_glob_dir(struct load *l, const char *pattern)
 	return (load_note(l, &l->dirs, pattern, end > 1 ? end - 1 : 1));
 }
 
+/* Refuse a preset that is not there, naming the nearest one. */
+static int
+preset_missing(struct parse *p, const char *name)
+{
+	char	near[RULES_PRESET_LEN];
+
+	rules_preset_near(name, near, sizeof near);
+	return (parse_error(p, "no preset '%s' in %s%s%s%s; pinhole check "
+	    "--presets lists them", name, rules_preset_dir(),
+	    near[0] != '\0' ? " (did you mean '" : "", near,
+	    near[0] != '\0' ? "'?)" : ""));
+}
+
 /* include FILE | include PATTERN | include preset:NAME */
 static int
 kw_include(struct parse *p, const char *arg, const char *text)
 {
-	const char	*dir;
 	char		 path[4096], q[80];
-	int		 n;
+	int		 n, preset = strncmp(arg, "preset:", 7) == 0;
 
-	if (strncmp(arg, "preset:", 7) == 0) {
-		if (!preset_name_ok(arg + 7))
+	if (preset) {
+		if (!rules_preset_name_ok(arg + 7))
 			return (parse_error(p, "bad preset name '%s'",
 			    quote(q, sizeof q, arg + 7, strlen(arg + 7))));
-		if ((dir = getenv("PINHOLE_PRESETDIR")) == NULL || *dir == '\0')
-			dir = PRESETDIR;
-		n = snprintf(path, sizeof path, "%s/%s", dir, arg + 7);
+		n = snprintf(path, sizeof path, "%s/%s", rules_preset_dir(),
+		    arg + 7);
 	} else if (arg[0] != '/' && p->dir != NULL)
 		n = snprintf(path, sizeof path, "%s/%s", p->dir, arg);
 	else
@@ -644,8 +656,9 @@ kw_include(struct parse *p, const char *arg, const char *text)
 		return (parse_error(p, "include path too long"));
 	if (p->load->r->no_files)
 		return (0);
-	if (strncmp(arg, "preset:", 7) == 0 ||
-	    strpbrk(path, GLOB_CHARS) == NULL)
+	if (preset && access(path, F_OK) == -1 && errno == ENOENT)
+		return (preset_missing(p, arg + 7));
+	if (preset || strpbrk(path, GLOB_CHARS) == NULL)
 		return (load_file(p->load, p, path));
 	if (note_glob_dir(p->load, path) == -1)
 		return (parse_error(p, "out of memory"));
@@ -682,46 +695,57 @@ secret_find_name(const struct parse *p, const char *name)
 	return (NULL);
 }
 
-/* The hosts of a secret, a comma list: patterns as allow takes, no port. */
+/*
+ * A comma list of hosts, patterns as allow takes them without a port
+ * (a secret's hosts, no-upstream): *hosts and *patterns, *k of each.
+ */
 static int
-secret_hosts(struct parse *p, struct secret *sc, const char *list, size_t n)
+parse_hostlist(struct parse *p, const char *what, const char *list, size_t n,
+    struct rule_spec **hosts, const char ***patterns, size_t *k)
 {
 	struct arena	*a = &p->load->r->arena;
 	const char	*item, *comma, *end = list + n, *host, *ports;
 	char		 buf[HOST_TEXT_LEN + 8], q[80];
-	size_t		 k = 1, i, len, hlen;
+	size_t		 i, len, hlen;
 
-	for (i = 0; i < n; i++)
-		k += list[i] == ',';
-	if ((sc->hosts = arena_alloc(a, k * sizeof *sc->hosts)) == NULL ||
-	    (sc->patterns = arena_alloc(a, k * sizeof *sc->patterns)) == NULL)
+	for (*k = 1, i = 0; i < n; i++)
+		*k += list[i] == ',';
+	if ((*hosts = arena_alloc(a, *k * sizeof **hosts)) == NULL ||
+	    (*patterns = arena_alloc(a, *k * sizeof **patterns)) == NULL)
 		return (parse_error(p, "out of memory"));
-	memset(sc->hosts, 0, k * sizeof *sc->hosts);
+	memset(*hosts, 0, *k * sizeof **hosts);
 	for (i = 0, item = list; item <= end; item = comma + 1, i++) {
 		if ((comma = memchr(item, ',', (size_t)(end - item))) == NULL)
 			comma = end;
 		len = (size_t)(comma - item);
 		if (len == 0 || len >= sizeof buf)
-			return (parse_error(p, "secret: bad host list '%s'",
+			return (parse_error(p, "%s: bad host list '%s'", what,
 			    quote(q, sizeof q, list, n)));
 		memcpy(buf, item, len);
 		buf[len] = '\0';
 		if (split_host(p, buf, &host, &hlen, &ports) == -1)
 			return (-1);
 		if (ports != NULL)
-			return (parse_error(p, "secret: '%s' names a port: a "
-			    "secret is for hosts", quote(q, sizeof q, buf, len)));
-		if (parse_host(p, host, hlen, &sc->hosts[i]) == -1 ||
-		    rules_spec_pattern(a, &sc->hosts[i], &sc->patterns[i]) == -1)
+			return (parse_error(p, "%s: '%s' names a port: it takes "
+			    "hosts", what, quote(q, sizeof q, buf, len)));
+		if (parse_host(p, host, hlen, &(*hosts)[i]) == -1 ||
+		    rules_spec_pattern(a, &(*hosts)[i], &(*patterns)[i]) == -1)
 			return (-1);
 	}
-	sc->nhosts = k;
 	return (0);
 }
 
-/* Where a secret's file is: relative to the policy file, or here. */
+/* The hosts of a secret, a comma list: patterns as allow takes, no port. */
+static int
+secret_hosts(struct parse *p, struct secret *sc, const char *list, size_t n)
+{
+	return (parse_hostlist(p, "secret", list, n, &sc->hosts,
+	    &sc->patterns, &sc->nhosts));
+}
+
+/* Where a file the policy names is: relative to the policy file, or here. */
 static const char *
-secret_path(struct parse *p, const char *file, size_t n)
+policy_path(struct parse *p, const char *file, size_t n)
 {
 	char	path[4096], cwd[4096];
 	int	len;
@@ -740,7 +764,105 @@ secret_path(struct parse *p, const char *file, size_t n)
 	return (arena_strndup(&p->load->r->arena, path, (size_t)len));
 }
 
-/* secret NAME for HOST[,HOST...] [from FILE] */
+/* Is this header's name one a secret may go in (an HTTP token)? */
+static int
+secret_header_ok(const char *h, size_t n)
+{
+	static const char *const	 never[] = { "host", "content-length",
+	    "transfer-encoding", "connection", "keep-alive",
+	    "proxy-connection", "te", "trailer", "upgrade", NULL };
+	const char *const		*w;
+	size_t				 i;
+
+	if (n == 0 || n > RULES_SECRET_HEADER_LEN)
+		return (0);
+	for (i = 0; i < n; i++) {
+		if (!isalnum((unsigned char)h[i]) &&
+		    strchr("!#$%&'*+-.^_`|~", h[i]) == NULL)
+			return (0);
+	}
+	for (w = never; *w != NULL; w++) {
+		if (strlen(*w) == n && strncasecmp(*w, h, n) == 0)
+			return (0);
+	}
+	return (1);
+}
+
+/* The headers of a secret, a comma list, added to hs[*nh]. */
+static int
+secret_headers(struct parse *p, const char **hs, size_t *nh,
+    const char *list, size_t n)
+{
+	const char	*item, *comma, *end = list + n;
+	char		 q[80];
+	size_t		 len, i;
+
+	for (item = list; item <= end; item = comma + 1) {
+		if ((comma = memchr(item, ',', (size_t)(end - item))) == NULL)
+			comma = end;
+		len = (size_t)(comma - item);
+		if (!secret_header_ok(item, len))
+			return (parse_error(p, "secret: '%s' is not a header a "
+			    "secret can go in", quote(q, sizeof q, item, len)));
+		for (i = 0; i < *nh; i++) {
+			if (strlen(hs[i]) == len &&
+			    strncasecmp(hs[i], item, len) == 0)
+				return (parse_error(p, "secret: header '%s' is "
+				    "given twice", quote(q, sizeof q, item,
+				    len)));
+		}
+		if (*nh == RULES_SECRET_HEADERS_MAX)
+			return (parse_error(p, "secret: more than %d headers",
+			    RULES_SECRET_HEADERS_MAX));
+		if ((hs[(*nh)++] = arena_strndup(&p->load->r->arena, item,
+		    len)) == NULL)
+			return (parse_error(p, "out of memory"));
+	}
+	return (0);
+}
+
+/* A secret's words after its hosts: header H,... (again), from FILE. */
+static int
+secret_options(struct parse *p, struct secret *sc, char *s)
+{
+	struct arena	*a = &p->load->r->arena;
+	const char	*hs[RULES_SECRET_HEADERS_MAX], **copy;
+	char		 q[80];
+	size_t		 n, nh = 0;
+
+	while ((n = next_word(&s)) != 0) {
+		if (n == 6 && strncmp(s, "header", 6) == 0) {
+			s += 6;
+			if ((n = next_word(&s)) == 0)
+				return (parse_error(p, "secret: missing header "
+				    "after 'header'"));
+			if (secret_headers(p, hs, &nh, s, n) == -1)
+				return (-1);
+		} else if (n == 4 && strncmp(s, "from", 4) == 0 &&
+		    sc->pub.file == NULL) {
+			s += 4;
+			if ((n = next_word(&s)) == 0)
+				return (parse_error(p, "secret: missing file "
+				    "after 'from'"));
+			if ((sc->pub.file = policy_path(p, s, n)) == NULL)
+				return (parse_error(p, "secret: file path too "
+				    "long"));
+		} else
+			return (parse_error(p, "secret: unexpected '%s'",
+			    quote(q, sizeof q, s, n)));
+		s += n;
+	}
+	if (nh == 0)
+		return (0);
+	if ((copy = arena_alloc(a, nh * sizeof *copy)) == NULL)
+		return (parse_error(p, "out of memory"));
+	memcpy(copy, hs, nh * sizeof *copy);
+	sc->pub.headers = copy;
+	sc->pub.nheaders = nh;
+	return (0);
+}
+
+/* secret NAME for HOST[,HOST...] [header H[,H...]]... [from FILE] */
 static int
 kw_secret(struct parse *p, const char *arg, const char *text)
 {
@@ -757,29 +879,17 @@ kw_secret(struct parse *p, const char *arg, const char *text)
 		return (parse_error(p, "secret %s is given twice", arg));
 	if ((n = next_word(&s)) != 3 || strncmp(s, "for", 3) != 0)
 		return (parse_error(p, "secret: expected 'for HOSTS' (%s)",
-		    "secret NAME for HOST[,HOST...] [from FILE]"));
+		    "secret NAME for HOST[,HOST...] [header H[,H...]] "
+		    "[from FILE]"));
 	s += 3;
 	if ((n = next_word(&s)) == 0)
 		return (parse_error(p, "secret: missing hosts"));
 	if ((sc = arena_alloc(a, sizeof *sc)) == NULL)
 		return (parse_error(p, "out of memory"));
 	memset(sc, 0, sizeof *sc);
-	if (secret_hosts(p, sc, s, n) == -1)
+	if (secret_hosts(p, sc, s, n) == -1 ||
+	    secret_options(p, sc, s + n) == -1)
 		return (-1);
-	s += n;
-	if ((n = next_word(&s)) == 4 && strncmp(s, "from", 4) == 0) {
-		s += 4;
-		if ((n = next_word(&s)) == 0)
-			return (parse_error(p, "secret: missing file after "
-			    "'from'"));
-		if ((sc->pub.file = secret_path(p, s, n)) == NULL)
-			return (parse_error(p, "secret: file path too long"));
-		s += n;
-		n = next_word(&s);
-	}
-	if (n != 0)
-		return (parse_error(p, "secret: unexpected '%s'",
-		    quote(q, sizeof q, s, n)));
 	snprintf(origin, sizeof origin, "%s:%u", p->file, p->line);
 	if ((sc->pub.name = arena_strndup(a, arg, strlen(arg))) == NULL ||
 	    (sc->pub.file_origin = arena_strndup(a, origin,
@@ -790,6 +900,86 @@ kw_secret(struct parse *p, const char *arg, const char *text)
 		p->load->stail = &p->load->secrets;
 	*p->load->stail = sc;
 	p->load->stail = &sc->next;
+	return (0);
+}
+
+/* "FILE:LINE" of the line being parsed ("ORIGIN" for one rule). */
+static const char *
+parse_origin(struct parse *p)
+{
+	char	origin[4200];
+	int	n;
+
+	if (p->numbered)
+		n = snprintf(origin, sizeof origin, "%s:%u", p->file, p->line);
+	else
+		n = snprintf(origin, sizeof origin, "%s", p->file);
+	if (n < 0 || (size_t)n >= sizeof origin)
+		n = 0;
+	return (arena_strndup(&p->load->r->arena, origin, (size_t)n));
+}
+
+/* upstream http://HOST:PORT | upstream none */
+static int
+kw_upstream(struct parse *p, const char *arg, const char *text)
+{
+	struct upstream_load	*u = &p->load->up;
+	struct arena		*a = &p->load->r->arena;
+	struct host		 h;
+	const char		*errstr;
+	char			 q[80];
+
+	(void)text;
+	if (u->set)
+		return (parse_error(p, "upstream is given twice (first at %s)",
+		    u->up.origin));
+	if ((u->up.origin = parse_origin(p)) == NULL)
+		return (parse_error(p, "out of memory"));
+	u->set = 1;
+	if (strcmp(arg, "none") == 0)
+		return (0);
+	if (rules_upstream_parse(arg, &h, &u->up.port, &errstr) == -1)
+		return (parse_error(p, "upstream '%s': %s", quote(q, sizeof q,
+		    arg, strlen(arg)), errstr));
+	if ((u->up.url = arena_strndup(a, arg, strlen(arg))) == NULL ||
+	    (u->up.host = arena_strndup(a, h.text, strlen(h.text))) == NULL)
+		return (parse_error(p, "out of memory"));
+	return (0);
+}
+
+/* upstream-auth FILE: the upstream's credentials, read by the caller. */
+static int
+kw_upstream_auth(struct parse *p, const char *arg, const char *text)
+{
+	struct upstream_load	*u = &p->load->up;
+
+	(void)text;
+	if (u->auth != NULL)
+		return (parse_error(p, "upstream-auth is given twice (first at "
+		    "%s)", u->auth_origin));
+	if ((u->auth = policy_path(p, arg, strlen(arg))) == NULL)
+		return (parse_error(p, "upstream-auth: file path too long"));
+	if ((u->auth_origin = parse_origin(p)) == NULL)
+		return (parse_error(p, "out of memory"));
+	return (0);
+}
+
+/* no-upstream HOST[,HOST...]: dialed directly, past the upstream. */
+static int
+kw_no_upstream(struct parse *p, const char *arg, const char *text)
+{
+	struct hostlist		*l, **tail;
+
+	(void)text;
+	if ((l = arena_alloc(&p->load->r->arena, sizeof *l)) == NULL)
+		return (parse_error(p, "out of memory"));
+	memset(l, 0, sizeof *l);
+	if (parse_hostlist(p, "no-upstream", arg, strlen(arg), &l->hosts,
+	    &l->patterns, &l->n) == -1)
+		return (-1);
+	for (tail = &p->load->up.direct; *tail != NULL; tail = &(*tail)->next)
+		;
+	*tail = l;
 	return (0);
 }
 
@@ -964,6 +1154,7 @@ parse_words(struct parse *p, const char *line)
 	s += n;
 	if (*s != '\0')
 		*s++ = '\0';
+	p->kw = kw->name;
 	p->until = 0;
 	p->req = NULL;
 	p->rest = kw->rest ? s : NULL;
@@ -1284,6 +1475,7 @@ load_finish(struct load *l, int rv)
 			;
 		*tail = l->sockets;
 		l->r->allow_vsock |= l->allow_vsock;
+		rules_upstream_merge(l->r, &l->up);
 		if (l->next_end != 0 && (l->r->next_end == 0 ||
 		    l->next_end < l->r->next_end))
 			l->r->next_end = l->next_end;
@@ -1409,15 +1601,18 @@ rules_load_buffer(struct rules *r, const char *path, const char *text,
 }
 
 /*
- * Parse the argument of one allow rule (HOST[:PORTS]) as line `line` of
- * origin (0: no line number) into *out, its records in r's arena.  With
- * check, refuse what a policy would refuse; without, only parse.
+ * Parse the argument of one allow or deny rule (HOST[:PORTS]), or of an
+ * allow-private rule, as line `line` of origin (0: no line number) into
+ * *out, its records in r's arena.  With check, refuse what a policy
+ * would refuse; without, only parse.
  */
 int
-rules_parse_allow(struct rules *r, const char *origin, unsigned int line,
-    const char *arg, int check, struct rule_spec *out, char *err,
-    size_t errlen)
+rules_parse_target(struct rules *r, const char *origin, unsigned int line,
+    enum rule_action action, const char *arg, int check,
+    struct rule_spec *out, char *err, size_t errlen)
 {
+	static const char *const names[] = { [RULE_ALLOW] = "allow",
+	    [RULE_DENY] = "deny", [RULE_PRIVATE] = "allow-private" };
 	struct load	 l = { .r = r, .err = err, .errlen = errlen };
 	struct parse	 p = { .load = &l, .file = origin, .line = line };
 	char		 text[RULES_LINE_MAX + 1], q[80];
@@ -1425,18 +1620,20 @@ rules_parse_allow(struct rules *r, const char *origin, unsigned int line,
 	int		 rv = -1;
 
 	p.numbered = line != 0;
+	p.kw = names[action];
 	if (n == 0 || arg[strcspn(arg, " \t\r\n\f\v#")] != '\0') {
 		parse_error(&p, "bad rule '%s': one HOST[:PORTS], without "
 		    "spaces or '#'", quote(q, sizeof q, arg, n));
 		goto out;
 	}
-	if ((size_t)snprintf(text, sizeof text, "allow %s", arg) >=
+	if ((size_t)snprintf(text, sizeof text, "%s %s", p.kw, arg) >=
 	    sizeof text) {
 		parse_error(&p, "line longer than %d bytes", RULES_LINE_MAX);
 		goto out;
 	}
-	if (check ? parse_rule(&p, arg, text, RULE_ALLOW) == -1 :
-	    parse_target(&p, arg, text, RULE_ALLOW) == NULL)
+	if (check && action != RULE_PRIVATE ?
+	    parse_rule(&p, arg, text, action) == -1 :
+	    parse_target(&p, arg, text, action) == NULL)
 		goto out;
 	*out = l.specs[0];
 	rv = 0;

@@ -348,6 +348,18 @@ method_reads(const char *m, size_t n, const char *path, int fold)
 	    fold) && path_ends(path, "git-upload-pack")));
 }
 
+/*
+ * A method whose body has no meaning (GET, HEAD, OPTIONS, TRACE): many
+ * servers do not read one, so its bytes would be read as the next
+ * request, one no rule looked at.
+ */
+static int
+method_bodiless(const char *m, size_t n)
+{
+	return (method_eq(m, n, "GET", 1) || method_eq(m, n, "HEAD", 1) ||
+	    method_eq(m, n, "OPTIONS", 1) || method_eq(m, n, "TRACE", 1));
+}
+
 /* Is a method one of a rule's methods? */
 static int
 method_listed(const struct rule_req *q, const char *m, size_t n, int fold)
@@ -496,6 +508,13 @@ rules_req_check(const struct rule *rule, const struct rules_request *rq,
 {
 	const struct rule_req	*q = rule->req;
 
+	*constraint = "body";
+	if (rq->body && method_bodiless(rq->method, rq->method_len)) {
+		snprintf(buf, len, "body: a %.*s carries a body, which a server "
+		    "that does not read one would take for the next request",
+		    (int)rq->method_len, rq->method);
+		return (0);
+	}
 	*constraint = q->read_only ? "read-only" : "methods";
 	if ((q->read_only || q->nmethods > 0) && rq->override_bad) {
 		snprintf(buf, len, "%s: %s is given twice, or does not name "

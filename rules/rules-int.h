@@ -128,6 +128,23 @@ struct secret {
 	size_t			 nhosts;
 };
 
+/* A list of host patterns (no-upstream), in the policy's arena. */
+struct hostlist {
+	struct hostlist		*next;
+	struct rule_spec	*hosts;		/* kind, name or prefix only */
+	const char		**patterns;	/* as written back */
+	size_t			 n;
+};
+
+/* What one load says of the upstream proxy (rules/upstream.c). */
+struct upstream_load {
+	int			 set;		/* an upstream line */
+	struct rules_upstream	 up;		/* .url NULL: upstream none */
+	const char		*auth;		/* upstream-auth FILE */
+	const char		*auth_origin;
+	struct hostlist		*direct;	/* no-upstream */
+};
+
 struct psl_ctx_st;
 
 /*
@@ -158,6 +175,8 @@ struct rules {
 	int			 allow_vsock;	/* allow-vsock */
 	struct secret		*secrets;	/* in load order */
 	int			 no_files;	/* includes are not read */
+	struct rules_upstream	 upstream;	/* .url NULL: none */
+	struct hostlist		*direct;	/* no-upstream */
 };
 
 /* rules/host.c */
@@ -168,10 +187,22 @@ void	addr_mask(uint8_t *, const uint8_t *, size_t, unsigned int);
 int	addr_in(const uint8_t *, const uint8_t *, size_t, unsigned int);
 
 /* rules/parse.c */
-int	rules_load_buffer(struct rules *, const char *, const char *, size_t,
-	    char *, size_t);
-int	rules_parse_allow(struct rules *, const char *, unsigned int,
-	    const char *, int, struct rule_spec *, char *, size_t);
+int	rules_parse_target(struct rules *, const char *, unsigned int,
+	    enum rule_action, const char *, int, struct rule_spec *, char *,
+	    size_t);
+
+/* What a directive takes: rules_directive()'s flags. */
+#define RULES_DIR_NOARG		0x01	/* no argument (allow-vsock) */
+#define RULES_DIR_CONSTRAINTS	0x02	/* read-only, methods, ... (allow) */
+#define RULES_DIR_END		0x04	/* until TIME (allow) */
+#define RULES_DIR_REST		0x08	/* reads its own words (secret) */
+int	rules_directive(const char *, size_t, const char **);
+
+/* rules/preset.c */
+int	rules_preset_name_ok(const char *);
+
+/* rules/upstream.c */
+void	rules_upstream_merge(struct rules *, const struct upstream_load *);
 
 /* rules/request.c */
 int	rules_pattern_ok(const char *, size_t, const char **);

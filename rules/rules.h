@@ -39,10 +39,21 @@ int	host_parse(const char *, size_t, struct host *, const char **);
 
 /*
  * Split "HOST[:PORT]" / "[V6]:PORT" and canonicalise.  *port is set to
- * the port given, or to defport when none is.  Returns 0 or -1 + *errstr.
+ * the port given, or to defport when none is.  Returns 0 or -1 + *errstr;
+ * for a host written as a URL, *errstr is host_url_hint()'s, written in
+ * the host's text.
  */
 int	host_port_parse(const char *, struct host *, uint16_t *, uint16_t,
 	    const char **);
+
+/*
+ * Is this (len bytes) a host written as a URL, "SCHEME://HOST[:PORT]
+ * [/PATH]" or "NAME[:PORT]/PATH"?  Then buf says what to write instead,
+ * "write the host, not a URL: KW HOST[:PORT]" (KW, such as "allow",
+ * may be NULL), and where the path goes when KW is NULL or "allow";
+ * returns 1.  0 when it is not one (an ADDRESS/LEN is not).
+ */
+int	host_url_hint(const char *, size_t, const char *, char *, size_t);
 
 /*
  * A socket address: "ADDR:PORT" or "[V6]:PORT", ADDR an IP address
@@ -124,6 +135,11 @@ struct rules_verdict {
 	 * rules_match_request().  0: tunnel as is.
 	 */
 	int		 inspect;
+	/*
+	 * rules_match(): every allow rule for (host, port) has constraints,
+	 * which a grant would lift (policy_lifts()).
+	 */
+	int		 constrained;
 	/* rules_match_request(): a deny rule decided, no grant can lift it. */
 	int		 by_deny;
 	/* The deciding rule names the host exactly (no wildcard, prefix). */
@@ -201,6 +217,7 @@ struct rules_request {
 	size_t		 override_len;
 	const char	*override_name;
 	int		 override_bad;
+	int		 body;		/* it carries a body */
 };
 
 /*
@@ -243,16 +260,30 @@ int	rules_path_canon(const char *, size_t, char *, size_t, const char **);
 size_t	rules_inspected(const struct rules *, const char **, size_t);
 
 /*
- * `secret NAME for HOST[,HOST...] [from FILE]`: a credential the sandbox
- * sees only as a placeholder, which the gateway puts back in requests to
- * those hosts alone.  The value is read from pinhole's environment
- * (NAME) or FILE by the caller, never by the policy.
+ * `secret NAME for HOST[,HOST...] [header H[,H...]]... [from FILE]`: a
+ * credential the sandbox sees only as a placeholder, which the gateway
+ * puts back in those headers of requests to those hosts alone.  The
+ * value is read from pinhole's environment (NAME) or FILE by the
+ * caller, never by the policy.
  */
+#define RULES_SECRET_HEADERS_MAX	16	/* header words of a secret */
+#define RULES_SECRET_HEADER_LEN		64	/* a header's name */
+
 struct rules_secret {
 	const char	*name;		/* an environment variable's name */
 	const char	*file;		/* NULL: pinhole's own environment */
 	const char	*file_origin;	/* "FILE:LINE" of the secret line */
+	const char *const *headers;	/* header words; NULL: the default */
+	size_t		 nheaders;
 };
+
+/*
+ * The headers a secret may go in: its `header` words, or Authorization
+ * and Proxy-Authorization when it has none.  Returns how many; *names
+ * points at them.
+ */
+size_t	rules_secret_headers(const struct rules_secret *,
+	    const char *const **);
 
 /* The secrets of a policy in load order; stores at most max pointers. */
 size_t	rules_secrets(const struct rules *, const struct rules_secret **,
@@ -340,6 +371,47 @@ void	rules_dead_text(const struct rules_dead *, char *, size_t);
 #define RULES_SOCKET_MAX	108	/* sun_path, with its NUL */
 size_t	rules_sockets(const struct rules *, const char **, size_t);
 
+/*
+ * `upstream http://HOST:PORT`: the proxy every allowed connection goes
+ * through, as a CONNECT (or, for plain HTTP, an absolute-form request),
+ * but to the hosts `no-upstream HOST[,HOST...]` names (names, *.names,
+ * addresses, prefixes), which are dialed directly.  `upstream-auth FILE`
+ * names the file of its Basic credentials ("USER:PASSWORD"), read by the
+ * caller, never by the policy.  A later layer's upstream (the user's over
+ * the system's, the command line's over both) replaces an earlier one's,
+ * and `upstream none` removes it; credentials given with one upstream are
+ * dropped when another replaces it.  One upstream and one upstream-auth
+ * line a load at most.
+ */
+struct rules_upstream {
+	const char	*url;		/* as written; NULL: none */
+	const char	*host;		/* canonical: a name or an address */
+	uint16_t	 port;
+	const char	*auth;		/* upstream-auth FILE, or NULL */
+	const char	*origin;	/* "FILE:LINE" of the upstream line */
+	const char	*auth_origin;	/* and of the upstream-auth line */
+};
+
+/* The upstream proxy in force, or NULL: connections are dialed. */
+const struct rules_upstream *rules_upstream(const struct rules *);
+
+/* upstream-auth's file when no upstream is given to use it, or NULL. */
+const char *rules_upstream_auth(const struct rules *);
+
+/* Is this host dialed directly though there is an upstream? */
+int	rules_no_upstream(const struct rules *, const struct host *);
+
+/* The no-upstream patterns as written back; stores at most max. */
+size_t	rules_no_upstream_list(const struct rules *, const char **, size_t);
+
+/*
+ * Read an upstream proxy's URL, "http://HOST:PORT" (HOST a name, an IPv4
+ * address or "[V6]"; a '/' may follow): no credentials, path or TLS.
+ * Returns 0, or -1 with *errstr saying why.
+ */
+int	rules_upstream_parse(const char *, struct host *, uint16_t *,
+	    const char **);
+
 /* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
 int	rules_default_path(char *, size_t);
 
@@ -357,13 +429,70 @@ void	rules_time_format(time_t, char *, size_t);
 #define RULES_RULE_LEN	1025		/* canonical rule text, with NUL */
 
 /*
+ * A command line's rules as policy lines (rules/args.c), for `pinhole
+ * allow`, `pinhole disallow` and every --allow: the words of the
+ * arguments (split at blanks; a word starting with '#' ends them) make
+ * one line a directive, or "allow WORD" for a word that is none, with
+ * the words the directive takes: its argument (none for allow-vsock),
+ * then for allow read-only, websocket, methods LIST, path LIST and until
+ * TIME, for secret "for HOSTS" and "from FILE".  "allow-private
+ * 10.0.0.0/8" is one line, "pypi.org github.com" two, "github.com
+ * read-only path /x/" one.  A word that would start an allow rule but
+ * is a constraint out of place or a misspelt directive or constraint
+ * ("readonly") is refused.  The lines are not parsed yet.  Returns 0
+ * with out set (rules_lines_free() frees it), or -1 with err.
+ */
+struct rules_lines {
+	char	**v;
+	size_t	  n;
+};
+
+int	rules_args_lines(const char *const *, size_t, struct rules_lines *,
+	    char *, size_t);
+void	rules_lines_free(struct rules_lines *);
+
+/*
+ * The registrable domain a canonical name is or is under, by the public
+ * suffix list the parser uses (example.co.uk for a.b.example.co.uk):
+ * a pointer into name, or NULL (a public suffix, no list).
+ */
+const char	*rules_registrable(struct rules *, const char *);
+
+/*
+ * "Did you mean" (rules/near.c): the edit distance of two words of 32
+ * bytes at most (SIZE_MAX for longer ones), and the name of a NULL-
+ * terminated list nearest to a word that is none of them, when it is
+ * near enough to be what was meant (two edits, one for a word of four
+ * letters or fewer); NULL when none is, or the word is one of them.
+ */
+size_t		 rules_distance(const char *, const char *);
+const char	*rules_nearest(const char *, const char *const *);
+
+/*
+ * Presets (rules/preset.c), `include preset:NAME`: the directory they
+ * are read from ($PINHOLE_PRESETDIR, or PRESETDIR); their names there,
+ * in byte order (at most max stored; how many there are, -1 when the
+ * directory cannot be read); what one is for, its first comment line;
+ * the one nearest a name that is none ("" when none is near).
+ */
+#define RULES_PRESET_LEN	65
+const char	*rules_preset_dir(void);
+int		 rules_presets(char (*)[RULES_PRESET_LEN], size_t);
+void		 rules_preset_about(const char *, char *, size_t);
+void		 rules_preset_near(const char *, char *, size_t);
+
+/*
  * Editing policy text (pure: text in, text out; rules/edit.c).  A rule
- * is what follows "allow": HOST[:PORTS] [until TIME].  Rules are compared
- * in their canonical form (e.g. "PyPI.org.:443,80" is "pypi.org"),
- * written to rule; adding compares the end too, removing takes out the
- * rule whatever its end.  Only `allow` lines of this text are looked at
- * (not includes), and every other byte is kept.  text is the new text (NUL-terminated,
- * the caller's to free()), NULL when nothing changed.
+ * is a whole policy line: "allow HOST[:PORTS] [constraints] [until
+ * TIME]", "deny HOST[:PORTS]", "allow-private ADDRESS[/LEN]", "include
+ * ...", "allow-socket PATH", "allow-vsock", "secret ...".  Rules are
+ * compared in their canonical form (e.g. "allow PyPI.org.:443,80" is
+ * "allow pypi.org", "deny x:1-65535" is "deny x"; other lines' words
+ * with one space between them), written to rule; adding compares an
+ * allow rule's end too, removing takes out the rule whatever its end.
+ * Only the lines of this text are looked at (not includes), and every
+ * other byte is kept.  text is the new text (NUL-terminated, the
+ * caller's to free()), NULL when nothing changed.
  */
 struct rules_edit {
 	char		*text;
@@ -374,53 +503,65 @@ struct rules_edit {
 };
 
 /*
- * Append "allow RULE" with the text's line ending (ending an unfinished
- * last line first).  Returns 1 when added, 0 when an allow line for the
- * same rule is there already (line says where), -1 when the rule is
- * refused (err: "ORIGIN: message", as the parser says it; no line, for
- * the rule is in no file yet).
+ * Append the rule with the text's line ending (ending an unfinished
+ * last line first).  Returns 1 when added, 0 when a line for the same
+ * rule is there already (line says where), -1 when the rule is refused
+ * (err: "ORIGIN: message", as the parser says it; no line, for the rule
+ * is in no file yet).
  */
 int	rules_edit_add(const char *, size_t, const char *, const char *,
 	    struct rules_edit *, char *, size_t);
 
 /*
- * Remove every allow line for the same rule.  Returns how many were
- * removed (0: none), or -1 for a rule that does not parse.  Never adds
- * a deny line.
+ * Remove every line for the same rule.  Returns how many were removed
+ * (0: none), or -1 for a rule that does not parse.
  */
 int	rules_edit_remove(const char *, size_t, const char *, const char *,
 	    struct rules_edit *, char *, size_t);
 
 /*
+ * What a policy file edit is to be checked against before it is
+ * written, besides the parser: fn gets the file's path and its text
+ * before and after, and results; it returns 0 to let the edit be
+ * written, or -1 with err (the file is left as it was).
+ */
+struct rules_file_vet {
+	int	(*fn)(void *, const char *, const char *, size_t, const char *,
+		    size_t, const struct rules_edit *, size_t, char *, size_t);
+	void	*arg;
+};
+
+/*
  * Edit a policy file in place (rules/file.c, the one writer in rules/):
- * add (or with remove, take out) "allow RULE" for each of n rules, check
- * the whole new policy with the parser (includes too), then replace the
- * file atomically: a temp file in the same directory, fsync, rename,
- * with the old file's mode (a symlink's target is what is edited).
- * Adding to a missing file creates it (0600) and its directory (0700).
- * Edits are serialised by a lock on the directory.  results[i] (text
- * unused) says what happened to rule i.  Returns how many rules changed
- * the file (0: untouched), or -1 with err and the file untouched: for
- * a rule refused, "pinhole allow: message" ("pinhole disallow: ..."),
- * else "FILE:LINE: message" or "FILE: reason".
+ * add (or with remove, take out) each of n rules (whole lines, as
+ * rules_edit_add() takes them), check the whole new policy with the
+ * parser (includes too) and vet (NULL: none), then replace the file
+ * atomically: a temp file in the same directory, fsync, rename, with
+ * the old file's mode (a symlink's target is what is edited).  Adding
+ * to a missing file creates it (0600) and its directory (0700).  Edits
+ * are serialised by a lock on the directory.  results[i] (text unused)
+ * says what happened to rule i.  Returns how many rules changed the file
+ * (0: untouched), or -1 with err and the file untouched: for a rule
+ * refused, "pinhole allow: message" ("pinhole disallow: ..."), else
+ * "FILE:LINE: message", "FILE: reason" or vet's.
  */
 int	rules_file_edit(const char *, int, const char *const *, size_t,
-	    struct rules_edit *, char *, size_t);
+	    struct rules_edit *, const struct rules_file_vet *, char *,
+	    size_t);
 
 /*
- * Would a deny rule of a policy refuse what "allow RULE" allows, for a
- * rule naming one name or address (not a wildcard nor a prefix)?
- * Returns 1 with v naming the deny rule and *port the first port it
- * refuses, 0 when none does (or the rule names more than one host), -1
- * when the rule does not parse.
+ * Add a policy given as text, as if read from path: numbered lines,
+ * includes relative to path's directory.  For checking an edit before
+ * it is written.
  */
-int	rules_edit_denied(const struct rules *, const char *, uint16_t *,
-	    struct rules_verdict *);
+int	rules_load_buffer(struct rules *, const char *, const char *, size_t,
+	    char *, size_t);
 
 /*
- * Add one "allow RULE" to a policy file (an `always` grant, `pinhole
- * allow`).  Returns 1 added, 0 already there, -1 with err.
+ * Add one "allow RULE" to a policy file (an `always` grant): RULE is
+ * what follows "allow".  Returns 1 added, 0 already there, -1 with err.
  */
-int	rules_file_append(const char *, const char *, char *, size_t);
+int	rules_file_append(const char *, const char *, struct rules_edit *,
+	    char *, size_t);
 
 #endif

@@ -12,7 +12,9 @@
 # program, purges it and checks that nothing of it is left.  A pinhole
 # package installed before is purged first.  Needs dpkg-dev, debhelper,
 # dh-apparmor, apparmor, lintian and fakeroot, and the build's and the
-# demo's packages (quickstart installs them).
+# demo's packages; for the units, systemd, libpam-systemd (a user's
+# manager), dbus-user-session, and systemd-container where PID 1 is
+# something else (quickstart installs them all).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 src=$(cd "$(dirname "$0")/.." && pwd)

@@ -3,7 +3,11 @@
 
 usage: decider-chat.py LISTEN WEBHOOK_URL
   LISTEN: 127.0.0.1:PORT (pinhole --decider http://127.0.0.1:PORT/decide)
-  environment: DECIDER_TOKEN, a secret the answers must carry
+  environment: DECIDER_TOKEN, a secret the answers must carry;
+    DECIDER_TLS_CERT and DECIDER_TLS_KEY: serve HTTPS with them (pinhole
+    --decider https://NAME:PORT/decide); DECIDER_CLIENT_CA: then take
+    questions only from a client certificate this CA signed (pinhole
+    --decider-cert; the answers still come with the token)
 
 Each question is posted to the channel's incoming webhook as
 {"text": "..."}; the person answers through the channel's slash command
@@ -21,6 +25,7 @@ import hmac
 import http.server
 import json
 import os
+import ssl
 import sys
 import threading
 import urllib.request
@@ -51,7 +56,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(body)
 
@@ -74,6 +78,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.reply(404, {"error": "no such path"})
 
     def decide(self, q):
+        if self.server.client_ca and not self.connection.getpeercert():
+            return self.reply(403, {"error": "a client certificate, please"})
         rid = str(q.get("request", ""))
         slot = [threading.Event(), None]
         with lock:
@@ -102,12 +108,46 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.reply(200, {"ok": True})
 
 
+class Server(http.server.ThreadingHTTPServer):
+    """Each connection's TLS handshake in its own thread, not accept's."""
+    ctx = None
+    client_ca = False
+
+    def finish_request(self, request, client_address):
+        if self.ctx is not None:
+            try:
+                request = self.ctx.wrap_socket(request, server_side=True)
+            except (ssl.SSLError, OSError) as e:
+                sys.stderr.write("decider-chat: TLS: %s\n" % e)
+                return
+        try:
+            super().finish_request(request, client_address)
+        finally:
+            if self.ctx is not None:
+                request.close()
+
+
+def tls_context():
+    cert, key = os.environ.get("DECIDER_TLS_CERT"), os.environ.get(
+        "DECIDER_TLS_KEY")
+    if not cert:
+        return None
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    if os.environ.get("DECIDER_CLIENT_CA"):
+        ctx.verify_mode = ssl.CERT_OPTIONAL
+        ctx.load_verify_locations(os.environ["DECIDER_CLIENT_CA"])
+    return ctx
+
+
 def main():
     if len(sys.argv) != 3 or not os.environ.get("DECIDER_TOKEN"):
         sys.exit(__doc__)
     addr, _, port = sys.argv[1].rpartition(":")
-    http.server.ThreadingHTTPServer((addr, int(port)),
-                                    Handler).serve_forever()
+    srv = Server((addr, int(port)), Handler)
+    srv.ctx = tls_context()
+    srv.client_ca = bool(os.environ.get("DECIDER_CLIENT_CA"))
+    srv.serve_forever()
 
 
 if __name__ == "__main__":

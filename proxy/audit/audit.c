@@ -160,6 +160,8 @@ static const struct audit_field {
 	{ "by", offsetof(struct audit_event, by), AUDIT_STR },
 	{ "decider", offsetof(struct audit_event, decider), AUDIT_STR },
 	{ "ask", offsetof(struct audit_event, ask), AUDIT_STR },
+	{ "secret_scrubbed", offsetof(struct audit_event, secret_scrubbed),
+	    AUDIT_STR },
 	{ "lost", offsetof(struct audit_event, lost), AUDIT_I64 },
 	{ "lost_bytes", offsetof(struct audit_event, lost_bytes), AUDIT_I64 },
 	{ "lost_first", offsetof(struct audit_event, lost_first), AUDIT_STR },

@@ -50,6 +50,7 @@ struct audit_event {
 	const char	*by;		/* who decided: "uid 1000 via cli" */
 	const char	*decider;	/* the decider's URL, when it decided */
 	const char	*ask;		/* refusals: "pinhole request HOST:PORT" */
+	const char	*secret_scrubbed; /* secrets taken out of a response */
 	int64_t		 lost;		/* loss: lines not written */
 	int64_t		 lost_bytes;	/* loss: their bytes */
 	const char	*lost_first;	/* loss: when the first was lost */

@@ -25,12 +25,14 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/http.h"
+#include "proxy/wire/secret.h"
 #include "proxy/wire/sni.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 
 struct agent_response;
 struct agent_wait;
+struct scrub;
 
 
 #define CONN_HIGH	(256 * 1024)	/* stop reading the other side */
@@ -56,7 +58,8 @@ enum conn_state {
 	S_REPLY,		/* sending our own answer */
 	S_AGENT,		/* agent endpoint: body, or a long poll */
 	S_ASK,			/* ask mode: held for a person's decision */
-	S_SOCKS			/* SOCKS5: greeting, credentials, request */
+	S_SOCKS,		/* SOCKS5: greeting, credentials, request */
+	S_UPSTREAM		/* the upstream's answer to CONNECT */
 };
 
 /* Where a SOCKS5 handshake is: what the client sends next. */
@@ -117,6 +120,8 @@ struct conn {
 	char			 addr[INET6_ADDRSTRLEN];
 	int			 dial_err;
 	int			 dial_timeouts;
+	struct conn_upstream	*upstream;	/* the way to the server */
+	int			 upstream_open;	/* its CONNECT answered */
 	int			 client_ka;
 	int			 close_after;
 	int			 status;
@@ -188,6 +193,16 @@ struct conn {
 		size_t		 len;
 	}			 swapped[CONN_SWAP_MAX];	/* secret.c */
 	size_t			 nswapped;
+	char			 swapped_name[SECRET_NAME_MAX + 1];
+
+	/* Responses from a secret's hosts, values replaced (scrub.c). */
+	struct scrub		*scrub;		/* kept for the next request */
+	uint64_t		 scrub_mask;	/* the set's secrets it has */
+	unsigned int		 scrub_gen;	/* of the set's secrets */
+	struct evbuffer		*scrub_out;	/* what it made */
+	int			 scrubbing;	/* this exchange's response */
+	int			 scrub_body;	/* its body through it */
+	int			 scrub_chunked;	/* sent chunked */
 };
 
 /*
@@ -238,6 +253,7 @@ void	conn_out_own(struct conn *);
 void	conn_out_release(struct conn *);
 int	conn_flush(struct conn *);
 void	conn_out_drained(struct conn *);
+void	conn_scrub_free(struct conn *);
 
 /* reply.c: answers of our own, refusals, the wait for them to drain. */
 void	conn_drain(struct conn *, int);
@@ -247,6 +263,22 @@ int	conn_audit_ready(struct conn *);
 void	conn_transparent_refuse(struct conn *, int, const char *, const char *);
 void	conn_socks_send(struct conn *, uint8_t);
 void	conn_socks_refuse(struct conn *, int, const char *, uint8_t);
+
+/* scrub.c: secrets' values taken out of responses from their hosts. */
+int	conn_scrub_start(struct conn *);
+int	conn_scrub_head(struct conn *, size_t *);
+int	conn_scrub_check(struct conn *);
+int	conn_scrub_body(struct conn *, int);
+/* upstream.c: through an upstream proxy: the way, CONNECT, its answer. */
+struct upstream_verdict;
+int	conn_upstream_route(struct conn *);
+int	conn_upstream_forward(const struct conn *);
+int	conn_upstream_addrs_take(struct conn *);
+void	conn_upstream_connect(struct conn *);
+int	conn_upstream_read(struct conn *);
+void	conn_upstream_failed(struct conn *, const char *, const char *, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	conn_upstream_refuse(struct conn *, const struct upstream_verdict *);
 
 /* tunnel.c: bytes both ways, by bufferevents or splice(2). */
 void	conn_tunnel_io(struct conn *);

@@ -17,6 +17,7 @@
 #include "proxy/escalate/grants.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/http.h"
+#include "rules/rules.h"
 
 #define CONN_OWN_MAX		64	/* own addresses remembered */
 
@@ -32,6 +33,7 @@ struct event_base;
 struct fakeip;
 struct rules;
 struct rules_secret;
+struct rules_upstream;
 struct tls;
 
 /* What a listener's clients speak. */
@@ -48,6 +50,23 @@ struct conn_secret {
 	size_t				 len;
 };
 
+/*
+ * An upstream proxy (policy: upstream, upstream-auth): "HOST:PORT" as
+ * the operator named it, the addresses the host's resolver gave for it
+ * once, and the Proxy-Authorization value of its credentials (NULL:
+ * none).  Counted: a connection going through it holds a reference, so
+ * a reload may put another in force meanwhile.
+ */
+struct conn_upstream {
+	unsigned int		 refs;
+	char			 label[HOST_TEXT_LEN + 16];
+	char			 detail[HOST_TEXT_LEN + 32];	/* audit */
+	struct resolver_addr	 addrs[RESOLVER_MAX_ADDRS];
+	size_t			 naddrs;
+	uint16_t		 port;
+	char			*auth;
+};
+
 struct conn_set {
 	struct event_base	*base;
 	struct http_limits	 lim;
@@ -57,6 +76,7 @@ struct conn_set {
 	const char		*session;	/* audit "session", or NULL */
 	const char		*about;		/* policy, for the info page */
 	struct resolver		*resolver;
+	struct conn_upstream	*upstream;	/* NULL: dial the hosts */
 	struct audit		*audit;		/* or NULL */
 	struct audit_budget	*budget;	/* of allowed lines, or NULL */
 	struct metrics		*metrics;	/* or NULL */
@@ -65,6 +85,7 @@ struct conn_set {
 	struct tls		*tls;		/* inspection; NULL: none */
 	const struct conn_secret *secrets;	/* the policy's, with values */
 	size_t			 nsecrets;
+	unsigned int		 secrets_gen;	/* changed by each setting */
 	struct escalate		*esc;		/* or NULL */
 	struct escalate_grants	 eg;		/* .grants or NULL */
 	int			 ask;		/* s to hold, 0: no */
@@ -88,6 +109,16 @@ struct conn_set {
 void	conn_set_init(struct conn_set *, struct event_base *,
 	    struct event *);
 void	conn_set_free(struct conn_set *);
+/*
+ * The upstream a policy names, with one reference: its addresses by
+ * the host's resolver (getaddrinfo(), blocking), its credentials file
+ * read.  NULL with err set (which never holds the credentials).
+ */
+struct conn_upstream *conn_upstream_create(const struct rules_upstream *,
+	    char *, size_t);
+struct conn_upstream *conn_upstream_ref(struct conn_upstream *);
+void	conn_upstream_unref(struct conn_upstream *);
+
 /* Learn this host's own addresses again (they are refused to dial). */
 void	conn_own_load(struct conn_set *);
 

@@ -2,7 +2,8 @@
  * One client connection's life, under every step: the clock, the one
  * timer, the audit line, the one teardown (conn_close(); the struct is
  * freed later by conn_reap(), so callers may still look at c->dead),
- * and the moving of bytes between the two sides.
+ * the references to an upstream proxy, and the moving of bytes between
+ * the two sides.
  */
 #include "config.h"
 
@@ -30,6 +31,7 @@
 #include "proxy/escalate/agent.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/wire/scrub.h"
 
 /* Seconds on the event loop's clock. */
 time_t
@@ -136,7 +138,9 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
     const char *reason, int bytes)
 {
 	struct audit_event	e;
-	char			hint[HOST_TEXT_LEN + 32];
+	char			hint[HOST_TEXT_LEN + 32], scrubbed[256];
+	int			deny = verdict != NULL &&
+				    strcmp(verdict, "deny") == 0;
 
 	conn_count(c, event, verdict, reason, bytes);
 	if (c->set->audit == NULL)
@@ -164,19 +168,23 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	e.path = c->path[0] != '\0' ? c->path : NULL;
 	if (c->note[0] != '\0')
 		e.detail = c->note;
+	else if (c->upstream != NULL && c->server != NULL && !c->srv_idle)
+		e.detail = c->upstream->detail;
+	/* A refusal a grant could lift names the command to ask for one. */
+	if (deny && conn_grantable(c, reason, hint, sizeof hint))
+		e.ask = hint;
+	/* The secrets whose values were taken out of the response. */
+	if (c->scrubbing && c->scrub != NULL &&
+	    scrub_found_names(c->scrub, scrubbed, sizeof scrubbed) > 0)
+		e.secret_scrubbed = scrubbed;
 	/*
-	 * A refusal a grant could lift names the command to ask for one.
 	 * Refusals are written one by one; allowed lines within the
 	 * sandbox's log budget.
 	 */
-	if (verdict != NULL && strcmp(verdict, "deny") == 0) {
-		if (conn_grantable(c, reason, hint, sizeof hint))
-			e.ask = hint;
+	if (deny || c->set->budget == NULL)
 		audit_write(c->set->audit, &e);
-	} else if (c->set->budget != NULL)
-		audit_budget_write(c->set->budget, c->sandbox, &e);
 	else
-		audit_write(c->set->audit, &e);
+		audit_budget_write(c->set->budget, c->sandbox, &e);
 }
 
 /*
@@ -231,6 +239,7 @@ conn_server_free(struct conn *c)
 	c->srv_idle = 0;
 	c->server_tls = 0;
 	c->server_eof = c->server_shut = 0;
+	c->upstream_open = 0;
 }
 
 /* Stop splicing: drop the events, close the pipes. */
@@ -308,6 +317,19 @@ conn_secrets_free(struct conn *c)
 	c->nswapped = 0;
 }
 
+/* Forget the scrubber of responses (and the values it holds). */
+void
+conn_scrub_free(struct conn *c)
+{
+	scrub_free(c->scrub);
+	c->scrub = NULL;
+	if (c->scrub_out != NULL)
+		evbuffer_free(c->scrub_out);
+	c->scrub_out = NULL;
+	c->scrub_mask = 0;
+	c->scrubbing = c->scrub_body = c->scrub_chunked = 0;
+}
+
 /*
  * Drop the parsed request and response, the heads they point into and
  * the addresses to dial: about 20 KiB that an open tunnel no longer
@@ -317,6 +339,7 @@ void
 conn_http_free(struct conn *c)
 {
 	conn_secrets_free(c);
+	conn_scrub_free(c);
 	free(c->head);
 	free(c->rhead);
 	free(c->req);
@@ -330,11 +353,34 @@ conn_http_free(struct conn *c)
 	c->have_req = 0;
 }
 
+/* Take a reference to an upstream proxy (conn.h). */
+struct conn_upstream *
+conn_upstream_ref(struct conn_upstream *u)
+{
+	if (u != NULL)
+		u->refs++;
+	return (u);
+}
+
+/* Drop a reference; the last one frees it, the credentials wiped. */
+void
+conn_upstream_unref(struct conn_upstream *u)
+{
+	if (u == NULL || --u->refs > 0)
+		return;
+	if (u->auth != NULL) {
+		explicit_bzero(u->auth, strlen(u->auth));
+		free(u->auth);
+	}
+	free(u);
+}
+
 /* Free a dead connection's memory. */
 void
 conn_free(struct conn *c)
 {
 	conn_http_free(c);
+	conn_upstream_unref(c->upstream);
 	audit_sandbox_unref(c->sandbox);
 	free(c);
 }
@@ -497,6 +543,9 @@ conn_update_io(struct conn *c)
 	case S_SNIFF:
 	case S_SOCKS:
 		cr = 1;
+		break;
+	case S_UPSTREAM:
+		sr = 1;
 		break;
 	case S_FORWARD:
 		cr = c->req_done ? conn_keep_reading(c) :

@@ -3,7 +3,10 @@
  * the address literal), keep only the addresses that may be dialed
  * (public and not this host's own, or under allow-private), then dial
  * them in turn, each with a bounded timeout; for a client whose TLS
- * ended here, begin TLS with the server, verified.
+ * ended here, begin TLS with the server, verified.  Through an upstream
+ * proxy the upstream is dialed instead and resolves the name itself (an
+ * address literal is still vetted first), then opens a tunnel to the
+ * host when asked with CONNECT (upstream.c).
  */
 #include "config.h"
 
@@ -106,6 +109,18 @@ conn_vet(struct conn *c, const struct resolver_addr *a,
 	    rules_private_ok(c->set->rules, a->addr, len, &v));
 }
 
+/* Dial the addresses in turn, or the upstream's in their place. */
+static void
+conn_dial_first(struct conn *c)
+{
+	c->next_addr = 0;
+	c->dial_err = 0;
+	c->dial_timeouts = 0;
+	if (c->upstream != NULL && conn_upstream_addrs_take(c) == -1)
+		return;
+	conn_dial_next(c);
+}
+
 /*
  * host.pinhole.internal is the host's loopback: 127.0.0.1, without the
  * resolver and without allow-private, when a rule naming it exactly or a
@@ -134,10 +149,7 @@ conn_host_loopback(struct conn *c)
 	}
 	c->addrs[0] = a;
 	c->naddrs = 1;
-	c->next_addr = 0;
-	c->dial_err = 0;
-	c->dial_timeouts = 0;
-	conn_dial_next(c);
+	conn_dial_first(c);
 }
 
 /* Keep the addresses that may be dialed; refuse if none is left. */
@@ -177,9 +189,7 @@ conn_vet_all(struct conn *c, const struct resolver_addr *a, size_t n)
 		conn_refuse(c, 403, "private-address", why);
 		return;
 	}
-	c->dial_err = 0;
-	c->dial_timeouts = 0;
-	conn_dial_next(c);
+	conn_dial_first(c);
 }
 
 /* The resolver's answer: vet and dial, or refuse. */
@@ -200,12 +210,16 @@ conn_resolved(struct conn *c, int status, const char *errstr,
 	conn_vet_all(c, res->a, res->n);
 }
 
-/* Find the addresses for the host: it is one, or ask the resolver. */
+/*
+ * Find the addresses for the host: it is one, or ask the resolver, or,
+ * through the upstream, leave the name to it.
+ */
 void
 conn_resolve(struct conn *c)
 {
 	struct resolver_addr	a;
 
+	conn_upstream_route(c);
 	if (c->host.kind == HOST_NAME &&
 	    strcmp(c->host.text, RULES_HOST_LOOPBACK) == 0) {
 		free(c->addrs);
@@ -218,6 +232,12 @@ conn_resolve(struct conn *c)
 		a.family = c->host.kind == HOST_IPV4 ? AF_INET : AF_INET6;
 		memcpy(a.addr, c->host.addr, sizeof a.addr);
 		conn_vet_all(c, &a, 1);
+		return;
+	}
+	if (c->upstream != NULL) {
+		free(c->addrs);
+		c->addrs = NULL;
+		conn_dial_first(c);
 		return;
 	}
 	c->state = S_RESOLVE;
@@ -261,6 +281,13 @@ conn_dial_failed(struct conn *c)
 {
 	char	why[256];
 
+	if (c->upstream != NULL) {
+		conn_upstream_failed(c, "upstream-unreachable", "cannot be "
+		    "reached (%s: %s)", c->addr, c->dial_timeouts > 0 &&
+		    c->dial_err == ETIMEDOUT ? "timed out" : strerror(
+		    c->dial_err != 0 ? c->dial_err : ECONNREFUSED));
+		return;
+	}
 	if (c->dial_timeouts > 0 && c->dial_err == ETIMEDOUT) {
 		snprintf(why, sizeof why, "connection to %s timed out", c->addr);
 		conn_refuse(c, 504, "timeout", why);
@@ -284,7 +311,8 @@ conn_dial_next(struct conn *c)
 	while (c->next_addr < c->naddrs) {
 		a = &c->addrs[c->next_addr++];
 		inet_ntop(a->family, a->addr, c->addr, sizeof c->addr);
-		len = conn_sockaddr(a, c->port, &ss);
+		len = conn_sockaddr(a, c->upstream != NULL ?
+		    c->upstream->port : c->port, &ss);
 		bev = bufferevent_socket_new(c->set->base, -1,
 		    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
 		if (bev == NULL) {
@@ -323,6 +351,7 @@ conn_tls_connect(struct conn *c)
 		conn_refuse(c, 502, "upstream-tls", err);
 		return;
 	}
+	conn_read_free(&c->srd);	/* the filter reads the socket now */
 	bev = bufferevent_openssl_filter_new(c->set->base, c->server, ssl,
 	    BUFFEREVENT_SSL_CONNECTING,
 	    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
@@ -340,21 +369,26 @@ conn_tls_connect(struct conn *c)
 }
 
 /*
- * Connected (and, for a client whose TLS ended here, TLS begun again):
- * open the tunnel (saying so), or send the request.
+ * Connected (through the upstream: its tunnel open, unless requests go
+ * to it as they are; for a client whose TLS ended here, TLS begun
+ * again): open the tunnel (saying so), or send the request.
  */
 void
 conn_dialed(struct conn *c)
 {
 	int	one = 1;
 
-	if (!c->server_tls) {
+	if (!c->server_tls && !c->upstream_open) {
 		setsockopt(bufferevent_getfd(c->server), IPPROTO_TCP,
 		    TCP_NODELAY, &one, sizeof one);
-		if (c->client_tls) {
-			conn_tls_connect(c);
+		if (c->upstream != NULL && !conn_upstream_forward(c)) {
+			conn_upstream_connect(c);
 			return;
 		}
+	}
+	if (!c->server_tls && c->client_tls) {
+		conn_tls_connect(c);
+		return;
 	}
 	bufferevent_setwatermark(c->server, EV_WRITE, CONN_LOW, 0);
 	c->srv_port = c->port;

@@ -110,6 +110,10 @@ conn_step(struct conn *c)
 	case S_SOCKS:
 		conn_socks_read(c);
 		break;
+	case S_UPSTREAM:
+		if (conn_upstream_read(c) == 1)
+			conn_dialed(c);
+		break;
 	case S_SNIFF:
 		if (conn_sniff(c) == 1)
 			conn_transparent_go(c);
@@ -274,6 +278,12 @@ conn_server_event_cb(struct bufferevent *bev, short what, void *arg)
 			conn_pump(c);
 		return;
 	}
+	if (c->state == S_UPSTREAM) {
+		conn_upstream_failed(c, "upstream-failed", "%s before "
+		    "answering CONNECT", what & BEV_EVENT_ERROR ?
+		    "failed" : "closed the connection");
+		return;
+	}
 	if (c->state == S_TUNNEL && (what & BEV_EVENT_EOF)) {
 		c->server_eof = 1;
 		conn_pump(c);
@@ -348,6 +358,10 @@ conn_timed_out(struct conn *c)
 		return (0);
 	case S_SOCKS:
 		conn_close(c, "SOCKS5 handshake not received in time");
+		return (0);
+	case S_UPSTREAM:
+		conn_upstream_failed(c, "upstream-failed", "did not answer "
+		    "CONNECT in %d s", c->set->connect_timeout);
 		return (0);
 	case S_AGENT:
 	case S_ASK:

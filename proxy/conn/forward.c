@@ -2,7 +2,8 @@
  * Absolute-form HTTP: one request at a time goes upstream with its body,
  * its response comes back (interim, upgrade or final, then the body as
  * its framing says), and the server is kept for the next request when
- * both sides allow it.
+ * both sides allow it.  To an upstream proxy a request goes in absolute
+ * form with its credentials, and its own refusals come back as ours.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include "lib/digits.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/wire/http.h"
+#include "proxy/wire/upstream.h"
 
 /*
  * A head built in a buffer of cap bytes; len counts what it needs, so
@@ -65,6 +67,30 @@ conn_head_field(struct conn_head *h, const struct http_str *name,
 	conn_head_add(h, "\r\n", 2);
 }
 
+/*
+ * The request line's target: origin-form, or to an upstream proxy the
+ * absolute form, for the host decided (a fake address the client used
+ * is not what the upstream should dial).
+ */
+static void
+conn_head_target(struct conn *c, struct conn_head *h)
+{
+	const struct http_request	*r = c->req;
+
+	if (c->upstream != NULL && !c->upstream_open) {
+		conn_head_str(h, c->host.kind == HOST_IPV6 ? " http://[" :
+		    " http://");
+		conn_head_str(h, c->host.text);
+		conn_head_str(h, c->host.kind == HOST_IPV6 ? "]:" : ":");
+		conn_head_num(h, c->port);
+		conn_head_str(h, r->path.len == 0 || r->path.p[0] != '/' ?
+		    "/" : "");
+	} else
+		conn_head_str(h, r->path.len == 0 || r->path.p[0] != '/' ?
+		    " /" : " ");
+	conn_head_add(h, r->path.p, r->path.len);
+}
+
 /* Build the request head as it goes upstream. */
 static void
 conn_upstream_head(struct conn *c, struct conn_head *h)
@@ -74,8 +100,7 @@ conn_upstream_head(struct conn *c, struct conn_head *h)
 	size_t				 i;
 
 	conn_head_add(h, r->method.p, r->method.len);
-	conn_head_str(h, r->path.len == 0 || r->path.p[0] != '/' ? " /" : " ");
-	conn_head_add(h, r->path.p, r->path.len);
+	conn_head_target(c, h);
 	conn_head_str(h, r->h.minor == 0 ? " HTTP/1.0\r\nHost: " :
 	    " HTTP/1.1\r\nHost: ");
 	conn_head_add(h, r->authority.p, r->authority.len);
@@ -83,10 +108,15 @@ conn_upstream_head(struct conn *c, struct conn_head *h)
 	for (i = 0; i < r->h.nheaders; i++) {
 		hd = &r->h.headers[i];
 		if (hd->hop || http_str_eq(&hd->name, "host") ||
-		    http_str_eq(&hd->name, "content-length"))
+		    http_str_eq(&hd->name, "content-length") ||
+		    (c->scrubbing &&
+		    http_str_eq(&hd->name, "accept-encoding")))
 			continue;
 		conn_head_field(h, &hd->name, &hd->value);
 	}
+	/* A coded body could not be scrubbed (scrub.c). */
+	if (c->scrubbing)
+		conn_head_str(h, "Accept-Encoding: identity\r\n");
 	/*
 	 * The length as the gateway framed the body, once: a list ("5, 5")
 	 * could read otherwise to a lenient origin (", 48" as 0).
@@ -103,6 +133,12 @@ conn_upstream_head(struct conn *c, struct conn_head *h)
 		conn_head_add(h, "\r\n", 2);
 	} else if (r->h.minor == 0)
 		conn_head_str(h, "Connection: close\r\n");
+	if (c->upstream != NULL && !c->upstream_open &&
+	    c->upstream->auth != NULL) {
+		conn_head_str(h, "Proxy-Authorization: ");
+		conn_head_str(h, c->upstream->auth);
+		conn_head_add(h, "\r\n", 2);
+	}
 	conn_head_str(h, r->h.minor == 0 ? "Via: 1.0 pinhole\r\n\r\n" :
 	    "Via: 1.1 pinhole\r\n\r\n");
 }
@@ -134,6 +170,8 @@ conn_put_head(struct conn *c, struct bufferevent *to,
 		conn_send(to, h.p, h.len);
 	else
 		evbuffer_add(bufferevent_get_output(to), h.p, h.len);
+	if (c->upstream != NULL)
+		explicit_bzero(h.p, h.len);	/* it held the credentials */
 	free(heap);
 	return ((ssize_t)h.len);
 }
@@ -144,7 +182,8 @@ conn_send_request(struct conn *c)
 {
 	ssize_t	n;
 
-	if ((n = conn_put_head(c, c->server, conn_upstream_head, 1)) == -1) {
+	if (conn_scrub_start(c) == -1 ||
+	    (n = conn_put_head(c, c->server, conn_upstream_head, 1)) == -1) {
 		conn_close(c, "out of memory");
 		return;
 	}
@@ -240,9 +279,16 @@ conn_client_head(struct conn *c, struct conn_head *h)
 	conn_head_add(h, "\r\n", 2);
 	for (i = 0; i < r->h.nheaders; i++) {
 		hd = &r->h.headers[i];
-		if (!hd->hop)
-			conn_head_field(h, &hd->name, &hd->value);
+		if (hd->hop || (c->scrub_body &&
+		    (http_str_eq(&hd->name, "content-length") ||
+		    http_str_eq(&hd->name, "transfer-encoding") ||
+		    http_str_eq(&hd->name, "trailer"))))
+			continue;
+		conn_head_field(h, &hd->name, &hd->value);
 	}
+	/* A scrubbed body's length is what the replacements made it. */
+	if (c->scrub_chunked)
+		conn_head_str(h, "Transfer-Encoding: chunked\r\n");
 	if (r->status == 101 &&
 	    (hd = http_header_find(&r->h, "upgrade")) != NULL) {
 		conn_head_str(h, "Connection: upgrade\r\nUpgrade: ");
@@ -276,7 +322,7 @@ static int
 conn_read_response_head(struct conn *c)
 {
 	struct evbuffer	*in = bufferevent_get_input(c->server);
-	size_t		 len, avail;
+	size_t		 len, avail, hlen;
 	unsigned char	*p;
 
 	len = evbuffer_get_length(in);
@@ -302,7 +348,12 @@ conn_read_response_head(struct conn *c)
 		return (0);
 	}
 	evbuffer_remove(in, c->rhead, c->rscan.total);
-	if (http_response_parse(c->rhead, c->rscan.total, &c->set->lim,
+	hlen = c->rscan.total;
+	if (conn_scrub_head(c, &hlen) == -1) {
+		conn_close(c, "out of memory");
+		return (0);
+	}
+	if (http_response_parse(c->rhead, hlen, &c->set->lim,
 	    c->req->is_head, c->resp) == -1) {
 		conn_refuse(c, 502, NULL, "malformed response from upstream");
 		return (0);
@@ -316,8 +367,16 @@ static int
 conn_response_head(struct conn *c)
 {
 	struct http_response	*r = c->resp;
+	struct upstream_verdict	 v;
 	ssize_t			 n;
 
+	if (c->upstream != NULL && !c->upstream_open) {
+		upstream_answer_read(r, 0, &v);
+		if (v.answer != UPSTREAM_RELAY) {
+			conn_upstream_refuse(c, &v);
+			return (-1);
+		}
+	}
 	if (r->status == 101 && !c->req->h.upgrade) {
 		conn_refuse(c, 502, NULL, "unexpected upgrade from upstream");
 		return (-1);
@@ -329,6 +388,8 @@ conn_response_head(struct conn *c)
 		    !c->set->stopping;
 		c->resp_remain = r->h.length;
 		http_chunked_init(&c->resp_ch);
+		if (conn_scrub_check(c) == -1)
+			return (-1);
 	}
 	if ((n = conn_put_head(c, c->client, conn_client_head, 0)) == -1) {
 		conn_close(c, "out of memory");
@@ -381,9 +442,12 @@ conn_forward_response(struct conn *c)
 	}
 	if (c->resp_done)
 		return;
-	rv = conn_relay_body(bufferevent_get_input(c->server),
-	    bufferevent_get_output(c->client), c->resp->h.body,
-	    &c->resp_remain, &c->resp_ch, &c->down);
+	if (c->scrub_body)
+		rv = conn_scrub_body(c, 0);
+	else
+		rv = conn_relay_body(bufferevent_get_input(c->server),
+		    bufferevent_get_output(c->client), c->resp->h.body,
+		    &c->resp_remain, &c->resp_ch, &c->down);
 	if (rv == -1) {
 		conn_close(c, "broken chunked response body");
 		return;
@@ -403,10 +467,13 @@ conn_server_gone(struct conn *c)
 	size_t	queued = conn_outlen(c->client);
 
 	if (c->resp_head_done && c->resp->h.body == HTTP_BODY_CLOSE) {
-		conn_move(bufferevent_get_input(c->server),
-		    bufferevent_get_output(c->client),
-		    evbuffer_get_length(bufferevent_get_input(c->server)),
-		    &c->down);
+		if (c->scrub_body)
+			conn_scrub_body(c, 1);
+		else
+			conn_move(bufferevent_get_input(c->server),
+			    bufferevent_get_output(c->client),
+			    evbuffer_get_length(bufferevent_get_input(
+			    c->server)), &c->down);
 		c->resp_done = 1;
 		conn_exchange_done(c, queued);
 		return (1);

@@ -51,6 +51,7 @@ conn_head_start(struct conn *c)
 	c->status = 0;
 	c->up = c->down = 0;
 	c->close_after = 0;
+	c->scrubbing = 0;
 	bufferevent_setwatermark(c->client, EV_READ, 0, c->set->lim.max_head);
 	if (c->nrequests == 0)
 		conn_timer(c, c->set->handshake_timeout);

@@ -99,6 +99,13 @@ conn_request_text(const struct conn *c, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
+/* Did a rule's request checks refuse (which a grant lifts)? */
+static int
+conn_constrained(const char *perr)
+{
+	return (perr != NULL && strcmp(perr, "constraint") == 0);
+}
+
 /*
  * Answer 403 for the host: why, then the command that asks for it, or,
  * when no grant can help, what the policy would have to change.
@@ -121,9 +128,13 @@ conn_forbid(struct conn *c, const char *perr, int close_after,
 	else
 		conn_reply(c, 403, perr, close_after,
 		    "pinhole: %s is not allowed: %s.\n\n"
-		    "To ask for access, run:\n"
+		    "To ask for access%s%s%s, run:\n"
 		    "    pinhole request %s --reason \"why it is needed\"\n",
-		    what, why, target);
+		    what, why, conn_constrained(perr) ? " (an approval "
+		    "lifts the request checks of the rule " : "",
+		    conn_constrained(perr) ? c->rule : "",
+		    conn_constrained(perr) ? " for this host and port)" : "",
+		    target);
 }
 
 /*

@@ -161,8 +161,9 @@ dns_answer_granted(struct dns_req *r, const struct rules *rules)
 	    (grants = srv->p.grants(srv->p.grants_arg)) == NULL ||
 	    !grants_match(grants, &r->host, 0, sandbox, now, &g))
 		return (0);
-	/* A deny rule on the granted port still wins. */
-	if (!policy_decide(rules, grants, &r->host, g.port, sandbox, now, &d))
+	/* A deny rule on the granted port (443 for every port) still wins. */
+	if (!policy_decide(rules, grants, &r->host, g.port != 0 ? g.port : 443,
+	    sandbox, now, &d))
 		return (0);
 	snprintf(r->rule, sizeof r->rule, "%s", d.rule);
 	snprintf(r->why, sizeof r->why, "granted");

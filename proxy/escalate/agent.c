@@ -166,9 +166,10 @@ agent_printf(struct agent_response *resp, const char *fmt, ...)
 		    (size_t)n : sizeof buf - 1);
 }
 
-/* Answer an error, in text or JSON. */
+/* Answer an error, in text or JSON (with how many wait, when >= 0). */
 static void
-agent_error(struct agent_response *resp, int status, const char *msg)
+agent_error_pending(struct agent_response *resp, int status, const char *msg,
+    long pending)
 {
 	json_writer_free(&resp->body);
 	json_writer_init(&resp->body, 0);
@@ -182,8 +183,17 @@ agent_error(struct agent_response *resp, int status, const char *msg)
 	json_put_bool(&resp->body, "ok", 0);
 	json_put_int(&resp->body, "status", status);
 	json_put_str(&resp->body, "error", msg);
+	if (pending >= 0)
+		json_put_int(&resp->body, "pending", pending);
 	json_close(&resp->body);
 	agent_puts(resp, "\n");
+}
+
+/* Answer an error, in text or JSON. */
+static void
+agent_error(struct agent_response *resp, int status, const char *msg)
+{
+	agent_error_pending(resp, status, msg, -1);
 }
 
 /* Write a request's state for the agent (JSON members). */
@@ -209,15 +219,24 @@ agent_put_request(struct json_writer *w, const struct escalate_request *r)
 		json_put_str(w, "answer", r->answer);
 }
 
+/* A request's HOST:PORT as text; port 0 "HOST (any port)". */
+static void
+agent_target_text(const struct host *h, uint16_t port, char *buf, size_t len)
+{
+	escalate_target(h, port, buf, len);
+	if (port == 0)
+		snprintf(buf + strlen(buf), len - strlen(buf), " (any port)");
+}
+
 /* Write a request's state in one line of text. */
 static void
 agent_text_request(struct agent_response *resp,
     const struct escalate_request *r)
 {
-	const char	*fmt = r->host.kind == HOST_IPV6 ? "%s [%s]:%u %s" :
-			    "%s %s:%u %s";
+	char	target[HOST_TEXT_LEN + 16];
 
-	agent_printf(resp, fmt, r->id, r->host.text, r->port,
+	agent_target_text(&r->host, r->port, target, sizeof target);
+	agent_printf(resp, "%s %s %s", r->id, target,
 	    escalate_state_name(r->state));
 	if (r->state == ESCALATE_APPROVED)
 		agent_printf(resp, " (%s%s)", escalate_scope_name(r->scope),
@@ -295,19 +314,29 @@ agent_fields(struct agent_ctx *c, char *host, char *port, char *reason)
 	return (NULL);
 }
 
-/* Combine host and port fields into a canonical host and port. */
+/*
+ * Combine host and port fields into a canonical host and port: port "*"
+ * (or host "HOST:*") is every port, 0.
+ */
 static const char *
-agent_target(const char *host, const char *port, struct host *h,
-    uint16_t *pnum)
+agent_target(char *host, const char *port, struct host *h, uint16_t *pnum)
 {
 	const char	*err;
+	size_t		 n = strlen(host);
+	int		 any = strcmp(port, "*") == 0;
 
+	if (n > 2 && strcmp(host + n - 2, ":*") == 0) {
+		host[n - 2] = '\0';
+		any = 1;
+	}
 	if (host[0] == '\0')
 		return ("no host given");
 	if (host_port_parse(host, h, pnum, 443, &err) == -1)
 		return (err);
-	if (port[0] != '\0' && port_parse(port, strlen(port), pnum) == -1)
-		return ("invalid port (1 to 65535)");
+	if (any)
+		*pnum = 0;
+	else if (port[0] != '\0' && port_parse(port, strlen(port), pnum) == -1)
+		return ("invalid port (1 to 65535, or * for every port)");
 	return (NULL);
 }
 
@@ -338,6 +367,8 @@ agent_filed(struct agent_ctx *c, const struct escalate_request *r,
 		    f == ESCALATE_FILED_SAME);
 		agent_put_request(&resp->body, r);
 		json_put_str(&resp->body, "session", escalate_session(c->e));
+		if (r->lifts[0] != '\0')
+			json_put_str(&resp->body, "lifts", r->lifts);
 		if (last != NULL) {
 			json_put_str(&resp->body, "refused", last->why);
 			json_put_str(&resp->body, "refused_at", when);
@@ -348,7 +379,10 @@ agent_filed(struct agent_ctx *c, const struct escalate_request *r,
 	}
 	agent_text_request(resp, r);
 	if (last != NULL)
-		agent_printf(resp, "Refused last at %s: %s\n", when, last->why);
+		agent_printf(resp, "It answers the refusal at %s: %s\n", when,
+		    last->why);
+	if (r->lifts[0] != '\0')
+		agent_printf(resp, "Approving it lifts %s\n", r->lifts);
 	agent_printf(resp, "Asked the person running the sandbox%s. Check "
 	    "with: pinhole request --status %s (or GET /pinhole/request/%s"
 	    "?wait=60)\n", f == ESCALATE_FILED_SAME ?
@@ -360,9 +394,12 @@ static void
 agent_already(struct agent_ctx *c, const struct host *h, uint16_t port)
 {
 	struct agent_response	*resp = c->resp;
+	char			 target[HOST_TEXT_LEN + 16];
 
 	if (!resp->json) {
-		agent_printf(resp, "%s:%u is allowed already\n", h->text, port);
+		agent_target_text(h, port, target, sizeof target);
+		agent_printf(resp, "%s is allowed already, every request to it: "
+		    "nothing to ask for\n", target);
 		return;
 	}
 	json_open(&resp->body);
@@ -372,6 +409,19 @@ agent_already(struct agent_ctx *c, const struct host *h, uint16_t port)
 	json_put_str(&resp->body, "state", "allowed");
 	json_close(&resp->body);
 	agent_puts(resp, "\n");
+}
+
+/* Say that too many requests wait already, how many, and what to do. */
+static void
+agent_full(struct agent_ctx *c)
+{
+	char	msg[256];
+
+	snprintf(msg, sizeof msg, "too many open requests: %zu wait for the "
+	    "person's answer already, the most there may be; wait for an "
+	    "answer (pinhole request --status ID --wait), then ask again",
+	    escalate_npending(c->e));
+	agent_error_pending(c->resp, 429, msg, escalate_npending(c->e));
 }
 
 /* POST /pinhole/request: file a request. */
@@ -407,6 +457,8 @@ agent_post_request(struct agent_ctx *c)
 	    c->req->sandbox, &r);
 	if (f == ESCALATE_FILED_NEW || f == ESCALATE_FILED_SAME)
 		agent_filed(c, r, f);
+	else if (f == ESCALATE_FILED_FULL)
+		agent_full(c);
 	else
 		agent_error(c->resp, f == ESCALATE_FILED_NOMEM ? 503 :
 		    f == ESCALATE_FILED_FIXED ? 403 : 429,
@@ -491,6 +543,7 @@ agent_grant_lines(struct agent_ctx *c, int json)
 {
 	const struct escalate_request	*r = NULL;
 	struct json_writer		*w = &c->resp->body;
+	char				 target[HOST_TEXT_LEN + 16];
 	int				 first = 1, ours;
 
 	while ((r = escalate_next(c->e, r)) != NULL) {
@@ -498,8 +551,10 @@ agent_grant_lines(struct agent_ctx *c, int json)
 			continue;
 		ours = escalate_asked(r, agent_sandbox(c));
 		if (!json) {
-			agent_printf(c->resp, "  %s:%u %s", r->host.text,
-			    r->port, escalate_scope_name(r->scope));
+			agent_target_text(&r->host, r->port, target,
+			    sizeof target);
+			agent_printf(c->resp, "  %s %s", target,
+			    escalate_scope_name(r->scope));
 			if (ours)
 				agent_printf(c->resp, " (request %s)", r->id);
 			agent_puts(c->resp, "\n");
@@ -652,7 +707,7 @@ agent_get_index(struct agent_ctx *c)
 	agent_puts(c->resp,
 	    "pinhole agent endpoint: ask for network access.\n"
 	    "  POST /pinhole/request  host=HOST&port=PORT&reason=TEXT "
-	    "(form or JSON)\n"
+	    "(form or JSON; port=* for every port)\n"
 	    "  GET  /pinhole/request/ID[?wait=SECONDS]\n"
 	    "  GET  /pinhole/allowed\n"
 	    "  GET  /pinhole/blocked\n"

@@ -97,6 +97,8 @@ control_put_request(struct json_writer *w, const char *key,
 	if (r->others > 0)
 		json_put_int(w, "others", r->others);
 	control_put_askers(w, r);
+	if (r->lifts[0] != '\0')
+		json_put_str(w, "lifts", r->lifts);
 	json_put_str(w, "state", escalate_state_name(r->state));
 	if (r->state == ESCALATE_PENDING)
 		return;
@@ -111,6 +113,8 @@ control_put_request(struct json_writer *w, const char *key,
 		json_put_str(w, "decider", r->decider);
 	if (r->answer[0] != '\0')
 		json_put_str(w, "answer", r->answer);
+	if (r->written[0] != '\0')
+		json_put_str(w, "written", r->written);
 }
 
 /*

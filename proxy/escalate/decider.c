@@ -1,7 +1,11 @@
 /*
  * The decider: each new request of the queue is one question, POSTed
- * as JSON on a connection of its own; the answer approves, denies or
- * leaves the request to a person.  Whatever goes wrong denies.
+ * as JSON; the answer approves, denies or leaves the request to a
+ * person.  Whatever goes wrong denies.  At most d->max questions are
+ * out at once, each on a connection of its own (plain, a unix socket,
+ * or TLS verified against the CA given, with our certificate when
+ * given), which is kept for the next question when the decider keeps
+ * it open; the others wait their turn, their time running.
  */
 #include "config.h"
 
@@ -13,6 +17,7 @@
 #include <arpa/inet.h>
 
 #include <errno.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,21 +25,41 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include "lib/json.h"
 #include "lib/log.h"
+#include "proxy/audit/collector.h"
 #include "proxy/escalate/decider.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/wire/decider.h"
 #include "proxy/wire/http.h"
 
+struct decider_q;
+
+/* A connection to the decider: carrying a question, or idle. */
+struct decider_conn {
+	TAILQ_ENTRY(decider_conn) entry;
+	struct decider		*d;
+	struct bufferevent	*bev;
+	struct decider_q	*q;		/* NULL: idle */
+	int			 connected;
+	int			 used;		/* it carried an answer */
+};
+
+/* A question: waiting its turn, or out on a connection. */
 struct decider_q {
 	TAILQ_ENTRY(decider_q)	 entry;
 	struct decider		*d;
 	char			 id[ESCALATE_ID_LEN];
-	struct bufferevent	*bev;		/* NULL: not started yet */
-	struct event		*timer;
+	struct decider_conn	*conn;		/* NULL: waiting */
+	struct event		*timer;		/* its time is up */
+	int			 retried;	/* on a fresh connection */
 };
 
 struct decider {
@@ -43,24 +68,61 @@ struct decider {
 	struct escalate_sub		*sub;
 	struct decider_url		 url;
 	char				 text[DECIDER_URL_MAX];
-	struct sockaddr_storage		 ss;
+	struct sockaddr_storage		 ss;		/* where to connect */
 	socklen_t			 sslen;
+	struct collector		 peer;		/* TLS: its context */
 	int				 secs;
-	TAILQ_HEAD(, decider_q)		 qs;
+	int				 have_cert;	/* we show one */
+	size_t				 max;
+	struct event			*kick;		/* start what waits */
+	TAILQ_HEAD(, decider_q)		 qs;		/* in the order asked */
 	size_t				 nq;
+	size_t				 nout;		/* on a connection */
+	TAILQ_HEAD(, decider_conn)	 conns;
+	size_t				 nconns;
 };
 
-/* Forget a question: its connection and timer too. */
+/* Close a connection. */
 static void
-decider_q_free(struct decider_q *q)
+decider_conn_free(struct decider_conn *c)
 {
-	if (q->bev != NULL)
-		bufferevent_free(q->bev);
+	if (c->q != NULL) {
+		c->q->conn = NULL;
+		c->d->nout--;
+	}
+	bufferevent_free(c->bev);
+	TAILQ_REMOVE(&c->d->conns, c, entry);
+	c->d->nconns--;
+	free(c);
+}
+
+/*
+ * Forget a question, its timer too; its connection is kept for the next
+ * one when keep says the decider left it ready, else closed.  What
+ * waits may start now.
+ */
+static void
+decider_q_free(struct decider_q *q, int keep)
+{
+	struct decider		*d = q->d;
+	struct decider_conn	*c = q->conn;
+
+	if (c != NULL) {
+		c->q = NULL;
+		q->conn = NULL;
+		d->nout--;
+		if (keep)
+			c->used = 1;
+		else
+			decider_conn_free(c);
+	}
 	if (q->timer != NULL)
 		event_free(q->timer);
-	TAILQ_REMOVE(&q->d->qs, q, entry);
-	q->d->nq--;
+	TAILQ_REMOVE(&d->qs, q, entry);
+	d->nq--;
 	free(q);
+	if (d->kick != NULL)
+		event_active(d->kick, EV_TIMEOUT, 0);
 }
 
 /* The question's request, while it is still pending; else NULL. */
@@ -94,12 +156,12 @@ decider_fail(struct decider_q *q, const char *fmt, ...)
 		    sizeof err) == -1)
 			log_warnx("decider: %s", err);
 	}
-	decider_q_free(q);
+	decider_q_free(q, 0);
 }
 
 /* Act on an answer; the question is gone after. */
 static void
-decider_apply(struct decider_q *q, const struct decider_answer *a)
+decider_apply(struct decider_q *q, const struct decider_answer *a, int keep)
 {
 	static const enum escalate_scope scopes[] = {
 		ESCALATE_SCOPE_ONCE, ESCALATE_SCOPE_SESSION,
@@ -113,7 +175,7 @@ decider_apply(struct decider_q *q, const struct decider_answer *a)
 	if ((r = decider_request(q)) == NULL) {
 		log_info("decider %s: request %s was decided meanwhile",
 		    d->text, q->id);
-		decider_q_free(q);
+		decider_q_free(q, keep);
 		return;
 	}
 	if (a->approver[0] != '\0')
@@ -135,13 +197,16 @@ decider_apply(struct decider_q *q, const struct decider_answer *a)
 		decider_fail(q, "its answer could not be applied: %s", err);
 		return;
 	}
-	decider_q_free(q);
+	decider_q_free(q, keep);
 }
 
-/* Read the answer's body once it is whole: 1 done, 0 wait for more. */
+/*
+ * Read the answer's body once it is whole: 1 done, 0 wait for more.
+ * keep says the connection may carry the next question once it is read.
+ */
 static int
 decider_body(struct decider_q *q, const char *buf, size_t total,
-    size_t head, const struct http_response *resp, int eof)
+    size_t head, const struct http_response *resp, int eof, int keep)
 {
 	struct decider_answer	 a;
 	const char		*errstr;
@@ -164,15 +229,20 @@ decider_body(struct decider_q *q, const char *buf, size_t total,
 			decider_fail(q, "the answer was cut short");
 			return (1);
 		}
+		keep = keep && len == resp->h.length;
 		len = resp->h.length;
 	} else if (resp->h.body == HTTP_BODY_CLOSE && !eof)
 		return (len > DECIDER_BODY_MAX ? (decider_fail(q, "an answer "
 		    "of more than %d bytes", DECIDER_BODY_MAX), 1) : 0);
+	else
+		keep = 0;
 	if (decider_answer_parse(buf + head, len, &a, &errstr) == -1) {
 		decider_fail(q, "a malformed answer: %s", errstr);
 		return (1);
 	}
-	decider_apply(q, &a);
+	if (keep)
+		evbuffer_drain(bufferevent_get_input(q->conn->bev), total);
+	decider_apply(q, &a, keep);
 	return (1);
 }
 
@@ -180,7 +250,7 @@ decider_body(struct decider_q *q, const char *buf, size_t total,
 static int
 decider_read(struct decider_q *q, int eof)
 {
-	struct evbuffer		*in = bufferevent_get_input(q->bev);
+	struct evbuffer		*in = bufferevent_get_input(q->conn->bev);
 	struct http_response	*resp;
 	struct http_limits	 lim = { DECIDER_HEAD_MAX, 64 };
 	const char		*buf, *end;
@@ -211,16 +281,10 @@ decider_read(struct decider_q *q, int eof)
 	else if (resp->status < 200 || resp->status > 299)
 		decider_fail(q, "status %d", resp->status);
 	else
-		rv = decider_body(q, buf, total, head, resp, eof);
+		rv = decider_body(q, buf, total, head, resp, eof,
+		    resp->h.keep_alive && !eof);
 	free(resp);
 	return (rv);
-}
-
-/* The answer's bytes arrive. */
-static void
-decider_read_cb(struct bufferevent *bev, void *arg)
-{
-	decider_read(arg, 0);
 }
 
 /* Write the question, as an HTTP POST. */
@@ -264,67 +328,194 @@ decider_send(struct decider_q *q, struct escalate_request *r)
 		decider_fail(q, "the question does not fit");
 		return;
 	}
-	evbuffer_add_printf(bufferevent_get_output(q->bev), "POST %s "
+	evbuffer_add_printf(bufferevent_get_output(q->conn->bev), "POST %s "
 	    "HTTP/1.1\r\nHost: %s\r\nUser-Agent: pinhole\r\n"
-	    "Content-Type: application/json\r\nContent-Length: %zu\r\n"
-	    "Connection: close\r\n\r\n", d->url.path,
-	    d->url.kind == DECIDER_TCP ? d->url.addr : "localhost", w.len);
-	evbuffer_add(bufferevent_get_output(q->bev), w.buf, w.len);
+	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+	    d->url.path, d->url.kind != DECIDER_UNIX ? d->peer.hostport :
+	    "localhost", w.len);
+	evbuffer_add(bufferevent_get_output(q->conn->bev), w.buf, w.len);
 	json_writer_free(&w);
 }
 
-/* Connected, closed, or failed. */
+/* Send the question now, or forget it when it was decided meanwhile. */
 static void
-decider_event_cb(struct bufferevent *bev, short what, void *arg)
+decider_go(struct decider_q *q)
 {
-	struct decider_q	*q = arg;
 	struct escalate_request	*r;
 
-	if (what & BEV_EVENT_CONNECTED) {
-		if ((r = decider_request(q)) == NULL)
-			decider_q_free(q);
-		else
-			decider_send(q, r);
+	if ((r = decider_request(q)) == NULL)
+		decider_q_free(q, 1);
+	else
+		decider_send(q, r);
+}
+
+/*
+ * Why a TLS connection failed: the certificate's verdict, or the first
+ * error TLS named (they come back last first, after the bare SSL_get_error()
+ * code libevent keeps too): "tlsv13 alert certificate required" from a
+ * decider that wants ours.
+ */
+static void
+decider_tls_why(struct bufferevent *bev, char *buf, size_t len)
+{
+	SSL		*ssl = bufferevent_openssl_get_ssl(bev);
+	const char	*reason = NULL, *r;
+	unsigned long	 e;
+	long		 v;
+
+	while ((e = bufferevent_get_openssl_error(bev)) != 0)
+		if ((r = ERR_reason_error_string(e)) != NULL)
+			reason = r;
+	if (ssl != NULL && (v = SSL_get_verify_result(ssl)) != X509_V_OK)
+		snprintf(buf, len, "TLS: the decider's certificate: %s",
+		    X509_verify_cert_error_string(v));
+	else if (reason != NULL)
+		snprintf(buf, len, "TLS: %s", reason);
+}
+
+/*
+ * A connection failed or closed while it carried a question: a kept one
+ * the decider had closed meanwhile is tried again once, afresh; else the
+ * question is denied (a close may also end an answer).
+ */
+static void
+decider_conn_lost(struct decider_conn *c, short what)
+{
+	struct decider_q	*q = c->q;
+	char			 why[256];
+	int			 e = EVUTIL_SOCKET_ERROR();
+
+	if (c->used && !q->retried && evbuffer_get_length(
+	    bufferevent_get_input(c->bev)) == 0) {
+		q->retried = 1;
+		decider_conn_free(c);
+		event_active(q->d->kick, EV_TIMEOUT, 0);
 		return;
 	}
 	if (what & BEV_EVENT_EOF) {
 		decider_read(q, 1);
 		return;
 	}
-	decider_fail(q, "connection: %s",
-	    evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+	snprintf(why, sizeof why, "connection: %s%s", e != 0 ?
+	    evutil_socket_error_to_string(e) : "failed",
+	    q->d->url.kind == DECIDER_TLS && !q->d->have_cert ? " (does the "
+	    "decider want a client certificate? --decider-cert)" : "");
+	if (q->d->url.kind == DECIDER_TLS)
+		decider_tls_why(c->bev, why, sizeof why);
+	decider_fail(q, "%s", why);
 }
 
-/* Connect, with the answer's time running. */
+/* Connected (its TLS handshake done), closed, or failed. */
+static void
+decider_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct decider_conn	*c = arg;
+
+	if (what & BEV_EVENT_CONNECTED) {
+		c->connected = 1;
+		if (c->q != NULL)
+			decider_go(c->q);
+		return;
+	}
+	if (c->q == NULL) {
+		decider_conn_free(c);	/* an idle one closed */
+		return;
+	}
+	decider_conn_lost(c, what);
+}
+
+/* The answer's bytes arrive (an idle connection must say nothing). */
+static void
+decider_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct decider_conn	*c = arg;
+
+	if (c->q == NULL)
+		decider_conn_free(c);
+	else
+		decider_read(c->q, 0);
+}
+
+/* Open a connection to the decider; NULL after denying q. */
+static struct decider_conn *
+decider_conn_open(struct decider_q *q)
+{
+	struct decider		*d = q->d;
+	struct decider_conn	*c;
+	SSL			*ssl;
+	int			 flags = BEV_OPT_CLOSE_ON_FREE |
+				    BEV_OPT_DEFER_CALLBACKS;
+
+	if ((c = calloc(1, sizeof *c)) == NULL) {
+		decider_fail(q, "out of memory");
+		return (NULL);
+	}
+	c->d = d;
+	if (d->url.kind != DECIDER_TLS)
+		c->bev = bufferevent_socket_new(d->base, -1, flags);
+	else if ((ssl = collector_ssl(&d->peer)) != NULL)
+		c->bev = bufferevent_openssl_socket_new(d->base, -1, ssl,
+		    BUFFEREVENT_SSL_CONNECTING, flags);
+	if (c->bev == NULL) {
+		free(c);
+		decider_fail(q, "out of memory");
+		return (NULL);
+	}
+	TAILQ_INSERT_TAIL(&d->conns, c, entry);
+	d->nconns++;
+	bufferevent_setcb(c->bev, decider_read_cb, NULL, decider_event_cb, c);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	if (bufferevent_socket_connect(c->bev, (struct sockaddr *)&d->ss,
+	    d->sslen) == -1) {
+		decider_conn_free(c);
+		decider_fail(q, "cannot connect: %s", strerror(errno));
+		return (NULL);
+	}
+	return (c);
+}
+
+/* Put a question out: on an idle connection, or a new one. */
 static void
 decider_start(struct decider_q *q)
 {
-	struct decider	*d = q->d;
-	struct timeval	 tv = { d->secs, 0 };
+	struct decider		*d = q->d;
+	struct decider_conn	*c;
 
-	q->bev = bufferevent_socket_new(d->base, -1,
-	    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
-	if (q->bev == NULL || evtimer_add(q->timer, &tv) == -1) {
-		decider_fail(q, "out of memory");
-		return;
+	TAILQ_FOREACH(c, &d->conns, entry) {
+		if (c->q == NULL && c->connected)
+			break;
 	}
-	bufferevent_setcb(q->bev, decider_read_cb, NULL, decider_event_cb, q);
-	bufferevent_enable(q->bev, EV_READ | EV_WRITE);
-	if (bufferevent_socket_connect(q->bev, (struct sockaddr *)&d->ss,
-	    d->sslen) == -1)
-		decider_fail(q, "cannot connect: %s", strerror(errno));
+	if (c == NULL && (c = decider_conn_open(q)) == NULL)
+		return;
+	c->q = q;
+	q->conn = c;
+	d->nout++;
+	if (c->connected)
+		decider_go(q);
 }
 
-/* Start the question, or its time is up. */
+/* Start the questions that wait, as far as d->max allows. */
+static void
+decider_kick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct decider		*d = arg;
+	struct decider_q	*q, *next;
+
+	for (q = TAILQ_FIRST(&d->qs); q != NULL && d->nout < d->max;
+	    q = next) {
+		next = TAILQ_NEXT(q, entry);
+		if (q->conn == NULL)
+			decider_start(q);
+	}
+}
+
+/* A question's time is up. */
 static void
 decider_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct decider_q	*q = arg;
 
-	if (q->bev == NULL)
-		decider_start(q);
-	else
-		decider_fail(q, "no answer in %d s", q->d->secs);
+	decider_fail(q, "no answer in %d s", q->d->secs);
 }
 
 /* Ask about a new request, from the event loop (never while filing). */
@@ -332,14 +523,14 @@ static void
 decider_ask(struct decider *d, const struct escalate_request *r)
 {
 	struct decider_q	*q;
-	struct timeval		 now = { 0, 0 };
+	struct timeval		 tv = { d->secs, 0 };
 
 	TAILQ_FOREACH(q, &d->qs, entry) {
 		if (strcmp(q->id, r->id) == 0)
 			return;
 	}
-	if (d->nq >= DECIDER_QUESTIONS_MAX) {
-		log_warnx("decider %s: %zu questions open; request %s is left "
+	if (d->nq >= DECIDER_WAITING_MAX) {
+		log_warnx("decider %s: %zu questions wait; request %s is left "
 		    "to a person", d->text, d->nq, r->id);
 		return;
 	}
@@ -350,10 +541,12 @@ decider_ask(struct decider *d, const struct escalate_request *r)
 	TAILQ_INSERT_TAIL(&d->qs, q, entry);
 	d->nq++;
 	if ((q->timer = evtimer_new(d->base, decider_timer_cb, q)) == NULL ||
-	    evtimer_add(q->timer, &now) == -1) {
+	    evtimer_add(q->timer, &tv) == -1) {
 		log_warnx("decider %s: out of memory", d->text);
-		decider_q_free(q);
+		decider_q_free(q, 0);
+		return;
 	}
+	event_active(d->kick, EV_TIMEOUT, 0);
 }
 
 /* A request was filed: a new one is a question. */
@@ -367,36 +560,47 @@ decider_note_cb(const struct escalate_event *ev, void *arg)
 		decider_ask(arg, r);
 }
 
-/* Where to connect. */
+/*
+ * Where to connect: the unix socket, or the address of "HOST:PORT" the
+ * host's resolver gives (the first), with the TLS context for https.
+ */
 static int
-decider_addr(struct decider *d)
+decider_addr(struct decider *d, const struct decider_config *cfg, char *err,
+    size_t errlen)
 {
-	struct sockaddr_in	*in = (struct sockaddr_in *)&d->ss;
-	struct sockaddr_in6	*in6 = (struct sockaddr_in6 *)&d->ss;
 	struct sockaddr_un	*un = (struct sockaddr_un *)&d->ss;
+	char			 hp[sizeof d->url.addr + 16];
 
 	memset(&d->ss, 0, sizeof d->ss);
 	if (d->url.kind == DECIDER_UNIX) {
 		un->sun_family = AF_UNIX;
 		snprintf(un->sun_path, sizeof un->sun_path, "%s", d->url.sock);
 		d->sslen = sizeof *un;
-	} else if (inet_pton(AF_INET, d->url.addr, &in->sin_addr) == 1) {
-		in->sin_family = AF_INET;
-		in->sin_port = htons(d->url.port);
-		d->sslen = sizeof *in;
-	} else if (inet_pton(AF_INET6, d->url.addr, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(d->url.port);
-		d->sslen = sizeof *in6;
-	} else
+		return (0);
+	}
+	snprintf(hp, sizeof hp, strchr(d->url.addr, ':') != NULL ?
+	    "[%s]:%u" : "%s:%u", d->url.addr, d->url.port);
+	if (collector_open(&d->peer, d->text, hp, strlen(hp), "HOST:PORT",
+	    err, errlen) == -1)
 		return (-1);
-	return (0);
+	memcpy(&d->ss, d->peer.ai->ai_addr, d->peer.ai->ai_addrlen);
+	d->sslen = d->peer.ai->ai_addrlen;
+	if (d->url.kind != DECIDER_TLS)
+		return (0);
+	d->have_cert = cfg->cert != NULL;
+	if ((cfg->cert == NULL) != (cfg->key == NULL)) {
+		snprintf(err, errlen, "--decider-cert and --decider-key go "
+		    "together");
+		return (-1);
+	}
+	return (collector_tls(&d->peer, cfg->ca, cfg->cert, cfg->key, err,
+	    errlen));
 }
 
-/* Ask the decider at url about each new request. */
+/* Ask the decider at cfg->url about each new request. */
 struct decider *
 decider_create(struct event_base *base, struct escalate *esc,
-    const char *url, int secs, char *err, size_t errlen)
+    const struct decider_config *cfg, char *err, size_t errlen)
 {
 	struct decider	*d;
 	const char	*errstr;
@@ -409,24 +613,28 @@ decider_create(struct event_base *base, struct escalate *esc,
 	d->esc = esc;
 	/* A second less than a held connection waits, so that it is
 	   refused with the decider's reason rather than its own. */
-	d->secs = secs > 0 ? secs : DECIDER_WAIT_DEFAULT;
+	d->secs = cfg->secs > 0 ? cfg->secs : DECIDER_WAIT_DEFAULT;
 	if (d->secs > 2)
 		d->secs--;
+	d->max = cfg->max > 0 ? (size_t)cfg->max : DECIDER_QUESTIONS_MAX;
 	TAILQ_INIT(&d->qs);
-	snprintf(d->text, sizeof d->text, "%s", url);
-	if (decider_url_parse(url, &d->url, &errstr) == -1 ||
-	    decider_addr(d) == -1) {
-		snprintf(err, errlen, "--decider '%s': %s", url,
-		    errstr != NULL ? errstr : "not an address");
-		free(d);
-		return (NULL);
+	TAILQ_INIT(&d->conns);
+	snprintf(d->text, sizeof d->text, "%s", cfg->url);
+	if (decider_url_parse(cfg->url, &d->url, &errstr) == -1) {
+		snprintf(err, errlen, "--decider '%s': %s", cfg->url, errstr);
+		goto fail;
 	}
-	if ((d->sub = escalate_subscribe(esc, decider_note_cb, d)) == NULL) {
+	if (decider_addr(d, cfg, err, errlen) == -1)
+		goto fail;
+	if ((d->kick = event_new(base, -1, 0, decider_kick_cb, d)) == NULL ||
+	    (d->sub = escalate_subscribe(esc, decider_note_cb, d)) == NULL) {
 		snprintf(err, errlen, "out of memory");
-		free(d);
-		return (NULL);
+		goto fail;
 	}
 	return (d);
+fail:
+	decider_free(d);
+	return (NULL);
 }
 
 /* Stop asking; open questions are dropped (their requests stay). */
@@ -435,8 +643,14 @@ decider_free(struct decider *d)
 {
 	if (d == NULL)
 		return;
+	if (d->kick != NULL)
+		event_free(d->kick);
+	d->kick = NULL;
 	while (!TAILQ_EMPTY(&d->qs))
-		decider_q_free(TAILQ_FIRST(&d->qs));
+		decider_q_free(TAILQ_FIRST(&d->qs), 0);
+	while (!TAILQ_EMPTY(&d->conns))
+		decider_conn_free(TAILQ_FIRST(&d->conns));
 	escalate_unsubscribe(d->sub);
+	collector_close(&d->peer);
 	free(d);
 }

@@ -287,6 +287,10 @@ escalate_audit(struct escalate *e, const char *event,
 		ev.by = r->by;
 	if (r->decider[0] != '\0')
 		ev.decider = r->decider;
+	if (strcmp(event, "request") == 0 && r->lifts[0] != '\0')
+		ev.detail = r->lifts;
+	else if (strcmp(event, "grant") == 0 && r->written[0] != '\0')
+		ev.detail = r->written;
 	audit_write(e->audit, &ev);
 }
 
@@ -514,6 +518,28 @@ escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
 	return (r);
 }
 
+/*
+ * Say what a grant for a new request would lift, when the policy allows
+ * its host only with request checks: which rule's, and what they refused
+ * the sandbox last.
+ */
+static void
+escalate_lifts(struct escalate *e, struct escalate_request *r)
+{
+	const struct escalate_refusal	*f;
+	char				 text[POLICY_LIFTS_LEN];
+
+	if (e->hooks.lifts == NULL || !e->hooks.lifts(&r->host, r->port, text,
+	    sizeof text, e->hooks.arg))
+		return;
+	f = refused_find(e->refused, r->sandbox, &r->host, r->port);
+	if (f != NULL && f->port == r->port && f->what[0] != '\0')
+		snprintf(r->lifts, sizeof r->lifts, "%s, which refused %.100s: "
+		    "%.100s", text, f->what, f->why);
+	else
+		snprintf(r->lifts, sizeof r->lifts, "%s", text);
+}
+
 /* File a request, or join the open one for the same (host, port). */
 enum escalate_filed
 escalate_file(struct escalate *e, const struct host *h, uint16_t port,
@@ -546,6 +572,7 @@ escalate_file(struct escalate *e, const struct host *h, uint16_t port,
 	if ((r = escalate_request_new(e, h, port, reason, len, via,
 	    sb)) == NULL)
 		return (ESCALATE_FILED_NOMEM);
+	escalate_lifts(e, r);
 	*out = r;
 	escalate_audit(e, "request", r, r->reason[0] != '\0' ? r->reason :
 	    NULL);
@@ -565,7 +592,8 @@ escalate_filed_text(enum escalate_filed f)
 	case ESCALATE_FILED_FULL:
 		return ("too many open requests: wait for an answer");
 	case ESCALATE_FILED_RATE:
-		return ("too many requests lately: try again in a minute");
+		return ("too many requests lately (a burst of 5, then 5 a "
+		    "minute): ask again in a minute");
 	case ESCALATE_FILED_FIXED:
 		return ("no approval can open this: the policy must change");
 	default:
@@ -703,6 +731,7 @@ escalate_split(struct escalate *e, struct escalate_request *r,
 	memcpy(n->via, r->via, sizeof n->via);
 	memcpy(n->what, r->what, sizeof n->what);
 	memcpy(n->why, r->why, sizeof n->why);
+	memcpy(n->lifts, r->lifts, sizeof n->lifts);
 	escalate_request_name(n, &n->askers[0]);
 	n->others = n->naskers - 1;
 	n->since = r->since;
@@ -811,6 +840,7 @@ escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
 	if (e->hooks.grant != NULL &&
 	    e->hooks.grant(r, err, errlen, e->hooks.arg) == -1) {
 		escalate_request_name(r, &was);
+		r->written[0] = '\0';
 		r->scope = ESCALATE_SCOPE_NONE;
 		r->ttl = 0;
 		r->by[0] = '\0';
@@ -1192,14 +1222,15 @@ escalate_clean(const char *in, size_t len, size_t max, char *out,
 	return (o);
 }
 
-/* Write the command that requests a host. */
+/* Write the command that requests a host (port 0: on every port). */
 void
 escalate_hint(const struct host *h, uint16_t port, char *buf, size_t len)
 {
 	char	target[HOST_TEXT_LEN + 16];
 
 	escalate_target(h, port, target, sizeof target);
-	snprintf(buf, len, "pinhole request %s", target);
+	snprintf(buf, len, "pinhole request %s%s", target, port == 0 ?
+	    " --any-port" : "");
 }
 
 /* HOST:PORT, [IPV6]:PORT, or HOST alone for port 0 (a DNS lookup). */

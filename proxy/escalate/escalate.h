@@ -54,6 +54,8 @@
 #define ESCALATE_REFUSED_MAX	8	/* refusals kept a sandbox */
 #define ESCALATE_REFUSED_SANDBOXES 64	/* sandboxes whose are kept */
 #define ESCALATE_DECIDER_LEN	DECIDER_URL_MAX
+#define ESCALATE_WRITTEN_LEN	1280	/* "FILE:LINE: allow RULE" */
+#define ESCALATE_LIFTS_LEN	(POLICY_LIFTS_LEN + 256)	/* what a grant would lift */
 
 enum escalate_state {
 	ESCALATE_PENDING,
@@ -127,6 +129,13 @@ struct escalate_request {
 	/* A held connection's: "METHOD /path" or "", and why refused. */
 	char				 what[ESCALATE_WHAT_LEN];
 	char				 why[ESCALATE_WHY_LEN];
+	/*
+	 * What a grant would lift, for a host the policy allows only with
+	 * request checks (the lifts hook): "" for a host it does not allow.
+	 */
+	char				 lifts[ESCALATE_LIFTS_LEN];
+	/* Approved always: where the rule went, "FILE:LINE: allow RULE". */
+	char				 written[ESCALATE_WRITTEN_LEN];
 	TAILQ_HEAD(, escalate_waiter)	 waiters;
 };
 
@@ -186,13 +195,15 @@ struct escalate_event {
 struct escalate_hooks {
 	/*
 	 * Add the grant an approval gives (host, port, scope, ttl of the
-	 * request).  Returns 0, or -1 with err filled: the approval fails.
+	 * request); an always one fills the request's written.  Returns 0,
+	 * or -1 with err filled: the approval fails.
 	 */
-	int	(*grant)(const struct escalate_request *, char *, size_t,
-		    void *);
+	int	(*grant)(struct escalate_request *, char *, size_t, void *);
 	/*
 	 * Is (host, port) allowed right now, for a caller in this sandbox
-	 * ("": none)?  1 yes, 0 no.
+	 * ("": none), every request to it (a host the policy allows only
+	 * with request checks is not, unless a grant lifts them)?  1 yes,
+	 * 0 no.
 	 */
 	int	(*allowed)(const struct host *, uint16_t, const char *, void *);
 	/*
@@ -201,6 +212,12 @@ struct escalate_hooks {
 	 */
 	int	(*grantable)(const struct host *, uint16_t, char *, size_t,
 		    void *);
+	/*
+	 * Does the policy allow (host, port) only with request checks, which
+	 * a grant would lift?  1 with text filled (which rule's checks), or
+	 * 0.  May be NULL.
+	 */
+	int	(*lifts)(const struct host *, uint16_t, char *, size_t, void *);
 	/* Describe the policy in force, one rule a line ("allow x:443\n"). */
 	size_t	(*policy_text)(char *, size_t, void *);
 	void	*arg;
@@ -354,7 +371,11 @@ long		 escalate_duration_parse(const char *);
  */
 size_t		 escalate_clean(const char *, size_t, size_t, char *, size_t);
 
-/* The block-message hint: "pinhole request HOST:PORT" (IPv6 bracketed). */
+/*
+ * The block-message hint: "pinhole request HOST:PORT" (IPv6 bracketed);
+ * port 0, a name the DNS refused before any port was tried, "pinhole
+ * request HOST --any-port", which asks for every port of it.
+ */
 void		 escalate_hint(const struct host *, uint16_t, char *, size_t);
 /* "HOST:PORT" ("[IPV6]:PORT"); port 0, a DNS lookup, is "HOST" alone. */
 void		 escalate_target(const struct host *, uint16_t, char *, size_t);

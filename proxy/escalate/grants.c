@@ -21,32 +21,40 @@ _Static_assert(GRANT_SANDBOX_LEN >= AUDIT_SANDBOX_ID_LEN,
 /*
  * Write "allow HOST:PORT" into the policy file for an `always` grant;
  * with a TTL, "allow HOST:PORT until TIME", so that the rule ends with
- * the grant even when no gateway is left to take it out.
+ * the grant even when no gateway is left to take it out.  The request's
+ * written says where: "FILE:LINE: allow RULE".
  */
 static int
-eg_append(const struct escalate_grants *eg, const struct escalate_request *r,
+eg_append(const struct escalate_grants *eg, struct escalate_request *r,
     char *err, size_t errlen)
 {
-	char	rule[HOST_TEXT_LEN + 64], end[32];
+	struct rules_edit	 res;
+	char			 buf[HOST_TEXT_LEN + 64], end[32];
 
 	if (eg->policy_path == NULL) {
 		snprintf(err, errlen, "no policy file to write an always grant "
 		    "to: approve --session instead");
 		return (-1);
 	}
-	escalate_target(&r->host, r->port, rule, sizeof rule);
+	escalate_target(&r->host, r->port, buf, sizeof buf);
+	if (r->port == 0)		/* any port */
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ":*");
 	if (r->ttl > 0) {		/* the rule ends with the grant */
 		rules_time_format(time(NULL) + r->ttl, end, sizeof end);
-		snprintf(rule + strlen(rule), sizeof rule - strlen(rule),
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
 		    " until %s", end);
 	}
-	return (rules_file_append(eg->policy_path, rule, err, errlen) == -1 ?
-	    -1 : 0);
+	if (rules_file_append(eg->policy_path, buf, &res, err, errlen) == -1)
+		return (-1);
+	snprintf(r->written, sizeof r->written, "%s:%u: %s%s",
+	    eg->policy_path, res.line, res.rule[0] != '\0' ? "" : "allow ",
+	    res.rule[0] != '\0' ? res.rule : buf);
+	return (0);
 }
 
 /* Approval: add the grant. */
 static int
-eg_grant(const struct escalate_request *r, char *err, size_t errlen,
+eg_grant(struct escalate_request *r, char *err, size_t errlen,
     void *arg)
 {
 	struct escalate_grants	*eg = arg;
@@ -73,11 +81,30 @@ eg_allowed(const struct host *h, uint16_t port, const char *sandbox,
 {
 	struct escalate_grants	*eg = arg;
 	struct policy_decision	 d;
+	struct grant		 g;
 
 	if (*eg->rules == NULL)
 		return (0);
-	return (policy_decide(*eg->rules, eg->grants, h, port, sandbox,
-	    eg->now_ms(), &d));
+	if (port == 0)			/* every port: a grant of every port */
+		return (grants_match_any_port(eg->grants, h, sandbox,
+		    eg->now_ms(), &g) && policy_grantable(*eg->rules, h, 0,
+		    NULL, 0));
+	if (!policy_decide(*eg->rules, eg->grants, h, port, sandbox,
+	    eg->now_ms(), &d))
+		return (0);
+	/* Request checks hold every request but those a grant lets by. */
+	return (d.granted || !d.verdict.constrained || grants_match(eg->grants,
+	    h, port, sandbox, eg->now_ms(), &g));
+}
+
+/* Would a grant lift request checks of host:port? */
+static int
+eg_lifts(const struct host *h, uint16_t port, char *text, size_t len,
+    void *arg)
+{
+	struct escalate_grants	*eg = arg;
+
+	return (policy_lifts(*eg->rules, h, port, text, len));
 }
 
 /* Could a grant lift a refusal of host:port? */
@@ -111,6 +138,7 @@ escalate_grants_hooks(struct escalate_grants *eg, struct escalate_hooks *h)
 	h->grant = eg_grant;
 	h->allowed = eg_allowed;
 	h->grantable = eg_grantable;
+	h->lifts = eg_lifts;
 	h->policy_text = eg_policy_text;
 	h->arg = eg;
 	if (eg->now_ms == NULL)

@@ -104,6 +104,7 @@ struct resolver {
 	char			*servers;	/* csv, or NULL */
 	int			 timeout_ms;
 	int			 tries;
+	int			 flags;		/* ARES_FLAG_*, ours added */
 	int			 used;
 	struct event		*timer;
 	LIST_HEAD(, resolver_sock) socks;
@@ -779,7 +780,7 @@ resolver_channel_open(struct resolver *r, char *err, size_t errlen)
 	opts.sock_state_cb_data = r;
 	opts.timeout = r->timeout_ms;
 	opts.tries = r->tries;
-	opts.flags = ARES_FLAG_NOSEARCH;
+	opts.flags = ARES_FLAG_NOSEARCH | r->flags;
 	if ((rc = ares_init_options(&r->channel, &opts, mask)) != ARES_SUCCESS) {
 		snprintf(err, errlen, "resolver: %s", ares_strerror(rc));
 		r->channel = NULL;
@@ -844,27 +845,48 @@ fail:
 	return (NULL);
 }
 
-/* Set the per-try timeout and the number of tries. */
-int
-resolver_set_timeouts(struct resolver *r, int timeout_ms, int tries)
+/*
+ * Open the channel again with the timeout, tries and flags asked for
+ * (before any query); on failure the old channel and settings stay.
+ */
+static int
+resolver_reopen(struct resolver *r, int timeout_ms, int tries, int flags)
 {
 	ares_channel	old = r->channel;
 	int		old_ms = r->timeout_ms, old_tries = r->tries;
+	int		old_flags = r->flags;
 	char		err[256];
 
 	if (r->used || timeout_ms <= 0 || tries <= 0)
 		return (-1);
 	r->timeout_ms = timeout_ms;
 	r->tries = tries;
+	r->flags = flags;
 	if (resolver_channel_open(r, err, sizeof err) == -1) {
 		log_warnx("%s: %s", __func__, err);
 		r->channel = old;
 		r->timeout_ms = old_ms;
 		r->tries = old_tries;
+		r->flags = old_flags;
 		return (-1);
 	}
 	ares_destroy(old);
 	return (0);
+}
+
+/* Set the per-try timeout and the number of tries. */
+int
+resolver_set_timeouts(struct resolver *r, int timeout_ms, int tries)
+{
+	return (resolver_reopen(r, timeout_ms, tries, r->flags));
+}
+
+/* Hand raw answers back whatever their rcode (pinhole doctor). */
+int
+resolver_every_answer(struct resolver *r)
+{
+	return (resolver_reopen(r, r->timeout_ms, r->tries,
+	    r->flags | ARES_FLAG_NOCHECKRESP));
 }
 
 /* Free a resolver; pending queries are dropped, their callbacks unsaid. */

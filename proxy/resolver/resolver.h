@@ -56,6 +56,14 @@ void		 resolver_free(struct resolver *);
  * the first query; returns -1 after it.
  */
 int		 resolver_set_timeouts(struct resolver *, int, int);
+/*
+ * Hand resolver_raw()'s callers the first answer whatever its rcode
+ * (REFUSED, SERVFAIL, ...), which otherwise sends the question to the
+ * next server and, the last one failing too, says only that none
+ * answered: for pinhole doctor, to name the rcode.  Before any query;
+ * 0, or -1.
+ */
+int		 resolver_every_answer(struct resolver *);
 
 /*
  * Look up A and AAAA for a canonical name (no search domains; /etc/hosts

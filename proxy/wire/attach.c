@@ -233,7 +233,7 @@ attach_guard_text(char kind, const char *t)
 	return (t[0] == '/');
 }
 
-/* Every guard line is "K TEXT" with K one of d f r h c t e s. */
+/* Every guard line is "K TEXT" with K one of d f l r h c t e s. */
 static int
 attach_guards_ok(const char *s, const char **errstr)
 {
@@ -241,7 +241,7 @@ attach_guards_ok(const char *s, const char **errstr)
 
 	for (; *s != '\0'; s = nl + 1) {
 		if ((nl = strchr(s, '\n')) == NULL || s[0] == '\0' ||
-		    strchr("dfrhctes", s[0]) == NULL || s[1] != ' ' ||
+		    strchr("dflrhctes", s[0]) == NULL || s[1] != ' ' ||
 		    !attach_guard_text(s[0], s + 2)) {
 			*errstr = "bad guard line";
 			return (-1);

@@ -102,9 +102,10 @@ struct attach_msg {
 	/*
 	 * config: what the sandbox must not change or see, one line each:
 	 * "d DIR" (read-only, made if missing), "f FILE" (its directories
-	 * read-only), "r FILE" (read-only), "h PATH" (hidden), "e NAME" (a
-	 * secret, seen as its placeholder), "c FILE" and "t FILE" (the CA
-	 * and the bundle to trust, when TLS is inspected); paths absolute.
+	 * read-only), "l FILE" (the log: the same), "r FILE" (read-only),
+	 * "h PATH" (hidden), "e NAME" (a secret, seen as its placeholder),
+	 * "c FILE" and "t FILE" (the CA and the bundle to trust, when TLS
+	 * is inspected); paths absolute.
 	 */
 	char		 guards[ATTACH_GUARDS_MAX];
 	long long	 pid;				/* listeners */

@@ -11,12 +11,14 @@
 
 #include "lib/json.h"
 #include "proxy/wire/decider.h"
+#include "rules/rules.h"
 
 /* Read "[ADDR]" or "ADDR" up to the port or path; checked numeric. */
 static int
 decider_url_addr(const char *s, struct decider_url *u, const char **rest,
     const char **errstr)
 {
+	struct host	 h;
 	const char	*end;
 	size_t		 len;
 	unsigned char	 buf[16];
@@ -40,15 +42,20 @@ decider_url_addr(const char *s, struct decider_url *u, const char **rest,
 	}
 	memcpy(u->addr, s, len);
 	u->addr[len] = '\0';
-	if (inet_pton(af, u->addr, buf) != 1) {
-		*errstr = "the host must be a numeric address (127.0.0.1, "
-		    "[::1])";
-		return (-1);
+	if (inet_pton(af, u->addr, buf) == 1)
+		return (0);
+	if (u->kind == DECIDER_TLS && af == AF_INET &&
+	    host_parse(u->addr, len, &h, errstr) == 0 && h.kind == HOST_NAME) {
+		snprintf(u->addr, sizeof u->addr, "%s", h.text);
+		return (0);
 	}
-	return (0);
+	*errstr = u->kind == DECIDER_TLS ? "the host must be a name or an "
+	    "address" : "the host must be a numeric address (127.0.0.1, "
+	    "[::1]); a name needs https://";
+	return (-1);
 }
 
-/* Read ":PORT" (or nothing: 80). */
+/* Read ":PORT" (or nothing: 80, or 443 for https). */
 static int
 decider_url_port(const char *s, struct decider_url *u, const char **rest,
     const char **errstr)
@@ -56,7 +63,7 @@ decider_url_port(const char *s, struct decider_url *u, const char **rest,
 	char	*end;
 	long	 v;
 
-	u->port = 80;
+	u->port = u->kind == DECIDER_TLS ? 443 : 80;
 	*rest = s;
 	if (*s != ':')
 		return (0);
@@ -105,12 +112,18 @@ decider_url_parse(const char *s, struct decider_url *u,
 		snprintf(u->path, sizeof u->path, "/");
 		return (0);
 	}
-	if (strncmp(s, "http://", 7) != 0) {
-		*errstr = "must be http://ADDR:PORT/PATH, unix:/PATH or /PATH";
+	if (strncmp(s, "https://", 8) == 0) {
+		u->kind = DECIDER_TLS;
+		s += 8;
+	} else if (strncmp(s, "http://", 7) == 0) {
+		u->kind = DECIDER_TCP;
+		s += 7;
+	} else {
+		*errstr = "must be http://ADDR:PORT/PATH, "
+		    "https://HOST:PORT/PATH, unix:/PATH or /PATH";
 		return (-1);
 	}
-	u->kind = DECIDER_TCP;
-	if (decider_url_addr(s + 7, u, &rest, errstr) == -1 ||
+	if (decider_url_addr(s, u, &rest, errstr) == -1 ||
 	    decider_url_port(rest, u, &rest, errstr) == -1)
 		return (-1);
 	if (*rest != '\0' && *rest != '/') {

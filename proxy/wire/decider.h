@@ -18,12 +18,13 @@
 
 enum decider_kind {
 	DECIDER_TCP,			/* http://ADDR:PORT/PATH */
-	DECIDER_UNIX			/* unix:/PATH or /PATH */
+	DECIDER_UNIX,			/* unix:/PATH or /PATH */
+	DECIDER_TLS			/* https://NAME:PORT/PATH */
 };
 
 struct decider_url {
 	enum decider_kind	kind;
-	char			addr[64];	/* TCP: the address, no brackets */
+	char			addr[256];	/* TCP, TLS: no brackets */
 	uint16_t		port;
 	char			path[DECIDER_URL_MAX];	/* TCP: the request's */
 	char			sock[DECIDER_PATH_MAX];	/* UNIX: the socket */
@@ -71,7 +72,9 @@ struct json_writer;
 /*
  * Read a decider's location: "http://ADDR[:PORT][/PATH]" (ADDR a
  * numeric IPv4 address or a bracketed IPv6 one; port 80 by default, path
- * "/"), "unix:/PATH" or "/PATH".  Returns 0, or -1 with *errstr set.
+ * "/"), "https://HOST[:PORT][/PATH]" (HOST a name too, which the
+ * certificate must name; port 443), "unix:/PATH" or "/PATH".  Returns 0,
+ * or -1 with *errstr set.
  */
 int	decider_url_parse(const char *, struct decider_url *, const char **);
 

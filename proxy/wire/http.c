@@ -514,9 +514,31 @@ http_is_method(const struct http_str *v)
 }
 
 /*
- * Find the method-override header: the method it names, or bad when
- * such a header comes twice (the same or another name) or its value is
- * not one method, which the origin could read in more than one way.
+ * Does a header's name read as this one to a server that takes '_' for
+ * '-' (CGI, WSGI), case aside?
+ */
+static int
+http_name_like(const struct http_str *s, const char *lit)
+{
+	size_t	i, n = strlen(lit);
+	char	a, b;
+
+	if (s->len != n)
+		return (0);
+	for (i = 0; i < n; i++) {
+		a = s->p[i] == '_' ? '-' : s->p[i];
+		b = lit[i];
+		if (a != b && (a | 0x20) != (b | 0x20))
+			return (0);
+	}
+	return (1);
+}
+
+/*
+ * Find the method-override header (spelled with '-' or '_'): the method
+ * it names, or bad when such a header comes twice (the same or another
+ * name) or its value is not one method, which the origin could read in
+ * more than one way.
  */
 static void
 http_override_parse(struct http_request *r)
@@ -526,7 +548,7 @@ http_override_parse(struct http_request *r)
 
 	for (i = 0; i < r->h.nheaders; i++) {
 		for (n = http_override_names; *n != NULL; n++) {
-			if (!http_str_eq(&r->h.headers[i].name, *n))
+			if (!http_name_like(&r->h.headers[i].name, *n))
 				continue;
 			if (r->override_name != NULL ||
 			    !http_is_method(&r->h.headers[i].value))
@@ -560,6 +582,8 @@ http_request_rules(const struct http_request *r, struct rules_request *rq)
 	rq->override_len = r->override.len;
 	rq->override_name = r->override_name;
 	rq->override_bad = r->override_bad;
+	rq->body = r->h.body == HTTP_BODY_CHUNKED ||
+	    (r->h.body == HTTP_BODY_LENGTH && r->h.length > 0);
 }
 
 /* Compare a piece of the buffer with a string, case and all. */
@@ -772,6 +796,21 @@ http_chunked_tail(struct http_chunked *ch, unsigned char c)
 	return (-1);
 }
 
+/* One byte of a chunked body's framing: sizes, line ends, trailers. */
+static int
+http_chunked_frame(struct http_chunked *ch, unsigned char c)
+{
+	if (ch->state <= CH_EXT)
+		return (http_chunked_size(ch, c));
+	if (ch->state == CH_SIZE_LF) {
+		if (c != '\n')
+			return (-1);
+		ch->state = ch->remain > 0 ? CH_DATA : CH_TRAILER;
+		return (0);
+	}
+	return (http_chunked_tail(ch, c));
+}
+
 /*
  * Feed bytes of a chunked body.  Returns how many of them belong to the
  * body (fewer than len only when it ended: *done is then set), or -1 when
@@ -793,14 +832,31 @@ http_chunked_feed(struct http_chunked *ch, const void *buf, size_t len,
 				ch->state = CH_DATA_CR;
 			continue;
 		}
-		if (ch->state <= CH_EXT) {
-			if (http_chunked_size(ch, p[i]) == -1)
-				return (-1);
-		} else if (ch->state == CH_SIZE_LF) {
-			if (p[i] != '\n')
-				return (-1);
-			ch->state = ch->remain > 0 ? CH_DATA : CH_TRAILER;
-		} else if (http_chunked_tail(ch, p[i]) == -1)
+		if (http_chunked_frame(ch, p[i]) == -1)
+			return (-1);
+		i++;
+	}
+	*done = ch->state == CH_DONE;
+	return ((ssize_t)i);
+}
+
+/* Follow a chunked body up to where its data starts or stops. */
+ssize_t
+http_chunked_step(struct http_chunked *ch, const void *buf, size_t len,
+    int *data, int *done)
+{
+	const unsigned char	*p = buf;
+	size_t			 i = 0;
+
+	*done = 0;
+	if ((*data = ch->state == CH_DATA)) {
+		i = len < ch->remain ? len : ch->remain;
+		if ((ch->remain -= i) == 0)
+			ch->state = CH_DATA_CR;
+		return ((ssize_t)i);
+	}
+	while (i < len && ch->state != CH_DATA && ch->state != CH_DONE) {
+		if (http_chunked_frame(ch, p[i]) == -1)
 			return (-1);
 		i++;
 	}

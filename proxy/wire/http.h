@@ -127,6 +127,13 @@ int	http_request_route(const char *, size_t, const struct http_limits *,
 void	http_chunked_init(struct http_chunked *);
 ssize_t	http_chunked_feed(struct http_chunked *, const void *, size_t,
 	    int *);
+/*
+ * The same, up to where chunk data starts or stops: returns how many
+ * bytes were taken (-1: broken framing), *data saying whether they are
+ * chunk data or framing (sizes, line ends, the trailer section).
+ */
+ssize_t	http_chunked_step(struct http_chunked *, const void *, size_t,
+	    int *, int *);
 
 struct rules_request;
 

@@ -47,3 +47,5 @@ bench-short: bench-programs
 .PHONY: bench bench-programs bench-short
 # The cost of a --metrics scrape with no tunnel and with 10,000; by hand.
 EXTRA_DIST += tests/bench/metrics.sh tests/bench/ship.sh
+# pinhole through squid as its upstream, against squid alone; by hand.
+EXTRA_DIST += tests/bench/upstream.sh tests/bench/ports.sh

@@ -12,6 +12,10 @@
  *   idle	-n connections opened (-c at a time), one GET on each,
  *		then held -w seconds
  *
+ * -h 'NAME: VALUE' adds a header to each GET (a secret's placeholder in
+ * Authorization, say).  A response comes with a Content-Length or
+ * chunked (as pinhole sends a body it scrubbed of a secret's value).
+ *
  * No TLS session is ever resumed: every connection is a full handshake.
  * Every mode stops at -t seconds whatever is left.  It prints one line
  * of key=value results and exits non-zero if it saw errors.
@@ -41,8 +45,8 @@
 #include "tests/bench/bench.h"
 
 #define TL_USAGE "tlsload conn-rate|keepalive|idle -o ORIGINPORT -A CAFILE\n" \
-	"\t[-x PROXYIP:PORT] [-H HOST] [-c CONC] [-n COUNT] [-t SECONDS]\n" \
-	"\t[-w HOLDSECONDS]"
+	"\t[-x PROXYIP:PORT] [-H HOST] [-h 'NAME: VALUE'] [-c CONC] " \
+	"[-n COUNT]\n\t[-t SECONDS] [-w HOLDSECONDS]"
 #define TL_MAXCOUNT	10000000L
 
 enum tl_mode {
@@ -69,7 +73,11 @@ struct tconn {
 	double			 start;
 	double			 rstart;
 	int			 header_done;
-	uint64_t		 left;
+	uint64_t		 left;		/* body bytes, or 1: chunked */
+	int			 chunked;
+	int			 chunk_end;	/* the last chunk's size read */
+	uint64_t		 chunk_size;
+	uint64_t		 chunk_left;	/* data and its CRLF */
 	size_t			 len;
 	char			 buf[4096];
 };
@@ -80,6 +88,7 @@ struct tl {
 	struct sockaddr_in	 dst;
 	int			 proxied;
 	const char		*host;
+	const char		*header;	/* -h, or NULL */
 	const char		*cafile;
 	int			 oport;
 	int			 conc;
@@ -319,6 +328,41 @@ tconn_proxy_read(struct tl *tl, struct tconn *c, long slot)
 	tconn_drive(tl, c, slot);
 }
 
+/*
+ * Follow a chunked body as pinhole writes one (no extensions, no
+ * trailers).  Returns 1 once it ended.
+ */
+static int
+tconn_chunked(struct tconn *c, const char *p, size_t n)
+{
+	size_t	i, k;
+	int	d;
+
+	for (i = 0; i < n; i++) {
+		if (c->chunk_left > 0) {
+			k = n - i < c->chunk_left ? n - i : c->chunk_left;
+			c->chunk_left -= k;
+			i += k - 1;
+			continue;
+		}
+		if (p[i] != '\n') {
+			d = p[i] >= 'a' ? p[i] - 'a' + 10 : p[i] >= 'A' ?
+			    p[i] - 'A' + 10 : p[i] - '0';
+			if (p[i] != '\r' && !c->chunk_end)
+				c->chunk_size = c->chunk_size * 16 + d;
+			continue;
+		}
+		if (c->chunk_end)
+			return (1);
+		if (c->chunk_size == 0)
+			c->chunk_end = 1;
+		else
+			c->chunk_left = c->chunk_size + 2;
+		c->chunk_size = 0;
+	}
+	return (0);
+}
+
 /* Parse a response head in the buffer: status and length. */
 static int
 tconn_header(struct tconn *c)
@@ -331,13 +375,22 @@ tconn_header(struct tconn *c)
 	hlen = end + 4 - c->buf;
 	*end = '\0';
 	if (strncmp(c->buf, "HTTP/1.", 7) != 0 ||
-	    strncmp(c->buf + 8, " 200", 4) != 0 ||
-	    (cl = strcasestr(c->buf, "\ncontent-length:")) == NULL)
+	    strncmp(c->buf + 8, " 200", 4) != 0)
 		return (-1);
-	c->left = strtoull(cl + 16, NULL, 10);
 	have = c->len - hlen;
-	c->left -= have > c->left ? c->left : have;
 	c->header_done = 1;
+	if (strcasestr(c->buf, "\ntransfer-encoding: chunked") != NULL) {
+		c->chunked = 1;
+		c->chunk_end = 0;
+		c->chunk_size = c->chunk_left = 0;
+		c->left = !tconn_chunked(c, end + 4, have);
+		return (0);
+	}
+	if ((cl = strcasestr(c->buf, "\ncontent-length:")) == NULL)
+		return (-1);
+	c->chunked = 0;
+	c->left = strtoull(cl + 16, NULL, 10);
+	c->left -= have > c->left ? c->left : have;
 	return (0);
 }
 
@@ -426,10 +479,14 @@ tconn_drive(struct tl *tl, struct tconn *c, long slot)
 				}
 			} else if (c->left > 0) {
 				if ((n = SSL_read(c->ssl, scratch,
-				    c->left < sizeof scratch ? (int)c->left :
-				    (int)sizeof scratch)) <= 0)
+				    !c->chunked && c->left < sizeof scratch ?
+				    (int)c->left : (int)sizeof scratch)) <= 0)
 					goto want;
-				c->left -= (uint64_t)n;
+				if (c->chunked)
+					c->left = !tconn_chunked(c, scratch,
+					    (size_t)n);
+				else
+					c->left -= (uint64_t)n;
 			}
 			if (c->header_done && c->left == 0 &&
 			    tconn_response(tl, c, slot) == 1)
@@ -680,10 +737,13 @@ tl_options(struct tl *tl, int argc, char **argv)
 {
 	int	ch;
 
-	while ((ch = getopt(argc, argv, "A:c:H:n:o:t:w:x:")) != -1) {
+	while ((ch = getopt(argc, argv, "A:c:H:h:n:o:t:w:x:")) != -1) {
 		switch (ch) {
 		case 'A':
 			tl->cafile = optarg;
+			break;
+		case 'h':
+			tl->header = optarg;
 			break;
 		case 'c':
 			tl->conc = atoi(optarg);
@@ -752,8 +812,11 @@ tl_setup(struct tl *tl)
 		tl->dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	}
 	tl->reqlen = snprintf(tl->req, sizeof tl->req,
-	    "GET /x HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: tlsload\r\n\r\n",
-	    tl->host, tl->oport);
+	    "GET /x HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: tlsload\r\n%s%s"
+	    "\r\n", tl->host, tl->oport, tl->header != NULL ? tl->header : "",
+	    tl->header != NULL ? "\r\n" : "");
+	if (tl->reqlen >= sizeof tl->req)
+		bench_usage(TL_USAGE);
 	tl->ctx = tl_context(tl->cafile);
 	tl->slots = calloc(tl->nslots + 1, sizeof *tl->slots);
 	tl->lat = calloc(tl->count + 1, sizeof *tl->lat);

@@ -41,7 +41,7 @@ check_guards(const char *g)
 			CHECK(g[2] == '/' || g[2] == '$' ||
 			    (g[2] == '~' && g[3] == '/'));
 		else			/* a path */
-			CHECK(strchr("dfrhct", g[0]) != NULL && g[2] == '/');
+			CHECK(strchr("dflrhct", g[0]) != NULL && g[2] == '/');
 	}
 }
 

@@ -1,7 +1,7 @@
 /*
  * Fuzz the policy parser: any text either loads or is refused with a
- * message, and a loaded policy answers lookups and says which of its
- * rules cannot take effect.
+ * message, and a loaded policy answers lookups, says which of its
+ * rules cannot take effect, and names an upstream proxy whole.
  */
 #include "config.h"
 
@@ -32,6 +32,46 @@ fuzz_dead(const struct rules_dead *d, void *arg)
 	return (0);
 }
 
+/* Each secret of a loaded policy goes in one header at least, named. */
+static void
+fuzz_secrets(const struct rules *r)
+{
+	const struct rules_secret	*rs[8];
+	const char *const		*names;
+	size_t				 i, k, n, nh;
+
+	n = rules_secrets(r, rs, 8);
+	for (i = 0; i < n && i < 8; i++) {
+		if ((nh = rules_secret_headers(rs[i], &names)) == 0 ||
+		    nh > RULES_SECRET_HEADERS_MAX)
+			abort();
+		for (k = 0; k < nh; k++) {
+			if (names[k][0] == '\0' ||
+			    strlen(names[k]) > RULES_SECRET_HEADER_LEN)
+				abort();
+		}
+	}
+}
+
+/* An upstream is whole: its host, a port; no-upstream lists are there. */
+static void
+fuzz_upstream(const struct rules *r)
+{
+	const struct rules_upstream	*u = rules_upstream(r);
+	const char			*list[4];
+	size_t				 i, n;
+
+	if (u != NULL && (u->host == NULL || u->host[0] == '\0' ||
+	    u->port == 0 || u->origin == NULL))
+		abort();
+	if (u != NULL && u->auth != NULL && u->auth_origin == NULL)
+		abort();
+	n = rules_no_upstream_list(r, list, 4);
+	for (i = 0; i < n && i < 4; i++)
+		if (list[i] == NULL || list[i][0] == '\0')
+			abort();
+}
+
 /* Load the input as a policy, then match a few hosts against it. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
@@ -57,12 +97,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	    sizeof err) == 0) {
 		for (i = 0; i < sizeof fuzz_hosts / sizeof fuzz_hosts[0]; i++) {
 			if (host_port_parse(fuzz_hosts[i], &h, &port, 443,
-			    &errstr) == 0)
+			    &errstr) == 0) {
 				rules_match(r, &h, port, &v);
+				rules_no_upstream(r, &h);
+			}
 		}
+		fuzz_upstream(r);
 		rules_private_ok(r, private, sizeof private, &v);
 		rules_ports(r, ports, 8);
 		rules_dead(r, fuzz_dead, NULL);
+		fuzz_secrets(r);
 	} else if (memchr(err, ':', strnlen(err, sizeof err)) == NULL)
 		abort();		/* every refusal names its place */
 	rules_free(r);

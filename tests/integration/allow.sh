@@ -1,7 +1,9 @@
 #!/bin/sh
 # pinhole allow / disallow end to end: the default path, atomic replace
 # keeping mode and comments, idempotence, refusals leaving the file
-# untouched, disallow's exit codes, CRLF and symlinks.
+# untouched, disallow's exit codes, CRLF and symlinks; every line a
+# policy takes, rules typed without quotes, and rules that could not
+# take effect refused.
 . "$top_srcdir/tests/integration/lib.sh"
 
 # Run pinhole; compare the exit status and the first line of output.
@@ -95,6 +97,63 @@ cmp -s "$T/before" "$P2" && ok "disallow of a missing rule writes nothing" ||
 run 1 "pinhole disallow: no such rule in $T/none/policy: allow x.example" \
     "$PINHOLE" disallow --policy "$T/none/policy" x.example
 [ ! -e "$T/none" ] && ok "disallow makes no file" || fail "disallow made $T/none"
+
+# Every line a policy takes, typed as one argument or as words; a rule
+# of several words is one rule, never several wrong ones.
+P3=$T/p3
+run 0 "added to $P3:2: allow-private 127.0.0.0/8" \
+    "$PINHOLE" allow --policy "$P3" allow-private 127.0.0.0/8
+run 0 "added to $P3:3: allow github.com read-only path /x/**" \
+    "$PINHOLE" allow --policy "$P3" github.com read-only path '/x/**' pypi.org
+"$PINHOLE" allow --policy "$P3" deny evil.example include preset:python \
+    allow-vsock allow-socket /run/x.sock 'secret TOKEN for api.example' \
+    >"$T/out" 2>&1 || fail "directives: $(cat "$T/out")"
+same "$P3" '# pinhole policy, one rule a line: see pinhole-policy(5)\nallow-private 127.0.0.0/8\nallow github.com read-only path /x/**\nallow pypi.org\ndeny evil.example\ninclude preset:python\nallow-vsock\nallow-socket /run/x.sock\nsecret TOKEN for api.example\n' \
+    "every directive is added, each a line of its own"
+cp "$P3" "$T/before"
+run 2 "pinhole allow: 'readonly' is neither a directive nor a constraint (did you mean 'read-only'?), and not a host a rule names (try 'pinhole allow --help')" \
+    "$PINHOLE" allow --policy "$P3" github.com readonly
+run 2 "pinhole allow: 'read-only' is not a host: it goes after one (HOST read-only) (try 'pinhole allow --help')" \
+    "$PINHOLE" allow --policy "$P3" read-only github.com
+run 2 "pinhole allow: bad host 'https://pypi.org/simple': write the host, not a URL: allow pypi.org (a path goes on the rule as a constraint: allow pypi.org path /simple/**)" \
+    "$PINHOLE" allow --policy "$P3" https://pypi.org/simple
+run 2 "$P3:10: no preset 'pyton' in $PINHOLE_PRESETDIR (did you mean 'python'?); pinhole check --presets lists them" \
+    "$PINHOLE" allow --policy "$P3" include preset:pyton
+run 2 "pinhole allow: --for: 'deny x.example' is not an allow rule, and only those end (try 'pinhole allow --help')" \
+    "$PINHOLE" allow --policy "$P3" --for 1h deny x.example
+cmp -s "$T/before" "$P3" && ok "refused words leave the file untouched" ||
+    fail "refused words wrote"
+
+# A rule that cannot take effect is refused (exit 1), the file
+# untouched; one that takes effect on some ports only is added and said;
+# one that leaves another rule idle is added and said.
+run 1 "pinhole allow: not added, for it cannot take effect: 'allow evil.example' never allows anything on any of its ports: 'deny evil.example' ($P3:5) denies it there, and a deny always wins" \
+    "$PINHOLE" allow --policy "$P3" evil.example
+run 1 "pinhole allow: not added, for it cannot take effect: the constraints of 'allow pypi.org read-only' never apply on any of its ports: 'allow pypi.org' ($P3:4) allows it there without constraints, and a request any allow rule lets through is allowed" \
+    "$PINHOLE" allow --policy "$P3" ok.example 'pypi.org read-only'
+cmp -s "$T/before" "$P3" && ok "a rule that cannot take effect is not written, nor the others" ||
+    fail "a dead rule was written"
+run 1 "pinhole allow: not added, for it cannot take effect: 'allow evil.example:8080' never allows anything on any of its ports: 'deny evil.example' ($P3:5) denies it there, and a deny always wins" \
+    "$PINHOLE" allow --policy "$P3" evil.example:8080
+printf 'deny part.example:80\n' >>"$P3"
+"$PINHOLE" allow --policy "$P3" part.example >"$T/out" 2>"$T/err"
+[ $? = 0 ] && grep -qx "added to $P3:11: allow part.example" "$T/out" &&
+    grep -qx "pinhole allow: 'allow part.example' never allows anything on port 80: 'deny part.example:80' ($P3:10) denies it there, and a deny always wins" "$T/err" &&
+    ok "a rule a deny covers on some ports is added, and said" ||
+    fail "part.example: $(cat "$T/out" "$T/err")"
+"$PINHOLE" allow --policy "$P3" github.com >"$T/out" 2>"$T/err"
+[ $? = 0 ] && grep -qx "added to $P3:12: allow github.com" "$T/out" &&
+    grep -qx "pinhole allow: this leaves another rule idle: $P3:3: the constraints of 'allow github.com read-only path /x/\*\*' never apply on any of its ports: 'allow github.com' ($P3:12) allows it there without constraints, and a request any allow rule lets through is allowed" "$T/err" &&
+    ok "a rule that leaves another idle is added, and said" ||
+    fail "github.com: $(cat "$T/out" "$T/err")"
+run 0 "removed from $P3:5: deny evil.example" \
+    "$PINHOLE" disallow --policy "$P3" deny evil.example:1-65535
+run 0 "added to $P3:12: allow evil.example" \
+    "$PINHOLE" allow --policy "$P3" evil.example
+run 0 "removed from $P3:2: allow-private 127.0.0.0/8" \
+    "$PINHOLE" disallow --policy "$P3" allow-private 127.0.0.0/8
+run 1 "pinhole disallow: no such rule in $P3: include preset:node" \
+    "$PINHOLE" disallow --policy "$P3" include preset:node
 
 # CRLF files stay CRLF; a symlink stays a link to the edited file.
 printf '# dos\r\nallow a.example\r\n' >"$T/crlf"

@@ -28,32 +28,8 @@ for f in decider-list.py decider-chat.py; do
 	cp "$top_srcdir/contrib/decider/$f" "$T/$f" && chmod 755 "$T/$f"
 done
 
-# A chat channel's incoming webhook: it keeps each message, and its
-# person answers through the chat decider's /answer, allowing chatok.*
-# for the session and denying anything else.
-cat >"$T/webhook.py" <<'PY'
-import http.server, json, re, sys, threading, urllib.request
-out, answer_url, token = sys.argv[1], sys.argv[2], sys.argv[3]
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_POST(self):
-        text = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["text"]
-        with open(out, "a") as f: f.write(text + "\n")
-        self.send_response(200); self.send_header("Content-Length", "0"); self.end_headers()
-        rid, host = re.search(r"request (r[0-9a-f]+): .* asks for ([^:]+):", text).groups()
-        a = ({"decision": "allow", "scope": "session", "approver": "alice@example"}
-             if host.startswith("chatok.") else
-             {"decision": "deny", "note": "not in chat", "approver": "alice@example"})
-        a["request"] = rid
-        def send():
-            req = urllib.request.Request(answer_url, data=json.dumps(a).encode(),
-                headers={"Authorization": "Bearer " + token})
-            urllib.request.urlopen(req, timeout=5).close()
-        threading.Timer(0.2, send).start()
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-open(out + ".port", "w").write(str(s.server_address[1]))
-s.serve_forever()
-PY
+# A chat channel's incoming webhook (tests/integration/chat-webhook.py).
+cp "$top_srcdir/tests/integration/chat-webhook.py" "$T/webhook.py"
 
 # pinhole as the mode's user, against gateway $G's control directory.
 P() {

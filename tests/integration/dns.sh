@@ -97,7 +97,7 @@ has 'ANSWER: 1,' && ok "+norec answered" || fail "norec: $(cat "$T/dig")"
 # Denied names: NXDOMAIN with EDE 15 and the hint; no OPT without EDNS.
 q evil.attacker.test A
 has 'status: NXDOMAIN' && has 'EDE: 15 \(Blocked\)' &&
-    has 'pinhole request evil\.attacker\.test' &&
+    has 'pinhole request evil\.attacker\.test --any-port' &&
     ok "denied: NXDOMAIN, EDE 15 with a hint" || fail "denied: $(cat "$T/dig")"
 q +tcp evil.attacker.test MX
 has 'status: NXDOMAIN' && has 'EDE: 15' && ok "denied over TCP" ||
@@ -137,7 +137,7 @@ grep -qx 'allowed.test' "$T/upstream.log" && ok "allowed names reach upstream (M
     fail "upstream log: $(head -5 "$T/upstream.log")"
 
 # The audit log.
-loggrep "$T/audit.log" '"event":"dns".*"verdict":"deny".*"qname":"evil\.attacker\.test","qtype":"A","answer":"NXDOMAIN".*"ask":"pinhole request evil\.attacker\.test"' &&
+loggrep "$T/audit.log" '"event":"dns".*"verdict":"deny".*"qname":"evil\.attacker\.test","qtype":"A","answer":"NXDOMAIN".*"ask":"pinhole request evil\.attacker\.test --any-port"' &&
     ok "audit: denied query" || fail "audit: no deny line"
 loggrep "$T/audit.log" '"event":"dns".*"verdict":"allow".*"qname":"allowed\.test","qtype":"A","answer":"198\.1[89]\.' &&
     ok "audit: allowed query with its answer" || fail "audit: no allow line"

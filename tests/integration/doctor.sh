@@ -115,9 +115,9 @@ no_userns() {
 for MODE in root nobody; do
 	# All is well: every check ok, status 0.
 	doctor --policy "$T/cfg/policy"
-	if [ $rc = 0 ] && [ "$(grep -Ec '^[a-z]+ +ok +' "$T/out")" = 10 ] &&
+	if [ $rc = 0 ] && [ "$(grep -Ec '^[a-z]+ +ok +' "$T/out")" = 11 ] &&
 	    [ "$(tail -1 "$T/out")" = "pinhole run will work" ]; then
-		ok "$MODE: all 10 checks ok, status 0"
+		ok "$MODE: all 11 checks ok, status 0"
 	else
 		fail "$MODE: status $rc: $(cat "$T/out" "$T/err")"
 	fi
@@ -126,7 +126,8 @@ for MODE in root nobody; do
 	    has_line veth ok "the namespaces and the veth link gw0-ph0 were made, true ran in the sandbox with the guards" &&
 	    has_line guard ok "the sandbox can be kept from [0-9]+ paths" &&
 	    has_line tproxy ok "nftables took the tproxy capture rule" &&
-	    has_line sockets ok "[0-9]+ bound on the host; a sandbox reaches none" &&
+	    has_line sockets ok "[0-9]+ bound on the host; a sandbox reaches none by these names" &&
+	    has_line upstream ok "none: hosts are dialed directly" &&
 	    ok "$MODE: it says what it tried" ||
 	    fail "$MODE: details: $(cat "$T/out")"
 	H=$T/home
@@ -139,10 +140,10 @@ for MODE in root nobody; do
 	# --json: one object, ok and the checks.
 	doctor --policy "$T/cfg/policy" --json
 	[ $rc = 0 ] && jq -e '.ok == true and ([.checks[].name] ==
-	    ["userns","apparmor","policy","resolver","log","control","guard",
-	    "sockets","veth","tproxy"]) and all(.checks[]; .verdict == "ok" and
+	    ["userns","apparmor","policy","resolver","upstream","log","control",
+	    "guard","sockets","veth","tproxy"]) and all(.checks[]; .verdict == "ok" and
 	    .fix == null and (.detail | length) > 0)' "$T/out" >/dev/null &&
-	    ok "$MODE: --json: ok and 10 checks" ||
+	    ok "$MODE: --json: ok and 11 checks" ||
 	    fail "$MODE: --json: status $rc: $(cat "$T/out" "$T/err")"
 	doctor --policy "$T/cfg/bad" --json
 	[ $rc = 1 ] && jq -e '.ok == false and (.checks[] |
@@ -153,13 +154,14 @@ for MODE in root nobody; do
 
 	# A policy with a syntax error: FILE:LINE, and that line to edit.
 	# With no name of the policy to ask for, the resolver is asked
-	# ". NS", which the test's dnsmasq refuses: it fails too; the
-	# guards, which need the policy, are not tried.
+	# ". NS", which the test's dnsmasq refuses: it fails too, said as
+	# the REFUSED it is; the guards, which need the policy, are not
+	# tried.
 	NFAILED=3
 	doctor_fails "policy with a syntax error" "edit line 2 of $T/cfg/bad\$" \
 	    policy --policy "$T/cfg/bad"
 	NFAILED=
-	has_line resolver FAIL "no answer from 127\.0\.0\.1:$DNSP for \. NS" &&
+	has_line resolver FAIL "127\.0\.0\.1:$DNSP answered \. NS in [0-9]+ ms \(REFUSED\): it does not resolve for this host" &&
 	    has_line guard skip "not tried: it needs the policy" ||
 	    fail "$MODE: resolver and guard, no policy: $(cat "$T/out")"
 	has_line policy FAIL "$T/cfg/bad:2: unknown directive 'alow'" ||

@@ -40,7 +40,7 @@ struct probe_wait {
 
 /* Grant hook: note the grant on stderr. */
 static int
-probe_grant(const struct escalate_request *r, char *err, size_t errlen,
+probe_grant(struct escalate_request *r, char *err, size_t errlen,
     void *arg)
 {
 	if (strcmp(r->host.text, "nogrant.test") == 0) {

@@ -104,7 +104,8 @@ rc=$?
 wait "$helper"
 [ $rc = 0 ] && loggrep "$T/wait.out" "approved \(session\)" &&
     ok "--wait returns 0 on approval" || fail "wait: rc $rc $(cat "$T/wait.out")"
-loggrep "$T/approve.out" "approved $id1: pypi.org:443" && ok "approve says so" ||
+loggrep "$T/approve.out" "^approved $id1: pypi.org:443 for this session \(e5ca1a7e\), until it stops, for 3600 s at most$" &&
+    ok "approve says so, the scope in words" ||
     fail "approve: $(cat "$T/approve.out")"
 expect_fail "approving twice fails" "$PINHOLE" approve "$id1"
 curl -s "$PINHOLE_AGENT/pinhole/allowed" >"$T/allowed"
@@ -169,7 +170,7 @@ for _ in range(20):
         break
     p.key(b"n")
 p.key(b"s")
-p.pump(5, b"approved session by uid")
+p.pump(5, b"(by uid")
 ok = p.quit()
 open(sys.argv[2], "wb").write(p.out)
 sys.exit(0 if ok else 1)
@@ -193,7 +194,7 @@ sys.exit(0 if b'\x1b' in d or b'\x07' in d or '\u202e'.encode() in d else 1)" "$
 else
 	ok "no raw escape in watch output"
 fi
-grep -q 'approved session by uid [0-9]* via watch' "$T/watch.out" &&
+grep -q "approved r[0-9a-f]*: watch.test:443 for this session (e5ca1a7e), until it stops (by uid [0-9]* via watch)" "$T/watch.out" &&
     ok "s approves for the session" || fail "watch approve: $(cat -v "$T/watch.out" | tail -3)"
 
 # The rate limit: a burst of 5 new requests, then 429.

@@ -71,19 +71,29 @@ wait_sock() {
 desktop() {
 	user_bg dbus-daemon --session --nofork --nopidfile \
 	    --address="unix:path=$XDG/bus"
-	user_bg ssh-agent -D -a "$W/agent.sock" >/dev/null
+	user mkdir -m 700 "$W/ssh-agent"
+	user_bg ssh-agent -D -a "$W/ssh-agent/agent.sock" >/dev/null
 	user ssh-keygen -q -t ed25519 -N '' -f "$W/key" -C pinhole-test
 	user_bg socat "UNIX-LISTEN:$W/relay.sock,fork" "TCP:127.0.0.1:$CANARY"
 	user_bg Xvfb ":$DISPLAYNO" -nolisten tcp -auth /dev/null
-	wait_sock "$XDG/bus"; wait_sock "$W/agent.sock"
+	# Bound now, listening once told (SIGUSR1).
+	user_bg $PY -c 'import os, signal, socket, sys, time
+p = sys.argv[1]
+try: os.unlink(p)
+except OSError: pass
+s = socket.socket(socket.AF_UNIX); s.bind(p)
+signal.signal(signal.SIGUSR1, lambda *a: s.listen(4))
+time.sleep(600)' "$W/later.sock"
+	LISTENER=$!
+	wait_sock "$XDG/bus"; wait_sock "$W/ssh-agent/agent.sock"
 	wait_sock "$W/relay.sock"; wait_sock "/tmp/.X11-unix/X$DISPLAYNO"
-	user env SSH_AUTH_SOCK="$W/agent.sock" ssh-add -q "$W/key" 2>/dev/null ||
+	user env SSH_AUTH_SOCK="$W/ssh-agent/agent.sock" ssh-add -q "$W/key" 2>/dev/null ||
 	    fail "$MODE: ssh-add"
 }
 
 PROBES=
 probes() {
-	PROBES="bus=$XDG/bus agent=$W/agent.sock relay=$W/relay.sock"
+	PROBES="bus=$XDG/bus agent=$W/ssh-agent/agent.sock relay=$W/relay.sock"
 	PROBES="$PROBES x11=/tmp/.X11-unix/X$DISPLAYNO"
 	PROBES="$PROBES x11abstract=@/tmp/.X11-unix/X$DISPLAYNO run=$RUNSOCK"
 }
@@ -106,7 +116,7 @@ check_closed() {
 	sandbox sh -c "ls -A \"$XDG\"; $PY $T/probe.py $PROBES; \
 	    dbus-send --session --dest=org.freedesktop.DBus --print-reply / \
 	    org.freedesktop.DBus.ListNames >/dev/null 2>&1 && echo dbus-send reached; \
-	    SSH_AUTH_SOCK=$W/agent.sock ssh-add -l >/dev/null 2>&1 && echo ssh-add reached; \
+	    SSH_AUTH_SOCK=$W/ssh-agent/agent.sock ssh-add -l >/dev/null 2>&1 && echo ssh-add reached; \
 	    xdpyinfo -display :$DISPLAYNO >/dev/null 2>&1 && echo xdpyinfo reached; \
 	    socat -T2 - UNIX-CONNECT:$W/relay.sock </dev/null >/dev/null 2>&1 && echo socat reached; \
 	    true" >"$T/out" 2>&1 || fail "$MODE $HOW: the probe failed: $(tail -3 "$T/out")"
@@ -125,27 +135,43 @@ check_closed() {
 	    fail "$MODE $HOW: the canary was reached"
 }
 
-# A socket bound in the runtime directory once the sandbox runs.
+# Sockets bound once the sandbox runs: in the runtime directory, in /run
+# (a service restarted: its socket unlinked and bound again), in a
+# directory of nothing but sockets (an ssh-agent's, restarted); and one
+# bound before but listening only later.
+LATE='import os, socket, sys, time
+for p in sys.argv[2:]:
+    try: os.unlink(p)
+    except OSError: pass
+    s = socket.socket(socket.AF_UNIX); s.bind(p); os.chmod(p, 0o666); s.listen(4)
+    globals()[p] = s
+open(sys.argv[1], "w").close(); time.sleep(60)'
 check_late() {
-	rm -f "$W/sync/started" "$W/sync/bound" "$XDG/late.sock"
+	rm -f "$W/sync/started" "$W/sync/bound"
 	sandbox sh -c "touch $W/sync/started; i=0; \
 	    while [ ! -e $W/sync/bound ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i+1)); done; \
-	    $PY $T/probe.py late=$XDG/late.sock" >"$T/out" 2>&1 &
+	    $PY $T/probe.py late=$XDG/late.sock run=$RUNSOCK agentdir=$W/ssh-agent/new.sock \
+	    listens=$W/later.sock" >"$T/out" 2>&1 &
 	spid=$!
 	wait_file "$W/sync/started"
-	user_bg $PY -c 'import socket, sys, time
-s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4)
-open(sys.argv[2], "w").close(); time.sleep(60)' "$XDG/late.sock" "$W/sync/bound"
+	[ "$MODE" = root ] && bg $PY -c "$LATE" "$W/sync/run" "$RUNSOCK"
+	[ "$MODE" = root ] && wait_file "$W/sync/run"
+	user_bg $PY -c "$LATE" "$W/sync/bound" "$XDG/late.sock" \
+	    "$W/ssh-agent/new.sock"
+	wait_file "$W/sync/bound"
+	kill -USR1 "$LISTENER" 2>/dev/null
 	wait "$spid"
-	[ "$(said late)" = closed ] &&
-	    ok "$MODE $HOW: a socket bound later in the runtime directory is closed" ||
-	    fail "$MODE $HOW: late: $(cat "$T/out")"
+	for p in late run agentdir listens; do
+		[ "$(said $p)" = closed ] &&
+		    ok "$MODE $HOW: a socket bound or listening later is closed ($p)" ||
+		    fail "$MODE $HOW: $p: $(cat "$T/out")"
+	done
 }
 
 # allow-socket $SSH_AUTH_SOCK (expanded where the sandbox is made)
 # opens the agent and nothing else.
 check_opened() {
-	SSH_AUTH_SOCK="$W/agent.sock" sandbox sh -c \
+	SSH_AUTH_SOCK="$W/ssh-agent/agent.sock" sandbox sh -c \
 	    "ssh-add -l; $PY $T/probe.py $PROBES" >"$T/out" 2>&1
 	grep -q pinhole-test "$T/out" &&
 	    ok "$MODE $HOW: allow-socket \$SSH_AUTH_SOCK: ssh-add -l lists the key" ||
@@ -201,14 +227,14 @@ for MODE in root nobody; do
 	user "$T/pinhole" session stop s >/dev/null 2>&1
 
 	# doctor lists the host's sockets and what a sandbox reaches.
-	user env SSH_AUTH_SOCK="$W/agent.sock" "$T/pinhole" doctor --policy \
+	user env SSH_AUTH_SOCK="$W/ssh-agent/agent.sock" "$T/pinhole" doctor --policy \
 	    "$W/cfg/policy" --resolver 127.0.0.1:9 --log "$W/log/audit.log" \
 	    >"$T/out" 2>&1
-	grep -q "^sockets .*a sandbox reaches 1, by allow-socket: $W/agent.sock" "$T/out" &&
+	grep -q "^sockets .*a sandbox reaches 1, by allow-socket: $W/ssh-agent/agent.sock" "$T/out" &&
 	    grep -q "^ *$XDG/bus  closed (its directory is emptied)" "$T/out" &&
 	    grep -q "^ *$W/relay.sock  closed$" "$T/out" &&
-	    grep -q "^ *$RUNSOCK  closed$" "$T/out" &&
-	    grep -q "^ *$W/agent.sock  REACHED (allow-socket)" "$T/out" &&
+	    grep -q "^ *$RUNSOCK  closed (its directory is emptied)" "$T/out" &&
+	    grep -q "^ *$W/ssh-agent/agent.sock  REACHED (allow-socket)" "$T/out" &&
 	    ok "$MODE: doctor lists the host's sockets and what a sandbox reaches" ||
 	    fail "$MODE: doctor: $(grep -A12 '^sockets' "$T/out")"
 

@@ -207,6 +207,10 @@ works "the placeholder to another host is refused" "403 secret-exfiltration" \
     -H "Authorization: Bearer $TOKEN" "https://other.test:$SP/echo"
 works "the placeholder in a path is refused" "^403" \
     code "$A/v1/echo/$TOKEN"
+works "the placeholder in another header is refused" \
+    "403 secret-exfiltration" curl -sS -m 10 -o /dev/null \
+    -w '%{http_code} %header{pinhole-error}' -H "Origin: $TOKEN" \
+    "$A/v1/echo"
 works "the placeholder in a TRACE request is refused" \
     "403 secret-exfiltration" curl -sS -m 10 -o /dev/null -X TRACE \
     -w '%{http_code} %header{pinhole-error}' \
@@ -242,12 +246,20 @@ for MODE in root nobody; do
 	loggrep "$L" '"reason":"tls-client-rejected"' &&
 	    ok "$MODE: the pinned client is logged as such" ||
 	    fail "$MODE: no tls-client-rejected line"
-	grep -q "Bearer $SECRET" "$T/w/echo-$MODE" &&
+	grep -q "Authorization-sha256 $(printf 'Bearer %s' "$SECRET" |
+	    sha256sum | cut -d' ' -f1)" "$T/origin.log" &&
 	    ok "$MODE: the origin got the secret's real value" ||
-	    fail "$MODE: the origin got: $(cat "$T/w/echo-$MODE")"
+	    fail "$MODE: the origin never got the secret's value"
+	grep -q "Bearer PINHOLE-SECRET-TOKEN-MASKED" "$T/w/echo-$MODE" &&
+	    ! grep -q "$SECRET" "$T/w/echo-$MODE" &&
+	    ok "$MODE: its echo came back with the placeholder" ||
+	    fail "$MODE: the echo came back as: $(cat "$T/w/echo-$MODE")"
 	loggrep "$L" '"reason":"secret-exfiltration".*"detail":"secret TOKEN' &&
 	    ok "$MODE: the exfiltration attempt is logged with the secret's name" ||
 	    fail "$MODE: no secret-exfiltration line naming TOKEN"
+	loggrep "$L" '"detail":"secret TOKEN in header Origin"' &&
+	    ok "$MODE: the placeholder in Origin is logged with its header" ||
+	    fail "$MODE: no line for the placeholder in Origin"
 	grep -q "$SECRET" "$L" && fail "$MODE: the secret's value is in the log" ||
 	    ok "$MODE: the secret's value is not in the log"
 	"$T/pinhole" log --summary "$L" >"$T/sum" 2>&1

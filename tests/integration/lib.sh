@@ -162,6 +162,22 @@ start_origin() {
 	wait_port "$DNSP" && wait_port "$HP"
 }
 
+# A TCP server on 127.0.0.1:$1 that speaks first: a banner ("220 banner
+# first"), then it echoes one line; stopped at exit.
+start_banner() {
+	bg python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+while True:
+    c, _ = s.accept(); c.settimeout(10)
+    try:
+        c.sendall(b"220 banner first\r\n"); c.sendall(c.recv(100))
+    except OSError:
+        pass
+    c.close()' "$1"
+}
+
 # Run a command as $MODE's user (root or nobody) with HOME $W and the
 # runtime directory $W/xdg (the caller makes both, owned by that user).
 as_mode() {

@@ -1,6 +1,7 @@
 #!/bin/sh
-# pinhole log: filters, --json, --summary, the default log, and verify's
-# exit codes (3: lines recorded as lost, a session not whole), over a
+# pinhole log: filters, --json, --summary, --propose, the default log,
+# and verify's exit codes (3: lines recorded as lost, a session not
+# whole), over a
 # log made by an independent implementation of the documented chain
 # (python3, docs/audit-log.md "The chain").
 . "$top_srcdir/tests/integration/lib.sh"
@@ -124,6 +125,25 @@ XDG_STATE_HOME="$T/state" "$PINHOLE" log --json >"$T/out" </dev/null &&
     cmp -s "$T/out" "$T/audit.log" &&
     ok "pinhole log with no file reads the default log" ||
     fail "log default: $(cat "$T/out")"
+# Nothing yet: pinhole log and --summary say so, and what to do; exit 0.
+for opt in "" --summary; do
+	# shellcheck disable=SC2086
+	XDG_STATE_HOME="$T/none" "$PINHOLE" log $opt >"$T/out" 2>"$T/err"
+	[ $? = 0 ] && [ ! -s "$T/out" ] &&
+	    grep -q "^pinhole log: nothing logged yet: no audit log at $T/none/pinhole/audit.log.*pinhole run -- COMMAND" "$T/err" &&
+	    ok "log $opt with no log yet says what to do" ||
+	    fail "log $opt, no log: $(cat "$T/out" "$T/err")"
+done
+: >"$T/empty.log"
+"$PINHOLE" log --summary "$T/empty.log" >"$T/out" 2>"$T/err"
+[ $? = 0 ] && [ ! -s "$T/out" ] &&
+    grep -q "^pinhole log: nothing logged yet in $T/empty.log" "$T/err" &&
+    ok "log --summary of an empty log says nothing is logged yet" ||
+    fail "empty log: $(cat "$T/out" "$T/err")"
+"$PINHOLE" log --host nowhere.test "$T/audit.log" >"$T/out" 2>"$T/err"
+[ $? = 0 ] && grep -q "^pinhole log: none of the 9 lines matches: loosen" "$T/err" &&
+    ok "log whose filters match nothing says so" ||
+    fail "no match: $(cat "$T/out" "$T/err")"
 "$PINHOLE" log verify "$T/nonexistent" >"$T/out" 2>&1
 [ $? -eq 2 ] && ok "verify of a missing file: exit 2" ||
     fail "verify missing: $(cat "$T/out")"
@@ -220,6 +240,21 @@ sed -n '/^Requests by host and method/,/^$/p' "$T/out" | grep -q '^ *2 *2 *0 *20
 printf '{"schema":2,"ts":"2024-12-02T12:00:00.000Z","event":"stop"}\n' >"$T/empty.log"
 "$PINHOLE" log --summary "$T/empty.log" >"$T/out" 2>&1 &&
     ok "--summary of a log with nothing to count" || fail "empty summary: $(cat "$T/out")"
+
+# --propose: the lines that would have allowed the refusals; a host that
+# is none (the escape sequence) is counted, never printed.
+"$PINHOLE" log --propose "$T/audit.log" >"$T/out" 2>/dev/null
+grep -Eq '^allow evil\.example\.net:80,443 +# 2 refused$' "$T/out" &&
+    grep -Eq '^allow x\.exfil\.test +# 1 refused$' "$T/out" &&
+    grep -qx '# 1 refused for other reasons (pinhole log --blocked)' "$T/out" &&
+    ! grep -q "$(printf '\033')" "$T/out" &&
+    ok "--propose" || fail "--propose: $(cat "$T/out")"
+"$PINHOLE" log --propose --session s1 "$T/audit.log" >"$T/out" 2>/dev/null
+[ "$(grep -v '^#' "$T/out")" = "$(printf 'allow evil.example.net:443%14s# 1 refused' '')" ] &&
+    ok "--propose --session" || fail "--propose --session: $(cat "$T/out")"
+"$PINHOLE" log --propose --json "$T/audit.log" >"$T/out" 2>&1
+[ $? -eq 2 ] && ok "--propose and --json do not go together" ||
+    fail "--propose --json: $(cat "$T/out")"
 
 # Summary.
 "$PINHOLE" log --summary "$T/audit.log" >"$T/out" 2>/dev/null

@@ -70,6 +70,15 @@ wait_port "$S"
 wait_port "$P" || { cat "$ERR" >&2; finish; exit 1; }
 
 X="http://127.0.0.1:$P"
+i=0
+while ! grep -q "^pinhole proxy: answer" "$ERR" && [ $i -lt 50 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+grep -q "^pinhole proxy: session [0-9a-z-]* serves on 127\.0\.0\.1:$P$" "$ERR" &&
+    grep -q "^pinhole proxy: point clients at it: HTTPS_PROXY=$X HTTP_PROXY=$X$" "$ERR" &&
+    grep -q "^pinhole proxy: answer what they ask for with \`pinhole pending\` or \`pinhole watch\`" "$ERR" &&
+    ok "proxy says where it serves, how clients use it, how to answer" ||
+    fail "proxy says: $(cat "$ERR")"
 
 # Send raw bytes; print the statuses and Pinhole-Error labels.
 raw() {
@@ -149,7 +158,9 @@ expect "wget: forward http" sh -c \
     "http_proxy='$X' wget -q -O - http://origin.test:$O/ | grep -q 'hello from origin'"
 expect "wget: https through CONNECT" sh -c \
     "https_proxy='$X' wget -q --ca-certificate='$T/cert.pem' -O - https://origin.test:$S/ | grep -q s_server"
-cat >"$T/urllib.py" <<EOF
+# Not urllib.py: the script's directory comes first in sys.path, and a
+# file of that name is what "import urllib.request" would find.
+cat >"$T/client-urllib.py" <<EOF
 import ssl, sys, urllib.request
 h = urllib.request.ProxyHandler({"http": "$X", "https": "$X"})
 ctx = ssl.create_default_context(cafile="$T/cert.pem")
@@ -162,7 +173,7 @@ try:
 except urllib.error.HTTPError as e:
     assert e.code == 403 and e.headers["Pinhole-Error"] == "denied-by-policy"
 EOF
-expect "python urllib: http, https, and a 403" python3 "$T/urllib.py"
+expect "python urllib: http, https, and a 403" python3 "$T/client-urllib.py"
 
 [ "$(code "http://sub.wild.test:$O/")" = 200 ] && ok "wildcard matches a subdomain" || fail "wildcard subdomain"
 [ "$(code "http://a.b.wild.test:$O/")" = 200 ] && ok "wildcard matches at any depth" || fail "wildcard depth"

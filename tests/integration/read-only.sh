@@ -105,6 +105,13 @@ works "in clear through the proxy, refused too" "^403" \
     code -H 'X-HTTP-Method: delete' "http://ro.test:$PP/x/$K"
 works "an override naming a read passes" "^200" \
     code -H 'X-HTTP-Method-Override: HEAD' "http://ro.test:$PP/x/$K"
+works "an override spelled with '_' is refused" "^403" \
+    code -H 'X_HTTP_Method_Override: DELETE' "https://ro.test:$SP/x/$K"
+# A body on a GET: a server that reads none would take it for a request.
+works "a GET carrying a body is refused" "^403" \
+    code -X GET --data-binary 'DELETE /x HTTP/1.1' "https://ro.test:$SP/x/$K"
+works "the refusal says why" "carries a body" \
+    curl -sS -m 10 -X GET --data-binary x "http://ro.test:$PP/x/$K"
 CHECKS
 chmod 644 "$T/checks.sh"
 

@@ -166,4 +166,42 @@ EOF2
 	fi
 	rm -f "$T"/etc/*
 done
+# Keystrokes pushed into the terminal the command shares with pinhole
+# (TIOCSTI) would run in the person's shell once pinhole exits, outside
+# the sandbox: refused, standalone and attached.
+command -v script >/dev/null || skip "needs script (util-linux)"
+cat >"$T/sti.py" <<'EOF2'
+import fcntl, os, termios
+fd = os.open("/dev/tty", os.O_RDWR)
+try:
+    fcntl.ioctl(fd, termios.TIOCSTI, b"#")
+    print("TIOCSTI pushed a key")
+except OSError as e:
+    print("TIOCSTI: " + e.strerror)
+EOF2
+chmod 644 "$T/sti.py"
+cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
+script -qec "$PY $T/sti.py" /dev/null </dev/null >"$T/out" 2>&1
+grep -q "TIOCSTI pushed a key" "$T/out" && ok "TIOCSTI works outside" ||
+    fail "TIOCSTI outside: $(cat "$T/out")"
+for MODE in root nobody; do
+	mkdir -p "$T/sti-$MODE/log" && mkdir -m 700 "$T/sti-$MODE/xdg"
+	[ "$MODE" = nobody ] && chown -R nobody "$T/sti-$MODE"
+	as=env
+	[ "$MODE" = nobody ] && as="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+	E="env HOME=$T/sti-$MODE XDG_RUNTIME_DIR=$T/sti-$MODE/xdg"
+	script -qec "$E $as $T/pinhole run --resolver 127.0.0.1:9 --log $T/sti-$MODE/log/a.log -- $PY $T/sti.py" \
+	    /dev/null </dev/null >"$T/out" 2>&1
+	grep -q "TIOCSTI: Operation not permitted" "$T/out" &&
+	    ok "$MODE: TIOCSTI is refused in the sandbox" ||
+	    fail "$MODE: TIOCSTI: $(cat "$T/out")"
+	$E $as "$T/pinhole" session start sti --resolver 127.0.0.1:9 \
+	    --log "$T/sti-$MODE/log/s.log" >/dev/null 2>&1
+	script -qec "$E $as $T/pinhole run --session sti -- $PY $T/sti.py" \
+	    /dev/null </dev/null >"$T/out" 2>&1
+	grep -q "TIOCSTI: Operation not permitted" "$T/out" &&
+	    ok "$MODE: TIOCSTI is refused in an attached sandbox" ||
+	    fail "$MODE: TIOCSTI attached: $(cat "$T/out")"
+	$E $as "$T/pinhole" session stop sti >/dev/null 2>&1
+done
 finish

@@ -91,7 +91,7 @@ for MODE in root nobody; do
 	has yes "$E" '^pinhole: refused blocked\.test:443 \(no rule matches: default deny\); ask: pinhole request blocked\.test:443$' &&
 	    ok "$MODE: a refused CONNECT is one line, with the request command" ||
 	    fail "$MODE: CONNECT: $(cat "$E")"
-	has yes "$E" '^pinhole: refused the name named\.test \(.*\); ask: pinhole request named\.test$' &&
+	has yes "$E" '^pinhole: refused the name named\.test \(.*\); ask: pinhole request named\.test --any-port$' &&
 	    ok "$MODE: a name refused by the DNS (getent) is one line" ||
 	    fail "$MODE: getent: $(cat "$E")"
 	has yes "$E" '^pinhole: refused the name py\.test ' &&
@@ -126,9 +126,12 @@ for MODE in root nobody; do
 	    has yes "$W/list" "^GET / on denied\.test:$HP via forward, .*which no approval can override" &&
 	    ok "$MODE: pinhole request with no host lists the refusals, why" ||
 	    fail "$MODE: request list: $(cat "$W/list")"
-	has yes "$W/request.err" "^pinhole request: blocked\.test:443 was refused last at .*: no rule matches: default deny$" &&
+	has yes "$W/request.err" "^pinhole request: asked the person for blocked\.test:443$" &&
+	    has yes "$W/request.err" "^pinhole request: it answers the refusal at .*: no rule matches: default deny$" &&
+	    has yes "$W/request.err" "^pinhole request: wait for the answer with: pinhole request --status r[0-9a-f]+ --wait$" &&
+	    has no "$W/request.err" "refused last" &&
 	    has yes "$W/request.out" '^r[0-9a-f]+$' &&
-	    ok "$MODE: pinhole request HOST says why it was refused last" ||
+	    ok "$MODE: pinhole request HOST says what it asked, the refusal it answers, how to wait" ||
 	    fail "$MODE: request: $(cat "$W/request.out" "$W/request.err")"
 
 	run quiet --quiet || true

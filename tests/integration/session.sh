@@ -48,6 +48,15 @@ stop_all() {
 	done
 }
 
+# session start --help says what it listens on: no network port but
+# where --listen says; the control directory's two sockets.
+"$PINHOLE" session start --help >"$T/help"
+grep -q "^  -l, --listen ADDR:PORT *serve as an HTTP proxy here too (none by default;" "$T/help" &&
+    grep -q "listens on no$" "$T/help" && grep -q "NAME.attach" "$T/help" &&
+    ! grep -q "default 127.0.0.1:3128" "$T/help" &&
+    ok "session start --help states its listeners" ||
+    fail "session start --help: $(cat "$T/help")"
+
 for MODE in root nobody; do
 	W="$T/w/$MODE"
 	mkdir -p "$W" && mkdir -m 700 "$W/xdg"
@@ -61,8 +70,9 @@ for MODE in root nobody; do
 	[ $? = 0 ] && [ "$name" = s1 ] && ok "$MODE: start prints s1" ||
 	    fail "$MODE: start: $name $(cat "$T/err")"
 	as_mode "$PINHOLE" session list >"$T/list"
-	grep -q "^s1 [0-9]* 20[0-9-]*T[0-9:]*Z 127.0.0.1:$pport socks5://127.0.0.1:$sport attached 0 of 0 requests 0$" \
-	    "$T/list" && ok "$MODE: list shows s1" ||
+	head -1 "$T/list" | grep -q "^NAME  *PID  *SINCE (UTC)  *LISTENS ON  *COMMANDS$" &&
+	    grep -q "^s1  *[0-9][0-9]*  *20[0-9-]*T[0-9:]*Z 127.0.0.1:$pport socks5://127.0.0.1:$sport  *0 attached now, 0 in all, 0 open requests$" \
+	    "$T/list" && ok "$MODE: list shows s1, under a head, in words" ||
 	    fail "$MODE: list: $(cat "$T/list")"
 	[ "$(get "$pport" "$ORIGIN")" = 200 ] &&
 	    ok "$MODE: an allowed origin through the session" ||
@@ -75,7 +85,7 @@ for MODE in root nobody; do
 	python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["name"]=="s1" and o["requests"]==0 and o["control"].endswith("/s1.sock"), o' \
 	    "$T/st" && ok "$MODE: status --json" ||
 	    fail "$MODE: status: $(cat "$T/st")"
-	as_mode "$PINHOLE" session status s1 | grep -q "^s1 .* requests 0$" &&
+	as_mode "$PINHOLE" session status s1 | grep -q "^s1 .* 0 open requests$" &&
 	    ok "$MODE: status" || fail "$MODE: status text"
 	start s1 --listen "127.0.0.1:$(free_port)" 2>"$T/err" >/dev/null
 	[ $? = 1 ] && grep -q "session s1 is already running" "$T/err" &&
@@ -83,7 +93,8 @@ for MODE in root nobody; do
 	    fail "$MODE: second start: $(cat "$T/err")"
 	as_mode "$PINHOLE" session stop s1 &&
 	    ok "$MODE: stop" || fail "$MODE: stop"
-	[ -z "$(as_mode "$PINHOLE" session list)" ] &&
+	[ -z "$(as_mode "$PINHOLE" session list 2>"$T/err")" ] &&
+	    grep -q "^pinhole session list: no running session: start one with \`pinhole session start NAME\`$" "$T/err" &&
 	    [ ! -e "$W/xdg/pinhole/session-s1.json" ] &&
 	    ok "$MODE: stopped: not listed, no record" ||
 	    fail "$MODE: after stop"
@@ -132,10 +143,18 @@ for MODE in root nobody; do
 	# --foreground stays attached until SIGTERM.
 	bg_mode "$PINHOLE" session start fg --foreground \
 	    --listen "127.0.0.1:$pport" --resolver 127.0.0.1:9 --allow x.test \
-	    --log "$W/audit.log"
+	    --log "$W/audit.log" 2>"$T/fg.err"
 	fg=$!
 	wait_port "$pport"
-	as_mode "$PINHOLE" session list | grep -q "^fg $fg " &&
+	i=0
+	while ! grep -q "attach a command" "$T/fg.err" && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	grep -q "^pinhole session start: session fg serves on 127\.0\.0\.1:$pport, and takes commands$" "$T/fg.err" &&
+	    grep -q "attach a command with \`pinhole run --session fg -- COMMAND\`; answer its requests with \`pinhole watch --session fg\`" "$T/fg.err" &&
+	    ok "$MODE: --foreground says where it serves and how to attach" ||
+	    fail "$MODE: --foreground says: $(cat "$T/fg.err")"
+	as_mode "$PINHOLE" session list | grep -q "^fg  *$fg " &&
 	    ok "$MODE: --foreground: listed with its pid" ||
 	    fail "$MODE: --foreground not listed"
 	kill -TERM "$fg"
@@ -154,7 +173,7 @@ for MODE in root nobody; do
 		id=$(as_mode "$PINHOLE" pending --session-id ask --json |
 		    sed -n 's/.*"id":"\(r[0-9a-f]*\)".*/\1/p' | head -1)
 	done
-	as_mode "$PINHOLE" session status ask | grep -q "requests 1$" &&
+	as_mode "$PINHOLE" session status ask | grep -q " 1 open request$" &&
 	    ok "$MODE: status counts the open request" ||
 	    fail "$MODE: status requests"
 	as_mode "$PINHOLE" approve --once "$id" >/dev/null 2>&1

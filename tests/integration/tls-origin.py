@@ -3,10 +3,22 @@
 Usage: tls-origin.py PORT CERT KEY ROOT LOG
   /git/REPO.git/...   git http-backend (smart HTTP) for ROOT/repos
   /echo               the request line and headers, as text
+  /reflect            what a careless origin reflects: Origin in
+                      Access-Control-Allow-Origin, every request header in
+                      an X-Echo-NAME header and in a JSON body, with the
+                      request's body and the token of Authorization (or
+                      X-Api-Key) in base64, URL-safe base64 after one byte,
+                      and percent-encoded; ?gzip: the body gzipped;
+                      ?chunked: sent in chunks of 7 bytes
   /npm/NAME           an npm packument for ROOT/npm/NAME.tgz
   anything else       a file under ROOT/www, or "hello from HOST PATH"
 Every request line is appended to LOG with the Host it named, so a test
-can tell what reached the origin."""
+can tell what reached the origin, and after it the SHA-256 of the
+Authorization and X-Api-Key headers that came with it (so a test can tell
+a secret's value reached the origin without any file holding it)."""
+import base64
+import gzip
+import hashlib
 import http.server
 import json
 import os
@@ -29,6 +41,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with open(logpath, "a") as f:
             f.write("%s %s %s\n" % (self.headers.get("Host", "-"),
                                     self.command, self.path))
+            for h in ("Authorization", "X-Api-Key"):
+                if h in self.headers:
+                    f.write("%s-sha256 %s\n" % (h, hashlib.sha256(
+                        self.headers[h].encode()).hexdigest()))
 
     def body(self):
         n = int(self.headers.get("Content-Length") or 0)
@@ -43,6 +59,43 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
+
+    def reflect(self, query):
+        q = urllib.parse.parse_qs(query, keep_blank_values=True)
+        got = self.body()
+        auth = self.headers.get("Authorization", "")
+        tok = (auth.split(" ", 1) + [""])[1] or self.headers.get(
+            "X-Api-Key", "")
+        raw = tok.encode()
+        doc = {"headers": dict(self.headers.items()),
+               "body": got.decode(errors="replace"),
+               "b64": base64.b64encode(raw).decode(),
+               "b64url": base64.urlsafe_b64encode(
+                   b"x" + raw).decode().rstrip("="),
+               "pct": urllib.parse.quote(tok, safe="")}
+        data = json.dumps(doc).encode()
+        self.send_response(200)
+        if "Origin" in self.headers:
+            self.send_header("Access-Control-Allow-Origin",
+                             self.headers["Origin"])
+        for k, v in self.headers.items():
+            self.send_header("X-Echo-" + k, v)
+        self.send_header("X-Token-B64", doc["b64"])
+        self.send_header("Content-Type", "application/json")
+        if "gzip" in q:
+            data = gzip.compress(data)
+            self.send_header("Content-Encoding", "gzip")
+        if "chunked" in q:
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(0, len(data), 7):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data[i:i + 7]),
+                                                      data[i:i + 7]))
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def git(self, path, query):
         # One CGI call of git http-backend; its body may be chunked.
@@ -94,6 +147,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         u = urllib.parse.urlsplit(self.path)
         if u.path.startswith("/git/"):
             return self.git(u.path, u.query)
+        if u.path == "/reflect":
+            return self.reflect(u.query)
         self.body()
         if u.path == "/echo" or u.path.endswith("/echo"):
             text = "%s %s\n%s" % (self.command, self.path, self.headers)

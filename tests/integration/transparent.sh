@@ -70,17 +70,7 @@ bg openssl s_server -quiet -accept "$LO:443" -cert "$T/leaf.pem" \
 
 # A server that speaks first: a banner, then it echoes one line.
 BP=$(free_port)
-bg $PY -c '
-import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
-while True:
-    c, _ = s.accept(); c.settimeout(10)
-    try:
-        c.sendall(b"220 banner first\r\n"); c.sendall(c.recv(100))
-    except OSError:
-        pass
-    c.close()' "$BP"
+start_banner "$BP"
 
 # A server that sends 1 MiB first, then records what it is sent: the
 # client's first bytes must still be judged, however much came down.

@@ -47,10 +47,32 @@ usage "check HOST:0" "bad host 'x\.test:0': $BAD" \
     "$PINHOLE" check --allow x.test x.test:0
 usage "request HOST:65536" "^pinhole request: bad host 'x\.test:65536': $BAD" \
     "$PINHOLE" request x.test:65536
-usage "--allow HOST:65536" "^--allow: bad port '65536'" \
+usage "--allow HOST:65536" "^pinhole check: --allow: bad port '65536'" \
     "$PINHOLE" check --allow x.test:65536 x.test
-usage "--allow a range past 65535" "^--allow: bad port '1-70000'" \
+usage "--allow a range past 65535" "^pinhole check: --allow: bad port '1-70000'" \
     "$PINHOLE" check --allow x.test:1-70000 x.test
+# A bad value on the command line is a usage error, not a refusal to
+# start that sends the person to pinhole doctor.
+for cmd in run proxy "session start s"; do
+	usage "$cmd --allow 'bad!x'" "^pinhole ${cmd%% *}: --allow: bad host 'bad!x': invalid character in name \(try 'pinhole ${cmd%% *} --help'\)\$" \
+	    "$PINHOLE" $cmd --allow 'bad!x' -- true
+	usage "$cmd --fake-range 10.0.0.0/40" "^pinhole ${cmd%% *}: --fake-range: 10\.0\.0\.0/40: not an IPv4 prefix" \
+	    "$PINHOLE" $cmd --fake-range 10.0.0.0/40 -- true
+done
+usage "doctor --allow https://x.test" "^pinhole doctor: --allow: bad host 'https://x\.test': write the host, not a URL: allow x\.test" \
+    "$PINHOLE" doctor --allow https://x.test
+usage "request https://x.test/a" "^pinhole request: bad host 'https://x\.test/a': write the host, not a URL: x\.test \(paths go in 'path /a/\*\*' on an allow rule\)" \
+    "$PINHOLE" request https://x.test/a
+
+# Did you mean: a command or an option a letter or two away.
+usage "pinhole alow" "^pinhole: unknown command 'alow' \(did you mean 'allow'\?\)\$" \
+    "$PINHOLE" alow x.test
+usage "pinhole zzzzz" "^pinhole: unknown command 'zzzzz' \(try 'pinhole help'\)\$" \
+    "$PINHOLE" zzzzz
+usage "allow --polcy" "^pinhole allow: unknown option '--polcy' \(did you mean '--policy'\?\)" \
+    "$PINHOLE" allow --polcy x x.test
+usage "run --alow" "^pinhole run: unknown option '--alow' \(did you mean '--allow'\?\)" \
+    "$PINHOLE" run --alow x.test -- true
 printf 'allow a.test\nallow b.test:99999\n' >"$T/policy"
 usage "a policy file's port: FILE:LINE" "^$T/policy:2: bad port '99999'" \
     "$PINHOLE" check --policy "$T/policy" a.test

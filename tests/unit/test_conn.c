@@ -9,12 +9,14 @@
 #include "config.h"
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -218,7 +220,9 @@ enum origin_mode {
 	O_BAD,		/* garbage for a response head */
 	O_SHUT,		/* close on the request */
 	O_SILENT,	/* never answer */
-	O_UPGRADE	/* 101 Switching Protocols */
+	O_UPGRADE,	/* 101 Switching Protocols */
+	O_REPLY,	/* o->reply to each request, then as o->after */
+	O_PROXY		/* an upstream proxy: proxy_reply to each head */
 };
 
 struct origin {
@@ -233,6 +237,11 @@ struct origin {
 	size_t		 inlen;
 	int		 requests;
 	int		 eof;
+	const char	*reply;		/* O_REPLY: the answer */
+	int		 close_after;	/* O_REPLY: close once it is sent */
+	char		 head[BUF_MAX];	/* the last request head */
+	const char	*proxy_reply;	/* O_PROXY: its answer; 200: a tunnel */
+	char		 heads[BUF_MAX];	/* O_PROXY: what it was asked */
 };
 
 struct fx {
@@ -267,6 +276,7 @@ struct fx {
 	int			 bhport;
 	uint8_t			 fake[4];	/* origin.test's fake address */
 	int			 stopped;
+	int			 want_asks;	/* origin_asked() */
 };
 
 /* A TCP socket bound to addr:port (port 0: any), listening; -1 if busy. */
@@ -332,6 +342,7 @@ origin_http(struct origin *o)
 
 	while ((n = origin_request_len(o, &ch)) > 0) {
 		o->requests++;
+		snprintf(o->head, sizeof o->head, "%.*s", (int)n, o->in);
 		memmove(o->in, o->in + n, o->inlen - n);
 		o->inlen -= n;
 		switch (o->mode) {
@@ -348,6 +359,15 @@ origin_http(struct origin *o)
 			put(o->fd, up, sizeof up - 1);
 			o->mode = O_ECHO;
 			return;
+		case O_REPLY:
+			put(o->fd, o->reply, strlen(o->reply));
+			if (!o->close_after)
+				break;
+			event_free(o->ev);
+			o->ev = NULL;
+			close(o->fd);
+			o->fd = -1;
+			return;
 		case O_SHUT:
 			event_free(o->ev);
 			o->ev = NULL;
@@ -356,6 +376,37 @@ origin_http(struct origin *o)
 			return;
 		default:
 			break;
+		}
+	}
+}
+
+/*
+ * As an upstream proxy: keep each head, answer it; a 200 to a CONNECT
+ * opens the tunnel, which echoes from then on.
+ */
+static void
+origin_proxy(struct origin *o)
+{
+	const char	*end;
+	size_t		 n, have;
+	int		 connect;
+
+	while ((end = memmem(o->in, o->inlen, "\r\n\r\n", 4)) != NULL) {
+		n = end + 4 - o->in;
+		o->requests++;
+		connect = strncmp(o->in, "CONNECT ", 8) == 0;
+		have = strlen(o->heads);
+		assert_true(have + n < sizeof o->heads);
+		memcpy(o->heads + have, o->in, n);
+		o->heads[have + n] = '\0';
+		memmove(o->in, o->in + n, o->inlen - n);
+		o->inlen -= n;
+		put(o->fd, o->proxy_reply, strlen(o->proxy_reply));
+		if (connect && strncmp(o->proxy_reply, "HTTP/1.1 200", 12) == 0) {
+			o->mode = O_ECHO;
+			if (o->inlen > 0)
+				put(o->fd, o->in, o->inlen);
+			return;
 		}
 	}
 }
@@ -385,6 +436,8 @@ origin_read_cb(evutil_socket_t fd, short what, void *arg)
 	o->inlen += n;
 	if (o->mode == O_ECHO)
 		put(fd, buf, n);
+	else if (o->mode == O_PROXY)
+		origin_proxy(o);
 	else
 		origin_http(o);
 }
@@ -1036,6 +1089,169 @@ test_forward_keepalive(void **state)
 	assert_int_equal(f->o.requests, 2);
 	assert_int_equal(audit_count(f, "request", "allow", NULL, 200), 2);
 	assert_false(f->ceof);
+}
+
+static int	never(struct fx *);
+
+#define SCRUB_VALUE	"s3cr3t-v@lue/42"
+#define SCRUB_PH	"PINHOLE-SECRET-TOK-MASKED"
+
+/*
+ * A policy with secret TOK for origin.test, its value SCRUB_VALUE; the
+ * gateway is given it as cli/gwopts.c gives it.
+ */
+static void
+policy_secret(struct fx *f)
+{
+	static struct conn_secret	 sec;
+	const struct rules_secret	*rs;
+	struct rules			*r;
+	char				 text[256], err[256];
+
+	snprintf(text, sizeof text, "allow origin.test:%d\n"
+	    "allow 127.0.0.1:%d\nallow-private 127.0.0.0/8\n"
+	    "secret TOK for origin.test\n", oport(f), oport(f));
+	assert_non_null(r = rules_create());
+	if (rules_load_text(r, "test", text, strlen(text), err,
+	    sizeof err) == -1)
+		fail_msg("%s", err);
+	assert_int_equal(rules_secrets(r, &rs, 1), 1);
+	sec.rule = rs;
+	sec.value = SCRUB_VALUE;
+	sec.len = strlen(SCRUB_VALUE);
+	gateway_set_rules(f->gw, r);
+	gateway_set_secrets(f->gw, &sec, 1);
+}
+
+/*
+ * Forward one GET for origin.test over HTTP/1.minor, the origin's
+ * answer being reply; wait for want.
+ */
+static void
+scrub_exchange(struct fx *f, int minor, const char *reply, const char *want)
+{
+	char	req[512];
+
+	f->o.mode = O_REPLY;
+	f->o.reply = reply;
+	snprintf(req, sizeof req, "GET http://origin.test:%d/echo HTTP/1.%d\r\n"
+	    "Host: origin.test\r\nAccept-Encoding: gzip, br\r\n\r\n",
+	    oport(f), minor);
+	client(f, req);
+	expect(f, want);
+}
+
+/*
+ * A response from a host a secret is for: the value, raw, base64 and
+ * percent-encoded, in the head and in a body of any framing, is replaced
+ * by the placeholder; the body goes chunked (the length changed), the
+ * origin was asked for no coding, and the line names the secret.
+ */
+static void
+test_forward_scrub(void **state)
+{
+	static const char *const replies[] = {
+	    "HTTP/1.1 200 OK\r\nX-Echo: Bearer " SCRUB_VALUE "\r\n"
+	    "Content-Length: 32\r\n\r\n{\"t\":\"" SCRUB_VALUE "\",\"end\":1}\n",
+	    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+	    "Trailer: X-T\r\n\r\n9\r\nb64=czNjc\r\n"
+	    "b\r\njN0LXZAbHVl\r\n8\r\nLzQy end\r\n0\r\nX-T: " SCRUB_VALUE
+	    "\r\n\r\n",
+	    "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"
+	    "q=s3cr3t-v%40lue%2F42 end",
+	};
+	struct fx	*f = *state;
+	size_t		 i;
+
+	policy_secret(f);
+	for (i = 0; i < sizeof replies / sizeof replies[0]; i++) {
+		f->o.close_after = i == 2;
+		scrub_exchange(f, 1, replies[i], "0\r\n\r\n");
+		assert_null(strstr(f->cbuf, "s3cr3t"));
+		assert_null(strstr(f->cbuf, "czNjcjN0LXZAbHVlLzQy"));
+		assert_non_null(strstr(f->cbuf, SCRUB_PH));
+		assert_non_null(strstr(f->cbuf, "Transfer-Encoding: chunked"));
+		assert_null(strstr(f->cbuf, "Content-Length"));
+		assert_null(strstr(f->cbuf, "X-T"));
+		assert_non_null(strstr(f->cbuf, "end"));
+		assert_non_null(strstr(f->o.head, "Accept-Encoding: identity"));
+		assert_null(strstr(f->o.head, "gzip"));
+		client_close(f);
+	}
+	assert_int_equal(audit_count_field(f, "secret_scrubbed", "TOK"), 3);
+}
+
+/*
+ * A value cut between two reads, in the chunks of a body that comes in
+ * two pieces: held back, then replaced whole.
+ */
+static void
+test_forward_scrub_split(void **state)
+{
+	struct fx	*f = *state;
+	static const char rest[] = "8\r\nv@lue/42\r\n0\r\n\r\n";
+
+	policy_secret(f);
+	scrub_exchange(f, 1, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked"
+	    "\r\n\r\n8\r\n=s3cr3t-\r\n", "\r\n\r\n");
+	run_until(f, never, 100);
+	assert_null(strstr(f->cbuf, "s3cr3t"));
+	put(f->o.fd, rest, sizeof rest - 1);
+	expect(f, "0\r\n\r\n");
+	assert_non_null(strstr(f->cbuf, "1\r\n=\r\n"));
+	assert_non_null(strstr(f->cbuf, "\r\n" SCRUB_PH "\r\n0\r\n\r\n"));
+	assert_null(strstr(f->cbuf, "s3cr3t"));
+	assert_int_equal(audit_count_field(f, "secret_scrubbed", "TOK"), 1);
+}
+
+/*
+ * To an HTTP/1.0 client the scrubbed body ends with the connection; a
+ * HEAD's answer keeps its length; a coded body cannot be read: 502.
+ */
+static void
+test_forward_scrub_framing(void **state)
+{
+	struct fx	*f = *state;
+	char		 req[512];
+
+	policy_secret(f);
+	scrub_exchange(f, 0, "HTTP/1.1 200 OK\r\nContent-Length: 16\r\n"
+	    "\r\n=" SCRUB_VALUE, "Connection: close");
+	expect_eof(f);
+	assert_non_null(strstr(f->cbuf, "\r\n\r\n=" SCRUB_PH));
+	assert_null(strstr(f->cbuf, "chunked"));
+	client_close(f);
+	f->o.reply = "HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n";
+	snprintf(req, sizeof req, "HEAD http://origin.test:%d/ HTTP/1.1\r\n"
+	    "Host: origin.test\r\n\r\n", oport(f));
+	client(f, req);
+	expect(f, "Content-Length: 16\r\n");
+	client_close(f);
+	scrub_exchange(f, 1, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
+	    "Content-Length: 16\r\n\r\n=" SCRUB_VALUE, "\r\n\r\n");
+	expect_refusal(f, 502, "secret-unscannable", "request", "allow",
+	    "secret-unscannable");
+	assert_null(strstr(f->cbuf, "s3cr3t"));
+	assert_int_equal(audit_count_field(f, "secret_scrubbed", "TOK"), 1);
+}
+
+/* A host no secret is for: its answer as it came. */
+static void
+test_forward_scrub_other(void **state)
+{
+	struct fx	*f = *state;
+	char		 req[512];
+
+	policy_secret(f);
+	f->o.mode = O_REPLY;
+	f->o.reply = "HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n="
+	    SCRUB_VALUE;
+	snprintf(req, sizeof req, "GET http://127.0.0.1:%d/ HTTP/1.1\r\n"
+	    "Host: 127.0.0.1\r\nAccept-Encoding: gzip\r\n\r\n", oport(f));
+	client(f, req);
+	expect(f, "=" SCRUB_VALUE);
+	assert_non_null(strstr(f->cbuf, "Content-Length: 16"));
+	assert_non_null(strstr(f->o.head, "gzip"));
 }
 
 /* Never holds: run the loop for a while. */
@@ -2145,6 +2361,222 @@ test_free_in(void **state)
 		expect_eof(f);
 }
 
+/*
+ * The origin as the upstream proxy, answering reply to each request;
+ * with credentials "alice:s3cret" when auth.  Names are never resolved
+ * here then: origin.test's entry goes, so asking the resolver fails.
+ */
+static void
+via_upstream(struct fx *f, const char *reply, int auth)
+{
+	struct conn_upstream	*u;
+	struct rules		*r;
+	char			 text[512], path[128], err[256];
+	FILE			*fp;
+
+	snprintf(path, sizeof path, "%s/auth", f->dir);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs("alice:s3cret\n", fp);
+	fclose(fp);
+	assert_int_equal(chmod(path, 0600), 0);
+	snprintf(text, sizeof text, "upstream http://127.0.0.1:%d\n%s%s\n",
+	    oport(f), auth ? "upstream-auth " : "", auth ? path : "");
+	assert_non_null(r = rules_create());
+	if (rules_load_text(r, "test", text, strlen(text), err,
+	    sizeof err) == -1)
+		fail_msg("%s", err);
+	if ((u = conn_upstream_create(rules_upstream(r), err,
+	    sizeof err)) == NULL)
+		fail_msg("%s", err);
+	unlink(path);
+	rules_free(r);
+	gateway_set_upstream(f->gw, u);
+	conn_upstream_unref(u);
+	f->o.mode = O_PROXY;
+	f->o.proxy_reply = reply;
+	f->nscript = 0;
+	script(f, "private.test", "10.1.2.3", NULL);
+}
+
+/* The policy with the test's upstream lines, as gateway_set_rules. */
+static void
+policy_upstream(struct fx *f, const char *extra)
+{
+	char	text[512];
+
+	snprintf(text, sizeof text, "allow origin.test:443\n"
+	    "allow origin.test:80\nallow 10.1.2.3:443\nallow private.test:443\n"
+	    "allow-private 127.0.0.0/8\n%s", extra);
+	policy_port(f, text, 0);
+}
+
+/* The origin has had want_asks requests. */
+static int
+origin_asked(struct fx *f)
+{
+	return (f->o.requests >= f->want_asks);
+}
+
+/* The audit lines with this detail. */
+static int
+audit_detail(struct fx *f, const char *detail)
+{
+	return (audit_count_field(f, "detail", detail));
+}
+
+/*
+ * CONNECT through the upstream: the name goes to it unresolved, with
+ * the credentials; its 200 opens the tunnel; every line names it.
+ */
+static void
+test_upstream_connect(void **state)
+{
+	struct fx	*f = *state;
+	char		 want[256];
+
+	via_upstream(f, "HTTP/1.1 200 Connection established\r\n\r\n", 1);
+	policy_upstream(f, "");
+	client(f, connect_to(f, "origin.test", 443));
+	expect(f, "HTTP/1.1 200 Connection established\r\n\r\n");
+	assert_string_equal(f->o.heads, "CONNECT origin.test:443 HTTP/1.1\r\n"
+	    "Host: origin.test:443\r\n"
+	    "Proxy-Authorization: Basic YWxpY2U6czNjcmV0\r\n\r\n");
+	client_clear(f);
+	put(f->c, "ping", 4);
+	expect(f, "ping");
+	shutdown(f->c, SHUT_WR);
+	expect(f, "pingbye");
+	expect_eof(f);
+	expect_audit(f, "connect", "allow", NULL, 200);
+	expect_audit(f, "close", NULL, "eof", 200);
+	snprintf(want, sizeof want, "upstream 127.0.0.1:%d", oport(f));
+	assert_int_equal(audit_detail(f, want), 2);
+	assert_int_equal(audit_count_field(f, "addr", "127.0.0.1"), 2);
+	assert_int_equal(fake_cancels, 0);
+}
+
+/* Forwarded HTTP goes to the upstream in absolute form. */
+static void
+test_upstream_forward(void **state)
+{
+	struct fx	*f = *state;
+
+	via_upstream(f, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 1);
+	policy_upstream(f, "");
+	client(f, "GET http://origin.test/a?b HTTP/1.1\r\nHost: origin.test\r\n"
+	    "Proxy-Authorization: Basic c2FuZGJveDp4\r\n\r\n");
+	expect_status(f, "HTTP/1.1 200 OK\r\n");
+	expect(f, "\r\n\r\nok");
+	assert_non_null(strstr(f->o.heads, "GET http://origin.test:80/a?b "
+	    "HTTP/1.1\r\nHost: origin.test\r\n"));
+	/* Ours only: the client's are not passed on. */
+	assert_non_null(strstr(f->o.heads, "Proxy-Authorization: Basic "
+	    "YWxpY2U6czNjcmV0\r\n"));
+	assert_null(strstr(f->o.heads, "c2FuZGJveDp4"));
+	expect_audit(f, "request", "allow", NULL, 200);
+}
+
+/* The upstream's refusals: 502, which side refused, never relayed. */
+static void
+test_upstream_refusals(void **state)
+{
+	struct fx	*f = *state;
+
+	via_upstream(f, "HTTP/1.1 407 Proxy Authentication Required\r\n"
+	    "Proxy-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n",
+	    0);
+	policy_upstream(f, "");
+	client(f, connect_to(f, "origin.test", 443));
+	expect_refusal(f, 502, "upstream-auth", "connect", "allow",
+	    "upstream-auth");
+	expect(f, "wants credentials (407 Proxy Authentication Required): "
+	    "give them with upstream-auth FILE");
+	assert_null(strstr(f->o.heads, "Proxy-Authorization"));
+	client_close(f);
+
+	f->o.proxy_reply = "HTTP/1.1 403 Forbidden\r\nX-Squid-Error: "
+	    "ERR_ACCESS_DENIED 0\r\nContent-Length: 3\r\n\r\nno!";
+	client(f, "GET http://origin.test/ HTTP/1.1\r\nHost: origin.test\r\n"
+	    "\r\n");
+	expect_refusal(f, 502, "upstream-denied", "request", "allow",
+	    "upstream-denied");
+	assert_null(strstr(f->cbuf, "no!"));
+	client_close(f);
+
+	/* The origin's own 403, through the upstream, is the origin's. */
+	f->o.proxy_reply = "HTTP/1.1 403 Forbidden\r\nContent-Length: 3\r\n"
+	    "\r\nno!";
+	client(f, "GET http://origin.test/ HTTP/1.1\r\nHost: origin.test\r\n"
+	    "\r\n");
+	expect_status(f, "HTTP/1.1 403 Forbidden\r\n");
+	expect(f, "\r\n\r\nno!");
+	client_close(f);
+
+	f->o.proxy_reply = "garbage\r\n\r\n";
+	client(f, connect_to(f, "origin.test", 443));
+	expect_refusal(f, 502, "upstream-failed", "connect", "allow",
+	    "upstream-failed");
+	client_close(f);
+
+	/* No answer in time; a client gone meanwhile leaves nothing. */
+	f->o.proxy_reply = "";
+	client(f, connect_to(f, "origin.test", 443));
+	expect_status(f, "HTTP/1.1 502 ");
+	expect(f, "did not answer CONNECT in 1 s");
+	client_close(f);
+	f->want_asks = f->o.requests + 1;
+	client(f, connect_to(f, "origin.test", 443));
+	expect_that(f, origin_asked, "CONNECT sent");
+	client_close(f);
+	expect_that(f, no_conns, "connection freed");
+
+	origin_stop(&f->o);	/* nothing listens there now */
+	client(f, connect_to(f, "origin.test", 443));
+	expect_refusal(f, 502, "upstream-unreachable", "connect", "allow",
+	    "upstream-unreachable");
+	expect(f, "cannot be reached (127.0.0.1: Connection refused)");
+	assert_int_equal(fake_cancels, 0);
+}
+
+/*
+ * The guard holds for what the sandbox asks for: an address literal is
+ * vetted before the upstream sees it.  no-upstream hosts are dialed
+ * (and resolved) directly.
+ */
+static void
+test_upstream_guard(void **state)
+{
+	struct fx	*f = *state;
+	char		 req[256];
+
+	via_upstream(f, "HTTP/1.1 200 Connection established\r\n\r\n", 0);
+	policy_upstream(f, "");
+	client(f, connect_to(f, "10.1.2.3", 443));
+	expect_refusal(f, 403, "private-address", "connect", "deny",
+	    "private-address");
+	client_close(f);
+	assert_int_equal(f->o.accepts, 0);
+
+	/* A name is the upstream's to resolve: no guard on its answer. */
+	client(f, connect_to(f, "private.test", 443));
+	expect(f, "HTTP/1.1 200 Connection established\r\n\r\n");
+	client_close(f);
+	assert_int_equal(f->o.accepts, 1);
+
+	script(f, "origin.test", f->otext, NULL);
+	f->o.mode = O_PROXY;
+	f->o.proxy_reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+	f->o.heads[0] = '\0';
+	policy_port(f, "allow origin.test:%u\nallow-private 127.0.0.0/8\n"
+	    "no-upstream *.test,192.0.2.0/24\n", oport(f));
+	snprintf(req, sizeof req, "GET http://origin.test:%d/x HTTP/1.1\r\n"
+	    "Host: x\r\n\r\n", oport(f));
+	client(f, req);
+	expect_status(f, "HTTP/1.1 200 OK\r\n");
+	assert_non_null(strstr(f->o.heads, "GET /x HTTP/1.1\r\n"));
+	assert_null(strstr(f->o.heads, "Proxy-Authorization"));
+}
+
 int
 main(void)
 {
@@ -2161,6 +2593,10 @@ main(void)
 		T(test_forward_websocket), T(test_forward_override),
 		T(test_forward_length_canonical),
 		T(test_forward_silent),
+		T(test_forward_scrub),
+		T(test_forward_scrub_split),
+		T(test_forward_scrub_framing),
+		T(test_forward_scrub_other),
 		T(test_denied), T(test_denied_port), T(test_denied_ip_literal),
 		T(test_denied_private), T(test_no_policy),
 		T(test_resolve_failed), T(test_resolve_refused),
@@ -2174,6 +2610,8 @@ main(void)
 		T(test_socks_fake), T(test_socks_refused),
 		T(test_socks_handshake), T(test_stop),
 		T(test_client_closes),
+		T(test_upstream_connect), T(test_upstream_forward),
+		T(test_upstream_refusals), T(test_upstream_guard),
 #define FREE_IN(i) \
 		cmocka_unit_test_prestate_setup_teardown(test_free_in, setup, \
 		    teardown, &states[i])
@@ -2182,5 +2620,7 @@ main(void)
 		FREE_IN(R_AGENT), FREE_IN(R_REPLY),
 	};
 
+	/* As pinhole does (gwctx_setup()): a client gone is an EPIPE. */
+	signal(SIGPIPE, SIG_IGN);
 	return (cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -161,6 +161,15 @@ zero_clock(void)
 	return (0);
 }
 
+static time_t	fake_now;
+
+/* A clock the test moves. */
+static time_t
+fake_clock(void)
+{
+	return (fake_now);
+}
+
 /* A table of control lines and what their replies must contain. */
 static void
 test_control_table(void **state)
@@ -538,6 +547,73 @@ test_agent_fixed(void **state)
 	rules_free(rules);
 }
 
+/*
+ * A host the policy allows only with request checks: a request for it is
+ * filed (not "allowed already"), the answer, pending and the request
+ * events saying what approving it lifts; a host allowed as it is is
+ * allowed already.  When too many wait, the 429 says how many.
+ */
+static void
+test_agent_lifts(void **state)
+{
+	static const char	 form[] = "application/x-www-form-urlencoded";
+	static const char	 rule[] = "allow ro.test read-only";
+	struct escalate_grants	 eg;
+	struct escalate_hooks	 hooks;
+	struct control_peer	 peer;
+	struct escalate		*e;
+	struct rules		*rules;
+	const char		*out;
+	char			 err[256], body[64];
+	int			 status, wait, want, i;
+
+	(void)state;
+	memset(&peer, 0, sizeof peer);
+	assert_non_null(rules = rules_create());
+	assert_int_equal(rules_load_text(rules, "--allow", rule, strlen(rule),
+	    err, sizeof err), 0);
+	memset(&eg, 0, sizeof eg);
+	assert_non_null(eg.grants = grants_create());
+	eg.rules = &rules;
+	escalate_grants_hooks(&eg, &hooks);
+	assert_non_null(e = escalate_create(NULL, "s0000004", NULL));
+	fake_now = 1000000;
+	escalate_set_clock(e, fake_clock);
+	escalate_set_hooks(e, &hooks);
+
+	out = agent_run(e, "POST", "/pinhole/request", form,
+	    "host=ro.test&reason=upload", &status, &wait);
+	assert_int_equal(status, 201);
+	assert_non_null(strstr(out, "Approving it lifts the request checks of "
+	    "the rule 'allow ro.test read-only' (--allow)\n"));
+	out = agent_run(e, "POST", "/pinhole/request?format=json", form,
+	    "host=ro.test", &status, &wait);
+	assert_int_equal(status, 200);
+	assert_non_null(strstr(out, "\"lifts\":\"the request checks of the "
+	    "rule 'allow ro.test read-only' (--allow)\""));
+	out = control_run(e, &peer, "{\"op\":\"pending\"}", &want);
+	assert_non_null(strstr(out, "\"lifts\":\"the request checks of"));
+	out = agent_run(e, "POST", "/pinhole/request", form,
+	    "host=ro.test&port=8443", &status, &wait);
+	assert_int_equal(status, 201);		/* no rule for 8443: nothing */
+	assert_null(strstr(out, "lifts"));
+	for (i = 0; escalate_npending(e) < ESCALATE_PENDING_MAX && i < 64;
+	    i++) {
+		snprintf(body, sizeof body, "host=h%d.test", i);
+		agent_run(e, "POST", "/pinhole/request", form, body, &status,
+		    &wait);
+		fake_now += 13;		/* a token every 12 s */
+	}
+	out = agent_run(e, "POST", "/pinhole/request?format=json", form,
+	    "host=more.test", &status, &wait);
+	assert_int_equal(status, 429);
+	assert_non_null(strstr(out, "16 wait for the person's answer"));
+	assert_non_null(strstr(out, "\"pending\":16"));
+	escalate_free(e);
+	grants_free(eg.grants);
+	rules_free(rules);
+}
+
 /* Form decoding. */
 static void
 test_form(void **state)
@@ -570,6 +646,7 @@ main(void)
 		cmocka_unit_test(test_control_table),
 		cmocka_unit_test(test_agent),
 		cmocka_unit_test(test_agent_fixed),
+		cmocka_unit_test(test_agent_lifts),
 		cmocka_unit_test(test_agent_sandboxes),
 		cmocka_unit_test(test_form),
 	};

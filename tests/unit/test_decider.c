@@ -49,8 +49,27 @@ test_url(void **state)
 	assert_string_equal(u.sock, "/run/d.sock");
 	assert_int_equal(decider_url_parse("http://example.com/", &u,
 	    &errstr), -1);
-	assert_int_equal(decider_url_parse("https://127.0.0.1/", &u,
+	assert_non_null(strstr(errstr, "a name needs https://"));
+	assert_int_equal(decider_url_parse("https://Decide.Example.NET/q",
+	    &u, &errstr), 0);
+	assert_int_equal(u.kind, DECIDER_TLS);
+	assert_string_equal(u.addr, "decide.example.net");
+	assert_int_equal(u.port, 443);
+	assert_string_equal(u.path, "/q");
+	assert_int_equal(decider_url_parse("https://127.0.0.1:8443", &u,
+	    &errstr), 0);
+	assert_string_equal(u.addr, "127.0.0.1");
+	assert_int_equal(u.port, 8443);
+	assert_string_equal(u.path, "/");
+	assert_int_equal(decider_url_parse("https://[::1]:8443/d", &u,
+	    &errstr), 0);
+	assert_string_equal(u.addr, "::1");
+	assert_int_equal(decider_url_parse("https://bad_name!/", &u,
 	    &errstr), -1);
+	assert_int_equal(decider_url_parse("https://0x7f.1/", &u, &errstr),
+	    -1);
+	assert_int_equal(decider_url_parse("ftp://127.0.0.1/", &u, &errstr),
+	    -1);
 	assert_int_equal(decider_url_parse("http://127.0.0.1:0/", &u,
 	    &errstr), -1);
 	assert_int_equal(decider_url_parse("http://127.0.0.1:99999/", &u,

@@ -23,9 +23,21 @@
 
 static char	errbuf[1024];
 
-/* Add rule to text; check the return, the new text (or NULL), the line. */
+/* "allow RULE" for the tests written with allow rules' arguments. */
+static const char *
+allow(const char *rule)
+{
+	static char	line[2][2048];
+	static int	k;
+
+	k = !k;
+	snprintf(line[k], sizeof line[k], "allow %s", rule);
+	return (line[k]);
+}
+
+/* Add a line to text; check the return, the new text (or NULL), the line. */
 static void
-add(const char *text, const char *rule, int want_rv, const char *want,
+addl(const char *text, const char *rule, int want_rv, const char *want,
     unsigned int want_line)
 {
 	struct rules_edit	e;
@@ -49,9 +61,17 @@ add(const char *text, const char *rule, int want_rv, const char *want,
 	free(e.text);
 }
 
-/* Remove rule from text; check the count and the new text (or NULL). */
+/* Add "allow RULE" to text, as addl(). */
 static void
-rm(const char *text, const char *rule, int want_rv, const char *want)
+add(const char *text, const char *rule, int want_rv, const char *want,
+    unsigned int want_line)
+{
+	addl(text, allow(rule), want_rv, want, want_line);
+}
+
+/* Remove a line from text; check the count and the new text (or NULL). */
+static void
+rml(const char *text, const char *rule, int want_rv, const char *want)
 {
 	struct rules_edit	e;
 	int			rv;
@@ -71,19 +91,36 @@ rm(const char *text, const char *rule, int want_rv, const char *want)
 	free(e.text);
 }
 
-/* The canonical form a rule is written in. */
+/* Remove "allow RULE" from text, as rml(). */
+static void
+rm(const char *text, const char *rule, int want_rv, const char *want)
+{
+	rml(text, allow(rule), want_rv, want);
+}
+
+/* The canonical form a line is written in. */
 static const char *
-canon(const char *rule)
+canonl(const char *line)
 {
 	static char		buf[RULES_RULE_LEN];
 	struct rules_edit	e;
 
-	if (rules_edit_add("", 0, rule, "policy", &e, errbuf,
+	if (rules_edit_add("", 0, line, "policy", &e, errbuf,
 	    sizeof errbuf) != 1)
-		fail_msg("%s refused: %s", rule, errbuf);
+		fail_msg("%s refused: %s", line, errbuf);
 	snprintf(buf, sizeof buf, "%s", e.rule);
 	free(e.text);
 	return (buf);
+}
+
+/* The canonical form of an allow rule's argument. */
+static const char *
+canon(const char *rule)
+{
+	const char	*c = canonl(allow(rule));
+
+	assert_int_equal(strncmp(c, "allow ", 6), 0);
+	return (c + 6);
 }
 
 /* Appending keeps every other byte and numbers the new line. */
@@ -268,12 +305,58 @@ test_remove_line(void **state)
 	const char		*t = "# 1\n# 2\nallow x.example\nallow x.example\n";
 
 	(void)state;
-	assert_int_equal(rules_edit_remove(t, strlen(t), "x.example",
+	assert_int_equal(rules_edit_remove(t, strlen(t), "allow x.example",
 	    "disallow", &e, errbuf, sizeof errbuf), 2);
 	assert_int_equal(e.line, 3);
 	assert_int_equal(e.count, 2);
 	assert_string_equal(e.text, "# 1\n# 2\n");
 	free(e.text);
+}
+
+/* Every line of a policy can be added and removed, canonically. */
+static void
+test_lines(void **state)
+{
+	(void)state;
+	assert_string_equal(canonl("deny Evil.example."), "deny evil.example");
+	assert_string_equal(canonl("deny evil.example:1-65535"),
+	    "deny evil.example");
+	assert_string_equal(canonl("deny evil.example:443,80"),
+	    "deny evil.example:80,443");
+	assert_string_equal(canonl("allow-private 127.0.0.1"),
+	    "allow-private 127.0.0.1");
+	assert_string_equal(canonl("allow-private 2130706432/8"),
+	    "allow-private 127.0.0.0/8");
+	assert_string_equal(canonl("include   preset:python"),
+	    "include preset:python");
+	assert_string_equal(canonl("allow-vsock"), "allow-vsock");
+	assert_string_equal(canonl("allow-socket\t/run/x.sock"),
+	    "allow-socket /run/x.sock");
+	assert_string_equal(canonl("secret TOKEN  for a.example from /t"),
+	    "secret TOKEN for a.example from /t");
+	addl("allow a.example\n", "deny b.example", 1,
+	    "allow a.example\ndeny b.example\n", 2);
+	addl("deny b.example:*\n", "deny B.example", 0, NULL, 1);
+	addl("allow-private 10.0.0.0/8 # lan\n", "allow-private 10.0.0.0/8",
+	    0, NULL, 1);
+	addl("", "allow-private 10.0.0.1/8", -1, NULL, 0);
+	assert_non_null(strstr(errbuf, "has bits set past the prefix"));
+	addl("", "allow-private pypi.org", -1, NULL, 0);
+	assert_non_null(strstr(errbuf, "allow-private takes an address"));
+	addl("", "deny", -1, NULL, 0);
+	assert_string_equal(errbuf, "policy: deny: missing argument (deny "
+	    "HOST[:PORTS])");
+	addl("", "alow x.example", -1, NULL, 0);
+	assert_string_equal(errbuf, "policy: unknown directive 'alow' (did "
+	    "you mean 'allow'?)");
+	addl("", "allow-vsock now", -1, NULL, 0);
+	addl("", "include", -1, NULL, 0);
+	/* Removing a deny leaves the allow rule for the host. */
+	rml("allow x.example\ndeny x.example:*\n", "deny x.example", 1,
+	    "allow x.example\n");
+	rml("allow-vsock\n# vsock\n", "allow-vsock", 1, "# vsock\n");
+	rml("include preset:python\n", "include preset:python", 1, "");
+	rml("include preset:python\n", "include preset:node", 0, NULL);
 }
 
 /* Read a whole small file into buf. */
@@ -302,20 +385,40 @@ spit(const char *path, const char *text)
 	fclose(f);
 }
 
+/* A vet that sees the text before and after, and refuses the edit. */
+static int
+refuse_vet(void *arg, const char *path, const char *old, size_t oldlen,
+    const char *text, size_t len, const struct rules_edit *res, size_t n,
+    char *err, size_t errlen)
+{
+	int	*seen = arg;
+
+	(void)path;
+	*seen = oldlen == strlen("allow a.example\n") &&
+	    strncmp(old, "allow a.example\n", oldlen) == 0 &&
+	    len == strlen("allow a.example\ndeny b.example\n") &&
+	    strncmp(text, "allow a.example\ndeny b.example\n", len) == 0 &&
+	    n == 1 && res[0].line == 2 && res[0].count == 1;
+	snprintf(err, errlen, "no");
+	return (-1);
+}
+
 /* A file is edited in place: mode kept, new files made, bad edits refused. */
 static void
 test_file(void **state)
 {
 	char			 dir[] = "/tmp/test_edit.XXXXXX", p[256], q[256];
 	char			 buf[1024], cmd[300], want[600];
-	const char		*two[] = { "a.example", "b.example" };
+	const char		*two[] = { "allow a.example",
+	    "allow b.example" };
 	struct rules_edit	 res[2];
 	struct stat		 st;
+	int			 seen = 0;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(p, sizeof p, "%s/new/sub/policy", dir);
-	assert_int_equal(rules_file_append(p, "pypi.org", errbuf,
+	assert_int_equal(rules_file_append(p, "pypi.org", NULL, errbuf,
 	    sizeof errbuf), 1);
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
@@ -327,7 +430,7 @@ test_file(void **state)
 	snprintf(p, sizeof p, "%s/policy", dir);
 	spit(p, "# mine\nallow a.example\n");
 	assert_int_equal(chmod(p, 0640), 0);
-	assert_int_equal(rules_file_edit(p, 0, two, 2, res, errbuf,
+	assert_int_equal(rules_file_edit(p, 0, two, 2, res, NULL, errbuf,
 	    sizeof errbuf), 1);
 	assert_int_equal(res[0].line, 2);
 	assert_null(res[0].text);
@@ -336,27 +439,40 @@ test_file(void **state)
 	    "# mine\nallow a.example\nallow b.example\n");
 	assert_int_equal(stat(p, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0640);
-	assert_int_equal(rules_file_edit(p, 1, two, 2, res, errbuf,
+	assert_int_equal(rules_file_edit(p, 1, two, 2, res, NULL, errbuf,
 	    sizeof errbuf), 2);
 	assert_string_equal(slurp(p, buf, sizeof buf), "# mine\n");
-	assert_int_equal(rules_file_edit(p, 1, two, 1, res, errbuf,
+	assert_int_equal(rules_file_edit(p, 1, two, 1, res, NULL, errbuf,
 	    sizeof errbuf), 0);
 	assert_int_equal(res[0].count, 0);
 
+	/* A vet refuses: the file is left as it was. */
+	spit(p, "allow a.example\n");
+	{
+		const struct rules_file_vet	vet = { refuse_vet, &seen };
+		const char			*deny[] = { "deny b.example" };
+
+		assert_int_equal(rules_file_edit(p, 0, deny, 1, res, &vet,
+		    errbuf, sizeof errbuf), -1);
+	}
+	assert_true(seen);
+	assert_string_equal(errbuf, "no");
+	assert_string_equal(slurp(p, buf, sizeof buf), "allow a.example\n");
+
 	/* A bad rule is blamed, not a line of the file. */
-	assert_int_equal(rules_file_append(p, "bad!x", errbuf,
+	assert_int_equal(rules_file_append(p, "bad!x", NULL, errbuf,
 	    sizeof errbuf), -1);
 	assert_string_equal(errbuf, "pinhole allow: bad host 'bad!x': "
 	    "invalid character in name");
 	/* '#' is a valid method, but it would start a comment in the file. */
 	assert_int_equal(rules_file_append(p, "a.example methods GET,X#Y",
-	    errbuf, sizeof errbuf), -1);
-	assert_string_equal(errbuf, "pinhole allow: bad rule 'a.example "
+	    NULL, errbuf, sizeof errbuf), -1);
+	assert_string_equal(errbuf, "pinhole allow: bad rule 'allow a.example "
 	    "methods GET,X#Y': '#' starts a comment in a policy file");
 
 	/* A missing include refuses the edit; the file is left as it was. */
 	spit(p, "include missing.policy\n");
-	assert_int_equal(rules_file_append(p, "c.example", errbuf,
+	assert_int_equal(rules_file_append(p, "c.example", NULL, errbuf,
 	    sizeof errbuf), -1);
 	snprintf(want, sizeof want, "%s:1: cannot read '%s/missing.policy'",
 	    p, dir);
@@ -368,7 +484,7 @@ test_file(void **state)
 	snprintf(q, sizeof q, "%s/link", dir);
 	spit(p, "allow a.example\n");
 	assert_int_equal(symlink("policy", q), 0);
-	assert_int_equal(rules_file_append(q, "d.example", errbuf,
+	assert_int_equal(rules_file_append(q, "d.example", NULL, errbuf,
 	    sizeof errbuf), 1);
 	assert_int_equal(lstat(q, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
@@ -393,6 +509,7 @@ main(void)
 		cmocka_unit_test(test_remove),
 		cmocka_unit_test(test_remove_line_endings),
 		cmocka_unit_test(test_remove_line),
+		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_file),
 	};
 

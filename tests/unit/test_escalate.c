@@ -120,7 +120,7 @@ static int	grants, grant_fail;
 
 /* A grant hook that counts, and fails when told to. */
 static int
-count_grant(const struct escalate_request *r, char *err, size_t len,
+count_grant(struct escalate_request *r, char *err, size_t len,
     void *arg)
 {
 	if (grant_fail) {
@@ -814,7 +814,65 @@ test_grants_always(void **state)
 	text[fread(text, 1, sizeof text - 1, f)] = '\0';
 	fclose(f);
 	assert_non_null(strstr(text, "\nallow new.test:8443 until 2"));
+	/* The approval says where: the file, the line, the rule. */
+	snprintf(text, sizeof text, "%s:3: allow new.test:8443 until 2", path);
+	assert_memory_equal(a->written, text, strlen(text));
 	unlink(path);
+	escalate_free(e);
+	grants_free(eg.grants);
+	rules_free(rules);
+}
+
+static void	load_rule(struct rules *, const char *, const char *);
+
+/*
+ * A host the policy allows only with request checks is not allowed
+ * already: a request for it is filed, saying what a grant lifts and the
+ * request the checks refused the sandbox last; once granted it is
+ * allowed.  A host allowed without checks is allowed already.
+ */
+static void
+test_grants_lifts(void **state)
+{
+	struct escalate		*e = new_queue();
+	struct escalate_request	*a;
+	struct escalate_grants	 eg;
+	struct escalate_hooks	 hooks;
+	struct escalate_refusal	 f;
+	struct audit_sandbox	*sb;
+	struct rules		*rules;
+	struct host		 h;
+	const char		*errstr;
+	char			 err[256];
+
+	(void)state;
+	grants_setup(e, &rules, &eg, &hooks);
+	load_rule(rules, "--allow", "allow ro.test read-only");
+
+	assert_non_null(sb = audit_sandbox_new("7", "agent", 42));
+	assert_int_equal(host_parse("ro.test", 7, &h, &errstr), 0);
+	assert_int_equal(hooks.allowed(&h, 443, "7", hooks.arg), 0);
+	assert_int_equal(hooks.allowed(&h, 443, "", hooks.arg), 0);
+	memset(&f, 0, sizeof f);
+	f.host = h;
+	f.port = 443;
+	snprintf(f.via, sizeof f.via, "connect");
+	snprintf(f.what, sizeof f.what, "POST /up");
+	snprintf(f.why, sizeof f.why, "read-only: POST is not a read");
+	f.ask = 1;
+	escalate_refused(e, sb, &f);
+	a = file_from(e, "ro.test", sb);
+	assert_string_equal(a->lifts, "the request checks of the rule "
+	    "'allow ro.test read-only' (--allow), which refused POST /up: "
+	    "read-only: POST is not a read");
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 0,
+	    NULL, "uid 1 via cli", err, sizeof err), 0);
+	assert_int_equal(hooks.allowed(&h, 443, "7", hooks.arg), 1);
+	assert_string_equal(a->written, "");
+	a = file_from(e, "ok.test", sb);
+	assert_string_equal(a->lifts, "");
+	assert_int_equal(hooks.allowed(&a->host, 443, "7", hooks.arg), 1);
+	audit_sandbox_unref(sb);
 	escalate_free(e);
 	grants_free(eg.grants);
 	rules_free(rules);
@@ -922,6 +980,7 @@ main(void)
 		cmocka_unit_test(test_grants_hooks),
 		cmocka_unit_test(test_grants_always),
 		cmocka_unit_test(test_grants_fixed),
+		cmocka_unit_test(test_grants_lifts),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -171,8 +171,6 @@ test_session_always(void **state)
 	    NULL, 5, NULL), 0);				/* replaces g1 */
 	assert_int_equal(grants_add(g, &h, 23, GRANT_SESSION, 0, "r7", "me",
 	    NULL, 5, NULL), -1);				/* id in use */
-	assert_int_equal(grants_add(g, &h, 0, GRANT_SESSION, 0, NULL, NULL,
-	    NULL, 5, NULL), -1);				/* port 0 */
 	assert_int_equal(grants_list(g, list, 4), 2);
 	assert_string_equal(list[0].id, "g2");
 	assert_string_equal(list[1].id, "r7");
@@ -375,6 +373,94 @@ test_grantable(void **state)
 }
 
 /*
+ * A host whose every allow rule has constraints is what a grant lifts
+ * the checks of, said with the rule; one rule without constraints (or
+ * none at all, or a deny) leaves nothing to lift.  An always grant stays
+ * until a rule without constraints allows its host.
+ */
+static void
+test_lifts(void **state)
+{
+	struct rules	*r = policy("allow ro.example read-only\n"
+			    "allow two.example:443 methods GET\n"
+			    "allow two.example:443 path /a/**\n"
+			    "allow open.example:443 read-only\n"
+			    "allow open.example:443\n"
+			    "deny no.example\n");
+	struct rules	*r2 = policy("allow ro.example read-only\n"
+			    "allow ro.example:443\n");
+	struct grants	*g = grants_create();
+	struct host	 h;
+	char		 text[POLICY_LIFTS_LEN];
+
+	(void)state;
+	h = H("ro.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 1);
+	assert_string_equal(text, "the request checks of the rule "
+	    "'allow ro.example read-only' (policy:1)");
+	assert_int_equal(policy_lifts(r, &h, 8443, text, sizeof text), 0);
+	assert_string_equal(text, "");
+	assert_int_equal(policy_lifts(r, &h, 0, text, sizeof text), 0);
+	h = H("two.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 1);
+	h = H("open.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 0);
+	h = H("no.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 0);
+	h = H("new.example");
+	assert_int_equal(policy_lifts(r, &h, 443, text, sizeof text), 0);
+	assert_int_equal(policy_lifts(NULL, &h, 443, text, sizeof text), 0);
+	add(g, "ro.example", 443, GRANT_ALWAYS, 0, 0);
+	grants_drop_always(g, r);
+	assert_true(granted(g, "ro.example", 443, 1));
+	grants_drop_always(g, r2);
+	assert_false(granted(g, "ro.example", 443, 1));
+	grants_free(g);
+	rules_free(r2);
+	rules_free(r);
+}
+
+/*
+ * A grant of every port (port 0), asked for a name the DNS refused,
+ * serves any port of its host, once or for good, and the DNS (port 0);
+ * grants_match_any_port() finds only such grants.  A deny rule on the
+ * port still wins.
+ */
+static void
+test_any_port(void **state)
+{
+	struct rules		*r = policy("deny far.example:22\n");
+	struct grants		*g = grants_create();
+	struct policy_decision	 d;
+	struct grant		 gr;
+	struct host		 h = H("far.example");
+
+	(void)state;
+	add(g, "port.example", 8443, GRANT_SESSION, 0, 0);
+	h = H("port.example");
+	assert_false(grants_match_any_port(g, &h, NULL, 1, &gr));
+	gr = add(g, "far.example", 0, GRANT_ONCE, 0, 0);
+	assert_int_equal(gr.port, 0);
+	h = H("far.example");
+	assert_true(grants_match_any_port(g, &h, NULL, 1, &gr));
+	assert_true(granted(g, "far.example", 0, 1));		/* DNS */
+	assert_true(granted(g, "far.example", 8080, 1));
+	assert_true(granted(g, "far.example", 5432, 1));
+	assert_false(granted(g, "other.example", 8080, 1));
+	assert_true(policy_decide(r, g, &h, 8080, NULL, 1, &d));
+	assert_true(d.consume);
+	assert_int_equal(grants_consume(g, d.grant.id), 0);
+	assert_false(granted(g, "far.example", 8080, 1));	/* used up */
+	add(g, "far.example", 0, GRANT_SESSION, 0, 0);
+	assert_true(policy_decide(r, g, &h, 8080, NULL, 1, &d));
+	assert_false(d.consume);
+	assert_true(policy_decide(r, g, &h, 9090, NULL, 1, &d));
+	assert_false(policy_decide(r, g, &h, 22, NULL, 1, &d));
+	grants_free(g);
+	rules_free(r);
+}
+
+/*
  * The rule text logs and refusals share: FILE:LINE, the origin alone,
  * nothing when no rule decided; a deny rule's text cut as documented;
  * and a refusal that does not fit cut where one snprintf would cut it.
@@ -434,6 +520,8 @@ main(void)
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_guard),
 		cmocka_unit_test(test_grantable),
+		cmocka_unit_test(test_lifts),
+		cmocka_unit_test(test_any_port),
 		cmocka_unit_test(test_rule_text),
 	};
 

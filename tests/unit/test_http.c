@@ -226,6 +226,11 @@ static const struct {
 	    NULL, NULL, 0, "h2c" },
 	{ "Upgrade: websocket\r\n", NULL, NULL, 0, NULL },
 	{ "Connection: upgrade\r\n", NULL, NULL, 0, NULL },
+	/* Spelled with '_', as CGI and WSGI servers read '-'. */
+	{ "X_HTTP_Method_Override: DELETE\r\n", "DELETE",
+	    "X-HTTP-Method-Override", 0, NULL },
+	{ "x-http_method: PUT\r\nX-HTTP-Method: GET\r\n", NULL,
+	    "X-HTTP-Method", 1, NULL },
 };
 
 /* A piece of the buffer (NULL: none) is want (NULL: none). */
@@ -264,7 +269,24 @@ test_request_rules(void **state)
 		    strlen(rq.override_name) : 0, rules_cases[i].name);
 		assert_piece(rq.upgrade, rq.upgrade_len,
 		    rules_cases[i].upgrade);
+		assert_false(rq.body);
 	}
+	/* A body, by length or chunked; an empty one is none. */
+	snprintf(in, sizeof in, "GET / HTTP/1.1\r\nHost: a\r\n"
+	    "Content-Length: 3\r\n\r\n");
+	assert_int_equal(http_request_parse(in, strlen(in), &lim, r), 0);
+	http_request_rules(r, &rq);
+	assert_true(rq.body);
+	snprintf(in, sizeof in, "GET / HTTP/1.1\r\nHost: a\r\n"
+	    "Transfer-Encoding: chunked\r\n\r\n");
+	assert_int_equal(http_request_parse(in, strlen(in), &lim, r), 0);
+	http_request_rules(r, &rq);
+	assert_true(rq.body);
+	snprintf(in, sizeof in, "GET / HTTP/1.1\r\nHost: a\r\n"
+	    "Content-Length: 0\r\n\r\n");
+	assert_int_equal(http_request_parse(in, strlen(in), &lim, r), 0);
+	http_request_rules(r, &rq);
+	assert_false(rq.body);
 	free(r);
 }
 

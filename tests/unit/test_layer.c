@@ -336,35 +336,111 @@ test_no_includes(void **state)
 	rules_free(r);
 }
 
-/* What `pinhole allow` asks: would a deny still refuse the rule? */
+/* Count the rules rules_dead() finds, and those dead on every port. */
+static int
+dead_cb(const struct rules_dead *d, void *arg)
+{
+	int	*all = arg;
+
+	*all += d->all;
+	return (0);
+}
+
+/*
+ * What `pinhole allow` asks of the policy after an edit: a system deny
+ * leaves the user's rule for the same host nothing (refused), or some
+ * of its ports (said); a wildcard or another port is not dead.
+ */
 static void
 test_edit_denied(void **state)
 {
-	struct rules_verdict	 v;
-	struct rules		*r;
-	char			 sys[512];
-	uint16_t		 port;
+	struct rules	*r;
+	char		 sys[512];
+	int		 all = 0;
 
 	make_dir("edit", sys);
 	write_file("edit/policy", "deny evil.example\ndeny 192.0.2.1:22\n"
 	    "deny *.bad.example:443\n");
-	r = layered(sys, "");
-	assert_int_equal(rules_edit_denied(r, "evil.example:8080", &port, &v),
-	    1);
-	assert_int_equal(port, 8080);
-	assert_int_equal(v.line, 1);
-	assert_int_equal(v.layer, RULES_SYSTEM);
-	assert_int_equal(rules_edit_denied(r, "192.0.2.1:20-30 until "
-	    "2099-01-01T00:00:00Z", &port, &v), 1);
-	assert_int_equal(port, 22);
-	assert_int_equal(rules_edit_denied(r, "a.bad.example", &port, &v), 1);
-	assert_int_equal(port, 443);
-	assert_int_equal(rules_edit_denied(r, "a.bad.example:80", &port, &v),
-	    0);
-	assert_int_equal(rules_edit_denied(r, "good.example", &port, &v), 0);
-	assert_int_equal(rules_edit_denied(r, "*.evil.example", &port, &v), 0);
-	assert_int_equal(rules_edit_denied(r, "192.0.2.0/24:22", &port, &v), 0);
-	assert_int_equal(rules_edit_denied(r, "bad:port", &port, &v), -1);
+	r = layered(sys, "allow evil.example:8080\n"
+	    "allow 192.0.2.1:20-30 until 2099-01-01T00:00:00Z\n"
+	    "allow a.bad.example\nallow a.bad.example:80\n"
+	    "allow good.example\nallow *.evil.example\n"
+	    "allow 192.0.2.0/24:22\n");
+	assert_int_equal(rules_dead(r, dead_cb, &all), 3);
+	assert_int_equal(all, 1);
+	rules_free(r);
+}
+
+/* Load one more line, as the command line adds --upstream. */
+static void
+more(struct rules *r, const char *origin, const char *line)
+{
+	if (rules_load_text(r, origin, line, strlen(line), errbuf,
+	    sizeof errbuf) != 0)
+		fail_msg("%s refused: %s", origin, errbuf);
+}
+
+/*
+ * The upstream: a later layer's replaces an earlier one's, credentials
+ * stay only with the upstream they were given for, `upstream none`
+ * removes it, and no-upstream lists add up across layers.
+ */
+static void
+test_upstream(void **state)
+{
+	const struct rules_upstream	*u;
+	struct rules			*r;
+	struct host			 h;
+	const char			*errstr, *list[4];
+	char				 sys[512], want[600];
+
+	make_dir("up", sys);
+	write_file("up/policy", "upstream http://proxy.corp.example:8080\n"
+	    "upstream-auth corp.auth\nno-upstream *.corp.example\n");
+	r = layered(sys, "no-upstream 10.0.0.0/8,git.example\n");
+	assert_non_null(u = rules_upstream(r));
+	assert_string_equal(u->url, "http://proxy.corp.example:8080");
+	assert_string_equal(u->host, "proxy.corp.example");
+	assert_int_equal(u->port, 8080);
+	snprintf(want, sizeof want, "%s/corp.auth", sys);
+	assert_string_equal(u->auth, want);
+	snprintf(want, sizeof want, "%s/policy:1", sys);
+	assert_string_equal(u->origin, want);
+	assert_int_equal(rules_no_upstream_list(r, list, 4), 3);
+	assert_string_equal(list[0], "*.corp.example");
+	assert_string_equal(list[2], "git.example");
+	assert_int_equal(host_parse("a.corp.example", 14, &h, &errstr), 0);
+	assert_true(rules_no_upstream(r, &h));
+	assert_int_equal(host_parse("10.1.2.3", 8, &h, &errstr), 0);
+	assert_true(rules_no_upstream(r, &h));
+	assert_int_equal(host_parse("corp.example", 12, &h, &errstr), 0);
+	assert_false(rules_no_upstream(r, &h));
+
+	/* The same upstream again keeps its credentials ... */
+	more(r, "--upstream", "upstream http://PROXY.corp.example.:8080/");
+	assert_non_null(u = rules_upstream(r));
+	assert_non_null(u->auth);
+	assert_string_equal(u->origin, "--upstream");
+	/* ... another drops them: they were not given for it ... */
+	more(r, "--upstream", "upstream http://[::1]:3128");
+	assert_non_null(u = rules_upstream(r));
+	assert_string_equal(u->host, "::1");
+	assert_null(u->auth);
+	/* ... unless a later load gives them. */
+	more(r, "--upstream-auth", "upstream-auth /etc/other.auth");
+	assert_string_equal(rules_upstream(r)->auth, "/etc/other.auth");
+	assert_string_equal(rules_upstream(r)->auth_origin, "--upstream-auth");
+	more(r, "--upstream", "upstream none");
+	assert_null(rules_upstream(r));
+	rules_free(r);
+
+	/* Twice in one load, the system's files together, is refused. */
+	make_dir("up/policy.d", NULL);
+	write_file("up/policy.d/20-more.policy", "upstream http://b.example:1\n");
+	r = rules_create();
+	assert_int_equal(rules_load_system(r, sys, errbuf, sizeof errbuf), -1);
+	assert_non_null(strstr(errbuf, "upstream is given twice (first at "));
+	assert_null(rules_upstream(r));
 	rules_free(r);
 }
 
@@ -398,6 +474,7 @@ main(void)
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_no_includes),
 		cmocka_unit_test(test_edit_denied),
+		cmocka_unit_test(test_upstream),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));

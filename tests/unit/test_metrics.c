@@ -227,6 +227,8 @@ test_metrics_reason(void **state)
 	assert_int_equal(metrics_reason("denied-by-policy"),
 	    MR_DENIED_BY_POLICY);
 	assert_int_equal(metrics_reason("info-page"), MR_INFO_PAGE);
+	assert_int_equal(metrics_reason("secret-unscannable"),
+	    MR_SECRET_UNSCANNABLE);
 	assert_int_equal(metrics_reason("none"), MR_OTHER);
 	assert_int_equal(metrics_reason("other"), MR_OTHER);
 	assert_int_equal(metrics_reason("evil.example\"} 1"), MR_OTHER);

@@ -218,7 +218,7 @@ test_unix_line(void **state)
 		assert_int_equal(netns_unix_line(bad[i], strlen(bad[i]), &e), -1);
 }
 
-/* The names a listing binds: listening or datagram, pathname or not. */
+/* The names a listing binds, listening or not yet, pathname or not. */
 static void
 test_unix_names(void **state)
 {
@@ -239,12 +239,17 @@ test_unix_names(void **state)
 	assert_int_equal(netns_unix_names(text, strlen(text), &names, &n), 0);
 	/* Each name, each joined with what follows while it fits. */
 	const char *want[] = { "/b.sock",
+	    "/b.sock\n0000000000000000: 00000002 00000000 00010000 0001 01 13 "
+	    "@abstract",
 	    "/b.sock\n0000000000000000: 00000003 00000000 00000000 0001 03 12 "
 	    "/b.sock",
 	    "/dgram",
 	    "/dgram\n0000000000000000: 00000002 00000000 00000000 0001 01 15 "
 	    "/unlistening",
-	    "/new", "/new\nline", "rel.sock",
+	    "/new", "/new\nline", "/unlistening",
+	    "/unlistening\n0000000000000000: 00000002 00000000 00010000 0005 01 "
+	    "16 rel.sock",
+	    "rel.sock",
 	    "rel.sock\n0000000000000000: 00000002 00000000 00010000 0001 01 17 "
 	    "/new", "rel.sock\n0000000000000000: 00000002 00000000 00010000 "
 	    "0001 01 17 /new\nline" };

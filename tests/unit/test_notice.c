@@ -60,7 +60,7 @@ test_refused_lines(void **state)
 	    "matches); ask: pinhole request x.test:443\n");
 	assert_string_equal(line(refused("x.test", 0, "no rule allows this "
 	    "name", NULL), NULL, 0, 0), "pinhole: refused the name x.test (no "
-	    "rule allows this name); ask: pinhole request x.test\n");
+	    "rule allows this name); ask: pinhole request x.test --any-port\n");
 	assert_string_equal(line(refused("::1", 80, "why", "change it"), NULL,
 	    0, 0), "pinhole: refused [::1]:80: change it\n");
 	n = refused("x.test", 443, "read-only", NULL);
@@ -120,6 +120,11 @@ test_request_lines(void **state)
 	assert_string_equal(line(&n, "work", 0, 0), "pinhole: the command "
 	    "asks for x.test:443 (\"pip install\"): pinhole approve work/r1a2b "
 	    "[--session|--always]\n");
+	n.port = 0;			/* every port: not "the name" */
+	assert_string_equal(line(&n, "work", 0, 0), "pinhole: the command "
+	    "asks for x.test (any port) (\"pip install\"): pinhole approve "
+	    "work/r1a2b [--session|--always]\n");
+	n.port = 443;
 	n.kind = ATTACH_NOTICE_DECIDED;
 	snprintf(n.state, sizeof n.state, "approved");
 	snprintf(n.scope, sizeof n.scope, "once");

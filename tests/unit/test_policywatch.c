@@ -256,7 +256,7 @@ test_edits(void **state)
 
 	/* pinhole allow's own edit: temp file, rename. */
 	assert_int_equal(rules_file_append(path("policy"), "e.example",
-	    st.err, sizeof st.err), 1);
+	    NULL, st.err, sizeof st.err), 1);
 	assert_int_equal(run(1000, 1), 1);
 	assert_true(allows("e.example"));
 	assert_true(allows("d.example"));

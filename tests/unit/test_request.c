@@ -464,6 +464,93 @@ test_override(void **state)
 	rules_free(r);
 }
 
+/*
+ * A GET, HEAD, OPTIONS or TRACE with a body is refused by any rule with
+ * constraints: a server that reads no body would read it as the next
+ * request, which no rule looked at.
+ */
+static void
+test_bodiless(void **state)
+{
+	struct rules		*r;
+	struct rules_verdict	 v;
+	struct rules_request	 rq;
+	const char		*m[] = { "GET", "HEAD", "OPTIONS", "trace" };
+	size_t			 i;
+
+	(void)state;
+	r = policy("allow ro.example read-only\n"
+	    "allow api.example methods GET,POST\n"
+	    "allow p.example path /v1/**\n"
+	    "allow open.example\n");
+	for (i = 0; i < 4; i++) {
+		memset(&rq, 0, sizeof rq);
+		rq.body = 1;
+		assert_int_equal(decide(r, "p.example", &rq, m[i], "/v1/a", &v),
+		    0);
+		assert_string_equal(v.constraint, "body");
+		assert_non_null(strstr(v.why, "carries a body, which a server"));
+	}
+	memset(&rq, 0, sizeof rq);
+	rq.body = 1;
+	assert_int_equal(decide(r, "ro.example", &rq, "GET", "/x", &v), 0);
+	assert_int_equal(decide(r, "api.example", &rq, "GET", "/x", &v), 0);
+	assert_int_equal(decide(r, "api.example", &rq, "POST", "/x", &v), 1);
+	assert_int_equal(decide(r, "ro.example", &rq, "POST",
+	    "/o/r.git/git-upload-pack", &v), 1);
+	rq.body = 0;
+	assert_int_equal(decide(r, "ro.example", &rq, "GET", "/x", &v), 1);
+	rules_free(r);
+}
+
+static void
+test_secret_headers(void **state)
+{
+	struct rules			*r;
+	const struct rules_secret	*s[4];
+	const char *const		*h;
+
+	(void)state;
+	r = policy("secret A for x.example\n"
+	    "secret B for x.example header X-Api-Key from /etc/b\n"
+	    "secret C for x.example from c header X-One,x-two "
+	    "header Authorization\n");
+	assert_int_equal(rules_secrets(r, s, 4), 3);
+	/* None named: Authorization and Proxy-Authorization. */
+	assert_int_equal(rules_secret_headers(s[0], &h), 2);
+	assert_string_equal(h[0], "Authorization");
+	assert_string_equal(h[1], "Proxy-Authorization");
+	/* Named: those alone, as written, in order; from before or after. */
+	assert_int_equal(rules_secret_headers(s[1], &h), 1);
+	assert_string_equal(h[0], "X-Api-Key");
+	assert_string_equal(s[1]->file, "/etc/b");
+	assert_int_equal(rules_secret_headers(s[2], &h), 3);
+	assert_string_equal(h[0], "X-One");
+	assert_string_equal(h[1], "x-two");
+	assert_string_equal(h[2], "Authorization");
+	assert_non_null(strstr(s[2]->file, "/c"));
+	rules_free(r);
+	assert_non_null(strstr(refused("secret A for x.example header\n"),
+	    "missing header"));
+	assert_non_null(strstr(refused("secret A for x.example header a,,b\n"),
+	    "'' is not a header"));
+	assert_non_null(strstr(refused("secret A for x.example header "
+	    "X:Y\n"), "'X:Y' is not a header"));
+	assert_non_null(strstr(refused("secret A for x.example header Host\n"),
+	    "'Host' is not a header a secret can go in"));
+	assert_non_null(strstr(refused("secret A for x.example header "
+	    "content-length\n"), "is not a header"));
+	assert_non_null(strstr(refused("secret A for x.example header X-A "
+	    "header x-a\n"), "header 'x-a' is given twice"));
+	assert_non_null(strstr(refused("secret A for x.example from a from b"
+	    "\n"), "unexpected 'from'"));
+	assert_non_null(strstr(refused("secret A for x.example headers X\n"),
+	    "unexpected 'headers'"));
+	assert_non_null(strstr(refused("secret A for x.example header "
+	    "H1,H2,H3,H4,H5,H6,H7,H8,H9,H10,H11,H12,H13,H14,H15,H16,H17\n"),
+	    "more than 16 headers"));
+}
+
 static void
 test_refusals(void **state)
 {
@@ -503,6 +590,8 @@ main(void)
 		cmocka_unit_test(test_secrets),
 		cmocka_unit_test(test_websocket),
 		cmocka_unit_test(test_override),
+		cmocka_unit_test(test_bodiless),
+		cmocka_unit_test(test_secret_headers),
 		cmocka_unit_test(test_refusals),
 	};
 

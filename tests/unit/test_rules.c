@@ -287,7 +287,7 @@ static const struct {
 	    "012345678901234567890123456789\n", "at most 107 bytes" },
 	{ "include\n", "missing argument" },
 	{ "include preset:../etc\n", "bad preset name" },
-	{ "include preset:nonesuch\n", "cannot read" },
+	{ "include preset:nonesuch\n", "no preset 'nonesuch' in " },
 	{ "include /nonexistent/policy\n", "policy:1: cannot read "
 	    "'/nonexistent/policy': No such file or directory" },
 	{ "include /tmp\n", "not a regular file" },
@@ -452,6 +452,174 @@ test_presets(void **state)
 	    "proxy.golang.org deb.debian.org:80");
 	expect(r, 0, "evil.example");
 	rules_free(r);
+}
+
+/* A preset that is not there: the one meant, and where they are. */
+static void
+test_preset_near(void **state)
+{
+	const char	*dir = getenv("PINHOLE_PRESETDIR");
+	char		 near[RULES_PRESET_LEN], names[16][RULES_PRESET_LEN];
+
+	if (dir == NULL || *dir == '\0')
+		skip();
+	assert_non_null(strstr(refused("include preset:pyton\n"),
+	    "policy:1: no preset 'pyton' in "));
+	assert_non_null(strstr(errbuf, " (did you mean 'python'?); pinhole "
+	    "check --presets lists them"));
+	assert_null(strstr(refused("include preset:zzzzzz\n"), "did you"));
+	rules_preset_near("gihtub", near, sizeof near);
+	assert_string_equal(near, "github");
+	assert_int_equal(rules_presets(names, 16), 6);
+	assert_string_equal(names[0], "debian");
+	assert_string_equal(names[5], "rust");
+	rules_preset_about("python", near, sizeof near);
+	assert_string_equal(near, "Python packages: pip and friends.");
+}
+
+/* A host written as a URL is said back as the host to write. */
+static void
+test_url(void **state)
+{
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+	char		 buf[512];
+
+	assert_string_equal(refused("allow https://pypi.org\n"),
+	    "policy:1: bad host 'https://pypi.org': write the host, not a "
+	    "URL: allow pypi.org");
+	assert_string_equal(refused("allow pypi.org/simple\n"),
+	    "policy:1: bad host 'pypi.org/simple': write the host, not a "
+	    "URL: allow pypi.org (a path goes on the rule as a constraint: "
+	    "allow pypi.org path /simple/**)");
+	assert_string_equal(refused("deny http://x.example:8080/path/\n"),
+	    "policy:1: bad host 'http://x.example:8080/path/': write the "
+	    "host, not a URL: deny x.example:8080");
+	assert_string_equal(refused("allow-private http://10.1.2.3/\n"),
+	    "policy:1: bad host 'http://10.1.2.3/': write the host, not a "
+	    "URL: 10.1.2.3");
+	assert_non_null(strstr(refused("secret T for https://a.example\n"),
+	    "write the host, not a URL: a.example"));
+	assert_int_equal(host_url_hint("http://u:p@[::1]:81/a?q#f", 25, NULL,
+	    buf, sizeof buf), 1);
+	assert_string_equal(buf, "write the host, not a URL: [::1]:81 (paths "
+	    "go in 'path /a/**' on an allow rule)");
+	assert_int_equal(host_url_hint("https://*.Example.ORG/", 21, "allow",
+	    buf, sizeof buf), 1);
+	assert_string_equal(buf, "write the host, not a URL: allow "
+	    "*.example.org");
+	/* Not URLs: prefixes, addresses, and what is no host at all. */
+	assert_int_equal(host_url_hint("10.0.0.0/8", 10, NULL, buf,
+	    sizeof buf), 0);
+	assert_int_equal(host_url_hint("fe80::/10", 9, NULL, buf, sizeof buf),
+	    0);
+	assert_int_equal(host_url_hint("pypi.org", 8, NULL, buf, sizeof buf),
+	    0);
+	assert_int_equal(host_url_hint("https://a..b/", 13, NULL, buf,
+	    sizeof buf), 0);
+	assert_int_equal(host_url_hint("x://y:99999", 11, NULL, buf,
+	    sizeof buf), 0);
+	/* check and request read hosts with host_port_parse(). */
+	assert_int_equal(host_port_parse("https://pypi.org/simple", &h, &port,
+	    443, &errstr), -1);
+	assert_string_equal(errstr, "write the host, not a URL: pypi.org "
+	    "(paths go in 'path /simple/**' on an allow rule)");
+	assert_int_equal(host_port_parse("pypi.org:8080", &h, &port, 443,
+	    &errstr), 0);
+	assert_int_equal(port, 8080);
+}
+
+/* Join the lines a command line's words make with '|'. */
+static const char *
+lines(const char *a0, const char *a1, const char *a2, const char *a3,
+    const char *a4)
+{
+	static char		 out[2048];
+	const char		*args[] = { a0, a1, a2, a3, a4 };
+	struct rules_lines	 l;
+	size_t			 n = 0, i;
+
+	while (n < 5 && args[n] != NULL)
+		n++;
+	if (rules_args_lines(args, n, &l, errbuf, sizeof errbuf) == -1) {
+		snprintf(out, sizeof out, "error: %s", errbuf);
+		return (out);
+	}
+	out[0] = '\0';
+	for (i = 0; i < l.n; i++)
+		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s",
+		    i > 0 ? "|" : "", l.v[i]);
+	rules_lines_free(&l);
+	return (out);
+}
+
+/* A command line's words make whole policy lines, never wrong ones. */
+static void
+test_args(void **state)
+{
+	assert_string_equal(lines("pypi.org", "github.com:22", NULL, NULL,
+	    NULL), "allow pypi.org|allow github.com:22");
+	assert_string_equal(lines("allow-private", "127.0.0.0/8", NULL, NULL,
+	    NULL), "allow-private 127.0.0.0/8");
+	assert_string_equal(lines("github.com", "read-only", "path",
+	    "/x/**", "pypi.org"),
+	    "allow github.com read-only path /x/**|allow pypi.org");
+	assert_string_equal(lines("github.com read-only  methods GET until",
+	    "2030-01-01T00:00:00Z", NULL, NULL, NULL),
+	    "allow github.com read-only methods GET until "
+	    "2030-01-01T00:00:00Z");
+	assert_string_equal(lines("deny", "evil.example", "include",
+	    "preset:python", "allow-vsock"),
+	    "deny evil.example|include preset:python|allow-vsock");
+	assert_string_equal(lines("secret", "TOKEN", "for",
+	    "a.example,b.example", "from /run/t"),
+	    "secret TOKEN for a.example,b.example from /run/t");
+	assert_string_equal(lines("allow-socket /run/x.sock allow a.example",
+	    NULL, NULL, NULL, NULL),
+	    "allow-socket /run/x.sock|allow a.example");
+	/* A comment ends the words: log --propose's lines as they are. */
+	assert_string_equal(lines("allow pypi.org:443      # 3 refused",
+	    "x.example", NULL, NULL, NULL), "allow pypi.org:443");
+	/* Left for the parser to refuse, whole. */
+	assert_string_equal(lines("deny", NULL, NULL, NULL, NULL), "deny");
+	assert_string_equal(lines("github.com", "methods", NULL, NULL, NULL),
+	    "allow github.com methods");
+	/* A word that is no host is refused, not made a rule of its own. */
+	assert_string_equal(lines("github.com", "readonly", NULL, NULL, NULL),
+	    "error: 'readonly' is neither a directive nor a constraint (did "
+	    "you mean 'read-only'?), and not a host a rule names");
+	assert_string_equal(lines("alow-private", "10.0.0.0/8", NULL, NULL,
+	    NULL), "error: 'alow-private' is neither a directive nor a "
+	    "constraint (did you mean 'allow-private'?), and not a host a "
+	    "rule names");
+	assert_string_equal(lines("read-only", "github.com", NULL, NULL,
+	    NULL), "error: 'read-only' is not a host: it goes after one "
+	    "(HOST read-only)");
+	assert_string_equal(lines("deny", "evil.example", "path", "/x", NULL),
+	    "error: 'path' is not a host: it goes after one (HOST path "
+	    "/PREFIX/**)");
+	assert_string_equal(lines("  ", "# nothing", NULL, NULL, NULL),
+	    "error: no rule given");
+	/* A host is a host, whatever it looks like. */
+	assert_string_equal(lines("path.example", "readonly.example", NULL,
+	    NULL, NULL), "allow path.example|allow readonly.example");
+}
+
+/* "Did you mean": near enough, or nothing. */
+static void
+test_nearest(void **state)
+{
+	const char	*names[] = { "allow", "allow-private", "check",
+	    "policy", NULL };
+
+	assert_string_equal(rules_nearest("alow", names), "allow");
+	assert_string_equal(rules_nearest("polcy", names), "policy");
+	assert_string_equal(rules_nearest("chekc", names), "check");
+	assert_null(rules_nearest("allow", names));
+	assert_null(rules_nearest("xyz", names));
+	assert_null(rules_nearest("chx", names));
+	assert_int_equal(rules_distance("kitten", "sitting"), 3);
 }
 
 /* allow-private: CIDR and single addresses; v4-mapped counts as v4. */
@@ -667,6 +835,73 @@ test_default_path(void **state)
 	assert_int_equal(rules_default_path(buf, sizeof buf), -1);
 }
 
+/* upstream, upstream-auth and no-upstream: what is taken, refused. */
+static void
+test_upstream_lines(void **state)
+{
+	struct rules	*r;
+	struct host	 h;
+	uint16_t	 port;
+	const char	*errstr;
+
+	assert_int_equal(rules_upstream_parse("http://10.0.0.1:3128", &h,
+	    &port, &errstr), 0);
+	assert_string_equal(h.text, "10.0.0.1");
+	assert_int_equal(port, 3128);
+	assert_int_equal(rules_upstream_parse("http://Proxy.Example:80/", &h,
+	    &port, &errstr), 0);
+	assert_string_equal(h.text, "proxy.example");
+	assert_int_equal(rules_upstream_parse("http://[2001:db8::1]:8080", &h,
+	    &port, &errstr), 0);
+	assert_string_equal(h.text, "2001:db8::1");
+	assert_int_equal(rules_upstream_parse("http://proxy.example", &h,
+	    &port, &errstr), -1);
+	assert_non_null(strstr(errstr, "port"));
+	assert_int_equal(rules_upstream_parse("http://u:p@proxy.example:1",
+	    &h, &port, &errstr), -1);
+	assert_non_null(strstr(errstr, "upstream-auth FILE"));
+	assert_int_equal(rules_upstream_parse("https://proxy.example:1", &h,
+	    &port, &errstr), -1);
+	assert_int_equal(rules_upstream_parse("http://proxy.example:1/x", &h,
+	    &port, &errstr), -1);
+	assert_int_equal(rules_upstream_parse("http://2001:db8::1:80", &h,
+	    &port, &errstr), -1);
+	assert_int_equal(rules_upstream_parse("http://:80", &h, &port,
+	    &errstr), -1);
+	assert_int_equal(rules_upstream_parse("http://p.example:0", &h, &port,
+	    &errstr), -1);
+	assert_int_equal(rules_upstream_parse("socks5://p.example:1", &h,
+	    &port, &errstr), -1);
+
+	r = policy("upstream http://127.0.0.1:3128\nupstream-auth /a\n"
+	    "no-upstream host.example,*.corp.example,192.168.0.0/16\n");
+	assert_non_null(rules_upstream(r));
+	assert_string_equal(rules_upstream(r)->auth, "/a");
+	assert_string_equal(rules_upstream(r)->auth_origin, "policy:2");
+	/* Nothing of it allows a host. */
+	expect(r, 0, "127.0.0.1:3128 host.example");
+	rules_free(r);
+	r = policy("allow x.example\n");
+	assert_null(rules_upstream(r));
+	rules_free(r);
+	assert_non_null(strstr(refused("upstream http://a:1\n"
+	    "upstream http://b:2\n"), "policy:2: upstream is given twice "
+	    "(first at policy:1)"));
+	assert_non_null(strstr(refused("upstream-auth /a\nupstream-auth /b\n"),
+	    "upstream-auth is given twice"));
+	assert_non_null(strstr(refused("upstream http://a\n"),
+	    "give the port"));
+	assert_non_null(strstr(refused("no-upstream a.example:443\n"),
+	    "names a port"));
+	assert_non_null(strstr(refused("no-upstream a,,b\n"),
+	    "bad host list"));
+	assert_non_null(strstr(refused("no-upstream *\n"), "every host"));
+	assert_non_null(strstr(refused("upstream http://a:1 extra\n"),
+	    "unexpected"));
+	assert_non_null(strstr(refused("upstrem http://a:1\n"),
+	    "did you mean 'upstream'"));
+}
+
 /* Make and remove the temp dir the include tests write to. */
 static int
 setup(void **state)
@@ -700,10 +935,15 @@ main(void)
 		cmocka_unit_test(test_allow_vsock),
 		cmocka_unit_test(test_allow_socket),
 		cmocka_unit_test(test_dead),
+		cmocka_unit_test(test_preset_near),
+		cmocka_unit_test(test_url),
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_nearest),
 		cmocka_unit_test(test_rules_ports),
 		cmocka_unit_test(test_default_path),
 		cmocka_unit_test(test_until),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_upstream_lines),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
