@@ -57,7 +57,8 @@ mount -t tmpfs -o mode=755,size=1m pinhole-test "$SYSDIR" ||
 export ASAN_OPTIONS=detect_leaks=0
 mkdir -m 755 "$T/bin" && cp "$PINHOLE" "$T/bin/pinhole" &&
     chmod 755 "$T/bin/pinhole"
-PATH=$T/bin:$PATH
+# The system's programs first (pip, python3), readable by nobody.
+PATH=$T/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 export PATH
 EX=$top_srcdir/tests/doc-examples.py
 DOCS="$top_srcdir/README.md $(ls "$top_srcdir"/docs/*.md)
@@ -197,6 +198,330 @@ ex_policy5_check() {
 }
 
 # ---------------------------------------------------------------------
+# Commands and output, run in the namespace's own network: every name
+# is 127.0.0.1 (dnsmasq on port 53, named by /etc/resolv.conf), and a
+# TLS origin on 127.0.0.1:443 with a certificate of the test's CA for
+# the names the examples use serves $T/www: hello.txt, and a simple
+# index with one wheel of "requests" for pip.  Clients trust the CA
+# through the environment: SSL_CERT_FILE, which pinhole run reads for
+# the trust bundle it gives the sandbox, and CURL_CA_BUNDLE outside;
+# each example's user policy lets pinhole dial loopback (allow-private
+# 127.0.0.0/8): the only changes to what the examples say.
+
+start_net() {
+	echo nameserver 127.0.0.1 >"$T/resolv.conf"
+	mount --bind "$T/resolv.conf" /etc/resolv.conf ||
+	    { fail "cannot name the test's resolver"; return 1; }
+	bg dnsmasq -k -u root -p 53 --listen-address=127.0.0.1 \
+	    --bind-interfaces --no-resolv --no-hosts --pid-file= \
+	    --address=/#/127.0.0.1
+	make_certs pypi.org files.pythonhosted.org github.com api.example.net \
+	    api.test x.test
+	mkdir -p "$T/www/simple/requests" "$T/www/packages"
+	echo hello from origin >"$T/www/hello.txt"
+	python3 - "$T/www" <<'PY'
+import sys, zipfile
+d = sys.argv[1]
+whl = "requests-2.0.0-py3-none-any.whl"
+meta = "requests-2.0.0.dist-info/"
+with zipfile.ZipFile(d + "/packages/" + whl, "w") as z:
+    z.writestr("requests/__init__.py", "")
+    z.writestr(meta + "METADATA", "Metadata-Version: 2.1\nName: requests\n"
+               "Version: 2.0.0\n")
+    z.writestr(meta + "WHEEL", "Wheel-Version: 1.0\nGenerator: test\n"
+               "Root-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr(meta + "RECORD", "")
+with open(d + "/simple/requests/index.html", "w") as f:
+    f.write('<a href="https://files.pythonhosted.org/packages/%s">%s</a>\n'
+            % (whl, whl))
+PY
+	chmod -R a+rX "$T/www"
+	bg python3 -c '
+import http.server, ssl, sys
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 443), lambda *a:
+    H(*a, directory=sys.argv[3]))
+c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+c.load_cert_chain(sys.argv[1], sys.argv[2])
+s.socket = c.wrap_socket(s.socket, server_side=True)
+s.serve_forever()' "$T/leaf.pem" "$T/leaf.key" "$T/www"
+	HP=$(free_port)
+	bg python3 -m http.server "$HP" --bind 127.0.0.1 --directory "$T/www"
+	wait_port 53 && wait_port 443 && wait_port "$HP"
+}
+
+# A sandbox for example $1 as $MODE's user: its policy (with the lines
+# in $2), the command $3 run by sh in the sandbox, its output in $W/out,
+# pinhole's own stderr in $W/err, the audit log in $L.
+sandbox() {
+	home "$1"
+	L=$T/log/$1-$MODE.log
+	rm -f "$L"
+	printf 'allow-private 127.0.0.0/8\n%b' "$2" >"$W/.config/pinhole/policy"
+	[ "$MODE" = root ] || chown -R nobody "$W"
+	as_mode env SSL_CERT_FILE="$T/ca.pem" pinhole run --log "$L" -- \
+	    sh -c "$3" >"$W/out" 2>"$W/err"
+}
+
+# Does file $1 have the line $2 (exactly)?  Say so as check $3.
+has_line() {
+	if grep -qxF -- "$2" "$1"; then
+		ok "$MODE: $3"
+	else
+		fail "$MODE: $3: no line '$2' in: $(cat "$1")"
+	fi
+}
+
+# The lines of output example $1 that match the extended regex $2.
+shown() {
+	grep -E -- "$2" "$T/ex/$1"
+}
+
+# README: a refusal, and its repeats counted in one line.
+ex_readme_refusals() {
+	sandbox readme-refusals '' \
+	    'i=0; while [ $i -lt 31 ]; do curl -s https://pypi.org/; i=$((i + 1)); done'
+	has_line "$W/err" "$(shown readme-refusals 'deny\); ask')" \
+	    "readme-refusals: the refusal"
+	has_line "$W/err" "$(shown readme-refusals again)" \
+	    "readme-refusals: 30 repeats in one line"
+}
+
+# The refusals of the manual and docs/agents.md, each made for real in a
+# sandbox of its own (what a line says of a host is not said again
+# soon): a connection, a name the DNS refused, a deny rule (line 3 of
+# the user's policy), a request a read-only rule refused.
+refusals() {
+	while read -r line; do
+		h=$(echo "$line" | sed -n 's/^pinhole: refused \(the name \)*\(POST [^ ]* on \)*\([^: ]*\).*/\3/p')
+		case $line in
+		*"refused the name"*) cmd="getent hosts $h" ;;
+		*"refused POST"*) cmd="curl -s -d x https://$h/upload" ;;
+		*) cmd="curl -s https://$h/" ;;
+		esac
+		sandbox "$1" "allow $2 read-only\ndeny x.test\n" "$cmd"
+		sed -n 's/^pinhole: refused/&/p' "$W/err" |
+		    sed "s|$W|/home/u|g" >"$T/refused"
+		has_line "$T/refused" "$line" "$1: $cmd"
+		rm -rf "$W"
+	done <"$T/ex/$1"
+}
+ex_man_refusals() { refusals man-refusals api.test; }
+ex_agents_refusals() { refusals agents-refusals api.example.net; }
+
+# docs/audit-log.md's jq recipes, on a log a run wrote: allowed, a
+# refused connection, refused names (one long), a torn line.
+jq_log() {
+	[ -s "$T/jq-$MODE/audit.log" ] && return 0
+	long=$(printf '%040d' 0 | tr 0 a).$(printf '%030d' 0 | tr 0 b).test
+	sandbox jq-log "allow github.com\n" "
+	    curl -s https://github.com/hello.txt; curl -s https://pypi.org/
+	    getent hosts blocked.test; getent hosts $long"
+	mkdir -p "$T/jq-$MODE"
+	cp "$L" "$T/jq-$MODE/audit.log"
+	grep -v github.com "$L" >"$T/jq-$MODE/audit.log.1"
+	grep -q '"event":"close".*"host":"github.com"' "$L" ||
+	    fail "$MODE: jq-log: no connection to github.com: $(cat "$W/out" "$W/err")"
+	SESSION=$(sed -n 's/.*"session":"\([^"]*\)".*/\1/p' "$L" |
+	    head -1)
+}
+# Run recipe $1 (its session id made the log's); its output must match
+# the extended regex $2 ("" for none).
+jq_run() {
+	jq_log
+	sed "s/s1f3/$SESSION/" "$T/ex/$1" >"$T/jq-$MODE/recipe"
+	(cd "$T/jq-$MODE" && sh recipe) >"$T/out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$MODE: $1: exit $rc: $(cat "$T/out")"
+	elif [ -z "$2" ] && [ -s "$T/out" ]; then
+		fail "$MODE: $1: printed $(cat "$T/out")"
+	elif [ -n "$2" ] && ! grep -Eq -- "$2" "$T/out"; then
+		fail "$MODE: $1: no '$2' in: $(cat "$T/out")"
+	else
+		ok "$MODE: $1"
+	fi
+}
+ex_jq_blocked() { jq_run jq-blocked '^ *[0-9]+ pypi\.org$'; }
+ex_jq_bytes() { jq_run jq-bytes '"host": "github\.com"'; }
+ex_jq_session() { jq_run jq-session '"verdict":"deny"'; }
+ex_jq_dns_hour() { jq_run jq-dns-hour '"qname":"blocked\.test'; }
+ex_jq_per_session() { jq_run jq-per-session "^ *[0-9]+ $SESSION	pypi\.org\$"; }
+ex_jq_first_time() { jq_run jq-first-time '^github\.com$'; }
+ex_jq_large() { jq_run jq-large ''; }
+ex_jq_exfil() { jq_run jq-exfil '"qname":"a{40}\.b{30}\.test'; }
+ex_jq_seq() { jq_run jq-seq '^"continuous"$'; }
+ex_jq_torn() {
+	jq_log
+	printf '{"schema":2,"ts":"2026-12' >>"$T/jq-$MODE/audit.log"
+	jq_run jq-torn '"verdict": "deny"'
+	grep -v '"ts":"2026-12$' "$T/jq-$MODE/audit.log" >"$T/jq-$MODE/a" &&
+	    mv "$T/jq-$MODE/a" "$T/jq-$MODE/audit.log"
+}
+
+# Run example $1 as $MODE's user in a fresh home: its first $2 command
+# lines in the background (a trailing & dropped), stopped at the end;
+# wait for the ports $3 (space-separated); then the other lines, their
+# output in $T/out.  The home's policy lets pinhole dial loopback.
+run_block() {
+	name=$1 nbg=$2 ports=$3
+	home "$name"
+	echo 'allow-private 127.0.0.0/8' >"$W/.config/pinhole/policy"
+	# pinhole proxy --allow reads no user policy: the system's, then.
+	echo 'allow-private 127.0.0.0/8' >"$SYSDIR/policy.d/00-loopback.policy"
+	chmod 644 "$SYSDIR/policy.d/00-loopback.policy"
+	[ "$MODE" = root ] || chown -R nobody "$W"
+	sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' "$T/ex/$name" |
+	    grep -v '^ *$' >"$T/lines"
+	head -n "$nbg" "$T/lines" | sed 's/ *& *$//' >"$T/bg"
+	tail -n +"$((nbg + 1))" "$T/lines" >"$T/fg"
+	mine=
+	while read -r line; do
+		bg_mode env SSL_CERT_FILE="$T/ca.pem" CURL_CA_BUNDLE="$T/ca.pem" \
+		    sh -c "cd \"\$HOME\" && exec $line" 2>"$T/bg.err"
+		mine="$mine $!"
+	done <"$T/bg"
+	for p in $ports; do wait_port "$p" || cat "$T/bg.err" >&2; done
+	(cd "$W" && as_mode env SSL_CERT_FILE="$T/ca.pem" \
+	    CURL_CA_BUNDLE="$T/ca.pem" sh "$T/fg") >"$T/out" 2>&1
+	rc=$?
+	for p in $mine; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	rm -f "$SYSDIR/policy.d/00-loopback.policy"
+	return $rc
+}
+
+# Did the last run_block exit 0 with output matching the extended regex
+# $2?  Say so as check $1.
+block_says() {
+	if [ "$rc" -eq 0 ] && grep -Eq -- "$2" "$T/out"; then
+		ok "$MODE: $1"
+	else
+		fail "$MODE: $1: exit $rc, no '$2' in: $(tail -5 "$T/out")"
+		return 1
+	fi
+}
+
+# docs/metrics.md: a proxy with --metrics, scraped by curl; promtool
+# takes the PromQL examples, and the names they use are among those a
+# proxy that ships its log serves.
+ex_metrics_scrape() {
+	run_block metrics-scrape 1 '3128 9464'
+	block_says "metrics-scrape: the proxy serves its counters" \
+	    '^pinhole_connections_total'
+}
+ex_metrics_promql() {
+	grep -v '^#' "$T/ex/metrics-promql" | grep -v '^ *$' |
+	    awk 'BEGIN { print "groups:\n  - name: docs\n    rules:" }
+	    { gsub(/"/, "\\\""); n++
+	      print "      - record: docs:example" n "\n        expr: \"" $0 "\"" }' \
+	    >"$T/rules.yml"
+	if ! command -v promtool >/dev/null; then
+		fail "$MODE: metrics-promql: promtool is not installed"
+	elif promtool check rules "$T/rules.yml" >"$T/out" 2>&1; then
+		ok "$MODE: metrics-promql: promtool takes every expression"
+	else
+		fail "$MODE: metrics-promql: $(cat "$T/out")"
+	fi
+	# The shipping ones are there with a shipping destination.
+	home metrics-promql
+	bg_mode pinhole proxy --listen 127.0.0.1:3129 --metrics 127.0.0.1:9465 \
+	    --log "$W/audit.log" --log otlp+http://127.0.0.1:9 2>"$T/err"
+	mine=$!
+	: >"$T/scrape"
+	wait_port 9465 && curl -s http://127.0.0.1:9465/metrics >"$T/scrape"
+	kill $mine; wait $mine 2>/dev/null
+	missing=
+	for m in $(grep -o 'pinhole_[a-z_]*' "$T/ex/metrics-promql" | sort -u); do
+		grep -q "^$m[{ ]" "$T/scrape" || missing="$missing $m"
+	done
+	[ -z "$missing" ] &&
+	    ok "$MODE: metrics-promql: the metrics the examples use are served" ||
+	    fail "$MODE: metrics-promql: not served:$missing $(cat "$T/err")"
+}
+
+# pinhole(1): the SOCKS5 listener takes curl to the allowed host.
+ex_man_proxy_socks() {
+	run_block man-proxy-socks 1 '3128 1080'
+	block_says "man-proxy-socks: curl through SOCKS5 reaches github.com" \
+	    'hello\.txt' ||
+	    tail -3 "$W/.local/state/pinhole/audit.log" >&2
+}
+
+# pinhole(1): the proxy says what it is, on its own port.
+ex_man_proxy_ask() {
+	echo 'pinhole proxy &' >"$T/ex/man-proxy-ask.bg"
+	cat "$T/ex/man-proxy-ask.bg" "$T/ex/man-proxy-ask" >"$T/ex/man-proxy-ask2"
+	mv "$T/ex/man-proxy-ask2" "$T/ex/man-proxy-ask"
+	run_block man-proxy-ask 1 3128
+	block_says "man-proxy-ask: the proxy answers what it is" 'pinhole'
+}
+
+# docs/agents.md: a session listening like pinhole proxy: refuses what
+# its policy does not allow, and stops.
+ex_agents_session_listen() {
+	run_block agents-session-listen 0 ''
+	block_says "agents-session-listen: starts" 'S'
+	wait_port 3128 && wait_port 1080 &&
+	    as_mode curl -s -o /dev/null -w '%{http_code}' \
+	    -x http://127.0.0.1:3128 http://pypi.org/ >"$T/out" 2>&1
+	grep -qx 403 "$T/out" &&
+	    ok "$MODE: agents-session-listen: its proxy decides" ||
+	    fail "$MODE: agents-session-listen: its proxy: $(cat "$T/out")"
+	as_mode pinhole session stop S >"$T/out" 2>&1 ||
+	    fail "$MODE: agents-session-listen: stop: $(cat "$T/out")"
+}
+
+# README, pinhole(1): pip download, allowed, through the gateway.
+pip_run() {
+	run_block "$1" 0 ''
+	if [ "$rc" -eq 0 ] && [ -f "$W/requests-2.0.0-py3-none-any.whl" ]; then
+		ok "$MODE: $1: pip downloads requests"
+	else
+		fail "$MODE: $1: exit $rc: $(tail -5 "$T/out")"
+	fi
+}
+ex_readme_run_pip() { pip_run readme-run-pip; }
+ex_man_run_pip() { pip_run man-run-pip; }
+
+# The hook's rewritten command, as docs/agents.md and pinhole(1) show it.
+hook_command() {
+	home "$1"
+	printf '{"session_id":"work","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo hi"}}' |
+	    as_mode pinhole hook >"$T/out" 2>"$T/err"
+	got=$(python3 -c 'import json, sys
+print(json.load(sys.stdin)["hookSpecificOutput"]["updatedInput"]["command"])' \
+	    <"$T/out" 2>&1)
+	want=$(sed -e "s|$2|'$T/bin/pinhole'|; s/'$3'/'work'/; s/'COMMAND'/'echo hi'/" \
+	    "$T/ex/$1")
+	[ "$got" = "$want" ] && ok "$MODE: $1: $got" ||
+	    fail "$MODE: $1: got '$got' ($(cat "$T/err")), want '$want'"
+	as_mode pinhole session stop work >/dev/null 2>&1
+}
+ex_agents_hook_command() {
+	hook_command agents-hook-command "'/usr/bin/pinhole'" SESSION
+}
+ex_man_hook_command() { hook_command man-hook-command "'PINHOLE'" NAME; }
+
+# README: the demo prints what the README shows (ports, temporary
+# directory and timing aside).  As root, as the README says.
+ex_readme_demo() {
+	[ "$MODE" = root ] || return 0
+	sh "$top_srcdir/contrib/demo.sh" "$T/bin/pinhole" >"$T/demo" 2>&1
+	norm='s/after [0-9]* ms/after N ms/; s/[0-9][0-9][0-9][0-9]*/N/g
+	    s|/tmp/pinhole-demo\.[A-Za-z0-9]*|DIR|g; s/ *$//'
+	sed -n '/^\$ pinhole run/,/^$/p' "$T/demo" | sed "$norm" |
+	    grep -v '^$' >"$T/got"
+	sed "$norm" "$T/ex/readme-demo" | grep -v '^$' >"$T/want"
+	if cmp -s "$T/got" "$T/want"; then
+		ok "$MODE: readme-demo: the demo prints what the README shows"
+	else
+		fail "$MODE: readme-demo: $(diff "$T/want" "$T/got")"
+	fi
+}
+
+# ---------------------------------------------------------------------
 # The run.
 
 # Coverage: every block marked, every run and output example tested
@@ -223,8 +548,13 @@ done
 awk '$2 == "untested" { print "untested:", $0 }' "$T/ex/index"
 
 mkdir "$SYSDIR/policy.d"
+start_net || { finish; exit 1; }
 for MODE in root nobody; do
 	while read -r where kind name args; do
+		[ -z "${DOCS_ONLY:-}" ] || case " $DOCS_ONLY " in
+		*" $name "*) ;;
+		*) continue ;;
+		esac
 		case $kind in
 		policy)
 			policy_loads "$name" "$args"
@@ -234,6 +564,9 @@ for MODE in root nobody; do
 		transcript)
 			play "$name" "$args"
 			rm -f "$SYSDIR"/policy.d/*
+			;;
+		run|output)
+			"ex_$(echo "$name" | tr - _)"
 			;;
 		esac
 	done <"$T/ex/index"
