@@ -202,11 +202,11 @@ ex_policy5_check() {
 # is 127.0.0.1 (dnsmasq on port 53, named by /etc/resolv.conf), and a
 # TLS origin on 127.0.0.1:443 with a certificate of the test's CA for
 # the names the examples use serves $T/www: hello.txt, and a simple
-# index with one wheel of "requests" for pip.  Clients trust the CA
-# through the environment: SSL_CERT_FILE, which pinhole run reads for
-# the trust bundle it gives the sandbox, and CURL_CA_BUNDLE outside;
-# each example's user policy lets pinhole dial loopback (allow-private
-# 127.0.0.0/8): the only changes to what the examples say.
+# index with one wheel of "requests" for pip.  The test's CA is the
+# namespace's trust store (/etc/ssl/certs/ca-certificates.crt, which
+# pinhole run gives the sandbox too); each example's policy lets
+# pinhole dial loopback (allow-private 127.0.0.0/8): the only changes
+# to what the examples assume.
 
 start_net() {
 	echo nameserver 127.0.0.1 >"$T/resolv.conf"
@@ -217,6 +217,8 @@ start_net() {
 	    --address=/#/127.0.0.1
 	make_certs pypi.org files.pythonhosted.org github.com api.example.net \
 	    api.test x.test
+	mount --bind "$T/ca.pem" /etc/ssl/certs/ca-certificates.crt ||
+	    { fail "cannot make the test CA the trust store"; return 1; }
 	mkdir -p "$T/www/simple/requests" "$T/www/packages"
 	echo hello from origin >"$T/www/hello.txt"
 	python3 - "$T/www" <<'PY'
@@ -261,7 +263,7 @@ sandbox() {
 	rm -f "$L"
 	printf 'allow-private 127.0.0.0/8\n%b' "$2" >"$W/.config/pinhole/policy"
 	[ "$MODE" = root ] || chown -R nobody "$W"
-	as_mode env SSL_CERT_FILE="$T/ca.pem" pinhole run --log "$L" -- \
+	as_mode pinhole run --log "$L" -- \
 	    sh -c "$3" >"$W/out" 2>"$W/err"
 }
 
@@ -379,13 +381,11 @@ run_block() {
 	tail -n +"$((nbg + 1))" "$T/lines" >"$T/fg"
 	mine=
 	while read -r line; do
-		bg_mode env SSL_CERT_FILE="$T/ca.pem" CURL_CA_BUNDLE="$T/ca.pem" \
-		    sh -c "cd \"\$HOME\" && exec $line" 2>"$T/bg.err"
+		bg_mode sh -c "cd \"\$HOME\" && exec $line" 2>"$T/bg.err"
 		mine="$mine $!"
 	done <"$T/bg"
 	for p in $ports; do wait_port "$p" || cat "$T/bg.err" >&2; done
-	(cd "$W" && as_mode env SSL_CERT_FILE="$T/ca.pem" \
-	    CURL_CA_BUNDLE="$T/ca.pem" sh "$T/fg") >"$T/out" 2>&1
+	(cd "$W" && as_mode sh "$T/fg") >"$T/out" 2>&1
 	rc=$?
 	for p in $mine; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	rm -f "$SYSDIR/policy.d/00-loopback.policy"
@@ -519,6 +519,85 @@ ex_readme_demo() {
 	else
 		fail "$MODE: readme-demo: $(diff "$T/want" "$T/got")"
 	fi
+}
+
+# From a first blocked run to a policy (README, pinhole(1)): pip is
+# refused, the log proposes the rule (the README's first line, then a
+# rule with its count), pinhole allow takes it as printed.
+propose() {
+	home "$1"
+	as_mode pinhole run -- pip download requests >"$T/out" 2>&1
+	log=$W/.local/state/pinhole/audit.log
+	sess=$(sed -n 's/.*"event":"start","session":"\([^"]*\)".*/\1/p' \
+	    "$log" | tail -1)
+	as_mode pinhole log --propose --session "$sess" >"$T/prop" 2>&1
+	head -1 "$T/prop" >"$T/head"
+	has_line "$T/head" "$(grep '^# The rules' "$T/ex/readme-propose")" \
+	    "$1: log --propose says what it prints"
+	if grep -Eq '^allow pypi\.org:443 +# [0-9]+ refused$' "$T/prop"; then
+		ok "$MODE: $1: log --propose proposes pypi.org:443"
+	else
+		fail "$MODE: $1: log --propose: $(cat "$T/prop" "$T/out")"
+	fi
+	as_mode pinhole allow allow pypi.org:443 >"$T/out" 2>&1 &&
+	    as_mode pinhole check pypi.org >"$T/out" 2>&1 &&
+	    ok "$MODE: $1: the proposed rule, allowed, lets pip's host through" ||
+	    fail "$MODE: $1: pinhole allow: $(cat "$T/out")"
+}
+ex_readme_propose() { propose readme-propose; }
+# The manual's are the same commands, without their output.
+ex_man_propose() {
+	grep '^\$ pinhole' "$T/ex/readme-propose" |
+	    sed 's/^\$ //; s/ *#.*//; s/ && .*//' >"$T/readme-cmds"
+	if cmp -s "$T/readme-cmds" "$T/ex/man-propose"; then
+		propose man-propose
+	else
+		fail "man-propose: not the README's commands: $(diff "$T/readme-cmds" "$T/ex/man-propose")"
+	fi
+}
+
+# pinhole(1): pip through pinhole proxy, the log on standard output.
+ex_man_proxy_pip() {
+	run_block man-proxy-pip 1 3128
+	if [ "$rc" -eq 0 ] && [ -f "$W/requests-2.0.0-py3-none-any.whl" ]; then
+		ok "$MODE: man-proxy-pip: pip downloads requests"
+	else
+		fail "$MODE: man-proxy-pip: exit $rc: $(tail -5 "$T/out")"
+	fi
+}
+
+# docs/sandbox.md: bwrap inside the sandbox keeps the filtered network.
+# bwrap's own user namespace needs an unprivileged user here.
+ex_sandbox_bwrap() {
+	[ "$MODE" = nobody ] || return 0
+	command -v bwrap >/dev/null ||
+	    { fail "sandbox-bwrap: bwrap is not installed"; return; }
+	pip_run sandbox-bwrap
+}
+
+# docs/audit-log.md: a keyed log, rotated five times, verified whole.
+ex_log_verify_rotated() {
+	home log-verify-rotated
+	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$W/log.key"
+	chmod 600 "$W/log.key"
+	[ "$MODE" = root ] || chown -R nobody "$W"
+	bg_mode pinhole proxy --listen 127.0.0.1:3129 --log "$W/audit.log" \
+	    --log-key "$W/log.key" --log-max-size 1k --log-keep 5 2>"$T/err"
+	mine=$!
+	wait_port 3129
+	i=0
+	while [ ! -e "$W/audit.log.5" ] && [ $i -lt 100 ]; do
+		curl -s -o /dev/null -x http://127.0.0.1:3129 \
+		    "http://refused$i.test/" >/dev/null 2>&1
+		i=$((i + 1))
+	done
+	kill $mine; wait $mine 2>/dev/null
+	sed "s|/etc/pinhole/log.key|$W/log.key|" "$T/ex/log-verify-rotated" \
+	    >"$T/cmd"
+	(cd "$W" && as_mode sh "$T/cmd") >"$T/out" 2>&1 &&
+	    grep -q '^intact: [0-9]* lines in 6 file(s)' "$T/out" &&
+	    ok "$MODE: log-verify-rotated: $(grep '^intact' "$T/out")" ||
+	    fail "$MODE: log-verify-rotated: $(cat "$T/out" "$T/err")"
 }
 
 # ---------------------------------------------------------------------
