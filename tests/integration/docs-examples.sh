@@ -600,6 +600,84 @@ ex_log_verify_rotated() {
 	    fail "$MODE: log-verify-rotated: $(cat "$T/out" "$T/err")"
 }
 
+# docs/agents.md: the person's answers to a request from a session's
+# sandbox, each to a fresh request in a fresh session s1, and what each
+# says (docs/agents.md's words; a sandbox's number is its own).  The
+# user's policy has six lines, so that --always adds the seventh.
+ex_agents_answer() {
+	home agents-answer
+	printf 'allow-private 127.0.0.0/8\n#\n#\n#\n#\n#\n' \
+	    >"$W/.config/pinhole/policy"
+	[ "$MODE" = root ] || chown -R nobody "$W"
+	for how in --session --once deny --always; do
+		as_mode pinhole session start s1 >"$T/out" 2>&1 ||
+		    { fail "$MODE: agents-answer: session start: $(cat "$T/out")"; continue; }
+		bg_mode pinhole run --session s1 -- sh -c \
+		    'pinhole request pypi.org:443 --reason x; sleep 30' \
+		    >/dev/null 2>&1
+		mine=$!
+		id=$(wait_pending pypi.org as_mode pinhole)
+		[ "$how" != --session ] || {
+			as_mode pinhole pending >"$T/out" 2>&1 &&
+			    grep -q "$id" "$T/out" &&
+			    ok "$MODE: agents-answer: pinhole pending lists it" ||
+			    fail "$MODE: agents-answer: pinhole pending: $(cat "$T/out")"
+		}
+		case $how in
+		deny)
+			want=$(grep '^denied' "$T/ex/agents-said")
+			cmd=$(grep '^pinhole deny' "$T/ex/agents-answer" |
+			    sed 's/ *#.*//') ;;
+		*)
+			want=$(grep "^approved.* ${how#--}" "$T/ex/agents-said")
+			cmd=$(grep "^pinhole approve .* $how" "$T/ex/agents-answer" |
+			    sed 's/ *#.*//')
+			[ -n "$cmd" ] ||
+			    cmd="pinhole approve r3f2a8e61b07c94d5 $how" ;;
+		esac
+		cmd=$(echo "$cmd" | sed "s/r3f2a8e61b07c94d5/$id/")
+		(cd "$W" && as_mode sh -c "$cmd") 2>&1 |
+		    sed "s/$id/r3f2a8e61b07c94d5/; s|$W|/home/u|; s/sandbox [0-9]*/sandbox N/" \
+		    >"$T/said"
+		has_line "$T/said" "$(echo "$want" | sed 's/sandbox [0-9]*/sandbox N/')" \
+		    "agents-answer: $cmd"
+		kill $mine 2>/dev/null; wait $mine 2>/dev/null
+		as_mode pinhole session stop s1 >/dev/null 2>&1
+	done
+}
+ex_agents_said() { :; }	# checked by ex_agents_answer
+
+# A connection held by --ask, approved once from outside with the
+# command the line gives: pinhole run's lines, with the session, the
+# request id and the uid written as example $1 writes them ($2, $3).
+held() {
+	home "$1"
+	echo 'allow-private 127.0.0.0/8' >"$W/.config/pinhole/policy"
+	[ "$MODE" = root ] || chown -R nobody "$W"
+	bg_mode pinhole run --ask -- curl -s https://pypi.org/hello.txt \
+	    >"$W/out" 2>"$W/err"
+	mine=$!
+	i=0
+	while ! grep -q 'approve [^ ]*/r' "$W/err" && [ $i -lt 300 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	ref=$(sed -n 's/.*: pinhole approve \([^ ]*\/r[0-9a-f]*\) .*/\1/p' \
+	    "$W/err" | head -1)
+	as_mode pinhole approve "$ref" >"$T/out" 2>&1 ||
+	    fail "$MODE: $1: pinhole approve $ref: $(cat "$T/out")"
+	wait $mine
+	grep -q 'hello from origin' "$W/out" &&
+	    ok "$MODE: $1: the held connection goes through once approved" ||
+	    fail "$MODE: $1: curl: $(cat "$W/out" "$W/err")"
+	sed "s|${ref%/*}|$2|; s|${ref#*/}|$3|; s/uid [0-9]*/uid 1000/" \
+	    "$W/err" >"$T/said"
+	while read -r line; do
+		has_line "$T/said" "$line" "$1: $(echo "$line" | cut -c1-50)"
+	done <"$T/ex/$1"
+}
+ex_agents_held() { held agents-held SESSION r3f2a8e61b07c94d5; }
+ex_man_held() { held man-held run-0f3a9c21b7d4 r7f3a09c41e2b5d86; }
+
 # ---------------------------------------------------------------------
 # The run.
 
