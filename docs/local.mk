@@ -33,4 +33,5 @@ EXTRA_DIST += tests/integration/deploy.sh
 
 # Every example of the documents is run, or says why it cannot be.
 TESTS += tests/integration/docs-examples.sh
-EXTRA_DIST += tests/integration/docs-examples.sh tests/doc-examples.py
+EXTRA_DIST += tests/integration/docs-examples.sh tests/doc-examples.py \
+	tests/integration/docs-proto.py

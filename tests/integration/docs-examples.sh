@@ -678,6 +678,48 @@ held() {
 ex_agents_held() { held agents-held SESSION r3f2a8e61b07c94d5; }
 ex_man_held() { held man-held run-0f3a9c21b7d4 r7f3a09c41e2b5d86; }
 
+# docs/control-protocol.md's exchanges, against a fresh session s1 with
+# one refused host (files.example.net) and one open request (pypi.org,
+# from its sandbox): what is sent in $2, what comes back as $3 shows it
+# (tests/integration/docs-proto.py: the members, and the values that do
+# not vary); $4, a command run after the first reply.
+proto() {
+	home "$1"
+	echo 'allow-private 127.0.0.0/8' >"$W/.config/pinhole/policy"
+	[ "$MODE" = root ] || chown -R nobody "$W"
+	as_mode pinhole session start s1 >"$T/out" 2>&1 ||
+	    { fail "$MODE: $1: session start: $(cat "$T/out")"; return; }
+	bg_mode pinhole run --session s1 -- sh -c 'curl -s https://files.example.net/
+	    pinhole request pypi.org:443 --reason "pip install requests"
+	    sleep 30' >/dev/null 2>&1
+	mine=$!
+	id=$(wait_pending pypi.org as_mode pinhole)
+	sock=$(ls "$W"/xdg/pinhole/*.sock | head -1)
+	ID=$id as_mode python3 "$top_srcdir/tests/integration/docs-proto.py" \
+	    "$sock" "$id" "$2" "$3" "${4:-}" >"$T/out" 2>&1 &&
+	    ok "$MODE: $1: $(grep -c '^ok' "$T/out") lines as shown" ||
+	    fail "$MODE: $1: $(cat "$T/out")"
+	kill $mine 2>/dev/null; wait $mine 2>/dev/null
+	as_mode pinhole session stop s1 >/dev/null 2>&1
+}
+ex_proto_hello() { proto proto-hello "$T/ex/proto-hello" "$T/ex/proto-hello"; }
+ex_proto_status() { proto proto-status "$T/ex/proto-status" "$T/ex/proto-status"; }
+ex_proto_pending() { proto proto-pending "$T/ex/proto-pending" "$T/ex/proto-pending"; }
+ex_proto_approve() { proto proto-approve "$T/ex/proto-approve" "$T/ex/proto-approve"; }
+ex_proto_deny() { proto proto-deny "$T/ex/proto-deny" "$T/ex/proto-deny"; }
+ex_proto_subscribe() {
+	proto proto-subscribe "$T/ex/proto-subscribe" "$T/ex/proto-subscribe" \
+	    "pinhole run --session s1 -- curl -s https://files.example.net/ >/dev/null 2>&1;
+	    pinhole approve \$ID --once >/dev/null"
+}
+# A request, and the replies to it and to one for no such request.
+ex_proto_send() {
+	cp "$T/ex/proto-send" "$T/sends"
+	echo '{"op":"approve","id":2,"request":"r0000000000000000"}' >>"$T/sends"
+	proto proto-send "$T/sends" "$T/ex/proto-reply"
+}
+ex_proto_reply() { :; }	# checked by ex_proto_send
+
 # ---------------------------------------------------------------------
 # The run.
 
