@@ -720,6 +720,72 @@ ex_proto_send() {
 }
 ex_proto_reply() { :; }	# checked by ex_proto_send
 
+# docs/decider.md: contrib's list decider with the page's rules answers
+# as the page says: the first matching line, as ops-list; no match, ask.
+ex_decider_rules() {
+	home decider-rules
+	cp "$T/ex/decider-rules" "$W/rules" && chmod 644 "$W/rules"
+	p=$(free_port)
+	bg_mode python3 "$top_srcdir/contrib/decider/decider-list.py" \
+	    "$W/rules" "127.0.0.1:$p" 2>/dev/null
+	mine=$!
+	wait_port "$p" || return
+	for q in 'files.pythonhosted.org allow session' 'pypi.org allow session' \
+	    'x.pastebin.com deny no paste sites' 'example.org ask'; do
+		set -- $q
+		h=$1; shift
+		python3 - "$p" "$h" <<'PY' >"$T/out" 2>&1
+import json, sys, urllib.request
+q = {"request": "r3f2a8e61b07c94d5", "session": "run-0a1b2c3d4e5f",
+     "sandbox": "s1", "cmd": "pip install requests", "pid": 4242,
+     "host": sys.argv[2], "port": 443, "via": "connect",
+     "refused": "no rule matches: default deny", "timeout": 30}
+r = urllib.request.urlopen(urllib.request.Request(
+    "http://127.0.0.1:%s/decide" % sys.argv[1], json.dumps(q).encode(),
+    {"Content-Type": "application/json"}), timeout=10)
+a = json.load(r)
+print(" ".join([a["decision"]] + [str(a[k]) for k in ("scope", "note")
+                                  if k in a]), a.get("approver", "-"))
+PY
+		want="$* ops-list"
+		[ "$1" = ask ] && want="ask -"
+		has_line "$T/out" "$want" "decider-rules: $h: $want"
+	done
+	kill $mine; wait $mine 2>/dev/null
+}
+
+# docs/control-protocol.md's harness in a few lines: run as written,
+# answering "y" to the one open request, which is then approved.
+ex_proto_harness() {
+	home proto-harness
+	echo 'allow-private 127.0.0.0/8' >"$W/.config/pinhole/policy"
+	[ "$MODE" = root ] || chown -R nobody "$W"
+	as_mode pinhole session start s1 >"$T/out" 2>&1 ||
+	    { fail "$MODE: proto-harness: session start: $(cat "$T/out")"; return; }
+	bg_mode pinhole run --session s1 -- sh -c \
+	    'pinhole request pypi.org:443 --reason x; sleep 30' >/dev/null 2>&1
+	mine=$!
+	id=$(wait_pending pypi.org as_mode pinhole)
+	echo y >"$T/y"
+	# (stdin given inside: a command put in the background reads
+	# /dev/null otherwise)
+	bg_mode sh -c 'exec python3 "$1" <"$2"' sh "$T/ex/proto-harness" \
+	    "$T/y" >"$T/out" 2>&1
+	harness=$!
+	i=0
+	until as_mode pinhole pending --all --json 2>/dev/null |
+	    grep "\"id\":\"$id\"" | grep -q '"state":"approved"'; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || break
+		sleep 0.1
+	done
+	[ $i -lt 100 ] && ok "$MODE: proto-harness: its y approves the request" ||
+	    fail "$MODE: proto-harness: not approved: $(cat "$T/out")"
+	kill $harness $mine 2>/dev/null
+	wait $harness $mine 2>/dev/null
+	as_mode pinhole session stop s1 >/dev/null 2>&1
+}
+
 # ---------------------------------------------------------------------
 # The run.
 
