@@ -786,6 +786,25 @@ ex_proto_harness() {
 	as_mode pinhole session stop s1 >/dev/null 2>&1
 }
 
+# docs/control-protocol.md: pinhole request in a sandbox refused a POST
+# by a read-only rule (line 4 of the user's policy); what it prints, the
+# id, the time and the home written as the page writes them.
+ex_proto_request() {
+	sandbox proto-request '#\n#\nallow api.example.net read-only\n' "
+	    curl -s -d x https://api.example.net/upload >/dev/null
+	    $(sed -n 's/^\$ //p' "$T/ex/proto-request")"
+	id=$(head -1 "$W/out")
+	{ cat "$W/out"; grep '^pinhole request:' "$W/err"; } |
+	    sed "s/$id/r5c0e7a19d2b4f863/g; s|$W|/home/u|g
+	    s/at [0-9T:-]*Z:/at 2026-12-02T12:59:01Z:/" >"$T/said"
+	sed '1d' "$T/ex/proto-request" >"$T/want"
+	if cmp -s "$T/want" "$T/said"; then
+		ok "$MODE: proto-request: pinhole request says what the page shows"
+	else
+		fail "$MODE: proto-request: $(diff "$T/want" "$T/said")"
+	fi
+}
+
 # ---------------------------------------------------------------------
 # The run.
 
