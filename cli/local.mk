@@ -47,8 +47,8 @@ EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh
 TESTS += tests/integration/completion.sh
 EXTRA_DIST += tests/integration/completion.sh
 # Named long-lived gateways: start, list, status, stop.
-TESTS += tests/integration/session.sh
-EXTRA_DIST += tests/integration/session.sh
+TESTS += tests/integration/session.sh tests/integration/session-uuid.sh
+EXTRA_DIST += tests/integration/session.sh tests/integration/session-uuid.sh
 TESTS += tests/integration/attach.sh
 EXTRA_DIST += tests/integration/attach.sh tests/integration/attach-cycle.py
 # Inside the sandbox the person's commands say so, and how to ask.
