@@ -25,6 +25,7 @@
 #include "lib/io.h"
 #include "lib/json.h"
 #include "proxy/wire/attach.h"
+#include "rules/rules.h"
 
 #define HOOK_BLOCK		2	/* the protocol's "block this call" */
 #define HOOK_ARGS_MAX		32	/* of session start */
@@ -136,6 +137,26 @@ hook_session_runs(const char *name)
 }
 
 /*
+ * Rules given to the hook add to the user's policy file, which session
+ * start would leave out for them: name it, "--policy=PATH" in buf, when
+ * there are rules and the file is there.  Returns 0, or -1 for none.
+ */
+static int
+hook_user_policy(const struct hook_args *a, char *buf, size_t len)
+{
+	char	path[PATH_MAX];
+	size_t	i;
+
+	for (i = 0; i < a->nstart; i++)
+		if (strncmp(a->start[i], "--allow=", 8) == 0)
+			break;
+	if (i == a->nstart || rules_default_path(path, sizeof path) == -1 ||
+	    access(path, R_OK) == -1)
+		return (-1);
+	return (snprintf(buf, len, "--policy=%s", path) >= (int)len ? -1 : 0);
+}
+
+/*
  * Make sure the session runs: start it unless it does; when the start
  * fails because another call started it meanwhile, wait for that one.
  */
@@ -143,7 +164,7 @@ static int
 hook_session_ensure(const struct hook_args *a, const char *pinhole,
     const char *name)
 {
-	char	*argv[HOOK_ARGS_MAX + 5];
+	char	*argv[HOOK_ARGS_MAX + 6], policy[PATH_MAX + 16];
 	size_t	 n = 0, i;
 	int	 tries;
 
@@ -152,6 +173,8 @@ hook_session_ensure(const struct hook_args *a, const char *pinhole,
 	argv[n++] = (char *)pinhole;
 	argv[n++] = "session";
 	argv[n++] = "start";
+	if (hook_user_policy(a, policy, sizeof policy) == 0)
+		argv[n++] = policy;
 	for (i = 0; i < a->nstart; i++)
 		argv[n++] = a->start[i];
 	argv[n++] = "--";

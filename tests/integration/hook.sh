@@ -6,9 +6,9 @@
 # session is started on first use, by one of two racing calls; an odd
 # session id is hashed.  --exec, the harness's shell, runs a command as
 # bash does in the session of CLAUDE_CODE_SESSION_ID (a UUID), and with
-# no network without it.  The bwrap recipe of docs/agents.md runs (as
-# nobody).  As
-# root and as nobody, each with its own runtime directory.
+# no network without it; --allow adds to the user's policy.  The bwrap
+# recipe of docs/agents.md runs (as nobody).  As root and as nobody,
+# each with its own runtime directory.
 . "$top_srcdir/tests/integration/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -176,6 +176,18 @@ for MODE in root nobody; do
 	    ok "$MODE: --exec without a harness session: no network" ||
 	    fail "$MODE: --exec without a session: $(cat "$T/got")"
 
+	# The hook's rules add to the user's policy file, not replace it.
+	mkdir -p "$W/.config/pinhole"
+	echo 'allow a.test:443' >"$W/.config/pinhole/policy"
+	[ "$MODE" = nobody ] && chown -R nobody "$W/.config"
+	as_mode env CLAUDE_CODE_SESSION_ID="$U-more" "$PINHOLE" hook \
+	    --allow b.test:443 --exec -- -c \
+	    'curl -s "$PINHOLE_AGENT/pinhole/allowed"' >"$T/got" 2>&1
+	grep -q a.test "$T/got" && grep -q b.test "$T/got" &&
+	    ok "$MODE: hook --allow adds to the user's policy" ||
+	    fail "$MODE: allowed in the session: $(cat "$T/got")"
+	rm -r "$W/.config"
+
 	# The recipe that keeps a filesystem sandbox inside the session, for
 	# an unprivileged harness (root in the sandbox has no capabilities,
 	# and bwrap cannot map it into a namespace of its own).
@@ -189,7 +201,7 @@ for MODE in root nobody; do
 		    fail "$MODE: bwrap: $(cat "$T/out")"
 	fi
 
-	for s in "$SID" "$SID-race" $odd "$U"; do
+	for s in "$SID" "$SID-race" $odd "$U" "$U-more"; do
 		as_mode "$PINHOLE" session stop "$s" ||
 		    fail "$MODE: stop $s"
 	done
