@@ -34,7 +34,7 @@
 
 #define ESCALATE_ID_BYTES	8	/* random bytes of an id, */
 #define ESCALATE_ID_LEN		24	/* as "r" + 16 hex, NUL, slack */
-#define ESCALATE_SESSION_LEN	32	/* 8 hex, or the caller's */
+#define ESCALATE_SESSION_LEN	65	/* a session's name, whole, and NUL */
 #define ESCALATE_REASON_MAX	200	/* bytes of a reason kept */
 #define ESCALATE_TEXT_LEN	(ESCALATE_REASON_MAX * 4 + 1) /* cleaned */
 #define ESCALATE_BY_LEN		48	/* "uid 1000 via protocol" */

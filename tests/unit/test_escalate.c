@@ -18,6 +18,7 @@
 #include <event2/event.h>
 
 #include "proxy/audit/audit.h"
+#include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/escalate/grants.h"
 #include "rules/grants.h"
@@ -377,6 +378,26 @@ test_sandbox(void **state)
 	assert_int_equal(named, 2);	/* request, grant */
 	assert_int_equal(moved, 2);	/* request, deny */
 	assert_int_equal(unnamed, 2);	/* request, deny */
+	escalate_free(e);
+}
+
+/* A session's name is kept whole: a harness's UUID, the longest name. */
+static void
+test_session_whole(void **state)
+{
+	static const char	*uuid = "50b3b6dd-2673-4c68-96f5-efb9b059071d";
+	char			 longest[CONTROL_NAME_MAX + 1];
+	struct escalate		*e;
+
+	(void)state;
+	assert_non_null(e = escalate_create(NULL, uuid, NULL));
+	assert_string_equal(escalate_session(e), uuid);
+	escalate_free(e);
+	memset(longest, 'n', CONTROL_NAME_MAX);
+	longest[CONTROL_NAME_MAX] = '\0';
+	assert_true(control_session_name_ok(longest));
+	assert_non_null(e = escalate_create(NULL, longest, NULL));
+	assert_string_equal(escalate_session(e), longest);
 	escalate_free(e);
 }
 
@@ -968,6 +989,7 @@ main(void)
 		cmocka_unit_test(test_coalesce),
 		cmocka_unit_test(test_bound_and_rate),
 		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_session_whole),
 		cmocka_unit_test(test_waiters),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_refused_events),
