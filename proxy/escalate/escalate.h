@@ -5,10 +5,10 @@
  * the sandboxes that asked, each with the id, reason and time it was
  * given, and is theirs alone to see (ids are random, and a sandbox
  * asking for one not its own is told it does not exist; one joining
- * another's learns nothing of the other's).  A once approval is for one of them; the others' ask stays
- * open as a new request.  The pending ones are bounded and their filing
- * is rate limited; everything the agent sends is cleaned before it is
- * kept.
+ * another's learns nothing of the other's).  A once approval is for
+ * one of them; the others' ask stays open as a new request.  The
+ * pending ones are bounded and their filing is rate limited; everything
+ * the agent sends is cleaned before it is kept.
  * Decisions come only from the control socket (proxy/escalate/control.h); waiters
  * (an agent's long poll, a held connection) and subscribers (watchers on
  * the control socket) are called back.  The queue also keeps the recent
