@@ -472,10 +472,16 @@ attach_event_cb(const struct escalate_event *ev, void *arg)
 	attach_msg_init(m, ATTACH_NOTICE);
 	if (notice_from_event(ev, &m->notice, &sandbox) == 0) {
 		TAILQ_FOREACH(a, &srv->all, entry) {
-			if (a->notices && a->state == A_SERVED &&
-			    (sandbox == NULL ||
-			    strcmp(a->sb->id, sandbox) == 0))
-				attach_send(a->fd, m, NULL, 0);
+			if (!a->notices || a->state != A_SERVED ||
+			    (sandbox != NULL &&
+			    strcmp(a->sb->id, sandbox) != 0))
+				continue;
+			/* Each knows a request by the id it was given. */
+			if (ev->request != NULL)
+				snprintf(m->notice.request,
+				    sizeof m->notice.request, "%s",
+				    escalate_id_for(ev->request, a->sb->id));
+			attach_send(a->fd, m, NULL, 0);
 		}
 	}
 	free(m);

@@ -69,6 +69,9 @@ EXTRA_DIST += tests/integration/inside.sh
 # A session's sandboxes: each sees its own, a once grant is one's.
 TESTS += tests/integration/session-once.sh
 EXTRA_DIST += tests/integration/session-once.sh
+# ... and nothing of another's: requests, fake addresses, refusals.
+TESTS += tests/integration/session-private.sh
+EXTRA_DIST += tests/integration/session-private.sh
 TESTS += tests/integration/attach-hostile.sh
 EXTRA_DIST += tests/integration/attach-hostile.sh \
 	tests/integration/attach-hostile.py

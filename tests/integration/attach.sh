@@ -181,7 +181,10 @@ for MODE in root nobody; do
 	[ "$(cat "$W"/ask.*)" = 200200200 ] &&
 	    ok "$MODE: one approval releases three commands' held connections" ||
 	    fail "$MODE: held: $(cat "$W"/ask.*)"
-	[ "$(cat "$W"/said.* | grep -c "^pinhole: holding 127\.0\.0\.1:$gport for approval (20 s): pinhole approve s3/$id ")" = 3 ] &&
+	# (each by the id it was given: the first's is the request's)
+	cat "$W"/said.* | sed -n "s/^pinhole: holding 127\.0\.0\.1:$gport for approval (20 s): pinhole approve s3\/\(r[0-9a-f]\{16\}\) .*/\1/p" |
+	    sort -u >"$W/said.ids"
+	[ "$(wc -l <"$W/said.ids")" = 3 ] && grep -qx "$id" "$W/said.ids" &&
 	    [ "$(cat "$W"/said.* | grep -c "^pinhole: approved 127\.0\.0\.1:$gport (session, ")" = 3 ] &&
 	    ok "$MODE: each command says its connection is held, and approved" ||
 	    fail "$MODE: said: $(cat "$W"/said.*)"
