@@ -38,7 +38,7 @@
 #include "rules/rules.h"
 
 #define ATTACH_REPLY_MS		10000	/* the run side waits this long */
-#define ATTACH_SETUP_MS		10000	/* from accept to served, at most */
+#define ATTACH_HELLO_MS		10000	/* from accept to "attach", at most */
 #define ATTACH_HELLO_MAX	64	/* connections not yet attached */
 #define ATTACH_PAUSE_MS		1000	/* after accept ran out of fds */
 
@@ -58,7 +58,7 @@ struct attached {
 	int				 fd;
 	pid_t				 peer;		/* SO_PEERCRED */
 	struct event			*ev;
-	struct event			*setup;		/* until served */
+	struct event			*setup;		/* until "attach" */
 	enum attached_state		 state;
 	struct audit_sandbox		*sb;
 	struct udpcatch			*udp;
@@ -182,6 +182,12 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 	rv = attach_send(a->fd, m, NULL, 0);
 	free(m);
 	a->notices = in->notices;
+	/*
+	 * Making the sandbox takes what it takes on a loaded machine: a run
+	 * side that dies on the way closes its end, and counts against
+	 * --max-sandboxes until then.
+	 */
+	event_del(a->setup);
 	a->state = A_CONFIGURED;
 	srv->nhello--;
 	srv->n++;
@@ -327,7 +333,6 @@ attached_take(struct attached *a, const struct attach_msg *in, int *fds,
 		return (-1);
 	}
 	gwctx_audit_sandbox(a->srv->c, a->sb, "attach", NULL, NULL, NULL);
-	event_del(a->setup);
 	attach_msg_init(&m, ATTACH_OK);
 	return (attach_send(a->fd, &m, NULL, 0));
 }
@@ -371,14 +376,14 @@ attached_read_cb(evutil_socket_t fd, short what, void *arg)
 		attached_free(a);
 }
 
-/* It did not attach in time: drop it. */
+/* It did not say "attach" in time: drop it. */
 static void
 attached_setup_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct attached	*a = arg;
 
-	log_warnx("attach: a client did not attach within %d s",
-	    ATTACH_SETUP_MS / 1000);
+	log_warnx("attach: a client did not say attach within %d s",
+	    ATTACH_HELLO_MS / 1000);
 	attached_free(a);
 }
 
@@ -435,7 +440,7 @@ attach_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	a->state = A_HELLO;
 	TAILQ_INSERT_TAIL(&srv->all, a, entry);
 	srv->nhello++;
-	tv.tv_sec = ATTACH_SETUP_MS / 1000;
+	tv.tv_sec = ATTACH_HELLO_MS / 1000;
 	a->ev = event_new(srv->c->base, fd, EV_READ | EV_PERSIST,
 	    attached_read_cb, a);
 	a->setup = evtimer_new(srv->c->base, attached_setup_cb, a);
@@ -467,10 +472,16 @@ attach_event_cb(const struct escalate_event *ev, void *arg)
 	attach_msg_init(m, ATTACH_NOTICE);
 	if (notice_from_event(ev, &m->notice, &sandbox) == 0) {
 		TAILQ_FOREACH(a, &srv->all, entry) {
-			if (a->notices && a->state == A_SERVED &&
-			    (sandbox == NULL ||
-			    strcmp(a->sb->id, sandbox) == 0))
-				attach_send(a->fd, m, NULL, 0);
+			if (!a->notices || a->state != A_SERVED ||
+			    (sandbox != NULL &&
+			    strcmp(a->sb->id, sandbox) != 0))
+				continue;
+			/* Each knows a request by the id it was given. */
+			if (ev->request != NULL)
+				snprintf(m->notice.request,
+				    sizeof m->notice.request, "%s",
+				    escalate_id_for(ev->request, a->sb->id));
+			attach_send(a->fd, m, NULL, 0);
 		}
 	}
 	free(m);

@@ -9,6 +9,8 @@
 
 #include <sys/wait.h>
 
+#include <sched.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,24 +19,32 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/ctl.h"
 #include "cli/hook.h"
 #include "cli/pinhole.h"
+#include "lib/io.h"
 #include "lib/json.h"
+#include "proxy/wire/attach.h"
+#include "rules/rules.h"
 
 #define HOOK_BLOCK		2	/* the protocol's "block this call" */
 #define HOOK_ARGS_MAX		32	/* of session start */
 #define HOOK_WAIT_TRIES		100	/* 50 ms apart: for a racing start */
+#define HOOK_NOT_RUN		126	/* --exec: the shell's "cannot run" */
+#define HOOK_SESSION_ENV	"CLAUDE_CODE_SESSION_ID"
 
 enum {
 	OPT_SHELL = 256,
 	OPT_ALLOW_CALL,
-	OPT_ASK
+	OPT_ASK,
+	OPT_EXEC
 };
 
 /* What the hook was told. */
 struct hook_args {
 	const char	*shell;
 	const char	*decision;
+	int		 exec;		/* --exec: be the harness's shell */
 	char		*start[HOOK_ARGS_MAX];	/* session start's options */
 	size_t		 nstart;
 };
@@ -101,14 +111,49 @@ hook_spawn(char *const argv[], int quiet)
 	return (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-/* Tell whether the session runs. */
+/* The path of this program; -1 when it cannot be found. */
 static int
-hook_session_runs(const char *pinhole, const char *name)
+hook_self(char *buf, size_t len)
 {
-	char	*argv[] = { (char *)pinhole, "session", "status",
-		    (char *)name, NULL };
+	ssize_t	n;
 
-	return (hook_spawn(argv, 1) == 0);
+	if ((n = readlink("/proc/self/exe", buf, len - 1)) <= 0)
+		return (-1);
+	buf[n] = '\0';
+	return (0);
+}
+
+/* Tell whether the session runs: its control socket answers. */
+static int
+hook_session_runs(const char *name)
+{
+	struct ctl_conn	c;
+	char		err[256];
+
+	if (ctl_open_all(&c, 1, name, err, sizeof err) != 1)
+		return (0);
+	ctl_close(&c);
+	return (1);
+}
+
+/*
+ * Rules given to the hook add to the user's policy file, which session
+ * start would leave out for them: name it, "--policy=PATH" in buf, when
+ * there are rules and the file is there.  Returns 0, or -1 for none.
+ */
+static int
+hook_user_policy(const struct hook_args *a, char *buf, size_t len)
+{
+	char	path[PATH_MAX];
+	size_t	i;
+
+	for (i = 0; i < a->nstart; i++)
+		if (strncmp(a->start[i], "--allow=", 8) == 0)
+			break;
+	if (i == a->nstart || rules_default_path(path, sizeof path) == -1 ||
+	    access(path, R_OK) == -1)
+		return (-1);
+	return (snprintf(buf, len, "--policy=%s", path) >= (int)len ? -1 : 0);
 }
 
 /*
@@ -119,15 +164,17 @@ static int
 hook_session_ensure(const struct hook_args *a, const char *pinhole,
     const char *name)
 {
-	char	*argv[HOOK_ARGS_MAX + 5];
+	char	*argv[HOOK_ARGS_MAX + 6], policy[PATH_MAX + 16];
 	size_t	 n = 0, i;
 	int	 tries;
 
-	if (hook_session_runs(pinhole, name))
+	if (hook_session_runs(name))
 		return (0);
 	argv[n++] = (char *)pinhole;
 	argv[n++] = "session";
 	argv[n++] = "start";
+	if (hook_user_policy(a, policy, sizeof policy) == 0)
+		argv[n++] = policy;
 	for (i = 0; i < a->nstart; i++)
 		argv[n++] = a->start[i];
 	argv[n++] = "--";
@@ -136,7 +183,7 @@ hook_session_ensure(const struct hook_args *a, const char *pinhole,
 	if (hook_spawn(argv, 0) == 0)
 		return (0);
 	for (tries = 0; tries < HOOK_WAIT_TRIES; tries++) {
-		if (hook_session_runs(pinhole, name))
+		if (hook_session_runs(name))
 			return (0);
 		usleep(50 * 1000);
 	}
@@ -177,10 +224,12 @@ hook_parse_args(const struct cmd_entry *self, int argc, char **argv,
 			rv = hook_keep(self, a, "allow", optarg);
 		else if (ch == OPT_ASK)
 			rv = hook_keep(self, a, "ask", optarg);
+		else if (ch == OPT_EXEC)
+			a->exec = 1;
 	}
 	if (rv != 0)
 		return (rv);
-	if (argc > optind)
+	if (argc > optind && !a->exec)
 		return (cmd_usage_error(self, "takes no arguments"));
 	if (a->shell[0] != '/')
 		return (cmd_usage_error(self, "--shell needs an absolute path"));
@@ -197,7 +246,6 @@ hook_answer_call(const struct hook_args *a)
 	char			*buf, *store = NULL;
 	const char		*err = NULL;
 	size_t			 len;
-	ssize_t			 n;
 	int			 rv = HOOK_BLOCK;
 
 	json_writer_init(&w, 0);
@@ -215,11 +263,10 @@ hook_answer_call(const struct hook_args *a)
 		rv = 0;
 		goto out;
 	}
-	if ((n = readlink("/proc/self/exe", pinhole, sizeof pinhole - 1)) <= 0) {
+	if (hook_self(pinhole, sizeof pinhole) == -1) {
 		hook_block("%s", "cannot find the pinhole program");
 		goto out;
 	}
-	pinhole[n] = '\0';
 	hook_session_name(c.session, name);
 	if (hook_session_ensure(a, pinhole, name) == -1) {
 		hook_block("cannot start session %s", name);
@@ -242,6 +289,101 @@ out:
 	return (rv);
 }
 
+/* Write one line to a file of /proc/self. */
+static int
+hook_write_proc(const char *path, const char *line)
+{
+	int	fd, rv;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1)
+		return (-1);
+	rv = write_all(fd, line, strlen(line));
+	close(fd);
+	return (rv);
+}
+
+/*
+ * Leave every network: a network namespace of our own, with not even
+ * loopback up; an unprivileged user makes a user namespace first, in
+ * which it stays itself.
+ */
+static int
+hook_unshare_net(void)
+{
+	char	map[64];
+	uid_t	uid = getuid();
+	gid_t	gid = getgid();
+
+	if (unshare(CLONE_NEWNET) == 0)
+		return (0);
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) == -1)
+		return (-1);
+	snprintf(map, sizeof map, "%lu %lu 1\n", (unsigned long)uid,
+	    (unsigned long)uid);
+	if (hook_write_proc("/proc/self/uid_map", map) == -1 ||
+	    hook_write_proc("/proc/self/setgroups", "deny\n") == -1)
+		return (-1);
+	snprintf(map, sizeof map, "%lu %lu 1\n", (unsigned long)gid,
+	    (unsigned long)gid);
+	return (hook_write_proc("/proc/self/gid_map", map));
+}
+
+/* Say why the shell does not run the command; returns HOOK_NOT_RUN. */
+static int
+hook_not_run(const char *why, const char *what)
+{
+	fprintf(stderr, "pinhole hook: %s%s; the command was not run\n", why,
+	    what);
+	return (HOOK_NOT_RUN);
+}
+
+/*
+ * Be the harness's shell (--exec): run the shell with args attached to
+ * the session named after the harness session in the environment,
+ * starting it on first use.  Without one (the harness's own start-up
+ * probes) the shell runs with no network at all.  Never unfiltered.
+ */
+static int
+hook_exec_shell(const struct hook_args *a, int argc, char **argv)
+{
+	char		 pinhole[PATH_MAX], name[HOOK_NAME_MAX + 1];
+	char		 label[ATTACH_CMD_MAX];
+	const char	*id = getenv(HOOK_SESSION_ENV);
+	char		**av;
+	int		 i, n = 0;
+
+	if ((av = calloc(argc + 9, sizeof *av)) == NULL)
+		return (hook_not_run("out of memory", ""));
+	if (id == NULL || id[0] == '\0') {
+		if (hook_unshare_net() == -1)
+			return (hook_not_run("cannot leave the network: ",
+			    strerror(errno)));
+	} else {
+		if (hook_self(pinhole, sizeof pinhole) == -1)
+			return (hook_not_run("cannot find the pinhole program",
+			    ""));
+		hook_session_name(id, name);
+		if (hook_session_ensure(a, pinhole, name) == -1)
+			return (hook_not_run("cannot start session ", name));
+		av[n++] = pinhole;
+		av[n++] = "run";
+		av[n++] = "--session";
+		av[n++] = name;
+		if (argc == 2 && strcmp(argv[0], "-c") == 0 &&
+		    hook_shell_label(argv[1], label, sizeof label) == 0) {
+			av[n++] = "--name";
+			av[n++] = label;
+		}
+		av[n++] = "--";
+	}
+	av[n++] = (char *)a->shell;
+	for (i = 0; i < argc; i++)
+		av[n++] = argv[i];
+	av[n] = NULL;
+	execv(av[0], av);
+	return (hook_not_run("cannot run ", av[0]));
+}
+
 /* pinhole hook: answer one PreToolUse call. */
 static int
 cmd_hook_exec(const struct cmd_entry *self, int argc, char **argv)
@@ -250,7 +392,9 @@ cmd_hook_exec(const struct cmd_entry *self, int argc, char **argv)
 	size_t			i;
 	int			rv;
 
-	if ((rv = hook_parse_args(self, argc, argv, &a)) == 0)
+	if ((rv = hook_parse_args(self, argc, argv, &a)) == 0 && a.exec)
+		rv = hook_exec_shell(&a, argc - optind, argv + optind);
+	else if (rv == 0)
 		rv = hook_answer_call(&a);
 	for (i = 0; i < a.nstart; i++)
 		free(a.start[i]);
@@ -265,6 +409,10 @@ static const struct cmd_opt hook_opts[] = {
 	{ "allow-call", 0, CMD_ARG_NONE, NULL, .key = OPT_ALLOW_CALL,
 	    .help = "tell the harness to run the wrapped call without asking "
 	    "(default: ask the person, showing the wrapped command)" },
+	{ "exec", 0, CMD_ARG_NONE, NULL, .key = OPT_EXEC,
+	    .help = "be the harness's shell (CLAUDE_CODE_SHELL): run the "
+	    "shell with ARGS in the session of $CLAUDE_CODE_SESSION_ID, with "
+	    "no network without it" },
 	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
 	    .help = "a rule for the session it starts (repeatable)" },
 	{ "ask", 0, CMD_ARG_OPTIONAL, "S", .key = OPT_ASK,
@@ -275,17 +423,23 @@ static const struct cmd_opt hook_opts[] = {
 
 const struct cmd_entry cmd_hook_entry = {
 	.name = "hook",
-	.usage = "[--shell PATH] [--allow-call] [--allow RULE] [--ask[=S]]",
+	.usage = "[--shell PATH] [--allow-call] [--allow RULE] [--ask[=S]] "
+	    "[--exec -- ARG...]",
 	.summary = "Run an agent harness's shell commands in a session",
 	.intro =
 	    "Reads one PreToolUse call of an agent harness (Claude Code's hook\n"
 	    "protocol) on stdin.  A Bash call is answered with its command\n"
 	    "wrapped in 'pinhole run --session NAME', NAME being the harness's\n"
 	    "session id (or a hash of it); the session is started on first use,\n"
-	    "in \"/\".  Any other call gets no answer.\n",
+	    "in \"/\".  Any other call gets no answer.\n\n"
+	    "With --exec it is the harness's shell instead (pinhole-bash is\n"
+	    "that program, for CLAUDE_CODE_SHELL): the shell runs ARGS in a\n"
+	    "sandbox of the session of $CLAUDE_CODE_SESSION_ID, and the\n"
+	    "harness's own permission decisions stay as they are.\n",
 	.opts = hook_opts,
 	.help =
 	    "A call that cannot be read, or a session that cannot be started,\n"
-	    "exits 2 with the reason on stderr: the harness blocks the call.\n",
+	    "exits 2 with the reason on stderr: the harness blocks the call.\n"
+	    "With --exec it exits 126 instead, the command not run.\n",
 	.exec = cmd_hook_exec,
 };

@@ -49,6 +49,7 @@ struct run_opts {
 	const char		*session;	/* --session, PINHOLE_SESSION */
 	const char		*gwopt;		/* a gateway option given */
 	int			 quiet;		/* --quiet */
+	const char		*name;		/* --name, or NULL */
 	char			*const *argv;	/* the command */
 };
 
@@ -72,7 +73,8 @@ struct run {
 };
 
 enum {
-	OPT_NET = GWOPTS_LAST
+	OPT_NET = GWOPTS_LAST,
+	OPT_NAME
 };
 
 /* Read the command line: options up to the command. */
@@ -97,6 +99,8 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 			o->session = optarg;
 		else if (ch == 'q')
 			o->quiet = 1;
+		else if (ch == OPT_NAME)
+			o->name = optarg;
 		else if (ch != OPT_NET) {
 			o->gwopt = optarg != NULL && optind >= 2 &&
 			    optarg == argv[optind - 1] ? argv[optind - 2] :
@@ -506,7 +510,10 @@ run_attach(struct run *r, int fd)
 	if ((m = calloc(1, sizeof *m)) == NULL ||
 	    (r->notice = calloc(1, sizeof *r->notice)) == NULL)
 		fatal("calloc");
-	audit_cmdline(r->o->argv, line, sizeof line);
+	if (r->o->name != NULL)
+		snprintf(line, sizeof line, "%s", r->o->name);
+	else
+		audit_cmdline(r->o->argv, line, sizeof line);
 	if (attach_hello(fd, line, !r->o->quiet, m, err, sizeof err) == -1) {
 		log_warnx("session %s: %s", r->o->session, err);
 		goto out;
@@ -598,7 +605,10 @@ cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	rv = RUN_FAILED;
 	if (run_start(&r) == -1)
 		goto out;
-	run_cmdline(o->argv, line, sizeof line);
+	if (o->name != NULL)
+		snprintf(line, sizeof line, "%s", o->name);
+	else
+		run_cmdline(o->argv, line, sizeof line);
 	gwctx_audit(&r.c, "start", NULL, NULL, line);
 	event_base_dispatch(r.c.base);
 	notify_free(r.notify);
@@ -644,6 +654,9 @@ static const struct cmd_opt run_opts[] = {
 	    .help = "attach to the running SESSION: its gateway, policy, "
 	    "grants and log (default: $PINHOLE_SESSION)" },
 	{ .name = "session-id" },
+	{ "name", 0, CMD_ARG_REQUIRED, "TEXT", .key = OPT_NAME,
+	    .help = "how the log, pending and watch name the command "
+	    "(default: its command line)" },
 	{ "quiet", 'q', CMD_ARG_NONE, NULL,
 	    .help = "say nothing on stderr of refusals and held connections "
 	    "(the audit log has them all)" },

@@ -11,10 +11,11 @@
 #include <stdint.h>
 
 #include "lib/json.h"
+#include "proxy/escalate/escalate.h"
 
 #define CTL_SESSIONS_MAX	64
 #define CTL_TIMEOUT_MS		5000
-#define CTL_SESSION_LEN		64
+#define CTL_SESSION_LEN		ESCALATE_SESSION_LEN	/* a name, whole */
 
 struct ctl_conn {
 	int	fd;

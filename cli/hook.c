@@ -13,6 +13,18 @@
 #include "lib/json.h"
 
 
+/* Tell whether any of the bytes of set is among the n bytes of s. */
+static int
+memcspn(const char *s, size_t n, const char *set)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (strchr(set, s[i]) != NULL)
+			return (1);
+	return (0);
+}
+
 /* Read an object of len bytes, nested members kept as text. */
 static int
 hook_read(const char *buf, size_t len, char *store, struct json_member *m,
@@ -94,6 +106,68 @@ hook_session_name(const char *id, char *buf)
 		buf[3 + 2 * i] = hex[md[i] & 0xf];
 	}
 	buf[34] = '\0';
+}
+
+/*
+ * Unquote one shell word of n bytes ('...', "..." without expansions,
+ * \c and plain characters) into buf of len bytes, cut to fit; -1 when
+ * it is not one such word.
+ */
+static int
+hook_unquote_word(const char *w, size_t n, char *buf, size_t len)
+{
+	const char	*end = w + n, *q;
+	size_t		 o = 0;
+
+	while (w < end) {
+		if (*w == '\'' || *w == '"') {
+			if ((q = memchr(w + 1, *w, end - w - 1)) == NULL ||
+			    (*w == '"' && memcspn(w + 1, q - w - 1, "$`\\")))
+				return (-1);
+			for (w++; w < q; w++)
+				if (o + 1 < len)
+					buf[o++] = *w;
+			w++;
+		} else if (*w == '\\' && w + 1 < end) {
+			if (o + 1 < len)
+				buf[o++] = w[1];
+			w += 2;
+		} else if (strchr(" \t\n;&|<>()$`*?[#~\\", *w) != NULL)
+			return (-1);
+		else {
+			if (o + 1 < len)
+				buf[o++] = *w;
+			w++;
+		}
+	}
+	buf[o] = '\0';
+	return (0);
+}
+
+/* The tool call in Claude Code's shell string: what its eval runs. */
+int
+hook_shell_label(const char *s, char *buf, size_t len)
+{
+	static const char	head[] = " && eval ";
+	static const char	tail[] = " < /dev/null && pwd -P >| ";
+	const char		*b, *e = NULL, *p;
+	size_t			 n;
+
+	if (len == 0 || (b = strstr(s, head)) == NULL)
+		return (-1);
+	b += sizeof head - 1;
+	for (p = b; (p = strstr(p, tail)) != NULL; p++)
+		e = p;
+	if (e == NULL || e == b)
+		return (-1);
+	n = e - b;
+	if (hook_unquote_word(b, n, buf, len) == 0)
+		return (0);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, b, n);
+	buf[n] = '\0';
+	return (0);
 }
 
 /* Append s single-quoted: every ' closes, is escaped, and reopens. */

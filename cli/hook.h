@@ -49,6 +49,14 @@ int	hook_wraps(const struct hook_call *);
  * SHA-256.  buf has HOOK_NAME_MAX + 1 bytes.
  */
 void	hook_session_name(const char *, char *);
+/*
+ * The tool call in the string Claude Code's Bash tool gives its shell
+ * (`... && eval CMD < /dev/null && pwd -P >| FILE`): CMD unquoted when
+ * it is one quoted word, else as the harness wrote it, into buf of len
+ * bytes (cut to fit).  Returns 0, or -1 when the string is not of that
+ * form.
+ */
+int	hook_shell_label(const char *, char *, size_t);
 /* Append s to w single-quoted for a POSIX shell, ' as '\''. */
 void	hook_quote(struct json_writer *, const char *);
 /*

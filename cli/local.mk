@@ -36,6 +36,18 @@ tests_fuzz_fuzz_hook_SOURCES = tests/fuzz/fuzz_hook.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_hook_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_hook_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/hook
+# The harness's shell (CLAUDE_CODE_SHELL): pinhole hook --exec.
+bin_SCRIPTS = pinhole-bash
+pinhole-bash: cli/pinhole-bash.in Makefile
+	$(AM_V_GEN)sed 's|@bindir[@]|$(bindir)|g' $(srcdir)/cli/pinhole-bash.in >$@.tmp && \
+	    chmod +x $@.tmp && mv $@.tmp $@
+CLEANFILES += pinhole-bash
+EXTRA_DIST += cli/pinhole-bash.in
+# The real Claude Code (tests/package.json) against a scripted model.
+TESTS += tests/integration/claude-code.sh
+EXTRA_DIST += tests/integration/claude-code.sh \
+	tests/integration/modelserver.py tests/package.json \
+	tests/package-lock.json
 TESTS += tests/integration/hook.sh tests/integration/bridge.sh
 EXTRA_DIST += tests/integration/hook.sh tests/integration/bridge.sh
 # pinhole doctor, for real, as root and as nobody.
@@ -48,8 +60,8 @@ EXTRA_DIST += tests/integration/usage.sh tests/integration/manpage.sh
 TESTS += tests/integration/completion.sh
 EXTRA_DIST += tests/integration/completion.sh
 # Named long-lived gateways: start, list, status, stop.
-TESTS += tests/integration/session.sh
-EXTRA_DIST += tests/integration/session.sh
+TESTS += tests/integration/session.sh tests/integration/session-uuid.sh
+EXTRA_DIST += tests/integration/session.sh tests/integration/session-uuid.sh
 TESTS += tests/integration/attach.sh
 EXTRA_DIST += tests/integration/attach.sh tests/integration/attach-cycle.py
 # Inside the sandbox the person's commands say so, and how to ask.
@@ -58,6 +70,9 @@ EXTRA_DIST += tests/integration/inside.sh
 # A session's sandboxes: each sees its own, a once grant is one's.
 TESTS += tests/integration/session-once.sh
 EXTRA_DIST += tests/integration/session-once.sh
+# ... and nothing of another's: requests, fake addresses, refusals.
+TESTS += tests/integration/session-private.sh
+EXTRA_DIST += tests/integration/session-private.sh
 TESTS += tests/integration/attach-hostile.sh
 EXTRA_DIST += tests/integration/attach-hostile.sh \
 	tests/integration/attach-hostile.py

@@ -49,6 +49,25 @@ notice_request(enum attach_notice_kind kind, const struct escalate_request *r,
 	snprintf(n->text, sizeof n->text, "%s", r->answer);
 }
 
+/*
+ * Another sandbox's open request, joined: to this one, a request of its
+ * own asked for, as a new one is told.
+ */
+static int
+notice_joined(const struct escalate_event *ev, struct attach_notice *n,
+    const char **sandbox)
+{
+	const struct escalate_asker	*a = ev->asker;
+
+	if (strcmp(a->via, "agent") != 0)
+		return (-1);
+	notice_request(ATTACH_NOTICE_ASKED, ev->request, n);
+	snprintf(n->request, sizeof n->request, "%s", a->id);
+	snprintf(n->text, sizeof n->text, "%s", a->reason);
+	*sandbox = a->sandbox;
+	return (0);
+}
+
 /* The notice an event of the queue makes, and the sandbox it is for. */
 int
 notice_from_event(const struct escalate_event *ev, struct attach_notice *n,
@@ -64,10 +83,14 @@ notice_from_event(const struct escalate_event *ev, struct attach_notice *n,
 		return (0);
 	case ESCALATE_NOTE_HELD:
 		notice_request(ATTACH_NOTICE_HELD, r, n);
+		snprintf(n->request, sizeof n->request, "%s",
+		    escalate_id_for(r, ev->sandbox));
 		n->secs = ev->secs;
 		*sandbox = ev->sandbox;
 		return (0);
 	case ESCALATE_NOTE_REQUEST:
+		if (ev->asker != NULL)
+			return (notice_joined(ev, n, sandbox));
 		if (r->state != ESCALATE_PENDING || r->count != 1 ||
 		    strcmp(r->via, "agent") != 0)
 			return (-1);

@@ -24,7 +24,7 @@
 
 struct notify {
 	int			 fd;		/* our own stderr */
-	char			 session[64];
+	char			 session[ESCALATE_SESSION_LEN];
 	struct notice_limit	 limit;
 	struct event		*timer;
 	struct escalate_sub	*sub;

@@ -30,3 +30,8 @@ dist_doc_DATA = README.md LICENSE \
 # docs/deploy.md's files, each checked by the tool that reads it.
 TESTS += tests/integration/deploy.sh
 EXTRA_DIST += tests/integration/deploy.sh
+
+# Every example of the documents is run, or says why it cannot be.
+TESTS += tests/integration/docs-examples.sh
+EXTRA_DIST += tests/integration/docs-examples.sh tests/doc-examples.py \
+	tests/integration/docs-proto.py

@@ -155,7 +155,8 @@ udpcatch_log(struct udpcatch *u, const struct sockaddr_in *src,
 	inet_ntop(AF_INET, &dst->sin_addr, addr, sizeof addr);
 	if (u->fakeip != NULL)
 		name = fakeip_lookup_name(u->fakeip,
-		    (const uint8_t *)&dst->sin_addr, 4);
+		    (const uint8_t *)&dst->sin_addr, 4,
+		    u->sandbox != NULL ? u->sandbox->id : "");
 	if (u->quiet > 0)
 		snprintf(detail, sizeof detail, "UDP; %lu more not logged",
 		    u->quiet);

@@ -16,7 +16,10 @@
 #include "rules/grants.h"
 #include "rules/rules.h"
 
-/* A fake address stands for the name the DNS side gave it. */
+/*
+ * A fake address stands for the name the DNS side gave it, to this
+ * sandbox.
+ */
 int
 conn_unfake(struct conn *c)
 {
@@ -25,8 +28,8 @@ conn_unfake(struct conn *c)
 	if (c->host.kind != HOST_IPV4 || c->set->fakeip == NULL ||
 	    !fakeip_contains(c->set->fakeip, c->host.addr, 4))
 		return (0);
-	if ((name = fakeip_lookup_name(c->set->fakeip, c->host.addr,
-	    4)) == NULL) {
+	if ((name = fakeip_lookup_name(c->set->fakeip, c->host.addr, 4,
+	    escalate_sandbox_id(c->sandbox))) == NULL) {
 		conn_refuse(c, 502, NULL, "fake address not in use");
 		return (-1);
 	}

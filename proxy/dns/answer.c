@@ -125,7 +125,10 @@ dns_answer_reverse(const char *name, uint8_t *a)
 	return (p == name + len - slen ? 0 : -1);
 }
 
-/* PTR for a fake address: its name, from memory.  Returns 1 if answered. */
+/*
+ * PTR for a fake address this sandbox was given: its name, from memory.
+ * Returns 1 if answered.
+ */
 static int
 dns_answer_ptr(struct dns_req *r)
 {
@@ -136,7 +139,8 @@ dns_answer_ptr(struct dns_req *r)
 
 	if (r->q.qtype != DNS_T_PTR ||
 	    dns_answer_reverse(r->q.qname, a) == -1 ||
-	    (rep.ptr = fakeip_lookup_name(srv->p.fakeip, a, 4)) == NULL)
+	    (rep.ptr = fakeip_lookup_name(srv->p.fakeip, a, 4,
+	    escalate_sandbox_id(dns_req_sandbox(r)))) == NULL)
 		return (0);
 	rep.ttl = srv->p.ttl;
 	snprintf(r->why, sizeof r->why, "a fake address");
@@ -259,8 +263,8 @@ dns_answer_fake(struct dns_req *r, int allow)
 
 	memset(&a, 0, sizeof a);
 	a.type = DNS_T_A;
-	if (fakeip_assign(srv->p.fakeip, r->host.text, mono_sec(), srv->p.ttl,
-	    a.a) == -1) {
+	if (fakeip_assign(srv->p.fakeip, r->host.text, escalate_sandbox_id(
+	    dns_req_sandbox(r)), mono_sec(), srv->p.ttl, a.a) == -1) {
 		log_warnx("%s: every fake address is in use", __func__);
 		dns_answer_rcode(r, DNS_R_SERVFAIL);
 		dns_answer_audit(r, allow, "SERVFAIL: fake addresses exhausted");

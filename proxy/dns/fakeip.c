@@ -7,6 +7,11 @@
  *
  * Names hash with SipHash-2-4 under a random key, so names chosen by the
  * sandbox cannot pile up in one bucket; addresses index an array.
+ *
+ * The map is one for every sandbox of a gateway, but each sandbox reads
+ * back only the names it was given: a view per sandbox (hashed by its id
+ * under the same key) holds the addresses it was answered, each with the
+ * generation of its entry, which a recycled address moves on.
  */
 #include "config.h"
 
@@ -18,13 +23,27 @@
 
 #include "proxy/dns/fakeip.h"
 
+#define FAKEIP_VIEW_BUCKETS	256	/* sandboxes' views, hashed */
+#define FAKEIP_VIEW_MIN		16	/* slots of a new view */
+
 struct fakeip_entry {
 	char			*name;
 	uint32_t		 off;		/* address: base + off */
+	uint32_t		 gen;		/* times the address was recycled */
 	uint64_t		 expire;	/* when its last answer expires */
 	struct fakeip_entry	*hnext;		/* name hash chain */
 	struct fakeip_entry	*prev;		/* least recently answered first */
 	struct fakeip_entry	*next;
+};
+
+/* The addresses one sandbox was given: open addressing by offset. */
+struct fakeip_view {
+	char			 *sandbox;
+	struct fakeip_view	 *hnext;
+	uint32_t		 *offs;		/* 0: an empty slot */
+	uint32_t		 *gens;
+	size_t			  cap;		/* a power of two */
+	size_t			  n;
 };
 
 struct fakeip {
@@ -39,6 +58,7 @@ struct fakeip {
 	size_t			  count;
 	struct fakeip_entry	 *head;
 	struct fakeip_entry	 *tail;
+	struct fakeip_view	 *views[FAKEIP_VIEW_BUCKETS];
 };
 
 #define ROTL(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
@@ -152,11 +172,23 @@ fail:
 	return (NULL);
 }
 
-/* Free the map and every name. */
+/* Free a view. */
+static void
+fakeip_view_free(struct fakeip_view *v)
+{
+	free(v->sandbox);
+	free(v->offs);
+	free(v->gens);
+	free(v);
+}
+
+/* Free the map, every name and every view. */
 void
 fakeip_free(struct fakeip *f)
 {
 	struct fakeip_entry	*e, *next;
+	struct fakeip_view	*v;
+	size_t			 i;
 
 	if (f == NULL)
 		return;
@@ -164,6 +196,12 @@ fakeip_free(struct fakeip *f)
 		next = e->next;
 		free(e->name);
 		free(e);
+	}
+	for (i = 0; i < FAKEIP_VIEW_BUCKETS; i++) {
+		while ((v = f->views[i]) != NULL) {
+			f->views[i] = v->hnext;
+			fakeip_view_free(v);
+		}
 	}
 	free(f->by_addr);
 	free(f->by_name);
@@ -251,8 +289,129 @@ fakeip_take(struct fakeip *f, uint64_t now)
 	fakeip_unhash(f, e);
 	free(e->name);
 	e->name = NULL;
+	e->gen++;		/* no view holds the new name yet */
 	f->by_addr[e->off - 1] = NULL;
 	return (e);
+}
+
+/* The bucket of a sandbox's view ("" for none). */
+static size_t
+fakeip_view_bucket(const struct fakeip *f, const char *sandbox)
+{
+	return (fakeip_hash(f->key, sandbox) % FAKEIP_VIEW_BUCKETS);
+}
+
+/* A sandbox's view, or NULL. */
+static struct fakeip_view *
+fakeip_view_find(const struct fakeip *f, const char *sandbox)
+{
+	struct fakeip_view	*v;
+
+	for (v = f->views[fakeip_view_bucket(f, sandbox)]; v != NULL;
+	    v = v->hnext) {
+		if (strcmp(v->sandbox, sandbox) == 0)
+			return (v);
+	}
+	return (NULL);
+}
+
+/* The slot of an offset in a view: its own, or the empty one for it. */
+static size_t
+fakeip_view_slot(const struct fakeip_view *v, uint32_t off)
+{
+	size_t	i = (off * 2654435761U) & (v->cap - 1);
+
+	while (v->offs[i] != 0 && v->offs[i] != off)
+		i = (i + 1) & (v->cap - 1);
+	return (i);
+}
+
+/* Give a view twice the slots.  Returns 0 or -1. */
+static int
+fakeip_view_grow(struct fakeip_view *v)
+{
+	struct fakeip_view	 old = *v;
+	size_t			 i, j;
+
+	v->cap = old.cap == 0 ? FAKEIP_VIEW_MIN : old.cap * 2;
+	v->offs = calloc(v->cap, sizeof *v->offs);
+	v->gens = calloc(v->cap, sizeof *v->gens);
+	if (v->offs == NULL || v->gens == NULL) {
+		free(v->offs);
+		free(v->gens);
+		*v = old;
+		return (-1);
+	}
+	for (i = 0; i < old.cap; i++) {
+		if (old.offs[i] == 0)
+			continue;
+		j = fakeip_view_slot(v, old.offs[i]);
+		v->offs[j] = old.offs[i];
+		v->gens[j] = old.gens[i];
+	}
+	free(old.offs);
+	free(old.gens);
+	return (0);
+}
+
+/* Note in a sandbox's view that it was given an entry's address. */
+static int
+fakeip_view_add(struct fakeip *f, const char *sandbox,
+    const struct fakeip_entry *e)
+{
+	struct fakeip_view	**bucket, *v;
+	size_t			  i;
+
+	if ((v = fakeip_view_find(f, sandbox)) == NULL) {
+		if ((v = calloc(1, sizeof *v)) == NULL ||
+		    (v->sandbox = strdup(sandbox)) == NULL) {
+			free(v);
+			return (-1);
+		}
+		bucket = &f->views[fakeip_view_bucket(f, sandbox)];
+		v->hnext = *bucket;
+		*bucket = v;
+	}
+	if (2 * (v->n + 1) > v->cap && fakeip_view_grow(v) == -1)
+		return (-1);
+	i = fakeip_view_slot(v, e->off);
+	if (v->offs[i] == 0)
+		v->n++;
+	v->offs[i] = e->off;
+	v->gens[i] = e->gen;
+	return (0);
+}
+
+/* Was a sandbox given an entry's address (and not since recycled)? */
+static int
+fakeip_view_has(const struct fakeip *f, const char *sandbox,
+    const struct fakeip_entry *e)
+{
+	const struct fakeip_view	*v;
+	size_t				 i;
+
+	if ((v = fakeip_view_find(f, sandbox)) == NULL)
+		return (0);
+	i = fakeip_view_slot(v, e->off);
+	return (v->offs[i] == e->off && v->gens[i] == e->gen);
+}
+
+/* A sandbox has gone: forget its view. */
+void
+fakeip_drop_sandbox(struct fakeip *f, const char *sandbox)
+{
+	struct fakeip_view	**pp, *v;
+
+	if (f == NULL)
+		return;
+	for (pp = &f->views[fakeip_view_bucket(f, sandbox)]; (v = *pp) != NULL;
+	    pp = &v->hnext) {
+		if (strcmp(v->sandbox, sandbox) == 0) {
+			*pp = v->hnext;
+			fakeip_view_free(v);
+			return;
+		}
+	}
 }
 
 /* Write the address of an entry. */
@@ -268,10 +427,10 @@ fakeip_addr(const struct fakeip *f, const struct fakeip_entry *e,
 	addr[3] = a & 0xff;
 }
 
-/* Give a name its address for ttl seconds from now. */
+/* Give a name its address, to a sandbox, for ttl seconds from now. */
 int
-fakeip_assign(struct fakeip *f, const char *name, uint64_t now,
-    uint32_t ttl, uint8_t *addr)
+fakeip_assign(struct fakeip *f, const char *name, const char *sandbox,
+    uint64_t now, uint32_t ttl, uint8_t *addr)
 {
 	struct fakeip_entry	**bucket, *e;
 	char			 *dup;
@@ -295,6 +454,8 @@ fakeip_assign(struct fakeip *f, const char *name, uint64_t now,
 	if (now + ttl > e->expire)
 		e->expire = now + ttl;
 	fakeip_append(f, e);
+	if (fakeip_view_add(f, sandbox, e) == -1)
+		return (-1);
 	fakeip_addr(f, e, addr);
 	return (0);
 }
@@ -317,9 +478,10 @@ fakeip_v4(const uint8_t *addr, size_t len, uint32_t *a)
 	return (0);
 }
 
-/* The name behind a fake address. */
+/* The name behind a fake address, if the sandbox was given it. */
 const char *
-fakeip_lookup_name(const struct fakeip *f, const uint8_t *addr, size_t len)
+fakeip_lookup_name(const struct fakeip *f, const uint8_t *addr, size_t len,
+    const char *sandbox)
 {
 	struct fakeip_entry	*e;
 	uint32_t		 a, off;
@@ -328,7 +490,8 @@ fakeip_lookup_name(const struct fakeip *f, const uint8_t *addr, size_t len)
 	    (a & f->mask) != f->base)
 		return (NULL);
 	off = a - f->base;
-	if (off == 0 || off > f->max || (e = f->by_addr[off - 1]) == NULL)
+	if (off == 0 || off > f->max || (e = f->by_addr[off - 1]) == NULL ||
+	    !fakeip_view_has(f, sandbox, e))
 		return (NULL);
 	return (e->name);
 }

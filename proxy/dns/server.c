@@ -29,6 +29,7 @@
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
 #include "proxy/dns/dns-int.h"
+#include "proxy/dns/fakeip.h"
 #include "proxy/resolver/resolver.h"
 #include "rules/rules.h"
 
@@ -377,6 +378,7 @@ dns_server_drop_sandbox(struct dns_server *srv, const struct audit_sandbox *sb)
 		if (k->udp != NULL && k->udp->sandbox == sb)
 			dns_req_free(k);
 	}
+	fakeip_drop_sandbox(srv->p.fakeip, sb->id);
 	for (l = TAILQ_FIRST(&srv->listeners); l != NULL; l = lnext) {
 		lnext = TAILQ_NEXT(l, entry);
 		if (l->sandbox == sb) {

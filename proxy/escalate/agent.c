@@ -34,6 +34,7 @@ struct agent_ctx {
 struct agent_wait {
 	struct escalate		*e;
 	struct escalate_waiter	*w;
+	char			 id[ESCALATE_ID_LEN];
 	char			 sandbox[AUDIT_SANDBOX_ID_LEN];
 	int			 json;
 	void			(*cb)(struct agent_response *, void *);
@@ -196,20 +197,24 @@ agent_error(struct agent_response *resp, int status, const char *msg)
 	agent_error_pending(resp, status, msg, -1);
 }
 
-/* Write a request's state for the agent (JSON members). */
+/*
+ * Write a request's state for the agent of a sandbox that asked (JSON
+ * members): its id, time and reason are that sandbox's own.
+ */
 static void
-agent_put_request(struct json_writer *w, const struct escalate_request *r)
+agent_put_request(struct json_writer *w, const struct escalate_request *r,
+    const struct escalate_asker *a)
 {
 	char	since[32];
 
-	json_put_str(w, "request", r->id);
+	json_put_str(w, "request", a->id);
 	json_put_str(w, "host", r->host.text);
 	json_put_int(w, "port", r->port);
 	json_put_str(w, "state", escalate_state_name(r->state));
-	control_time(r->since, since, sizeof since);
+	control_time(a->since, since, sizeof since);
 	json_put_str(w, "since", since);
-	if (r->reason[0] != '\0')
-		json_put_str(w, "reason", r->reason);
+	if (a->reason[0] != '\0')
+		json_put_str(w, "reason", a->reason);
 	if (r->state == ESCALATE_APPROVED || (r->state == ESCALATE_EXPIRED &&
 	    r->scope != ESCALATE_SCOPE_NONE)) {
 		json_put_str(w, "scope", escalate_scope_name(r->scope));
@@ -228,15 +233,15 @@ agent_target_text(const struct host *h, uint16_t port, char *buf, size_t len)
 		snprintf(buf + strlen(buf), len - strlen(buf), " (any port)");
 }
 
-/* Write a request's state in one line of text. */
+/* Write a request's state in one line of text, as a sandbox knows it. */
 static void
 agent_text_request(struct agent_response *resp,
-    const struct escalate_request *r)
+    const struct escalate_request *r, const struct escalate_asker *a)
 {
 	char	target[HOST_TEXT_LEN + 16];
 
 	agent_target_text(&r->host, r->port, target, sizeof target);
-	agent_printf(resp, "%s %s %s", r->id, target,
+	agent_printf(resp, "%s %s %s", a->id, target,
 	    escalate_state_name(r->state));
 	if (r->state == ESCALATE_APPROVED)
 		agent_printf(resp, " (%s%s)", escalate_scope_name(r->scope),
@@ -252,20 +257,22 @@ agent_status(struct escalate *e, const char *id, const char *sandbox,
     int json, struct agent_response *resp)
 {
 	const struct escalate_request	*r;
+	const struct escalate_asker	*a;
 
 	agent_response_init(resp, json);
 	escalate_sweep(e);
-	if ((r = escalate_find_for(e, id, sandbox)) == NULL) {
+	if ((r = escalate_find_for(e, id, sandbox)) == NULL ||
+	    (a = escalate_asker_of(r, sandbox)) == NULL) {
 		agent_error(resp, 404, "no such request");
 		return;
 	}
 	if (!json) {
-		agent_text_request(resp, r);
+		agent_text_request(resp, r, a);
 		return;
 	}
 	json_open(&resp->body);
 	json_put_bool(&resp->body, "ok", 1);
-	agent_put_request(&resp->body, r);
+	agent_put_request(&resp->body, r, a);
 	json_close(&resp->body);
 	agent_puts(resp, "\n");
 }
@@ -347,16 +354,27 @@ agent_sandbox(const struct agent_ctx *c)
 	return (escalate_sandbox_id(c->req->sandbox));
 }
 
-/* Answer a filed (or already allowed) request, with its last refusal. */
+/*
+ * Answer a filed request, with its last refusal, as the sandbox asking
+ * knows it: one it joined is new to it, its own.
+ */
 static void
 agent_filed(struct agent_ctx *c, const struct escalate_request *r,
     enum escalate_filed f)
 {
 	struct agent_response		*resp = c->resp;
 	const struct escalate_refusal	*last;
+	const struct escalate_asker	*a;
 	char				 when[32] = "";
+	char				 lifts[ESCALATE_LIFTS_LEN];
 
-	resp->status = f == ESCALATE_FILED_NEW ? 201 : 200;
+	if ((a = escalate_asker_of(r, agent_sandbox(c))) == NULL) {
+		agent_error(resp, 500, "out of memory");
+		return;
+	}
+	resp->status = f == ESCALATE_FILED_SAME ? 200 : 201;
+	escalate_lifts_for(c->e, &r->host, r->port, agent_sandbox(c), lifts,
+	    sizeof lifts);
 	if ((last = escalate_refused_find(c->e, agent_sandbox(c), &r->host,
 	    r->port)) != NULL)
 		control_time(last->last, when, sizeof when);
@@ -365,10 +383,10 @@ agent_filed(struct agent_ctx *c, const struct escalate_request *r,
 		json_put_bool(&resp->body, "ok", 1);
 		json_put_bool(&resp->body, "coalesced",
 		    f == ESCALATE_FILED_SAME);
-		agent_put_request(&resp->body, r);
+		agent_put_request(&resp->body, r, a);
 		json_put_str(&resp->body, "session", escalate_session(c->e));
-		if (r->lifts[0] != '\0')
-			json_put_str(&resp->body, "lifts", r->lifts);
+		if (lifts[0] != '\0')
+			json_put_str(&resp->body, "lifts", lifts);
 		if (last != NULL) {
 			json_put_str(&resp->body, "refused", last->why);
 			json_put_str(&resp->body, "refused_at", when);
@@ -377,16 +395,16 @@ agent_filed(struct agent_ctx *c, const struct escalate_request *r,
 		agent_puts(resp, "\n");
 		return;
 	}
-	agent_text_request(resp, r);
+	agent_text_request(resp, r, a);
 	if (last != NULL)
 		agent_printf(resp, "It answers the refusal at %s: %s\n", when,
 		    last->why);
-	if (r->lifts[0] != '\0')
-		agent_printf(resp, "Approving it lifts %s\n", r->lifts);
+	if (lifts[0] != '\0')
+		agent_printf(resp, "Approving it lifts %s\n", lifts);
 	agent_printf(resp, "Asked the person running the sandbox%s. Check "
 	    "with: pinhole request --status %s (or GET /pinhole/request/%s"
 	    "?wait=60)\n", f == ESCALATE_FILED_SAME ?
-	    " (joined the open request)" : "", r->id, r->id);
+	    " (joined the open request)" : "", a->id, a->id);
 }
 
 /* Say that a host is allowed already. */
@@ -444,7 +462,8 @@ agent_post_request(struct agent_ctx *c)
 		agent_error(c->resp, 400, err);
 		return;
 	}
-	if (escalate_fixed(c->e, &h, port, fix, sizeof fix)) {
+	if (escalate_fixed(c->e, agent_sandbox(c), &h, port, fix,
+	    sizeof fix)) {
 		agent_error(c->resp, 403, fix);
 		return;
 	}
@@ -455,7 +474,8 @@ agent_post_request(struct agent_ctx *c)
 	}
 	f = escalate_file(c->e, &h, port, reason, strlen(reason), "agent",
 	    c->req->sandbox, &r);
-	if (f == ESCALATE_FILED_NEW || f == ESCALATE_FILED_SAME)
+	if (f == ESCALATE_FILED_NEW || f == ESCALATE_FILED_SAME ||
+	    f == ESCALATE_FILED_JOINED)
 		agent_filed(c, r, f);
 	else if (f == ESCALATE_FILED_FULL)
 		agent_full(c);
@@ -490,7 +510,7 @@ agent_get_request(struct agent_ctx *c, const char *id, size_t idlen)
 	if (r != NULL && r->state == ESCALATE_PENDING && secs > 0) {
 		c->resp->wait = secs > ESCALATE_WAIT_MAX ? ESCALATE_WAIT_MAX :
 		    (int)secs;
-		memcpy(c->resp->wait_id, r->id, sizeof c->resp->wait_id);
+		memcpy(c->resp->wait_id, idbuf, sizeof c->resp->wait_id);
 		snprintf(c->resp->wait_sandbox, sizeof c->resp->wait_sandbox,
 		    "%s", agent_sandbox(c));
 	}
@@ -543,6 +563,7 @@ agent_grant_lines(struct agent_ctx *c, int json)
 {
 	const struct escalate_request	*r = NULL;
 	struct json_writer		*w = &c->resp->body;
+	const char			*id;
 	char				 target[HOST_TEXT_LEN + 16];
 	int				 first = 1, ours;
 
@@ -550,13 +571,14 @@ agent_grant_lines(struct agent_ctx *c, int json)
 		if (!agent_grant_in_force(c, r))
 			continue;
 		ours = escalate_asked(r, agent_sandbox(c));
+		id = escalate_id_for(r, agent_sandbox(c));
 		if (!json) {
 			agent_target_text(&r->host, r->port, target,
 			    sizeof target);
 			agent_printf(c->resp, "  %s %s", target,
 			    escalate_scope_name(r->scope));
 			if (ours)
-				agent_printf(c->resp, " (request %s)", r->id);
+				agent_printf(c->resp, " (request %s)", id);
 			agent_puts(c->resp, "\n");
 			continue;
 		}
@@ -568,7 +590,7 @@ agent_grant_lines(struct agent_ctx *c, int json)
 		json_put_str(w, "scope", escalate_scope_name(r->scope));
 		json_put_int(w, "ttl", r->ttl);
 		if (ours)
-			json_put_str(w, "request", r->id);
+			json_put_str(w, "request", id);
 		json_close(w);
 		first = 0;
 	}
@@ -797,7 +819,8 @@ agent_wait_cb(const struct escalate_request *r, int timed_out, void *arg)
 	struct agent_wait	*aw = arg;
 	struct agent_response	 final;
 
-	agent_status(aw->e, r->id, aw->sandbox, aw->json, &final);
+	(void)r;
+	agent_status(aw->e, aw->id, aw->sandbox, aw->json, &final);
 	aw->cb(&final, aw->arg);
 	free(aw);
 }
@@ -816,6 +839,7 @@ agent_wait_start(struct escalate *e, const struct agent_response *resp,
 	if ((aw = calloc(1, sizeof *aw)) == NULL)
 		return (NULL);
 	aw->e = e;
+	memcpy(aw->id, resp->wait_id, sizeof aw->id);
 	memcpy(aw->sandbox, resp->wait_sandbox, sizeof aw->sandbox);
 	aw->json = resp->json;
 	aw->cb = cb;

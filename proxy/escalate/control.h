@@ -47,6 +47,8 @@ int	control_dir(char *, size_t);
  * starting with '.'?
  */
 #define CONTROL_NAME_MAX	64
+_Static_assert(ESCALATE_SESSION_LEN == CONTROL_NAME_MAX + 1,
+    "a session's name travels whole");
 int	control_session_name_ok(const char *);
 /*
  * Create it (0700) or check it is ours, a directory, not a link; else

@@ -439,16 +439,20 @@ escalate_asked(const struct escalate_request *r, const char *sandbox)
 	return (escalate_asker_find(r, sandbox) != NULL);
 }
 
-/* Note that a sandbox (NULL: none) asked for a request. */
-static int
-escalate_asker_add(struct escalate_request *r, const struct audit_sandbox *sb)
+/*
+ * Note that a sandbox (NULL: none), which had not, asked for a request:
+ * id is the one it is given, reason (len bytes, cleaned here) and via
+ * its own.  Returns the asker, or NULL out of memory.
+ */
+static struct escalate_asker *
+escalate_asker_add(struct escalate *e, struct escalate_request *r,
+    const struct audit_sandbox *sb, const char *id, const char *reason,
+    size_t len, const char *via)
 {
 	struct escalate_asker	*a;
 
-	if (escalate_asked(r, escalate_sandbox_id(sb)))
-		return (0);
 	if ((a = reallocarray(r->askers, r->naskers + 1, sizeof *a)) == NULL)
-		return (-1);
+		return (NULL);
 	r->askers = a;
 	a = &r->askers[r->naskers++];
 	memset(a, 0, sizeof *a);
@@ -458,7 +462,28 @@ escalate_asker_add(struct escalate_request *r, const struct audit_sandbox *sb)
 		snprintf(a->cmd, sizeof a->cmd, "%s", sb->cmd);
 		a->pid = sb->pid;
 	}
-	return (0);
+	memcpy(a->id, id, sizeof a->id);
+	escalate_clean(reason, len, ESCALATE_REASON_MAX, a->reason,
+	    sizeof a->reason);
+	snprintf(a->via, sizeof a->via, "%s", via);
+	a->since = e->now();
+	return (a);
+}
+
+/* The request as a sandbox that asked knows it. */
+const struct escalate_asker *
+escalate_asker_of(const struct escalate_request *r, const char *sandbox)
+{
+	return (escalate_asker_find(r, sandbox));
+}
+
+/* The id a sandbox knows the request by. */
+const char *
+escalate_id_for(const struct escalate_request *r, const char *sandbox)
+{
+	const struct escalate_asker	*a = escalate_asker_find(r, sandbox);
+
+	return (a != NULL ? a->id : r->id);
 }
 
 /* Forget that a sandbox asked: it has gone. */
@@ -498,18 +523,17 @@ escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
 	if ((r = calloc(1, sizeof *r)) == NULL)
 		return (NULL);
 	if (escalate_new_id(e, r->id) == -1 ||
-	    escalate_asker_add(r, sb) == -1) {
+	    escalate_asker_add(e, r, sb, r->id, reason, len, via) == NULL) {
 		free(r->askers);
 		free(r);
 		return (NULL);
 	}
 	r->host = *h;
 	r->port = port;
-	escalate_clean(reason, len, ESCALATE_REASON_MAX, r->reason,
-	    sizeof r->reason);
+	memcpy(r->reason, r->askers[0].reason, sizeof r->reason);
 	snprintf(r->via, sizeof r->via, "%s", via);
 	escalate_request_name(r, &r->askers[0]);
-	r->since = e->now();
+	r->since = r->askers[0].since;
 	r->count = 1;
 	TAILQ_INIT(&r->waiters);
 	TAILQ_INSERT_TAIL(&e->requests, r, entry);
@@ -519,25 +543,81 @@ escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
 }
 
 /*
- * Say what a grant for a new request would lift, when the policy allows
- * its host only with request checks: which rule's, and what they refused
- * the sandbox last.
+ * Say what a grant would lift, when the policy allows the host only with
+ * request checks: which rule's, and what they refused the sandbox last.
  */
-static void
-escalate_lifts(struct escalate *e, struct escalate_request *r)
+void
+escalate_lifts_for(struct escalate *e, const struct host *h, uint16_t port,
+    const char *sandbox, char *buf, size_t len)
 {
 	const struct escalate_refusal	*f;
 	char				 text[POLICY_LIFTS_LEN];
 
-	if (e->hooks.lifts == NULL || !e->hooks.lifts(&r->host, r->port, text,
+	buf[0] = '\0';
+	if (e->hooks.lifts == NULL || !e->hooks.lifts(h, port, text,
 	    sizeof text, e->hooks.arg))
 		return;
-	f = refused_find(e->refused, r->sandbox, &r->host, r->port);
-	if (f != NULL && f->port == r->port && f->what[0] != '\0')
-		snprintf(r->lifts, sizeof r->lifts, "%s, which refused %.100s: "
-		    "%.100s", text, f->what, f->why);
+	f = refused_find(e->refused, sandbox, h, port);
+	if (f != NULL && f->port == port && f->what[0] != '\0')
+		snprintf(buf, len, "%s, which refused %.100s: %.100s", text,
+		    f->what, f->why);
 	else
-		snprintf(r->lifts, sizeof r->lifts, "%s", text);
+		snprintf(buf, len, "%s", text);
+}
+
+/* May a new request be filed now?  NEW when it may. */
+static enum escalate_filed
+escalate_may_file(struct escalate *e)
+{
+	if (e->npending >= ESCALATE_PENDING_MAX)
+		return (ESCALATE_FILED_FULL);
+	if (escalate_take_token(e) == -1)
+		return (ESCALATE_FILED_RATE);
+	return (ESCALATE_FILED_NEW);
+}
+
+/*
+ * A sandbox asks for an open request: again (SAME), or, another's, as a
+ * new request of its own (JOINED), limited as a new one is and given an
+ * id of its own, so that it learns nothing of the other's.
+ */
+static enum escalate_filed
+escalate_join(struct escalate *e, struct escalate_request *r,
+    const char *reason, size_t len, const char *via,
+    const struct audit_sandbox *sb)
+{
+	struct escalate_asker	*a;
+	struct escalate_event	 ev;
+	enum escalate_filed	 f;
+	char			 id[ESCALATE_ID_LEN];
+
+	if ((a = escalate_asker_find(r, escalate_sandbox_id(sb))) != NULL) {
+		r->count++;
+		if (!escalate_request_from(r, sb))
+			r->others++;
+		if (a->reason[0] == '\0' && len > 0)
+			escalate_clean(reason, len, ESCALATE_REASON_MAX,
+			    a->reason, sizeof a->reason);
+		if (r->reason[0] == '\0')
+			memcpy(r->reason, a->reason, sizeof r->reason);
+		escalate_notify(e, ESCALATE_NOTE_REQUEST, r, NULL);
+		return (ESCALATE_FILED_SAME);
+	}
+	if ((f = escalate_may_file(e)) != ESCALATE_FILED_NEW)
+		return (f);
+	if (escalate_new_id(e, id) == -1 ||
+	    (a = escalate_asker_add(e, r, sb, id, reason, len, via)) == NULL)
+		return (ESCALATE_FILED_NOMEM);
+	r->count++;
+	r->others++;
+	if (r->reason[0] == '\0')
+		memcpy(r->reason, a->reason, sizeof r->reason);
+	memset(&ev, 0, sizeof ev);
+	ev.note = ESCALATE_NOTE_REQUEST;
+	ev.request = r;
+	ev.asker = a;
+	escalate_tell(e, &ev);
+	return (ESCALATE_FILED_JOINED);
 }
 
 /* File a request, or join the open one for the same (host, port). */
@@ -547,32 +627,25 @@ escalate_file(struct escalate *e, const struct host *h, uint16_t port,
     const struct audit_sandbox *sb, struct escalate_request **out)
 {
 	struct escalate_request	*r;
+	enum escalate_filed	 f;
 
 	*out = NULL;
 	escalate_sweep(e);
-	if (escalate_fixed(e, h, port, NULL, 0))
+	if (escalate_fixed(e, escalate_sandbox_id(sb), h, port, NULL, 0))
 		return (ESCALATE_FILED_FIXED);
 	if ((r = escalate_find_open(e, h, port)) != NULL) {
-		if (escalate_asker_add(r, sb) == -1)
-			return (ESCALATE_FILED_NOMEM);
-		r->count++;
-		if (!escalate_request_from(r, sb))
-			r->others++;
-		if (r->reason[0] == '\0' && len > 0)
-			escalate_clean(reason, len, ESCALATE_REASON_MAX,
-			    r->reason, sizeof r->reason);
-		*out = r;
-		escalate_notify(e, ESCALATE_NOTE_REQUEST, r, NULL);
-		return (ESCALATE_FILED_SAME);
+		if ((f = escalate_join(e, r, reason, len, via, sb)) ==
+		    ESCALATE_FILED_SAME || f == ESCALATE_FILED_JOINED)
+			*out = r;
+		return (f);
 	}
-	if (e->npending >= ESCALATE_PENDING_MAX)
-		return (ESCALATE_FILED_FULL);
-	if (escalate_take_token(e) == -1)
-		return (ESCALATE_FILED_RATE);
+	if ((f = escalate_may_file(e)) != ESCALATE_FILED_NEW)
+		return (f);
 	if ((r = escalate_request_new(e, h, port, reason, len, via,
 	    sb)) == NULL)
 		return (ESCALATE_FILED_NOMEM);
-	escalate_lifts(e, r);
+	escalate_lifts_for(e, &r->host, r->port, r->sandbox, r->lifts,
+	    sizeof r->lifts);
 	*out = r;
 	escalate_audit(e, "request", r, r->reason[0] != '\0' ? r->reason :
 	    NULL);
@@ -589,6 +662,8 @@ escalate_filed_text(enum escalate_filed f)
 		return ("filed");
 	case ESCALATE_FILED_SAME:
 		return ("already asked: joined the open request");
+	case ESCALATE_FILED_JOINED:
+		return ("filed");
 	case ESCALATE_FILED_FULL:
 		return ("too many open requests: wait for an answer");
 	case ESCALATE_FILED_RATE:
@@ -603,8 +678,8 @@ escalate_filed_text(enum escalate_filed f)
 
 /* Is (host, port) beyond any grant? */
 int
-escalate_fixed(struct escalate *e, const struct host *h, uint16_t port,
-    char *fix, size_t len)
+escalate_fixed(struct escalate *e, const char *sandbox, const struct host *h,
+    uint16_t port, char *fix, size_t len)
 {
 	const struct escalate_blocked	*b;
 	char				 buf[ESCALATE_FIX_LEN];
@@ -620,10 +695,26 @@ escalate_fixed(struct escalate *e, const struct host *h, uint16_t port,
 	for (i = 0; i < e->nblocked; i++) {
 		b = &e->blocked[i];
 		if (b->fix[0] != '\0' && b->port == port &&
-		    strcmp(b->host.text, h->text) == 0) {
+		    strcmp(b->host.text, h->text) == 0 && (sandbox == NULL ||
+		    strcmp(b->sandbox, sandbox) == 0)) {
 			snprintf(fix, len, "%s", b->fix);
 			return (1);
 		}
+	}
+	return (0);
+}
+
+/* Does a request go by this id, its own or one a sandbox was given? */
+static int
+escalate_goes_by(const struct escalate_request *r, const char *id)
+{
+	size_t	i;
+
+	if (strcmp(r->id, id) == 0)
+		return (1);
+	for (i = 0; i < r->naskers; i++) {
+		if (strcmp(r->askers[i].id, id) == 0)
+			return (1);
 	}
 	return (0);
 }
@@ -635,27 +726,26 @@ escalate_find(struct escalate *e, const char *id)
 	struct escalate_request	*r;
 
 	TAILQ_FOREACH(r, &e->requests, entry) {
-		if (strcmp(r->id, id) == 0)
+		if (escalate_goes_by(r, id))
 			return (r);
 	}
 	return (NULL);
 }
 
-/* Find a request as a sandbox sees it. */
+/*
+ * Find a request as a sandbox sees it: the id it was given stays with
+ * its ask, when a once approval for another moves that to a new request.
+ */
 struct escalate_request *
 escalate_find_for(struct escalate *e, const char *id, const char *sandbox)
 {
-	struct escalate_request	*r = escalate_find(e, id);
-	size_t			 hops;
+	struct escalate_request		*r;
+	const struct escalate_asker	*a;
 
-	/* Each move is to a newer request: a chain is at most all kept. */
-	for (hops = 0; r != NULL && hops <= ESCALATE_PENDING_MAX +
-	    ESCALATE_DECIDED_MAX; hops++) {
-		if (escalate_asked(r, sandbox))
+	TAILQ_FOREACH(r, &e->requests, entry) {
+		if ((a = escalate_asker_find(r, sandbox)) != NULL &&
+		    strcmp(a->id, id) == 0)
 			return (r);
-		if (r->moved[0] == '\0')
-			break;
-		r = escalate_find(e, r->moved);
 	}
 	return (NULL);
 }
@@ -727,7 +817,8 @@ escalate_split(struct escalate *e, struct escalate_request *r,
 	r->naskers = k;
 	n->host = r->host;
 	n->port = r->port;
-	memcpy(n->reason, r->reason, sizeof n->reason);
+	memcpy(n->reason, n->askers[0].reason[0] != '\0' ?
+	    n->askers[0].reason : r->reason, sizeof n->reason);
 	memcpy(n->via, r->via, sizeof n->via);
 	memcpy(n->what, r->what, sizeof n->what);
 	memcpy(n->why, r->why, sizeof n->why);
@@ -781,12 +872,19 @@ escalate_tell_moved(struct escalate *e, struct escalate_request *n)
 
 /*
  * The sandbox a once approval is for: the one named, which must have
- * asked, or the request's own.  NULL with err filled.
+ * asked, or the one given the id approved, or the request's own.  NULL
+ * with err filled.
  */
 static const char *
-escalate_once_for(struct escalate_request *r, enum escalate_scope scope,
-    const char *sandbox, char *err, size_t errlen)
+escalate_once_for(struct escalate_request *r, const char *id,
+    enum escalate_scope scope, const char *sandbox, char *err, size_t errlen)
 {
+	size_t	i;
+
+	for (i = 0; sandbox == NULL && i < r->naskers; i++) {
+		if (strcmp(r->askers[i].id, id) == 0)
+			return (r->askers[i].sandbox);
+	}
 	if (sandbox == NULL)
 		return (r->sandbox);
 	if (scope != ESCALATE_SCOPE_ONCE) {
@@ -815,7 +913,7 @@ escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
 
 	if ((r = escalate_find_pending(e, id, err, errlen)) == NULL)
 		return (-1);
-	if (escalate_fixed(e, &r->host, r->port, fix, sizeof fix)) {
+	if (escalate_fixed(e, NULL, &r->host, r->port, fix, sizeof fix)) {
 		snprintf(err, errlen, "cannot approve %s: %s", id, fix);
 		return (-1);
 	}
@@ -825,7 +923,7 @@ escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
 		snprintf(err, errlen, "ttl out of range");
 		return (-1);
 	}
-	if ((sandbox = escalate_once_for(r, scope, sandbox, err,
+	if ((sandbox = escalate_once_for(r, id, scope, sandbox, err,
 	    errlen)) == NULL)
 		return (-1);
 	memcpy(was.sandbox, r->sandbox, sizeof was.sandbox);

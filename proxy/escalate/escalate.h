@@ -2,12 +2,13 @@
  * Escalation: the queue of requests a sandbox files for hosts it may not
  * reach, one queue per gateway session.  Requests for the same (host,
  * port) coalesce, across the sandboxes of a session: each request keeps
- * the sandboxes that asked, and is theirs alone to see (its id is
- * random, and a sandbox asking for one not its own is told it does not
- * exist).  A once approval is for one of them; the others' ask stays
- * open as a new request.  The pending ones are bounded and their filing
- * is rate limited; everything the agent sends is cleaned before it is
- * kept.
+ * the sandboxes that asked, each with the id, reason and time it was
+ * given, and is theirs alone to see (ids are random, and a sandbox
+ * asking for one not its own is told it does not exist; one joining
+ * another's learns nothing of the other's).  A once approval is for
+ * one of them; the others' ask stays open as a new request.  The
+ * pending ones are bounded and their filing is rate limited; everything
+ * the agent sends is cleaned before it is kept.
  * Decisions come only from the control socket (proxy/escalate/control.h); waiters
  * (an agent's long poll, a held connection) and subscribers (watchers on
  * the control socket) are called back.  The queue also keeps the recent
@@ -34,7 +35,7 @@
 
 #define ESCALATE_ID_BYTES	8	/* random bytes of an id, */
 #define ESCALATE_ID_LEN		24	/* as "r" + 16 hex, NUL, slack */
-#define ESCALATE_SESSION_LEN	32	/* 8 hex, or the caller's */
+#define ESCALATE_SESSION_LEN	65	/* a session's name, whole, and NUL */
 #define ESCALATE_REASON_MAX	200	/* bytes of a reason kept */
 #define ESCALATE_TEXT_LEN	(ESCALATE_REASON_MAX * 4 + 1) /* cleaned */
 #define ESCALATE_BY_LEN		48	/* "uid 1000 via protocol" */
@@ -74,7 +75,13 @@ enum escalate_scope {
 /* What filing a request came to. */
 enum escalate_filed {
 	ESCALATE_FILED_NEW,
-	ESCALATE_FILED_SAME,		/* coalesced into an open request */
+	ESCALATE_FILED_SAME,		/* this sandbox's open request, again */
+	/*
+	 * Another sandbox's open request for the same (host, port), joined:
+	 * for this sandbox a new request of its own (its id, reason and
+	 * time), limited as a new one is; one approval answers both.
+	 */
+	ESCALATE_FILED_JOINED,
 	ESCALATE_FILED_FULL,		/* too many open requests */
 	ESCALATE_FILED_RATE,		/* too many requests lately */
 	ESCALATE_FILED_FIXED,		/* no grant can lift the refusal */
@@ -88,11 +95,19 @@ struct audit;
 struct metrics;
 struct event_base;
 
-/* A sandbox that asked for a request ("": a caller naming none). */
+/*
+ * A sandbox that asked for a request ("": a caller naming none), and the
+ * request as that sandbox knows it: the id it was given (the request's
+ * own for the first), its reason, how it asked and when.
+ */
 struct escalate_asker {
 	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
 	char				 cmd[AUDIT_CMD_LEN];
 	long				 pid;
+	char				 id[ESCALATE_ID_LEN];
+	char				 reason[ESCALATE_TEXT_LEN];
+	char				 via[ESCALATE_VIA_LEN];
+	time_t				 since;
 };
 
 struct escalate_request {
@@ -180,11 +195,13 @@ enum escalate_note {
 /*
  * What a subscriber is told: request for REQUEST, DECIDED and HELD
  * (with sandbox, whose connection, "" none, and secs, how long it is
- * held), blocked for BLOCKED, refusal for REFUSED.
+ * held), blocked for BLOCKED, refusal for REFUSED; for a REQUEST another
+ * sandbox joined, asker, that sandbox's.
  */
 struct escalate_event {
 	enum escalate_note		 note;
 	const struct escalate_request	*request;
+	const struct escalate_asker	*asker;
 	const struct escalate_blocked	*blocked;
 	const struct escalate_refusal	*refusal;
 	const char			*sandbox;
@@ -242,9 +259,10 @@ const struct escalate_hooks *escalate_hooks(const struct escalate *);
  * File a request for (host, port) with a reason of len bytes (cleaned and
  * cut here) coming in some way ("agent", "connect", ...) from a sandbox
  * (NULL: none known).  A new request keeps a copy of the sandbox's id,
- * command and pid; one joined from another sandbox keeps the first and
- * counts the other.  *out is the request for NEW and SAME.  A target no
- * grant can open (escalate_fixed) is refused: FIXED.
+ * command and pid; one joined from another sandbox keeps the first,
+ * counts the other and gives it an id of its own (JOINED).  *out is the
+ * request for NEW, SAME and JOINED.  A target no grant can open for the
+ * sandbox (escalate_fixed) is refused: FIXED.
  */
 enum escalate_filed escalate_file(struct escalate *, const struct host *,
 		    uint16_t, const char *, size_t, const char *,
@@ -254,22 +272,38 @@ const char	*escalate_filed_text(enum escalate_filed);
 /*
  * Is (host, port) beyond any grant: the grantable hook says so (a deny
  * rule, a special-purpose address), or the gateway refused it lately for
- * a reason no grant lifts (a name that resolved to a private address)?
+ * a reason no grant lifts (a name that resolved to a private address),
+ * to this sandbox ("": none; NULL: to any, as the person sees it)?
  * Returns 1 with fix filled, or 0.
  */
-int		 escalate_fixed(struct escalate *, const struct host *,
-		    uint16_t, char *, size_t);
+int		 escalate_fixed(struct escalate *, const char *,
+		    const struct host *, uint16_t, char *, size_t);
 
+/* Find a request by its id or the id a sandbox that asked was given. */
 struct escalate_request *escalate_find(struct escalate *, const char *);
 /*
- * Find a request by id as a sandbox ("": none) sees it: its own (it
- * asked), or, for one approved once for another, the request its ask
- * went on as.  NULL otherwise, as for an id no request has.
+ * Find a request by id as a sandbox ("": none) sees it: one it asked
+ * for and was given this id (the request it went on as, when one
+ * approved once for another moved it).  NULL otherwise, as for an id no
+ * request has.
  */
 struct escalate_request *escalate_find_for(struct escalate *, const char *,
 		    const char *);
 /* Did this sandbox ("": none) ask for the request? */
 int		 escalate_asked(const struct escalate_request *, const char *);
+/* The request as a sandbox that asked knows it, or NULL. */
+const struct escalate_asker *escalate_asker_of(
+		    const struct escalate_request *, const char *);
+/* The id a sandbox knows the request by: its own, or the request's. */
+const char	*escalate_id_for(const struct escalate_request *,
+		    const char *);
+/*
+ * What a grant for (host, port) would lift, told to a sandbox: which
+ * rule's request checks, and what they refused that sandbox last; ""
+ * when the policy does not allow the host only with request checks.
+ */
+void		 escalate_lifts_for(struct escalate *, const struct host *,
+		    uint16_t, const char *, char *, size_t);
 /* Requests, oldest first: pass NULL for the first. */
 const struct escalate_request *escalate_next(const struct escalate *,
 		    const struct escalate_request *);

@@ -10,10 +10,8 @@
 command -v curl >/dev/null || skip "curl is not installed"
 oport=$(free_port)
 gport=$(free_port)
-bg python3 -m http.server "$oport" --bind 127.0.0.1 --directory "$T" \
-    >/dev/null 2>&1
-bg python3 -m http.server "$gport" --bind 127.0.0.1 --directory "$T" \
-    >/dev/null 2>&1
+http_origin "$oport" "$T"
+http_origin "$gport" "$T"
 wait_port "$oport" && wait_port "$gport" || { finish; exit 1; }
 cp "$PINHOLE" "$T/pinhole"
 # Freed memory goes back at once, so that RSS tells a leak.
@@ -31,13 +29,21 @@ inside() {
 	s=$1; shift
 	as_mode "$T/pinhole" run --session "$s" -- sh -c "$*"
 }
+# The network namespaces held by this test's pinhole (the machine's
+# others come and go with other work).
+netns_ours() {
+	lsns -n -t net -o PID | while read -r p; do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$T/pinhole" ] &&
+		    echo "$p"
+	done | wc -l
+}
 field() {	# the session's record member $2
 	sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" "$W/xdg/pinhole/session-$1.json"
 }
-# Wait (at most 5 s) until session $1 has $2 sandboxes attached.
+# Wait (at most 30 s) until session $1 has $2 sandboxes attached.
 wait_attached() {
 	i=0
-	while [ "$(field "$1" attached)" != "$2" ] && [ $i -lt 100 ]; do
+	while [ "$(field "$1" attached)" != "$2" ] && [ $i -lt 600 ]; do
 		sleep 0.05; i=$((i + 1))
 	done
 	[ "$(field "$1" attached)" = "$2" ]
@@ -100,7 +106,7 @@ for MODE in root nobody; do
 	# 64 at once, all through, all counted.
 	i=0 jobs=
 	while [ $i -lt 64 ]; do
-		inside s1 "c=\$($CURL http://127.0.0.1:$gport/); while [ ! -e $W/go ]; do sleep 0.05; done; echo \$c" \
+		inside s1 "c=\$($CURL -S -m 30 http://127.0.0.1:$gport/); while [ ! -e $W/go ]; do sleep 0.05; done; echo \$c" \
 		    >"$W/par.$i" 2>&1 &
 		jobs="$jobs $!"
 		i=$((i + 1))
@@ -111,17 +117,16 @@ for MODE in root nobody; do
 	wait $jobs
 	[ "$(cat "$W"/par.* | grep -c '^200$')" = 64 ] &&
 	    ok "$MODE: 64 parallel commands reached the granted host" ||
-	    fail "$MODE: parallel: $(cat "$W"/par.* | sort | uniq -c)"
+	    fail "$MODE: parallel: $(cat "$W"/par.* | sort | uniq -c); not 200: $(grep -L '^200$' "$W"/par.* | xargs cat)"
 	wait_attached s1 0 || fail "$MODE: still attached: $(field s1 attached)"
 
-	# A killed command: its sandbox is gone within a second.
+	# A killed command: its sandbox is gone, its end closed.
 	as_mode sh -c 'echo $$ >"$0"; exec "$@"' "$W/sleeper" "$T/pinhole" \
 	    run --session s1 -- sleep 30 &
 	wait_attached s1 1 || fail "$MODE: sleeper not attached"
 	kill -9 "$(cat "$W/sleeper")"
-	sleep 1
-	[ "$(field s1 attached)" = 0 ] &&
-	    ok "$MODE: a killed command's sandbox is dropped within a second" ||
+	wait_attached s1 0 &&
+	    ok "$MODE: a killed command's sandbox is dropped" ||
 	    fail "$MODE: killed: $(field s1 attached) attached"
 
 	# The attach limit: a clear error, not a hang.
@@ -176,7 +181,10 @@ for MODE in root nobody; do
 	[ "$(cat "$W"/ask.*)" = 200200200 ] &&
 	    ok "$MODE: one approval releases three commands' held connections" ||
 	    fail "$MODE: held: $(cat "$W"/ask.*)"
-	[ "$(cat "$W"/said.* | grep -c "^pinhole: holding 127\.0\.0\.1:$gport for approval (20 s): pinhole approve s3/$id ")" = 3 ] &&
+	# (each by the id it was given: the first's is the request's)
+	cat "$W"/said.* | sed -n "s/^pinhole: holding 127\.0\.0\.1:$gport for approval (20 s): pinhole approve s3\/\(r[0-9a-f]\{16\}\) .*/\1/p" |
+	    sort -u >"$W/said.ids"
+	[ "$(wc -l <"$W/said.ids")" = 3 ] && grep -qx "$id" "$W/said.ids" &&
 	    [ "$(cat "$W"/said.* | grep -c "^pinhole: approved 127\.0\.0\.1:$gport (session, ")" = 3 ] &&
 	    ok "$MODE: each command says its connection is held, and approved" ||
 	    fail "$MODE: said: $(cat "$W"/said.*)"
@@ -184,19 +192,18 @@ for MODE in root nobody; do
 
 	# Real commands come and go: no namespace, link or descriptor stays.
 	pid=$(field s1 pid)
-	fd0=$(ls /proc/"$pid"/fd | wc -l) ns0=$(lsns -n -t net | wc -l)
+	fd0=$(ls /proc/"$pid"/fd | wc -l) ns0=$(netns_ours)
 	i=0
 	while [ $i -lt 100 ]; do
 		as_mode "$T/pinhole" run --session s1 -- true || break
 		i=$((i + 1))
 	done
-	sleep 0.5
-	fd1=$(ls /proc/"$pid"/fd | wc -l) ns1=$(lsns -n -t net | wc -l)
-	# The namespace count is the machine's: one that another job closed
-	# meanwhile is no leak of ours, so only growth counts.
-	[ $i = 100 ] && [ "$fd0" = "$fd1" ] && [ "$ns1" -le "$ns0" ] &&
+	ran=$i
+	wait_attached s1 0
+	fd1=$(ls /proc/"$pid"/fd | wc -l) ns1=$(netns_ours)
+	[ $ran = 100 ] && [ "$fd0" = "$fd1" ] && [ "$ns1" -le "$ns0" ] &&
 	    ok "$MODE: 100 commands: $fd1 descriptors, $ns1 network namespaces, no more than before" ||
-	    fail "$MODE: after $i commands: fds $fd0 -> $fd1, netns $ns0 -> $ns1"
+	    fail "$MODE: after $ran commands: fds $fd0 -> $fd1, netns $ns0 -> $ns1"
 
 	# 10,000 attach cycles: descriptors and memory as they were.
 	pid=$(field s1 pid)

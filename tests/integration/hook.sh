@@ -4,9 +4,11 @@
 # (bash -c), it prints and exits exactly as the command run directly.
 # Other tools get no answer; a malformed call is blocked (exit 2); the
 # session is started on first use, by one of two racing calls; an odd
-# session id is hashed.  The bwrap recipe of docs/agents.md runs (as
-# nobody).  As
-# root and as nobody, each with its own runtime directory.
+# session id is hashed.  --exec, the harness's shell, runs a command as
+# bash does in the session of CLAUDE_CODE_SESSION_ID (a UUID), and with
+# no network without it; --allow adds to the user's policy.  The bwrap
+# recipe of docs/agents.md runs (as nobody).  As root and as nobody,
+# each with its own runtime directory.
 . "$top_srcdir/tests/integration/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -36,6 +38,21 @@ assert {k: v for k, v in u.items() if k != "command"} == {"description":
     "a test", "timeout": 120000, "run_in_background": False}, u
 sys.stdout.write(u["command"])
 PY
+}
+
+# Run command $2 (a file) directly with bash -c, in $W/cwd, after "$@"
+# from $3 on ran it there; say whether output and status agree ($1 says
+# how it was run).
+same_as_bash() {
+	how=$1; c=$2; shift 2
+	(cd "$W/cwd" && as_mode "$@") >"$T/got" 2>&1 </dev/null
+	got=$?
+	(cd "$W/cwd" && as_mode bash -c "$(cat "$T/cmd/$c")") \
+	    >"$T/want" 2>&1 </dev/null
+	want=$?
+	[ "$got" = "$want" ] && cmp -s "$T/got" "$T/want" &&
+	    ok "$MODE: $how: $c: same output and status ($got)" ||
+	    fail "$MODE: $how: $c: got $got '$(cat "$T/got")', want $want '$(cat "$T/want")'"
 }
 
 # The commands, one file each.
@@ -92,15 +109,7 @@ for MODE in root nobody; do
 			fail "$MODE: $c: answer $(cat "$T/answer")"
 			continue
 		}
-		(cd "$W/cwd" && as_mode bash -c "$(cat "$T/wrapped")") \
-		    >"$T/got" 2>&1 </dev/null
-		got=$?
-		(cd "$W/cwd" && as_mode bash -c "$(cat "$T/cmd/$c")") \
-		    >"$T/want" 2>&1 </dev/null
-		want=$?
-		[ "$got" = "$want" ] && cmp -s "$T/got" "$T/want" &&
-		    ok "$MODE: $c: same output and status ($got) in the session" ||
-		    fail "$MODE: $c: got $got '$(cat "$T/got")', want $want '$(cat "$T/want")'"
+		same_as_bash "in the session" "$c" bash -c "$(cat "$T/wrapped")"
 	done
 	grep -q "^'[^']*/pinhole' run --session '$SID' -- '/bin/bash' -c '" \
 	    "$T/wrapped" &&
@@ -146,6 +155,39 @@ for MODE in root nobody; do
 	    ok "$MODE: an odd session id runs as session $odd" ||
 	    fail "$MODE: odd id: $(cat "$T/answer" "$T/err")"
 
+	# The harness's shell (--exec, pinhole-bash): the command runs as
+	# bash runs it, in the session of CLAUDE_CODE_SESSION_ID, a UUID;
+	# without one, with no network at all.
+	U=0b4f7c1e-9d2a-4e8b-a5c3-$MODE$(printf %0$((12 - ${#MODE}))d 0)
+	for c in quotes vars status pwd; do
+		same_as_bash --exec "$c" env CLAUDE_CODE_SESSION_ID="$U" \
+		    "$PINHOLE" hook --exec -- -c "$(cat "$T/cmd/$c")"
+	done
+	as_mode env CLAUDE_CODE_SESSION_ID="$U" "$PINHOLE" hook --exec -- \
+	    -c 'echo "$PINHOLE_AGENT"' >"$T/got" 2>&1
+	[ -n "$(cat "$T/got")" ] &&
+	    as_mode "$PINHOLE" session status "$U" >/dev/null &&
+	    ok "$MODE: --exec runs the command in session $U" ||
+	    fail "$MODE: --exec: $(cat "$T/got")"
+	as_mode "$PINHOLE" hook --exec -- -c \
+	    'ip -o link | grep -c .; exec 3<>/dev/tcp/127.0.0.1/9' \
+	    >"$T/got" 2>&1
+	[ $? != 0 ] && [ "$(head -n 1 "$T/got")" = 1 ] &&
+	    ok "$MODE: --exec without a harness session: no network" ||
+	    fail "$MODE: --exec without a session: $(cat "$T/got")"
+
+	# The hook's rules add to the user's policy file, not replace it.
+	mkdir -p "$W/.config/pinhole"
+	echo 'allow a.test:443' >"$W/.config/pinhole/policy"
+	[ "$MODE" = nobody ] && chown -R nobody "$W/.config"
+	as_mode env CLAUDE_CODE_SESSION_ID="$U-more" "$PINHOLE" hook \
+	    --allow b.test:443 --exec -- -c \
+	    'curl -s "$PINHOLE_AGENT/pinhole/allowed"' >"$T/got" 2>&1
+	grep -q a.test "$T/got" && grep -q b.test "$T/got" &&
+	    ok "$MODE: hook --allow adds to the user's policy" ||
+	    fail "$MODE: allowed in the session: $(cat "$T/got")"
+	rm -r "$W/.config"
+
 	# The recipe that keeps a filesystem sandbox inside the session, for
 	# an unprivileged harness (root in the sandbox has no capabilities,
 	# and bwrap cannot map it into a namespace of its own).
@@ -159,7 +201,7 @@ for MODE in root nobody; do
 		    fail "$MODE: bwrap: $(cat "$T/out")"
 	fi
 
-	for s in "$SID" "$SID-race" $odd; do
+	for s in "$SID" "$SID-race" $odd "$U" "$U-more"; do
 		as_mode "$PINHOLE" session stop "$s" ||
 		    fail "$MODE: stop $s"
 	done

@@ -65,6 +65,19 @@ bg() {
 	PIDS="$PIDS $!"
 }
 
+# An HTTP server of the files in $2 on 127.0.0.1:$1, quiet, stopped at
+# exit; its backlog takes many clients at once (http.server's is 5: a
+# burst past it waits for SYN retransmits, seconds on a loaded machine).
+http_origin() {
+	bg python3 -c 'import functools, http.server, sys
+class H(http.server.SimpleHTTPRequestHandler):
+	def log_message(self, *a):
+		pass
+http.server.ThreadingHTTPServer.request_queue_size = 256
+h = functools.partial(H, directory=sys.argv[2])
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), h).serve_forever()' "$1" "$2"
+}
+
 # A port free for TCP and UDP on 127.0.0.1 (see tests/free-port.py).
 free_port() {
 	python3 "$top_srcdir/tests/free-port.py"
@@ -158,7 +171,7 @@ start_origin() {
 	mkdir "$T/www" && echo hello from origin >"$T/www/hello.txt"
 	chmod -R a+rX "$T/www"
 	HP=$(free_port)
-	bg python3 -m http.server "$HP" --bind 127.0.0.1 --directory "$T/www"
+	http_origin "$HP" "$T/www"
 	wait_port "$DNSP" && wait_port "$HP"
 }
 

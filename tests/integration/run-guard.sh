@@ -149,9 +149,10 @@ for MODE in root nobody; do
 	# editor or `pinhole allow` does) stays read-only inside.
 	fresh
 	cat >"$W/p/inside.sh" <<EOF
-i=0; while [ ! -e $W/home/replaced ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done
+touch $W/home/started
+i=0; while [ ! -e $W/home/replaced ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done
 i=0; until curl -sf -o /dev/null -m 5 http://other.test:$HP/hello.txt; do
-	i=\$((i+1)); [ \$i -lt 30 ] || { echo "no reload"; break; }; sleep 0.1
+	i=\$((i+1)); [ \$i -lt 300 ] || { echo "no reload"; break; }; sleep 0.1
 done
 cat $W/home/evil.policy >>$W/p/policy 2>/dev/null && echo ATTACK-WORKED
 EOF
@@ -161,7 +162,12 @@ EOF
 	    env HP="$HP" W="$W" sh -c "sh $W/p/inside.sh; sh $T/attack.sh none" \
 	    >"$W/out" 2>&1 &
 	runpid=$!
-	sleep 1
+	# The command runs: its gateway watches the policy.
+	i=0
+	while [ ! -e "$W/home/started" ] && kill -0 $runpid 2>/dev/null &&
+	    [ $i -lt 600 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
 	as_mode "$T/pinhole" allow --policy "$W/p/policy" "other.test:$HP" >/dev/null ||
 	    fail "$MODE: pinhole allow from outside failed"
 	as_mode touch "$W/home/replaced"

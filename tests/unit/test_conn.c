@@ -1868,7 +1868,7 @@ use_fakeip(struct fx *f, uint8_t *addr)
 
 	assert_non_null(f->fakeip = fakeip_create("127.77.0.0/16", 0, 0, err,
 	    sizeof err));
-	assert_int_equal(fakeip_assign(f->fakeip, "origin.test",
+	assert_int_equal(fakeip_assign(f->fakeip, "origin.test", "",
 	    (uint64_t)time(NULL), 60, addr), 0);
 	gateway_set_fakeip(f->gw, f->fakeip);
 }

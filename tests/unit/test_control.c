@@ -328,10 +328,16 @@ test_agent(void **state)
 	assert_string_equal(escalate_find(e, id)->sandbox, "sb7");
 	assert_string_equal(escalate_find(e, id)->cmd, "pip");
 	assert_int_equal(escalate_find(e, id)->pid, 77);
+	/* Asked from elsewhere: a request of its own, by an id of its own. */
 	out = agent_run(e, "POST", "/pinhole/request", "application/json",
 	    "{\"host\":\"pypi.org\",\"port\":443}", &status, &wait);
-	assert_int_equal(status, 200);
-	assert_non_null(strstr(out, id));
+	assert_int_equal(status, 201);
+	assert_null(strstr(out, id));
+	assert_null(strstr(out, "pip install"));
+	assert_int_equal(out[0], 'r');
+	memcpy(id, out, 17);
+	assert_int_equal(strspn(id + 1, "0123456789abcdef"), 16);
+	assert_int_equal(escalate_npending(e), 1);
 	out = agent_run(e, "POST", "/pinhole/request?host=x.test&port=99999",
 	    "", "", &status, &wait);
 	assert_int_equal(status, 400);
@@ -412,6 +418,7 @@ test_agent_sandboxes(void **state)
 	uint16_t		 port;
 	const char		*out, *errstr;
 	char			 id[ESCALATE_ID_LEN], target[128], none[128];
+	char			 id2[ESCALATE_ID_LEN], target2[128];
 	char			 want[512], err[128];
 	int			 wait, json;
 
@@ -447,20 +454,37 @@ test_agent_sandboxes(void **state)
 	assert_string_equal(out, "200 nothing blocked lately\n");
 	out = agent_from(e, one, "GET", "/pinhole/blocked", "", &wait);
 	assert_non_null(strstr(out, "b.test:443 via connect"));
-	/* Asked for by sandbox 2 too: its own as well. */
-	out = agent_from(e, two, "POST", "/pinhole/request", "host=a.test",
-	    &wait);
-	assert_int_equal(strncmp(out, "200 ", 4), 0);
-	assert_non_null(strstr(out, id));
+	/*
+	 * Asked for by sandbox 2 too: a new request to it, with an id, a
+	 * reason and a time of its own, and nothing of sandbox 1's.
+	 */
+	out = agent_from(e, two, "POST", "/pinhole/request?format=json",
+	    "host=a.test&reason=theirs", &wait);
+	assert_int_equal(strncmp(out, "201 ", 4), 0);
+	assert_null(strstr(out, id));
+	assert_null(strstr(out, "mine"));
+	assert_null(strstr(out, "coalesced\":true"));
+	assert_non_null(strstr(out, "\"reason\":\"theirs\""));
+	memcpy(id2, strstr(out, "\"request\":\"") + 11, 17);
+	id2[17] = '\0';
+	assert_string_not_equal(id2, id);
 	out = agent_from(e, two, "GET", target, "", &wait);
+	assert_int_equal(strncmp(out, "404 ", 4), 0);
+	snprintf(target2, sizeof target2, "/pinhole/request/%s?format=json&"
+	    "wait=30", id2);
+	out = agent_from(e, two, "GET", target2, "", &wait);
 	assert_int_equal(strncmp(out, "200 ", 4), 0);
-	/* Once, for sandbox 1: sandbox 2's ask goes on under a new id. */
+	assert_null(strstr(out, "mine"));
+	assert_int_equal(strncmp(agent_from(e, one, "GET", target2, "",
+	    &wait), "404 ", 4), 0);
+	/* Once, for sandbox 1: sandbox 2's ask goes on under its id. */
 	assert_int_equal(escalate_approve(e, id, ESCALATE_SCOPE_ONCE, 0, NULL,
 	    "t", err, sizeof err), 0);
 	out = agent_from(e, one, "GET", target, "", &wait);
 	assert_non_null(strstr(out, "\"state\":\"approved\",\"since\""));
-	out = agent_from(e, two, "GET", target, "", &wait);
+	out = agent_from(e, two, "GET", target2, "", &wait);
 	assert_non_null(strstr(out, "\"state\":\"pending\""));
+	assert_non_null(strstr(out, id2));
 	assert_null(strstr(out, id));
 	assert_int_equal(wait, 30);
 	out = agent_from(e, one, "GET", "/pinhole/allowed?format=json", "",

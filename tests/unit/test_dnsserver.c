@@ -253,7 +253,7 @@ test_ask(void **state)
 	assert_int_equal(DNS_RCODE(m.flags), DNS_R_NOERROR);
 	assert_int_equal(m.ancount, 1);
 	assert_int_equal(rdata(buf, &m)[0], 198);
-	assert_string_equal(fakeip_lookup_name(f->fakeip, rdata(buf, &m), 4),
+	assert_string_equal(fakeip_lookup_name(f->fakeip, rdata(buf, &m), 4, ""),
 	    "held.test");
 	ask_udp(f, "held.test", DNS_T_AAAA, buf, &m);
 	assert_int_equal(DNS_RCODE(m.flags), DNS_R_NOERROR);

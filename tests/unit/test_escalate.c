@@ -18,6 +18,7 @@
 #include <event2/event.h>
 
 #include "proxy/audit/audit.h"
+#include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/escalate/grants.h"
 #include "rules/grants.h"
@@ -79,6 +80,71 @@ test_coalesce(void **state)
 	assert_int_equal(a->id[0], 'r');
 	assert_int_equal(strlen(a->id), 17);
 	assert_int_equal(strspn(a->id + 1, "0123456789abcdef"), 16);
+	escalate_free(e);
+}
+
+/*
+ * Another sandbox asking for an open request is told of a request of its
+ * own: its id, reason and time, limited as a new one is; the person sees
+ * one request, which either id approves (once: for that id's sandbox).
+ */
+static void
+test_joined(void **state)
+{
+	struct escalate			*e = new_queue();
+	struct escalate_request		*a, *b;
+	const struct escalate_asker	*x;
+	struct audit_sandbox		*one, *two;
+	struct host			 h;
+	uint16_t			 port;
+	const char			*errstr;
+	char				 err[256], id[ESCALATE_ID_LEN];
+	int				 i;
+
+	assert_non_null(one = audit_sandbox_new("1", "sh", 1));
+	assert_non_null(two = audit_sandbox_new("2", "sh", 2));
+	host_port_parse("hidden.test:8443", &h, &port, 443, &errstr);
+	assert_int_equal(escalate_file(e, &h, port, "A private", 9, "agent",
+	    one, &a), ESCALATE_FILED_NEW);
+	fake_now += 7;
+	assert_int_equal(escalate_file(e, &h, port, "B's", 3, "agent", two,
+	    &b), ESCALATE_FILED_JOINED);
+	assert_ptr_equal(a, b);
+	assert_int_equal(escalate_npending(e), 1);
+	assert_non_null(x = escalate_asker_of(a, "2"));
+	assert_string_equal(x->reason, "B's");
+	assert_int_equal(x->since, fake_now);
+	assert_string_not_equal(x->id, a->id);
+	snprintf(id, sizeof id, "%s", x->id);
+	assert_string_equal(a->reason, "A private");
+	assert_int_equal(a->since, fake_now - 7);
+	assert_ptr_equal(escalate_find(e, id), a);
+	assert_ptr_equal(escalate_find_for(e, id, "2"), a);
+	assert_null(escalate_find_for(e, a->id, "2"));
+	assert_null(escalate_find_for(e, id, "1"));
+	/* Asked again: the same, its own. */
+	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", two, &b),
+	    ESCALATE_FILED_SAME);
+	assert_string_equal(escalate_id_for(a, "2"), id);
+	/* Joining takes a token as filing does. */
+	for (i = 0; i < ESCALATE_BURST - 2; i++) {
+		snprintf(err, sizeof err, "t%d.test", i);
+		assert_int_equal(file(e, err, "", &b), ESCALATE_FILED_NEW);
+	}
+	host_port_parse("t0.test", &h, &port, 443, &errstr);
+	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", two, &b),
+	    ESCALATE_FILED_RATE);
+	assert_null(b);
+	/* Approved once by the id sandbox 2 was given: for sandbox 2. */
+	assert_int_equal(escalate_approve(e, id, ESCALATE_SCOPE_ONCE, 0, NULL,
+	    "t", err, sizeof err), 0);
+	assert_string_equal(a->sandbox, "2");
+	assert_int_equal(a->state, ESCALATE_APPROVED);
+	assert_non_null(b = escalate_find(e, a->moved));
+	assert_ptr_equal(escalate_find_for(e, a->id, "1"), b);
+	assert_int_equal(b->state, ESCALATE_PENDING);
+	audit_sandbox_unref(one);
+	audit_sandbox_unref(two);
 	escalate_free(e);
 }
 
@@ -292,6 +358,7 @@ test_sandbox(void **state)
 	char			 cmd[AUDIT_CMD_LEN];
 	char			 err[256], path[] = "/tmp/test_escalate.XXXXXX";
 	char			 line[4096], mid[ESCALATE_ID_LEN];
+	char			 tid[ESCALATE_ID_LEN];
 	const char		*errstr;
 	FILE			*fp;
 	int			 fd, named = 0, unnamed = 0, moved = 0;
@@ -310,10 +377,13 @@ test_sandbox(void **state)
 	audit_sandbox_unref(one);	/* the request keeps a copy */
 	assert_non_null(escalate_ask(e, &h, port, "connect", two, NULL, NULL, 60, wake_cb,
 	    NULL, &f));
-	assert_int_equal(f, ESCALATE_FILED_SAME);
+	assert_int_equal(f, ESCALATE_FILED_JOINED);
 	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", two, &b),
 	    ESCALATE_FILED_SAME);
 	assert_ptr_equal(a, b);
+	snprintf(tid, sizeof tid, "%s", escalate_id_for(a, "sb2"));
+	assert_string_not_equal(tid, a->id);
+	assert_string_equal(escalate_id_for(a, "sb1"), a->id);
 	assert_string_equal(a->sandbox, "sb1");
 	assert_string_equal(a->cmd, "pip install 'a b'");
 	assert_int_equal(a->pid, 4242);
@@ -326,7 +396,7 @@ test_sandbox(void **state)
 	assert_string_equal(c->cmd, "");
 	assert_int_equal(c->pid, -1);
 	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", two, &b),
-	    ESCALATE_FILED_SAME);
+	    ESCALATE_FILED_JOINED);
 	assert_string_equal(c->sandbox, "");
 	assert_int_equal(c->others, 1);
 	woken = 0;
@@ -345,10 +415,13 @@ test_sandbox(void **state)
 	assert_int_equal(m->pid, 4343);
 	assert_int_equal(m->count, 1);
 	assert_int_equal(escalate_npending(e), 2);
-	/* Each sandbox, asking by the first id, is shown its own. */
+	/* Each sandbox, asking by its own id, is shown its own. */
 	assert_ptr_equal(escalate_find_for(e, a->id, "sb1"), a);
-	assert_ptr_equal(escalate_find_for(e, a->id, "sb2"), m);
+	assert_ptr_equal(escalate_find_for(e, tid, "sb2"), m);
+	assert_null(escalate_find_for(e, a->id, "sb2"));
+	assert_null(escalate_find_for(e, tid, "sb1"));
 	assert_null(escalate_find_for(e, m->id, "sb1"));
+	assert_null(escalate_find_for(e, m->id, "sb2"));
 	assert_null(escalate_find_for(e, a->id, ""));
 	assert_int_equal(escalate_deny(e, mid, NULL, "t", err, sizeof err), 0);
 	assert_int_equal(woken, 1);
@@ -377,6 +450,26 @@ test_sandbox(void **state)
 	assert_int_equal(named, 2);	/* request, grant */
 	assert_int_equal(moved, 2);	/* request, deny */
 	assert_int_equal(unnamed, 2);	/* request, deny */
+	escalate_free(e);
+}
+
+/* A session's name is kept whole: a harness's UUID, the longest name. */
+static void
+test_session_whole(void **state)
+{
+	static const char	*uuid = "50b3b6dd-2673-4c68-96f5-efb9b059071d";
+	char			 longest[CONTROL_NAME_MAX + 1];
+	struct escalate		*e;
+
+	(void)state;
+	assert_non_null(e = escalate_create(NULL, uuid, NULL));
+	assert_string_equal(escalate_session(e), uuid);
+	escalate_free(e);
+	memset(longest, 'n', CONTROL_NAME_MAX);
+	longest[CONTROL_NAME_MAX] = '\0';
+	assert_true(control_session_name_ok(longest));
+	assert_non_null(e = escalate_create(NULL, longest, NULL));
+	assert_string_equal(escalate_session(e), longest);
 	escalate_free(e);
 }
 
@@ -671,7 +764,7 @@ file_from(struct escalate *e, const char *target, struct audit_sandbox *sb)
 
 	assert_int_equal(host_port_parse(target, &h, &port, 443, &err), 0);
 	assert_true(escalate_file(e, &h, port, "", 0, "agent", sb, &r) <=
-	    ESCALATE_FILED_SAME);
+	    ESCALATE_FILED_JOINED);
 	return (r);
 }
 
@@ -693,6 +786,7 @@ test_once_sandbox(void **state)
 	struct rules		*rules;
 	struct grant		 g;
 	char			 err[256];
+	char			 id2[ESCALATE_ID_LEN], id3[ESCALATE_ID_LEN];
 	int			 i;
 
 	grants_setup(e, &rules, &eg, &hooks);
@@ -704,6 +798,11 @@ test_once_sandbox(void **state)
 	assert_ptr_equal(file_from(e, "new.test", sb[1]), a);
 	assert_ptr_equal(file_from(e, "new.test", sb[2]), a);
 	assert_int_equal(a->naskers, 3);
+	snprintf(id2, sizeof id2, "%s", escalate_id_for(a, "2"));
+	snprintf(id3, sizeof id3, "%s", escalate_id_for(a, "3"));
+	assert_string_not_equal(id2, a->id);
+	assert_string_not_equal(id3, a->id);
+	assert_string_not_equal(id2, id3);
 	woken = 0;
 	woken_on = NULL;
 	for (i = 0; i < 3; i++)
@@ -750,11 +849,14 @@ test_once_sandbox(void **state)
 	assert_int_equal(grants_consume(eg.grants, a->id), 0);
 	assert_int_equal(hooks.allowed(&a->host, 443, "1", hooks.arg), 0);
 	assert_int_equal(hooks.allowed(&a->host, 443, "3", hooks.arg), 1);
-	/* Sandbox 2 follows the first id to its own, and wakes on it. */
+	/* Sandbox 2 finds its request by its own id, and wakes on it. */
 	assert_non_null(m2 = escalate_find(e, m->moved));
-	assert_ptr_equal(escalate_find_for(e, a->id, "2"), m2);
-	assert_ptr_equal(escalate_find_for(e, a->id, "3"), m);
+	assert_ptr_equal(escalate_find_for(e, id2, "2"), m2);
+	assert_ptr_equal(escalate_find_for(e, id3, "3"), m);
+	assert_null(escalate_find_for(e, a->id, "2"));
 	assert_null(escalate_find_for(e, m2->id, "3"));
+	assert_null(escalate_find_for(e, id2, "3"));
+	assert_ptr_equal(escalate_find(e, id2), m2);
 	assert_int_equal(escalate_approve(e, m2->id, ESCALATE_SCOPE_SESSION, 0,
 	    NULL, "t", err, sizeof err), 0);
 	assert_int_equal(woken, 3);
@@ -927,7 +1029,7 @@ test_grants_fixed(void **state)
 	assert_null(r);
 	assert_int_equal(escalate_npending(e), 0);
 	assert_int_equal(host_parse("bad.test", 8, &h, &es), 0);
-	assert_int_equal(escalate_fixed(e, &h, 443, err, sizeof err), 1);
+	assert_int_equal(escalate_fixed(e, "", &h, 443, err, sizeof err), 1);
 	assert_string_equal(err, "denied by the rule 'deny bad.test' (--deny), "
 	    "which no approval can override: to allow it, that rule must be "
 	    "removed from the policy");
@@ -951,11 +1053,15 @@ test_grants_fixed(void **state)
 	assert_int_equal(host_parse("ok.test", 7, &h, &es), 0);
 	escalate_blocked(e, NULL, &h, 8080, "connect", "127.0.0.1 is ...");
 	assert_int_equal(file(e, "ok.test:8080", "", &r), ESCALATE_FILED_FIXED);
-	assert_int_equal(escalate_fixed(e, &h, 8080, err, sizeof err), 1);
+	assert_int_equal(escalate_fixed(e, "", &h, 8080, err, sizeof err), 1);
 	assert_string_equal(err, "127.0.0.1 is ...");
-	assert_int_equal(escalate_fixed(e, &h, 443, err, sizeof err), 0);
+	assert_int_equal(escalate_fixed(e, "", &h, 443, err, sizeof err), 0);
+	/* Another sandbox's refusal is not this one's; the person sees it. */
+	assert_int_equal(escalate_fixed(e, "7", &h, 8080, err, sizeof err), 0);
+	assert_int_equal(escalate_fixed(e, NULL, &h, 8080, err, sizeof err),
+	    1);
 	escalate_blocked(e, NULL, &h, 8080, "connect", NULL);
-	assert_int_equal(escalate_fixed(e, &h, 8080, err, sizeof err), 0);
+	assert_int_equal(escalate_fixed(e, "", &h, 8080, err, sizeof err), 0);
 	escalate_free(e);
 	grants_free(eg.grants);
 	rules_free(rules);
@@ -966,8 +1072,10 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_coalesce),
+		cmocka_unit_test(test_joined),
 		cmocka_unit_test(test_bound_and_rate),
 		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_session_whole),
 		cmocka_unit_test(test_waiters),
 		cmocka_unit_test(test_sandbox),
 		cmocka_unit_test(test_refused_events),

@@ -34,16 +34,16 @@ test_stable(void **state)
 	struct fakeip	*f = map(NULL, 0, FAKEIP_GRACE);
 	uint8_t		 a[4], b[4], c[4];
 
-	assert_int_equal(fakeip_assign(f, "pypi.org", 100, 5, a), 0);
-	assert_int_equal(fakeip_assign(f, "github.com", 100, 5, b), 0);
-	assert_int_equal(fakeip_assign(f, "pypi.org", 5000, 5, c), 0);
+	assert_int_equal(fakeip_assign(f, "pypi.org", "", 100, 5, a), 0);
+	assert_int_equal(fakeip_assign(f, "github.com", "", 100, 5, b), 0);
+	assert_int_equal(fakeip_assign(f, "pypi.org", "", 5000, 5, c), 0);
 	assert_memory_equal(a, c, 4);
 	assert_memory_not_equal(a, b, 4);
 	assert_int_equal(a[0], 198);
 	assert_true(a[1] == 18 || a[1] == 19);
 	assert_true(fakeip_contains(f, a, 4));
-	assert_string_equal(fakeip_lookup_name(f, a, 4), "pypi.org");
-	assert_string_equal(fakeip_lookup_name(f, b, 4), "github.com");
+	assert_string_equal(fakeip_lookup_name(f, a, 4, ""), "pypi.org");
+	assert_string_equal(fakeip_lookup_name(f, b, 4, ""), "github.com");
 	assert_int_equal(fakeip_lookup_addr(f, "github.com", c), 0);
 	assert_memory_equal(b, c, 4);
 	assert_int_equal(fakeip_lookup_addr(f, "nope.test", c), -1);
@@ -63,16 +63,16 @@ test_lookup_misses(void **state)
 	static const uint8_t unused[4] = { 198, 19, 255, 254 };
 	static const uint8_t first[4] = { 198, 18, 0, 0 };
 
-	assert_int_equal(fakeip_assign(f, "a.test", 1, 5, a), 0);
+	assert_int_equal(fakeip_assign(f, "a.test", "", 1, 5, a), 0);
 	memcpy(mapped + 12, a, 4);
-	assert_string_equal(fakeip_lookup_name(f, mapped, 16), "a.test");
-	assert_null(fakeip_lookup_name(f, out, 4));
+	assert_string_equal(fakeip_lookup_name(f, mapped, 16, ""), "a.test");
+	assert_null(fakeip_lookup_name(f, out, 4, ""));
 	assert_false(fakeip_contains(f, out, 4));
-	assert_null(fakeip_lookup_name(f, unused, 4));
+	assert_null(fakeip_lookup_name(f, unused, 4, ""));
 	assert_true(fakeip_contains(f, unused, 4));
-	assert_null(fakeip_lookup_name(f, first, 4));
-	assert_null(fakeip_lookup_name(f, a, 3));
-	assert_null(fakeip_lookup_name(NULL, a, 4));
+	assert_null(fakeip_lookup_name(f, first, 4, ""));
+	assert_null(fakeip_lookup_name(f, a, 3, ""));
+	assert_null(fakeip_lookup_name(NULL, a, 4, ""));
 	fakeip_free(f);
 }
 
@@ -83,21 +83,21 @@ test_recycle(void **state)
 	struct fakeip	*f = map(NULL, 3, 100);
 	uint8_t		 a[4], b[4], c[4], d[4];
 
-	assert_int_equal(fakeip_assign(f, "a.test", 0, 5, a), 0);
-	assert_int_equal(fakeip_assign(f, "b.test", 1, 5, b), 0);
-	assert_int_equal(fakeip_assign(f, "c.test", 2, 5, c), 0);
+	assert_int_equal(fakeip_assign(f, "a.test", "", 0, 5, a), 0);
+	assert_int_equal(fakeip_assign(f, "b.test", "", 1, 5, b), 0);
+	assert_int_equal(fakeip_assign(f, "c.test", "", 2, 5, c), 0);
 	/* a.test answered again: b.test is now the oldest. */
-	assert_int_equal(fakeip_assign(f, "a.test", 10, 5, d), 0);
-	assert_int_equal(fakeip_assign(f, "d.test", 20, 5, d), -1);
-	assert_int_equal(fakeip_assign(f, "d.test", 1 + 5 + 99, 5, d), -1);
-	assert_int_equal(fakeip_assign(f, "d.test", 1 + 5 + 100, 5, d), 0);
+	assert_int_equal(fakeip_assign(f, "a.test", "", 10, 5, d), 0);
+	assert_int_equal(fakeip_assign(f, "d.test", "", 20, 5, d), -1);
+	assert_int_equal(fakeip_assign(f, "d.test", "", 1 + 5 + 99, 5, d), -1);
+	assert_int_equal(fakeip_assign(f, "d.test", "", 1 + 5 + 100, 5, d), 0);
 	assert_memory_equal(b, d, 4);
-	assert_string_equal(fakeip_lookup_name(f, d, 4), "d.test");
+	assert_string_equal(fakeip_lookup_name(f, d, 4, ""), "d.test");
 	assert_int_equal(fakeip_lookup_addr(f, "b.test", d), -1);
-	assert_string_equal(fakeip_lookup_name(f, a, 4), "a.test");
+	assert_string_equal(fakeip_lookup_name(f, a, 4, ""), "a.test");
 	assert_int_equal(fakeip_count(f), 3);
 	/* b.test comes back: it takes c.test's address (oldest now). */
-	assert_int_equal(fakeip_assign(f, "b.test", 1000, 5, d), 0);
+	assert_int_equal(fakeip_assign(f, "b.test", "", 1000, 5, d), 0);
 	assert_memory_equal(c, d, 4);
 	fakeip_free(f);
 }
@@ -109,10 +109,10 @@ test_expiry_kept(void **state)
 	struct fakeip	*f = map(NULL, 1, 0);
 	uint8_t		 a[4];
 
-	assert_int_equal(fakeip_assign(f, "a.test", 0, 300, a), 0);
-	assert_int_equal(fakeip_assign(f, "a.test", 10, 5, a), 0);
-	assert_int_equal(fakeip_assign(f, "b.test", 100, 5, a), -1);
-	assert_int_equal(fakeip_assign(f, "b.test", 300, 5, a), 0);
+	assert_int_equal(fakeip_assign(f, "a.test", "", 0, 300, a), 0);
+	assert_int_equal(fakeip_assign(f, "a.test", "", 10, 5, a), 0);
+	assert_int_equal(fakeip_assign(f, "b.test", "", 100, 5, a), -1);
+	assert_int_equal(fakeip_assign(f, "b.test", "", 300, 5, a), 0);
 	fakeip_free(f);
 }
 
@@ -124,11 +124,11 @@ test_prefix(void **state)
 	uint8_t		 a[4];
 	char		 err[128];
 
-	assert_int_equal(fakeip_assign(f, "a.test", 0, 1, a), 0);
+	assert_int_equal(fakeip_assign(f, "a.test", "", 0, 1, a), 0);
 	assert_memory_equal(a, "\x0a\x09\x08\x05", 4);
-	assert_int_equal(fakeip_assign(f, "b.test", 0, 1, a), 0);
+	assert_int_equal(fakeip_assign(f, "b.test", "", 0, 1, a), 0);
 	assert_memory_equal(a, "\x0a\x09\x08\x06", 4);
-	assert_int_equal(fakeip_assign(f, "c.test", 0, 1, a), -1);
+	assert_int_equal(fakeip_assign(f, "c.test", "", 0, 1, a), -1);
 	fakeip_free(f);
 	assert_null(fakeip_create("10.0.0.0", 0, 0, err, sizeof err));
 	assert_null(fakeip_create("10.0.0.0/31", 0, 0, err, sizeof err));
@@ -149,14 +149,55 @@ test_many(void **state)
 
 	for (i = 0; i < 20000; i++) {
 		snprintf(name, sizeof name, "n%d.test", i);
-		assert_int_equal(fakeip_assign(f, name, 0, 5, a), 0);
+		assert_int_equal(fakeip_assign(f, name, "", 0, 5, a), 0);
 	}
 	for (i = 0; i < 20000; i += 997) {
 		snprintf(name, sizeof name, "n%d.test", i);
 		assert_int_equal(fakeip_lookup_addr(f, name, a), 0);
-		assert_string_equal(fakeip_lookup_name(f, a, 4), name);
+		assert_string_equal(fakeip_lookup_name(f, a, 4, ""), name);
 	}
 	assert_int_equal(fakeip_count(f), 20000);
+	fakeip_free(f);
+}
+
+/*
+ * Each sandbox reads back only the names it was given: not another's,
+ * not a name given since at an address it was given before, and nothing
+ * once it has gone.
+ */
+static void
+test_views(void **state)
+{
+	struct fakeip	*f = map(NULL, 2, 0);
+	uint8_t		 a[4], b[4], c[4];
+	char		 sb[16];
+	int		 i;
+
+	assert_int_equal(fakeip_assign(f, "secret.test", "1", 0, 5, a), 0);
+	assert_int_equal(fakeip_assign(f, "shared.test", "1", 0, 5, b), 0);
+	assert_int_equal(fakeip_assign(f, "shared.test", "2", 0, 5, c), 0);
+	assert_memory_equal(b, c, 4);
+	assert_string_equal(fakeip_lookup_name(f, a, 4, "1"), "secret.test");
+	assert_null(fakeip_lookup_name(f, a, 4, "2"));
+	assert_null(fakeip_lookup_name(f, a, 4, ""));
+	assert_string_equal(fakeip_lookup_name(f, b, 4, "2"), "shared.test");
+	/* secret.test's address goes to a name only sandbox 2 is given. */
+	assert_int_equal(fakeip_assign(f, "other.test", "2", 100, 5, c), 0);
+	assert_memory_equal(a, c, 4);
+	assert_null(fakeip_lookup_name(f, a, 4, "1"));
+	assert_string_equal(fakeip_lookup_name(f, a, 4, "2"), "other.test");
+	fakeip_drop_sandbox(f, "2");
+	fakeip_drop_sandbox(f, "none");
+	assert_null(fakeip_lookup_name(f, a, 4, "2"));
+	assert_string_equal(fakeip_lookup_name(f, b, 4, "1"), "shared.test");
+	/* Many sandboxes, each with its own view. */
+	for (i = 0; i < 1000; i++) {
+		snprintf(sb, sizeof sb, "%d", i + 10);
+		assert_int_equal(fakeip_assign(f, "shared.test", sb, 200, 5,
+		    c), 0);
+	}
+	assert_string_equal(fakeip_lookup_name(f, b, 4, "509"), "shared.test");
+	assert_null(fakeip_lookup_name(f, b, 4, "9"));
 	fakeip_free(f);
 }
 
@@ -170,6 +211,7 @@ main(void)
 		cmocka_unit_test(test_expiry_kept),
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_views),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

@@ -150,6 +150,42 @@ test_hook_answer(void **state)
 	json_writer_free(&w);
 }
 
+/* The tool call in Claude Code's shell string: what its eval runs. */
+static void
+test_hook_shell_label(void **state)
+{
+	char	buf[64], small[5];
+
+	(void)state;
+	assert_int_equal(hook_shell_label("source /h/s.sh 2>/dev/null || "
+	    "true && { \\builtin unalias -- 'which'; } || true && eval "
+	    "'curl -s http://a.test/' < /dev/null && pwd -P >| /tmp/c-1-cwd",
+	    buf, sizeof buf), 0);
+	assert_string_equal(buf, "curl -s http://a.test/");
+	assert_int_equal(hook_shell_label("true && eval pwd < /dev/null && "
+	    "pwd -P >| /tmp/c-cwd", buf, sizeof buf), 0);
+	assert_string_equal(buf, "pwd");
+	/* One quoted word, however the harness quoted it, unquoted. */
+	assert_int_equal(hook_shell_label("true && eval 'echo '\\''x'\\''' "
+	    "< /dev/null && pwd -P >| /tmp/c-cwd", buf, sizeof buf), 0);
+	assert_string_equal(buf, "echo 'x'");
+	assert_int_equal(hook_shell_label("true && eval 'a '\"'\"'b c'\"'\"'' "
+	    "< /dev/null && pwd -P >| /tmp/c-cwd", buf, sizeof buf), 0);
+	assert_string_equal(buf, "a 'b c'");
+	/* Not one word: as written. */
+	assert_int_equal(hook_shell_label("true && eval 'a' \"$b\" "
+	    "< /dev/null && pwd -P >| /tmp/c-cwd", buf, sizeof buf), 0);
+	assert_string_equal(buf, "'a' \"$b\"");
+	/* Cut to fit. */
+	assert_int_equal(hook_shell_label("true && eval 'long command' "
+	    "< /dev/null && pwd -P >| /tmp/c-cwd", small, sizeof small), 0);
+	assert_string_equal(small, "long");
+	/* Not the harness's string: no label. */
+	assert_int_equal(hook_shell_label("echo hello", buf, sizeof buf), -1);
+	assert_int_equal(hook_shell_label("a && eval < /dev/null && pwd -P "
+	    ">| x", buf, sizeof buf), -1);
+}
+
 int
 main(void)
 {
@@ -159,6 +195,7 @@ main(void)
 		cmocka_unit_test(test_hook_session_name),
 		cmocka_unit_test(test_hook_quote),
 		cmocka_unit_test(test_hook_answer),
+		cmocka_unit_test(test_hook_shell_label),
 	};
 
 	return (cmocka_run_group_tests(tests, NULL, NULL));

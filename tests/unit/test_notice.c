@@ -148,6 +148,7 @@ test_from_event(void **state)
 {
 	struct escalate_event	ev;
 	struct escalate_request	r;
+	struct escalate_asker	a;
 	struct escalate_refusal	f;
 	struct attach_notice	n;
 	const char		*sb, *err;
@@ -180,11 +181,32 @@ test_from_event(void **state)
 	r.count = 1;
 	snprintf(r.via, sizeof r.via, "connect");	/* held: said so */
 	assert_int_equal(notice_from_event(&ev, &n, &sb), -1);
+	/* Joined by sandbox 4: to it, a request of its own. */
+	memset(&a, 0, sizeof a);
+	snprintf(a.sandbox, sizeof a.sandbox, "4");
+	snprintf(a.id, sizeof a.id, "r4");
+	snprintf(a.reason, sizeof a.reason, "its own");
+	snprintf(a.via, sizeof a.via, "agent");
+	snprintf(r.reason, sizeof r.reason, "the first's");
+	r.count = 2;
+	ev.asker = &a;
+	assert_int_equal(notice_from_event(&ev, &n, &sb), 0);
+	assert_int_equal(n.kind, ATTACH_NOTICE_ASKED);
+	assert_string_equal(sb, "4");
+	assert_string_equal(n.request, "r4");
+	assert_string_equal(n.text, "its own");
+	snprintf(a.via, sizeof a.via, "connect");	/* held: said so */
+	assert_int_equal(notice_from_event(&ev, &n, &sb), -1);
+	ev.asker = NULL;
+	r.count = 1;
+	r.askers = &a;
+	r.naskers = 1;
 	ev.note = ESCALATE_NOTE_HELD;
 	ev.sandbox = "4";
 	ev.secs = 30;
 	assert_int_equal(notice_from_event(&ev, &n, &sb), 0);
 	assert_string_equal(sb, "4");
+	assert_string_equal(n.request, "r4");	/* the id it was given */
 	assert_int_equal(n.secs, 30);
 	ev.note = ESCALATE_NOTE_DECIDED;
 	r.state = ESCALATE_DENIED;
