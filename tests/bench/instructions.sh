@@ -25,7 +25,11 @@
 # the proxy, so the counts no longer depend on how the scheduler
 # batches events (tests/bench/guard.sh runs it so).  BENCH_IR_DNS_QPS
 # caps dnsperf's rate (none): under DNS_LOG_RATE (200) a second every
-# query's audit line is written, above it how many are depends on time.  BENCH_PINHOLE is
+# query's audit line is written, above it how many are depends on time.
+# BENCH_IR_BYNAME=1: CONNECT and forward name bench.test, which pinhole
+# resolves through the dnsmasq (--resolver), instead of 127.0.0.1.
+# BENCH_IR_ONLY: an extended regular expression; only the rows whose
+# names match it are counted.  BENCH_PINHOLE is
 # the first build's program (BUILD_DIR/pinhole).  The DNS case needs
 # dnsperf and dnsmasq, the inspected cases openssl and dnsmasq
 # (bench.test on a port of its own); each is left out without them, and
@@ -60,6 +64,8 @@ BODY=${BENCH_IR_BODY:-100}
 QUERIES=${BENCH_IR_DNS:-2000}
 CONC=${BENCH_IR_CONC:-10}
 QPS=${BENCH_IR_DNS_QPS:-}
+BYNAME=${BENCH_IR_BYNAME:-}
+ONLY=${BENCH_IR_ONLY:-.}
 TCONC=${BENCH_IR_CONC:-4}
 PLACEHOLDER=PINHOLE-SECRET-BENCH_TOKEN-MASKED
 T=$(mktemp -d "${TMPDIR:-/tmp}/pinhole-ir.XXXXXX") || exit 1
@@ -129,11 +135,14 @@ stop_proxy() {
 # Instructions of one proxy run under callgrind: build, mode, units,
 # and more options of pinhole's.
 count() {
+	host=127.0.0.1
+	[ -n "$BYNAME" ] && host=bench.test
 	# shellcheck disable=SC2086
-	start_proxy "$1" --allow "127.0.0.1:$OPORT" \
-	    --allow 'allow-private 127.0.0.0/8' ${4:-}
+	start_proxy "$1" --allow "$host:$OPORT" \
+	    --allow 'allow-private 127.0.0.0/8' \
+	    ${BYNAME:+--resolver 127.0.0.1:$DNSPORT} ${4:-}
 	timeout 600 "$LOADGEN" "$2" -o "$OPORT" -x "127.0.0.1:$port" \
-	    -H 127.0.0.1 -c "$CONC" -n "$3" -t 600 >"$d/loadgen.out" 2>&1
+	    -H "$host" -c "$CONC" -n "$3" -t 600 >"$d/loadgen.out" 2>&1
 	grep -q 'errors=0' "$d/loadgen.out" ||
 	    echo "$0: $1: $2: $(cat "$d/loadgen.out")" >&2
 	stop_proxy
@@ -253,7 +262,11 @@ inspected request, secret:inspected-secret:$INSPECTED"
 elif [ -z "$UP" ]; then
 	echo "$0: no openssl or dnsmasq: the inspected cases are left out" >&2
 fi
-echo "$CASES" | while IFS= read -r c; do
+if [ -n "$BYNAME" ] && ! dns_setup; then
+	echo "$0: BENCH_IR_BYNAME needs dnsmasq" >&2
+	exit 1
+fi
+echo "$CASES" | grep -E "^[^:]*($ONLY)" | while IFS= read -r c; do
 	name=${c%%:*} rest=${c#*:}
 	mode=${rest%%:*} n=${rest#*:}
 	a=$(per_unit "$A" "$mode" "$n")
