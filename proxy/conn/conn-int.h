@@ -47,6 +47,7 @@ struct scrub;
 #define CONN_ESTABLISHED	"HTTP/1.1 200 Connection established\r\n\r\n"
 #define CONN_PATH_LEN		256	/* path logged, escaped, query cut */
 #define CONN_SWAP_MAX		16	/* header values a secret went in */
+#define CONN_NOTE_LEN		(SNI_NAME_MAX + 64)	/* a refusal's detail */
 
 enum conn_state {
 	S_HEAD,			/* reading a request head */
@@ -133,7 +134,7 @@ struct conn {
 	struct agent_wait	*await;		/* a long poll */
 	struct escalate_waiter	*ask;		/* a held connection */
 	char			 grant_id[GRANT_ID_LEN];
-	char			 fix[ESCALATE_FIX_LEN];	/* no grant can help */
+	char			*fix;		/* no grant can help (conn_fix) */
 
 	/* Forwarding. */
 	int			 reused;
@@ -166,7 +167,7 @@ struct conn {
 	enum sni_proto		 sniff_proto;
 	const char		*name_from;	/* fake-ip, sni or host */
 	char			 dst[INET6_ADDRSTRLEN];	/* connected to */
-	char			 note[SNI_NAME_MAX + 64];	/* detail */
+	char			*note;		/* detail (conn_note) */
 	int			 reset;		/* close with a RST */
 	int			 splice_tried;
 	int			 spliced;	/* bytes move by splice(2) */
@@ -235,6 +236,13 @@ void	conn_audit_pending(struct conn *, const char *);
 void	conn_count_tunnel(struct conn *, int);
 void	conn_count_held(struct conn *, int);
 int	conn_grantable(const struct conn *, const char *, char *, size_t);
+const char *conn_fix(const struct conn *);
+void	conn_fix_set(struct conn *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+const char *conn_note(const struct conn *);
+void	conn_texts_free(struct conn *);
+void	conn_note_set(struct conn *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 void	conn_server_free(struct conn *);
 void	conn_splice_free(struct conn *);
 void	conn_close(struct conn *, const char *);

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,8 +164,8 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	/* The path without its query: queries may carry secrets. */
 	e.method = c->method[0] != '\0' ? c->method : NULL;
 	e.path = c->path[0] != '\0' ? c->path : NULL;
-	if (c->note[0] != '\0')
-		e.detail = c->note;
+	if (conn_note(c) != NULL)
+		e.detail = conn_note(c);
 	else if (c->upstream != NULL && c->server != NULL && !c->srv_idle)
 		e.detail = c->upstream->detail;
 	/* A refusal a grant could lift names the command to ask for one. */
@@ -192,7 +193,7 @@ conn_grantable(const struct conn *c, const char *perr, char *hint,
 	    "ip-literal", "port", "constraint", NULL };
 	const char *const		*p;
 
-	if (!c->have_host || c->fix[0] != '\0' || perr == NULL)
+	if (!c->have_host || conn_fix(c) != NULL || perr == NULL)
 		return (0);
 	for (p = lifted; *p != NULL; p++) {
 		if (strcmp(perr, *p) != 0)
@@ -366,10 +367,70 @@ conn_upstream_unref(struct conn_upstream *u)
 	free(u);
 }
 
+/*
+ * The texts a refusal carries, what must change when no grant can lift
+ * it (fix) and its detail (note), are kept on the heap, and only once
+ * there is one: few connections are refused, and an idle tunnel should
+ * not carry their room.  Each is NULL when empty.
+ */
+const char *
+conn_fix(const struct conn *c)
+{
+	return (c->fix != NULL && c->fix[0] != '\0' ? c->fix : NULL);
+}
+
+const char *
+conn_note(const struct conn *c)
+{
+	return (c->note != NULL && c->note[0] != '\0' ? c->note : NULL);
+}
+
+/* Forget both, for the next request. */
+void
+conn_texts_free(struct conn *c)
+{
+	free(c->fix);
+	free(c->note);
+	c->fix = c->note = NULL;
+}
+
+/*
+ * Set one (cut to len).  Without memory it stays empty: the refusal
+ * stands, only its hint or detail is lost.
+ */
+static void
+conn_text_set(char **p, size_t len, const char *fmt, va_list ap)
+{
+	if (*p == NULL && (*p = malloc(len)) == NULL)
+		return;
+	vsnprintf(*p, len, fmt, ap);
+}
+
+void
+conn_fix_set(struct conn *c, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	conn_text_set(&c->fix, ESCALATE_FIX_LEN, fmt, ap);
+	va_end(ap);
+}
+
+void
+conn_note_set(struct conn *c, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	conn_text_set(&c->note, CONN_NOTE_LEN, fmt, ap);
+	va_end(ap);
+}
+
 /* Free a dead connection's memory. */
 void
 conn_free(struct conn *c)
 {
+	conn_texts_free(c);
 	conn_http_free(c);
 	conn_upstream_unref(c->upstream);
 	audit_sandbox_unref(c->sandbox);

@@ -173,9 +173,9 @@ conn_deny_request(struct conn *c, const struct rules_verdict *v)
 
 	if (v->by_deny) {
 		policy_deny_text(v, why, sizeof why);
-		snprintf(c->fix, sizeof c->fix, "%s", why);
+		conn_fix_set(c, "%s", why);
 	} else if (v->why != NULL)
-		snprintf(c->note, sizeof c->note, "%s", v->why);
+		conn_note_set(c, "%s", v->why);
 	conn_refuse(c, 403, v->by_deny ? "denied-by-policy" : "constraint",
 	    v->why != NULL ? v->why : "denied");
 }
@@ -243,6 +243,7 @@ int
 conn_decide(struct conn *c)
 {
 	struct rules_verdict	v;
+	char			fix[ESCALATE_FIX_LEN];
 	int			rv, checked;
 
 	c->grant_id[0] = '\0';
@@ -259,12 +260,13 @@ conn_decide(struct conn *c)
 		conn_deny_request(c, &v);
 		return (-1);
 	}
-	policy_grantable(c->set->rules, &c->host, c->port, c->fix,
-	    sizeof c->fix);
+	policy_grantable(c->set->rules, &c->host, c->port, fix, sizeof fix);
+	if (fix[0] != '\0' || c->fix != NULL)
+		conn_fix_set(c, "%s", fix);
 	if (c->set->esc != NULL) {
 		escalate_blocked(c->set->esc, c->sandbox, &c->host, c->port,
-		    c->via, c->fix[0] != '\0' ? c->fix : NULL);
-		if (c->set->ask > 0 && v.file == NULL && c->fix[0] == '\0' &&
+		    c->via, fix[0] != '\0' ? fix : NULL);
+		if (c->set->ask > 0 && v.file == NULL && fix[0] == '\0' &&
 		    conn_hold(c, &v) == 0)
 			return (1);
 	}

@@ -47,7 +47,8 @@ conn_head_start(struct conn *c)
 		c->addr[0] = '\0';
 	}
 	c->method[0] = c->path[0] = '\0';
-	c->rule[0] = c->fix[0] = c->note[0] = '\0';
+	c->rule[0] = '\0';
+	conn_texts_free(c);
 	c->status = 0;
 	c->up = c->down = 0;
 	c->close_after = 0;
@@ -122,7 +123,7 @@ conn_bound_request(struct conn *c)
 	conn_keep_path(c, &r->target);
 	hd = http_header_find(&r->h, "host");
 	if (!conn_host_is_bound(c, hd)) {
-		snprintf(c->note, sizeof c->note, "Host %.*s",
+		conn_note_set(c, "Host %.*s",
 		    (int)(hd->value.len < 200 ? hd->value.len : 200),
 		    hd->value.p);
 		snprintf(why, sizeof why, "Host names %.*s, not %s",
@@ -295,14 +296,14 @@ conn_tls_failed(struct conn *c, int upstream)
 		return;
 	}
 	if (tls_fronting(ssl) != NULL) {
-		snprintf(c->note, sizeof c->note, "TLS SNI %s",
+		conn_note_set(c, "TLS SNI %s",
 		    tls_fronting(ssl));
 		reason = "fronting";
 	} else if (tls_client_rejected(ssl)) {
-		snprintf(c->note, sizeof c->note, "%s", why);
+		conn_note_set(c, "%s", why);
 		reason = "tls-client-rejected";
 	} else {
-		snprintf(c->note, sizeof c->note, "%s", why);
+		conn_note_set(c, "%s", why);
 		reason = "tls-handshake-failed";
 	}
 	conn_audit(c, "connect", "deny", reason, 0);

@@ -124,7 +124,7 @@ conn_forbid(struct conn *c, const char *perr, int close_after,
 	if (!conn_grantable(c, perr, NULL, 0))
 		conn_reply(c, 403, perr, close_after,
 		    "pinhole: %s is not allowed: %s.\n", what,
-		    c->fix[0] != '\0' ? c->fix : why);
+		    conn_fix(c) != NULL ? conn_fix(c) : why);
 	else
 		conn_reply(c, 403, perr, close_after,
 		    "pinhole: %s is not allowed: %s.\n\n"
@@ -155,7 +155,8 @@ conn_refused(struct conn *c, int status, const char *perr, const char *why)
 	snprintf(f.via, sizeof f.via, "%s", c->via != NULL ? c->via : "");
 	conn_request_text(c, f.what, sizeof f.what);
 	snprintf(f.why, sizeof f.why, "%s", why);
-	snprintf(f.fix, sizeof f.fix, "%s", c->fix);
+	snprintf(f.fix, sizeof f.fix, "%s",
+	    conn_fix(c) != NULL ? conn_fix(c) : "");
 	f.ask = conn_grantable(c, perr, NULL, 0);
 	escalate_refused(c->set->esc, c->sandbox, &f);
 }

@@ -101,12 +101,12 @@ conn_secret_refuse(struct conn *c, const char *name, const char *where,
 {
 	char	why[512];
 
-	snprintf(c->note, sizeof c->note, "secret %s in %s",
+	conn_note_set(c, "secret %s in %s",
 	    name[0] != '\0' ? name : "(unknown)", where);
 	snprintf(why, sizeof why, "the request carries the placeholder of "
 	    "secret %s in %s; %s", name[0] != '\0' ? name : "(unknown)",
 	    where, may);
-	snprintf(c->fix, sizeof c->fix, "%s (no grant changes that)", why);
+	conn_fix_set(c, "%s (no grant changes that)", why);
 	conn_refuse(c, 403, "secret-exfiltration", why);
 	return (-1);
 }
