@@ -20,8 +20,9 @@
 # first builds tests/bench/pinhole-plain, the same sources and CFLAGS
 # without them.  Instruction counts also depend on the compiler, CFLAGS
 # and the libraries' versions, which the baseline records on its
-# `toolchain` line; where they differ the guard is skipped, saying how
-# to make a baseline for that toolchain.
+# `toolchain` line; where they differ the guard still compares (a
+# library's security update moves a count by far less than a margin)
+# and says so, with how to make a baseline for this toolchain.
 #
 # To change the baseline on purpose (a change that costs more for a
 # reason, or saves), run in a build directory
@@ -87,10 +88,10 @@ if [ -z "${GUARD_UPDATE:-}" ]; then
 	    skip "no baseline; make one: GUARD_UPDATE=1 make check TESTS=tests/bench/guard.sh"
 	btc=$(sed -n 's/^toolchain //p' "$BASE")
 	[ "$btc" = "$TC" ] ||
-	    skip "the baseline is for another toolchain:
+	    echo "note: the baseline is for another toolchain:
   baseline: $btc
   this:     $TC
-make one for this toolchain (not to be committed unless it is CI's):
+a figure past its margin may be the toolchain's; a baseline for this one:
   GUARD_UPDATE=1 make check TESTS=tests/bench/guard.sh"
 fi
 
