@@ -76,6 +76,20 @@ enum conn_pending {
 	P_REQUEST		/* a "request" line is owed */
 };
 
+/*
+ * The header values secrets went in, kept on the heap once a request
+ * carries a placeholder: few do, and an idle tunnel should not carry
+ * their room.
+ */
+struct conn_swaps {
+	struct {
+		char		*p;
+		size_t		 len;
+	}			 v[CONN_SWAP_MAX];
+	size_t			 n;
+	char			 name[SECRET_NAME_MAX + 1];
+};
+
 struct conn {
 	struct conn_set		*set;
 	TAILQ_ENTRY(conn)	 entry;
@@ -114,7 +128,8 @@ struct conn {
 	int			 loopback;	/* host.pinhole.internal, opened
 						   by its own rule or a grant */
 	const char		*via;
-	char			 rule[512];
+	char			*rule;		/* what decided (conn_rule_set) */
+	size_t			 rule_size;	/* its room */
 	struct resolver_addr	*addrs;		/* vetted, to dial in turn */
 	size_t			 naddrs;
 	size_t			 next_addr;
@@ -188,13 +203,8 @@ struct conn {
 	int			 server_tls;	/* c->server encrypts */
 	int			 tls_up;	/* the client's handshake done */
 	struct evbuffer_cb_entry *tls_drained;	/* the socket's below */
-	char			 path[CONN_PATH_LEN];	/* for the audit */
-	struct {
-		char		*p;
-		size_t		 len;
-	}			 swapped[CONN_SWAP_MAX];	/* secret.c */
-	size_t			 nswapped;
-	char			 swapped_name[SECRET_NAME_MAX + 1];
+	char			*path;		/* for the audit, or NULL */
+	struct conn_swaps	*swaps;		/* secret.c, or NULL */
 
 	/* Responses from a secret's hosts, values replaced (scrub.c). */
 	struct scrub		*scrub;		/* kept for the next request */
@@ -241,6 +251,9 @@ void	conn_fix_set(struct conn *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 const char *conn_note(const struct conn *);
 void	conn_texts_free(struct conn *);
+const char *conn_rule(const struct conn *);
+void	conn_rule_set(struct conn *, const char *);
+const char *conn_path(const struct conn *);
 void	conn_note_set(struct conn *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	conn_server_free(struct conn *);

@@ -156,14 +156,14 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	e.addr = c->addr[0] != '\0' ? c->addr : NULL;
 	e.via = c->via;
 	e.name_from = c->name_from;
-	e.rule = c->rule[0] != '\0' ? c->rule : NULL;
+	e.rule = conn_rule(c)[0] != '\0' ? conn_rule(c) : NULL;
 	e.status = c->status > 0 ? c->status : -1;
 	e.bytes_up = bytes ? c->up : -1;
 	e.bytes_down = bytes ? c->down : -1;
 	e.ms = bytes ? conn_ms(c) : -1;
 	/* The path without its query: queries may carry secrets. */
 	e.method = c->method[0] != '\0' ? c->method : NULL;
-	e.path = c->path[0] != '\0' ? c->path : NULL;
+	e.path = conn_path(c)[0] != '\0' ? conn_path(c) : NULL;
 	if (conn_note(c) != NULL)
 		e.detail = conn_note(c);
 	else if (c->upstream != NULL && c->server != NULL && !c->srv_idle)
@@ -302,11 +302,13 @@ conn_secrets_free(struct conn *c)
 {
 	size_t	i;
 
-	for (i = 0; i < c->nswapped; i++) {
-		explicit_bzero(c->swapped[i].p, c->swapped[i].len);
-		free(c->swapped[i].p);
+	if (c->swaps == NULL)
+		return;
+	for (i = 0; i < c->swaps->n; i++) {
+		explicit_bzero(c->swaps->v[i].p, c->swaps->v[i].len);
+		free(c->swaps->v[i].p);
 	}
-	c->nswapped = 0;
+	c->swaps->n = 0;
 }
 
 /* Forget the scrubber of responses (and the values it holds). */
@@ -426,12 +428,51 @@ conn_note_set(struct conn *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * What decided, "file:line" or "grant ID", kept on the heap in room
+ * that fits it (a rule's text may be long, most are a few bytes) and
+ * is kept for the next request.  Without memory it stays empty.
+ */
+const char *
+conn_rule(const struct conn *c)
+{
+	return (c->rule != NULL ? c->rule : "");
+}
+
+void
+conn_rule_set(struct conn *c, const char *text)
+{
+	size_t	 n = strlen(text);
+	char	*p;
+
+	if (n >= c->rule_size) {
+		if ((p = realloc(c->rule, n + 1)) == NULL) {
+			if (c->rule != NULL)
+				c->rule[0] = '\0';
+			return;
+		}
+		c->rule = p;
+		c->rule_size = n + 1;
+	}
+	memcpy(c->rule, text, n + 1);
+}
+
+/* The request's path kept for the audit (conn_keep_path), or "". */
+const char *
+conn_path(const struct conn *c)
+{
+	return (c->path != NULL ? c->path : "");
+}
+
 /* Free a dead connection's memory. */
 void
 conn_free(struct conn *c)
 {
 	conn_texts_free(c);
 	conn_http_free(c);
+	free(c->rule);
+	free(c->path);
+	free(c->swaps);
 	conn_upstream_unref(c->upstream);
 	audit_sandbox_unref(c->sandbox);
 	free(c);

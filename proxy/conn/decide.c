@@ -63,12 +63,15 @@ conn_port_only(struct conn *c)
 
 /* Remember what decided: the grant used, or the rule as "file:line". */
 static void
-conn_rule(struct conn *c, const struct rules_verdict *v)
+conn_rule_keep(struct conn *c, const struct rules_verdict *v)
 {
+	char	buf[512];
+
 	if (c->grant_id[0] != '\0')
-		snprintf(c->rule, sizeof c->rule, "grant %s", c->grant_id);
+		snprintf(buf, sizeof buf, "grant %s", c->grant_id);
 	else
-		policy_rule_text(v, c->rule, sizeof c->rule);
+		policy_rule_text(v, buf, sizeof buf);
+	conn_rule_set(c, buf);
 }
 
 /* The HTTP request being decided, as the policy sees it; 0: none. */
@@ -190,7 +193,7 @@ conn_asked(struct conn *c, const struct escalate_request *r, int timed_out)
 
 	conn_count_held(c, 0);
 	if (r->state == ESCALATE_APPROVED && conn_policy(c, &v, &checked) == 1) {
-		conn_rule(c, &v);
+		conn_rule_keep(c, &v);
 		if (conn_secrets_ok(c))
 			conn_go(c);
 		return;
@@ -248,10 +251,10 @@ conn_decide(struct conn *c)
 
 	c->grant_id[0] = '\0';
 	if ((rv = conn_policy(c, &v, &checked)) == 1) {
-		conn_rule(c, &v);
+		conn_rule_keep(c, &v);
 		return (conn_secrets_ok(c) ? 0 : -1);
 	}
-	conn_rule(c, &v);
+	conn_rule_keep(c, &v);
 	if (rv == -1) {
 		conn_refuse(c, 400, "bad-path", v.why);
 		return (-1);

@@ -46,8 +46,11 @@ conn_head_start(struct conn *c)
 		c->via = NULL;
 		c->addr[0] = '\0';
 	}
-	c->method[0] = c->path[0] = '\0';
-	c->rule[0] = '\0';
+	c->method[0] = '\0';
+	if (c->path != NULL)
+		c->path[0] = '\0';
+	if (c->rule != NULL)
+		c->rule[0] = '\0';
 	conn_texts_free(c);
 	c->status = 0;
 	c->up = c->down = 0;
@@ -69,11 +72,14 @@ conn_keep_path(struct conn *c, const struct http_str *target)
 
 	if ((q = memchr(target->p, '?', len)) != NULL)
 		len = q - target->p;
-	if (len >= sizeof c->path)
-		snprintf(c->path, sizeof c->path, "%.*s...",
-		    (int)(sizeof c->path - 4), target->p);
+	/* Kept for the connection's next request; lost without memory. */
+	if (c->path == NULL && (c->path = malloc(CONN_PATH_LEN)) == NULL)
+		return;
+	if (len >= CONN_PATH_LEN)
+		snprintf(c->path, CONN_PATH_LEN, "%.*s...",
+		    (int)(CONN_PATH_LEN - 4), target->p);
 	else
-		snprintf(c->path, sizeof c->path, "%.*s", (int)len, target->p);
+		snprintf(c->path, CONN_PATH_LEN, "%.*s", (int)len, target->p);
 }
 
 /*

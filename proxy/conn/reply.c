@@ -93,8 +93,8 @@ conn_reply(struct conn *c, int status, const char *perr,
 static void
 conn_request_text(const struct conn *c, char *buf, size_t len)
 {
-	if (c->method[0] != '\0' && c->path[0] != '\0')
-		snprintf(buf, len, "%s %s", c->method, c->path);
+	if (c->method[0] != '\0' && conn_path(c)[0] != '\0')
+		snprintf(buf, len, "%s %s", c->method, conn_path(c));
 	else if (len > 0)
 		buf[0] = '\0';
 }
@@ -132,7 +132,7 @@ conn_forbid(struct conn *c, const char *perr, int close_after,
 		    "    pinhole request %s --reason \"why it is needed\"\n",
 		    what, why, conn_constrained(perr) ? " (an approval "
 		    "lifts the request checks of the rule " : "",
-		    conn_constrained(perr) ? c->rule : "",
+		    conn_constrained(perr) ? conn_rule(c) : "",
 		    conn_constrained(perr) ? " for this host and port)" : "",
 		    target);
 }
