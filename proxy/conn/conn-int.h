@@ -47,6 +47,7 @@ struct scrub;
 #define CONN_ESTABLISHED	"HTTP/1.1 200 Connection established\r\n\r\n"
 #define CONN_PATH_LEN		256	/* path logged, escaped, query cut */
 #define CONN_SWAP_MAX		16	/* header values a secret went in */
+#define CONN_NOTE_LEN		(SNI_NAME_MAX + 64)	/* a refusal's detail */
 
 enum conn_state {
 	S_HEAD,			/* reading a request head */
@@ -73,6 +74,20 @@ enum conn_pending {
 	P_NONE,
 	P_TUNNEL,		/* a "close" line is owed */
 	P_REQUEST		/* a "request" line is owed */
+};
+
+/*
+ * The header values secrets went in, kept on the heap once a request
+ * carries a placeholder: few do, and an idle tunnel should not carry
+ * their room.
+ */
+struct conn_swaps {
+	struct {
+		char		*p;
+		size_t		 len;
+	}			 v[CONN_SWAP_MAX];
+	size_t			 n;
+	char			 name[SECRET_NAME_MAX + 1];
 };
 
 struct conn {
@@ -113,7 +128,8 @@ struct conn {
 	int			 loopback;	/* host.pinhole.internal, opened
 						   by its own rule or a grant */
 	const char		*via;
-	char			 rule[512];
+	char			*rule;		/* what decided (conn_rule_set) */
+	size_t			 rule_size;	/* its room */
 	struct resolver_addr	*addrs;		/* vetted, to dial in turn */
 	size_t			 naddrs;
 	size_t			 next_addr;
@@ -133,7 +149,7 @@ struct conn {
 	struct agent_wait	*await;		/* a long poll */
 	struct escalate_waiter	*ask;		/* a held connection */
 	char			 grant_id[GRANT_ID_LEN];
-	char			 fix[ESCALATE_FIX_LEN];	/* no grant can help */
+	char			*fix;		/* no grant can help (conn_fix) */
 
 	/* Forwarding. */
 	int			 reused;
@@ -166,7 +182,7 @@ struct conn {
 	enum sni_proto		 sniff_proto;
 	const char		*name_from;	/* fake-ip, sni or host */
 	char			 dst[INET6_ADDRSTRLEN];	/* connected to */
-	char			 note[SNI_NAME_MAX + 64];	/* detail */
+	char			*note;		/* detail (conn_note) */
 	int			 reset;		/* close with a RST */
 	int			 splice_tried;
 	int			 spliced;	/* bytes move by splice(2) */
@@ -187,13 +203,8 @@ struct conn {
 	int			 server_tls;	/* c->server encrypts */
 	int			 tls_up;	/* the client's handshake done */
 	struct evbuffer_cb_entry *tls_drained;	/* the socket's below */
-	char			 path[CONN_PATH_LEN];	/* for the audit */
-	struct {
-		char		*p;
-		size_t		 len;
-	}			 swapped[CONN_SWAP_MAX];	/* secret.c */
-	size_t			 nswapped;
-	char			 swapped_name[SECRET_NAME_MAX + 1];
+	char			*path;		/* for the audit, or NULL */
+	struct conn_swaps	*swaps;		/* secret.c, or NULL */
 
 	/* Responses from a secret's hosts, values replaced (scrub.c). */
 	struct scrub		*scrub;		/* kept for the next request */
@@ -242,6 +253,16 @@ void	conn_audit_pending(struct conn *, const char *);
 void	conn_count_tunnel(struct conn *, int);
 void	conn_count_held(struct conn *, int);
 int	conn_grantable(const struct conn *, const char *, char *, size_t);
+const char *conn_fix(const struct conn *);
+void	conn_fix_set(struct conn *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+const char *conn_note(const struct conn *);
+void	conn_texts_free(struct conn *);
+const char *conn_rule(const struct conn *);
+void	conn_rule_set(struct conn *, const char *);
+const char *conn_path(const struct conn *);
+void	conn_note_set(struct conn *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 void	conn_server_free(struct conn *);
 void	conn_splice_free(struct conn *);
 void	conn_close(struct conn *, const char *);

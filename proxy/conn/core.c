@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,16 +164,16 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	e.addr = c->addr[0] != '\0' ? c->addr : NULL;
 	e.via = c->via;
 	e.name_from = c->name_from;
-	e.rule = c->rule[0] != '\0' ? c->rule : NULL;
+	e.rule = conn_rule(c)[0] != '\0' ? conn_rule(c) : NULL;
 	e.status = c->status > 0 ? c->status : -1;
 	e.bytes_up = bytes ? c->up : -1;
 	e.bytes_down = bytes ? c->down : -1;
 	e.ms = bytes ? conn_ms(c) : -1;
 	/* The path without its query: queries may carry secrets. */
 	e.method = c->method[0] != '\0' ? c->method : NULL;
-	e.path = c->path[0] != '\0' ? c->path : NULL;
-	if (c->note[0] != '\0')
-		e.detail = c->note;
+	e.path = conn_path(c)[0] != '\0' ? conn_path(c) : NULL;
+	if (conn_note(c) != NULL)
+		e.detail = conn_note(c);
 	else if (c->upstream != NULL && c->server != NULL && !c->srv_idle)
 		e.detail = c->upstream->detail;
 	/* A refusal a grant could lift names the command to ask for one. */
@@ -203,7 +204,7 @@ conn_grantable(const struct conn *c, const char *perr, char *hint,
 	    "ip-literal", "port", "constraint", NULL };
 	const char *const		*p;
 
-	if (!c->have_host || c->fix[0] != '\0' || perr == NULL)
+	if (!c->have_host || conn_fix(c) != NULL || perr == NULL)
 		return (0);
 	for (p = lifted; *p != NULL; p++) {
 		if (strcmp(perr, *p) != 0)
@@ -312,11 +313,13 @@ conn_secrets_free(struct conn *c)
 {
 	size_t	i;
 
-	for (i = 0; i < c->nswapped; i++) {
-		explicit_bzero(c->swapped[i].p, c->swapped[i].len);
-		free(c->swapped[i].p);
+	if (c->swaps == NULL)
+		return;
+	for (i = 0; i < c->swaps->n; i++) {
+		explicit_bzero(c->swaps->v[i].p, c->swaps->v[i].len);
+		free(c->swaps->v[i].p);
 	}
-	c->nswapped = 0;
+	c->swaps->n = 0;
 }
 
 /* Forget the scrubber of responses (and the values it holds). */
@@ -377,11 +380,110 @@ conn_upstream_unref(struct conn_upstream *u)
 	free(u);
 }
 
+/*
+ * The texts a refusal carries, what must change when no grant can lift
+ * it (fix) and its detail (note), are kept on the heap, and only once
+ * there is one: few connections are refused, and an idle tunnel should
+ * not carry their room.  Each is NULL when empty.
+ */
+const char *
+conn_fix(const struct conn *c)
+{
+	return (c->fix != NULL && c->fix[0] != '\0' ? c->fix : NULL);
+}
+
+const char *
+conn_note(const struct conn *c)
+{
+	return (c->note != NULL && c->note[0] != '\0' ? c->note : NULL);
+}
+
+/* Forget both, for the next request. */
+void
+conn_texts_free(struct conn *c)
+{
+	free(c->fix);
+	free(c->note);
+	c->fix = c->note = NULL;
+}
+
+/*
+ * Set one (cut to len).  Without memory it stays empty: the refusal
+ * stands, only its hint or detail is lost.
+ */
+static void
+conn_text_set(char **p, size_t len, const char *fmt, va_list ap)
+{
+	if (*p == NULL && (*p = malloc(len)) == NULL)
+		return;
+	vsnprintf(*p, len, fmt, ap);
+}
+
+void
+conn_fix_set(struct conn *c, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	conn_text_set(&c->fix, ESCALATE_FIX_LEN, fmt, ap);
+	va_end(ap);
+}
+
+void
+conn_note_set(struct conn *c, const char *fmt, ...)
+{
+	va_list	ap;
+
+	va_start(ap, fmt);
+	conn_text_set(&c->note, CONN_NOTE_LEN, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * What decided, "file:line" or "grant ID", kept on the heap in room
+ * that fits it (a rule's text may be long, most are a few bytes) and
+ * is kept for the next request.  Without memory it stays empty.
+ */
+const char *
+conn_rule(const struct conn *c)
+{
+	return (c->rule != NULL ? c->rule : "");
+}
+
+void
+conn_rule_set(struct conn *c, const char *text)
+{
+	size_t	 n = strlen(text);
+	char	*p;
+
+	if (n >= c->rule_size) {
+		if ((p = realloc(c->rule, n + 1)) == NULL) {
+			if (c->rule != NULL)
+				c->rule[0] = '\0';
+			return;
+		}
+		c->rule = p;
+		c->rule_size = n + 1;
+	}
+	memcpy(c->rule, text, n + 1);
+}
+
+/* The request's path kept for the audit (conn_keep_path), or "". */
+const char *
+conn_path(const struct conn *c)
+{
+	return (c->path != NULL ? c->path : "");
+}
+
 /* Free a dead connection's memory. */
 void
 conn_free(struct conn *c)
 {
+	conn_texts_free(c);
 	conn_http_free(c);
+	free(c->rule);
+	free(c->path);
+	free(c->swaps);
 	conn_upstream_unref(c->upstream);
 	audit_sandbox_unref(c->sandbox);
 	free(c);

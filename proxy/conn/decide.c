@@ -63,12 +63,15 @@ conn_port_only(struct conn *c)
 
 /* Remember what decided: the grant used, or the rule as "file:line". */
 static void
-conn_rule(struct conn *c, const struct rules_verdict *v)
+conn_rule_keep(struct conn *c, const struct rules_verdict *v)
 {
+	char	buf[512];
+
 	if (c->grant_id[0] != '\0')
-		snprintf(c->rule, sizeof c->rule, "grant %s", c->grant_id);
+		snprintf(buf, sizeof buf, "grant %s", c->grant_id);
 	else
-		policy_rule_text(v, c->rule, sizeof c->rule);
+		policy_rule_text(v, buf, sizeof buf);
+	conn_rule_set(c, buf);
 }
 
 /* The HTTP request being decided, as the policy sees it; 0: none. */
@@ -173,9 +176,9 @@ conn_deny_request(struct conn *c, const struct rules_verdict *v)
 
 	if (v->by_deny) {
 		policy_deny_text(v, why, sizeof why);
-		snprintf(c->fix, sizeof c->fix, "%s", why);
+		conn_fix_set(c, "%s", why);
 	} else if (v->why != NULL)
-		snprintf(c->note, sizeof c->note, "%s", v->why);
+		conn_note_set(c, "%s", v->why);
 	conn_refuse(c, 403, v->by_deny ? "denied-by-policy" : "constraint",
 	    v->why != NULL ? v->why : "denied");
 }
@@ -190,7 +193,7 @@ conn_asked(struct conn *c, const struct escalate_request *r, int timed_out)
 
 	conn_count_held(c, 0);
 	if (r->state == ESCALATE_APPROVED && conn_policy(c, &v, &checked) == 1) {
-		conn_rule(c, &v);
+		conn_rule_keep(c, &v);
 		if (conn_secrets_ok(c))
 			conn_go(c);
 		return;
@@ -243,14 +246,15 @@ int
 conn_decide(struct conn *c)
 {
 	struct rules_verdict	v;
+	char			fix[ESCALATE_FIX_LEN];
 	int			rv, checked;
 
 	c->grant_id[0] = '\0';
 	if ((rv = conn_policy(c, &v, &checked)) == 1) {
-		conn_rule(c, &v);
+		conn_rule_keep(c, &v);
 		return (conn_secrets_ok(c) ? 0 : -1);
 	}
-	conn_rule(c, &v);
+	conn_rule_keep(c, &v);
 	if (rv == -1) {
 		conn_refuse(c, 400, "bad-path", v.why);
 		return (-1);
@@ -259,12 +263,13 @@ conn_decide(struct conn *c)
 		conn_deny_request(c, &v);
 		return (-1);
 	}
-	policy_grantable(c->set->rules, &c->host, c->port, c->fix,
-	    sizeof c->fix);
+	policy_grantable(c->set->rules, &c->host, c->port, fix, sizeof fix);
+	if (fix[0] != '\0' || c->fix != NULL)
+		conn_fix_set(c, "%s", fix);
 	if (c->set->esc != NULL) {
 		escalate_blocked(c->set->esc, c->sandbox, &c->host, c->port,
-		    c->via, c->fix[0] != '\0' ? c->fix : NULL);
-		if (c->set->ask > 0 && v.file == NULL && c->fix[0] == '\0' &&
+		    c->via, fix[0] != '\0' ? fix : NULL);
+		if (c->set->ask > 0 && v.file == NULL && fix[0] == '\0' &&
 		    conn_hold(c, &v) == 0)
 			return (1);
 	}

@@ -132,7 +132,7 @@ conn_host_loopback(struct conn *c)
 	struct resolver_addr	a;
 
 	if (!c->loopback) {
-		snprintf(c->fix, sizeof c->fix, "a wildcard never opens the "
+		conn_fix_set(c, "a wildcard never opens the "
 		    "host's loopback: the policy needs the rule 'allow "
 		    RULES_HOST_LOOPBACK ":%u'", c->port);
 		conn_refuse(c, 403, "private-address", RULES_HOST_LOOPBACK
@@ -177,15 +177,16 @@ conn_vet_all(struct conn *c, const struct resolver_addr *a, size_t n)
 		}
 	}
 	if (c->naddrs == 0) {
-		char	why[256];
+		char	why[256], fix[ESCALATE_FIX_LEN];
 
 		snprintf(why, sizeof why, "%s is a %s address and no "
 		    "allow-private rule covers it", text, what);
 		snprintf(c->addr, sizeof c->addr, "%s", text);
-		policy_private_fix(text, what, c->fix, sizeof c->fix);
+		policy_private_fix(text, what, fix, sizeof fix);
+		conn_fix_set(c, "%s", fix);
 		if (c->set->esc != NULL)
 			escalate_blocked(c->set->esc, c->sandbox, &c->host,
-			    c->port, c->via, c->fix);
+			    c->port, c->via, fix);
 		conn_refuse(c, 403, "private-address", why);
 		return;
 	}

@@ -46,8 +46,12 @@ conn_head_start(struct conn *c)
 		c->via = NULL;
 		c->addr[0] = '\0';
 	}
-	c->method[0] = c->path[0] = '\0';
-	c->rule[0] = c->fix[0] = c->note[0] = '\0';
+	c->method[0] = '\0';
+	if (c->path != NULL)
+		c->path[0] = '\0';
+	if (c->rule != NULL)
+		c->rule[0] = '\0';
+	conn_texts_free(c);
 	c->status = 0;
 	c->up = c->down = 0;
 	c->close_after = 0;
@@ -68,11 +72,14 @@ conn_keep_path(struct conn *c, const struct http_str *target)
 
 	if ((q = memchr(target->p, '?', len)) != NULL)
 		len = q - target->p;
-	if (len >= sizeof c->path)
-		snprintf(c->path, sizeof c->path, "%.*s...",
-		    (int)(sizeof c->path - 4), target->p);
+	/* Kept for the connection's next request; lost without memory. */
+	if (c->path == NULL && (c->path = malloc(CONN_PATH_LEN)) == NULL)
+		return;
+	if (len >= CONN_PATH_LEN)
+		snprintf(c->path, CONN_PATH_LEN, "%.*s...",
+		    (int)(CONN_PATH_LEN - 4), target->p);
 	else
-		snprintf(c->path, sizeof c->path, "%.*s", (int)len, target->p);
+		snprintf(c->path, CONN_PATH_LEN, "%.*s", (int)len, target->p);
 }
 
 /*
@@ -122,7 +129,7 @@ conn_bound_request(struct conn *c)
 	conn_keep_path(c, &r->target);
 	hd = http_header_find(&r->h, "host");
 	if (!conn_host_is_bound(c, hd)) {
-		snprintf(c->note, sizeof c->note, "Host %.*s",
+		conn_note_set(c, "Host %.*s",
 		    (int)(hd->value.len < 200 ? hd->value.len : 200),
 		    hd->value.p);
 		snprintf(why, sizeof why, "Host names %.*s, not %s",
@@ -295,14 +302,14 @@ conn_tls_failed(struct conn *c, int upstream)
 		return;
 	}
 	if (tls_fronting(ssl) != NULL) {
-		snprintf(c->note, sizeof c->note, "TLS SNI %s",
+		conn_note_set(c, "TLS SNI %s",
 		    tls_fronting(ssl));
 		reason = "fronting";
 	} else if (tls_client_rejected(ssl)) {
-		snprintf(c->note, sizeof c->note, "%s", why);
+		conn_note_set(c, "%s", why);
 		reason = "tls-client-rejected";
 	} else {
-		snprintf(c->note, sizeof c->note, "%s", why);
+		conn_note_set(c, "%s", why);
 		reason = "tls-handshake-failed";
 	}
 	conn_audit(c, "connect", "deny", reason, 0);

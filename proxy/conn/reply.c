@@ -93,8 +93,8 @@ conn_reply(struct conn *c, int status, const char *perr,
 static void
 conn_request_text(const struct conn *c, char *buf, size_t len)
 {
-	if (c->method[0] != '\0' && c->path[0] != '\0')
-		snprintf(buf, len, "%s %s", c->method, c->path);
+	if (c->method[0] != '\0' && conn_path(c)[0] != '\0')
+		snprintf(buf, len, "%s %s", c->method, conn_path(c));
 	else if (len > 0)
 		buf[0] = '\0';
 }
@@ -124,7 +124,7 @@ conn_forbid(struct conn *c, const char *perr, int close_after,
 	if (!conn_grantable(c, perr, NULL, 0))
 		conn_reply(c, 403, perr, close_after,
 		    "pinhole: %s is not allowed: %s.\n", what,
-		    c->fix[0] != '\0' ? c->fix : why);
+		    conn_fix(c) != NULL ? conn_fix(c) : why);
 	else
 		conn_reply(c, 403, perr, close_after,
 		    "pinhole: %s is not allowed: %s.\n\n"
@@ -132,7 +132,7 @@ conn_forbid(struct conn *c, const char *perr, int close_after,
 		    "    pinhole request %s --reason \"why it is needed\"\n",
 		    what, why, conn_constrained(perr) ? " (an approval "
 		    "lifts the request checks of the rule " : "",
-		    conn_constrained(perr) ? c->rule : "",
+		    conn_constrained(perr) ? conn_rule(c) : "",
 		    conn_constrained(perr) ? " for this host and port)" : "",
 		    target);
 }
@@ -155,7 +155,8 @@ conn_refused(struct conn *c, int status, const char *perr, const char *why)
 	snprintf(f.via, sizeof f.via, "%s", c->via != NULL ? c->via : "");
 	conn_request_text(c, f.what, sizeof f.what);
 	snprintf(f.why, sizeof f.why, "%s", why);
-	snprintf(f.fix, sizeof f.fix, "%s", c->fix);
+	snprintf(f.fix, sizeof f.fix, "%s",
+	    conn_fix(c) != NULL ? conn_fix(c) : "");
 	f.ask = conn_grantable(c, perr, NULL, 0);
 	escalate_refused(c->set->esc, c->sandbox, &f);
 }

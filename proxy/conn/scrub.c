@@ -173,7 +173,7 @@ conn_scrub_check(struct conn *c)
 		    http_str_eq(&hd->value, "identity"))
 			continue;
 		conn_scrub_names(c, names, sizeof names);
-		snprintf(c->note, sizeof c->note, "Content-Encoding %.*s "
+		conn_note_set(c, "Content-Encoding %.*s "
 		    "from a host of secret %s", (int)(hd->value.len < 32 ?
 		    hd->value.len : 32), hd->value.p, names);
 		snprintf(why, sizeof why, "the response is coded (%.*s), so "

@@ -101,12 +101,12 @@ conn_secret_refuse(struct conn *c, const char *name, const char *where,
 {
 	char	why[512];
 
-	snprintf(c->note, sizeof c->note, "secret %s in %s",
+	conn_note_set(c, "secret %s in %s",
 	    name[0] != '\0' ? name : "(unknown)", where);
 	snprintf(why, sizeof why, "the request carries the placeholder of "
 	    "secret %s in %s; %s", name[0] != '\0' ? name : "(unknown)",
 	    where, may);
-	snprintf(c->fix, sizeof c->fix, "%s (no grant changes that)", why);
+	conn_fix_set(c, "%s (no grant changes that)", why);
 	conn_refuse(c, 403, "secret-exfiltration", why);
 	return (-1);
 }
@@ -154,18 +154,24 @@ conn_secret_header_swap(struct conn *c, struct http_header *hd)
 		return (conn_secret_refuse(c, sw.name, where, sw.why[0] !=
 		    '\0' ? sw.why : "it is not a whole placeholder"));
 	}
-	if (hd->hop || rv == -2 || c->nswapped == CONN_SWAP_MAX) {
+	if (!hd->hop && rv != -2 && c->swaps == NULL &&
+	    (c->swaps = calloc(1, sizeof *c->swaps)) == NULL) {
+		free(out);
+		conn_refuse(c, 502, NULL, "out of memory");
+		return (-1);
+	}
+	if (hd->hop || rv == -2 || c->swaps->n == CONN_SWAP_MAX) {
 		free(out);
 		if (hd->hop)
 			return (0);
 		conn_refuse(c, 431, NULL, "too many secrets");
 		return (-1);
 	}
-	c->swapped[c->nswapped].p = out;
-	c->swapped[c->nswapped++].len = outlen;
+	c->swaps->v[c->swaps->n].p = out;
+	c->swaps->v[c->swaps->n++].len = outlen;
 	hd->value.p = out;
 	hd->value.len = outlen;
-	snprintf(c->swapped_name, sizeof c->swapped_name, "%s", sw.name);
+	snprintf(c->swaps->name, sizeof c->swaps->name, "%s", sw.name);
 	return (0);
 }
 
@@ -180,7 +186,8 @@ conn_secrets(struct conn *c)
 	const char		*name;
 	size_t			 i, nlen, plen;
 
-	c->swapped_name[0] = '\0';
+	if (c->swaps != NULL)
+		c->swaps->name[0] = '\0';
 	if (secret_find(c->head, c->scan.total, &name, &nlen, &plen) == NULL)
 		return (0);
 	if (conn_secret_in(c, &r->method, "the method") == -1 ||
@@ -190,15 +197,15 @@ conn_secrets(struct conn *c)
 		if (conn_secret_header_swap(c, &r->h.headers[i]) == -1)
 			return (-1);
 	}
-	if (c->swapped_name[0] == '\0')
+	if (c->swaps == NULL || c->swaps->name[0] == '\0')
 		return (0);
 	/* A TRACE answer echoes the request: the value would come back. */
 	if (r->method.len == 5 && memcmp(r->method.p, "TRACE", 5) == 0)
-		return (conn_secret_refuse(c, c->swapped_name,
+		return (conn_secret_refuse(c, c->swaps->name,
 		    "a TRACE request", "its answer would echo the value"));
 	/* After a 101 the connection is a tunnel no scrubber reads. */
 	if (r->h.upgrade)
-		return (conn_secret_refuse(c, c->swapped_name,
+		return (conn_secret_refuse(c, c->swaps->name,
 		    "an upgrade request", "the tunnel after it is not checked "
 		    "for the value"));
 	return (0);

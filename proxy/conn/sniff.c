@@ -123,7 +123,7 @@ conn_fronting(struct conn *c, const struct transparent_sniff *t)
 	const char	*what = t->proto == SNI_PROTO_TLS ? "TLS SNI" : "Host";
 	char		 why[SNI_NAME_MAX + HOST_TEXT_LEN + 64];
 
-	snprintf(c->note, sizeof c->note, "%s %s", what, t->name);
+	conn_note_set(c, "%s %s", what, t->name);
 	snprintf(why, sizeof why, "%s names %s, not %s", what, t->name,
 	    c->host.text);
 	conn_transparent_refuse(c, 403, "fronting", why);
@@ -178,7 +178,7 @@ conn_sniff(struct conn *c)
 		conn_fronting(c, &t);
 		return (-1);
 	case TRANSPARENT_MALFORMED:
-		snprintf(c->note, sizeof c->note, "%s", t.error);
+		conn_note_set(c, "%s", t.error);
 		conn_transparent_refuse(c, 403, "malformed",
 		    t.proto == SNI_PROTO_TLS ? "a malformed TLS ClientHello" :
 		    "a malformed HTTP request head");

@@ -210,26 +210,30 @@ void
 conn_upstream_failed(struct conn *c, const char *perr, const char *fmt, ...)
 {
 	va_list	ap;
-	char	what[256];
+	char	what[256], note[CONN_NOTE_LEN];
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	if (snprintf(c->note, sizeof c->note, "the upstream proxy %s %s",
+	if (snprintf(note, sizeof note, "the upstream proxy %s %s",
 	    c->upstream->label, what) < 0)
-		c->note[0] = '\0';
+		note[0] = '\0';
+	conn_note_set(c, "%s", note);
 	conn_server_free(c);
-	conn_refuse(c, 502, perr, c->note);
+	conn_refuse(c, 502, perr, note);
 }
 
 /* The upstream's own refusal of a CONNECT or a request. */
 void
 conn_upstream_refuse(struct conn *c, const struct upstream_verdict *v)
 {
+	char	note[CONN_NOTE_LEN];
+
 	upstream_why(v, c->upstream->label, c->upstream->auth != NULL,
-	    c->note, sizeof c->note);
+	    note, sizeof note);
+	conn_note_set(c, "%s", note);
 	conn_server_free(c);
-	conn_refuse(c, 502, upstream_label(v->answer), c->note);
+	conn_refuse(c, 502, upstream_label(v->answer), note);
 }
 
 /*

@@ -15,15 +15,28 @@
 #	tests/bench/instructions.sh --upstream BUILD_DIR
 #
 # Each case runs twice, with N and 2N units (BENCH_IR_SETUPS, 3000;
-# BENCH_IR_REQUESTS, 20000; BENCH_IR_INSPECTED, 2000, over 4 kept-alive
-# connections, the origin's body BENCH_IR_BODY bytes, 100), so the fixed
-# cost of start-up, exit and the TLS handshakes drops out: per unit =
-# (Ir(2N) - Ir(N)) / N.  The inspected cases need openssl and dnsmasq
-# (bench.test on a port of its own) and are left out without them, and
+# BENCH_IR_REQUESTS, 20000; BENCH_IR_DNS, 2000 queries for distinct
+# allowed names, which pinhole's DNS server resolves through a dnsmasq;
+# BENCH_IR_INSPECTED, 2000, over 4 kept-alive connections, the origin's
+# body BENCH_IR_BODY bytes, 100), so the fixed cost of start-up, exit
+# and the TLS handshakes drops out: per unit = (Ir(2N) - Ir(N)) / N.
+# BENCH_IR_CONC sets the clients at once (10 for loadgen, 4 for
+# tlsload, 10 queries outstanding); with 1 every unit is one wake-up of
+# the proxy, so the counts no longer depend on how the scheduler
+# batches events (tests/bench/guard.sh runs it so).  BENCH_IR_DNS_QPS
+# caps dnsperf's rate (none): under DNS_LOG_RATE (200) a second every
+# query's audit line is written, above it how many are depends on time.
+# BENCH_IR_BYNAME=1: CONNECT and forward name bench.test, which pinhole
+# resolves through the dnsmasq (--resolver), instead of 127.0.0.1.
+# BENCH_IR_ONLY: an extended regular expression; only the rows whose
+# names match it are counted.  BENCH_PINHOLE is
+# the first build's program (BUILD_DIR/pinhole).  The DNS case needs
+# dnsperf and dnsmasq, the inspected cases openssl and dnsmasq
+# (bench.test on a port of its own); each is left out without them, and
 # with --upstream.  BENCH_IR_OPTS and BENCH_IR_OPTS_OTHER add gateway
-# options to BUILD_DIR's and OTHER_BUILD_DIR's runs (--log-budget
-# 1000000,1G, to count the log budget's accounting with every line
-# still written).
+# options to BUILD_DIR's and OTHER_BUILD_DIR's CONNECT, forward and
+# inspected runs (--log-budget 1000000,1G, to count the log budget's
+# accounting with every line still written).
 # Traffic stays on 127.0.0.1; every process started is stopped.
 set -u
 usage() {
@@ -38,11 +51,12 @@ A=$(cd "$1" && pwd) || usage
 B=
 [ $# -eq 2 ] && { B=$(cd "$2" && pwd) || usage; }
 [ -n "$UP" ] && B=$A
+PA=${BENCH_PINHOLE:-$A/pinhole}
 LOADGEN=$A/tests/bench/loadgen
 ORIGIN=$A/tests/bench/origin
 TLSLOAD=$A/tests/bench/tlsload
 TLSORIGIN=$A/tests/bench/tlsorigin
-for p in "$LOADGEN" "$ORIGIN" "$TLSLOAD" "$TLSORIGIN" "$A/pinhole" \
+for p in "$LOADGEN" "$ORIGIN" "$TLSLOAD" "$TLSORIGIN" "$PA" \
     ${B:+"$B/pinhole"}; do
 	[ -x "$p" ] || { echo "$0: $p missing: run 'make bench-programs'" >&2; exit 1; }
 done
@@ -50,6 +64,12 @@ SETUPS=${BENCH_IR_SETUPS:-3000}
 REQUESTS=${BENCH_IR_REQUESTS:-20000}
 INSPECTED=${BENCH_IR_INSPECTED:-2000}
 BODY=${BENCH_IR_BODY:-100}
+QUERIES=${BENCH_IR_DNS:-2000}
+CONC=${BENCH_IR_CONC:-10}
+QPS=${BENCH_IR_DNS_QPS:-}
+BYNAME=${BENCH_IR_BYNAME:-}
+ONLY=${BENCH_IR_ONLY:-.}
+TCONC=${BENCH_IR_CONC:-4}
 PLACEHOLDER=PINHOLE-SECRET-BENCH_TOKEN-MASKED
 T=$(mktemp -d "${TMPDIR:-/tmp}/pinhole-ir.XXXXXX") || exit 1
 PIDS=
@@ -95,12 +115,14 @@ fi
 # $vpid.
 start_proxy() {
 	b=$1; shift
+	prog=$b/pinhole
+	[ "$b" = "$A" ] && prog=$PA
 	d=$(mktemp -d "$T/run.XXXXXX")
 	port=$(free_port)
 	mkdir -m 700 "$d/run"
 	XDG_RUNTIME_DIR=$d/run HOME=$d valgrind --tool=callgrind \
 	    --log-file="$d/valgrind.err" --callgrind-out-file="$d/cg.out" \
-	    "$b/pinhole" proxy --listen "127.0.0.1:$port" \
+	    "$prog" proxy --listen "127.0.0.1:$port" \
 	    --log "$d/audit.log" "$@" >/dev/null 2>"$d/stderr" &
 	vpid=$!
 	wait_port "$port" || { echo "$0: pinhole did not start" >&2; exit 1; }
@@ -116,23 +138,54 @@ stop_proxy() {
 # Instructions of one proxy run under callgrind: build, mode, units,
 # and more options of pinhole's.
 count() {
+	host=127.0.0.1
+	[ -n "$BYNAME" ] && host=bench.test
 	# shellcheck disable=SC2086
-	start_proxy "$1" --allow "127.0.0.1:$OPORT" \
-	    --allow 'allow-private 127.0.0.0/8' ${4:-}
+	start_proxy "$1" --allow "$host:$OPORT" \
+	    --allow 'allow-private 127.0.0.0/8' \
+	    ${BYNAME:+--resolver 127.0.0.1:$DNSPORT} ${4:-}
 	timeout 600 "$LOADGEN" "$2" -o "$OPORT" -x "127.0.0.1:$port" \
-	    -H 127.0.0.1 -c 10 -n "$3" -t 600 >"$d/loadgen.out" 2>&1
+	    -H "$host" -c "$CONC" -n "$3" -t 600 >"$d/loadgen.out" 2>&1
 	grep -q 'errors=0' "$d/loadgen.out" ||
 	    echo "$0: $1: $2: $(cat "$d/loadgen.out")" >&2
 	stop_proxy
 }
 
+# A dnsmasq on $DNSPORT that answers bench.test and every name under
+# it with 127.0.0.1, started once.  Returns 1 without dnsmasq.
+dns_setup() {
+	[ -n "${DNSPORT:-}" ] && return 0
+	command -v dnsmasq >/dev/null || return 1
+	DNSPORT=$(free_port)
+	dnsmasq -k -C /dev/null -p "$DNSPORT" --listen-address=127.0.0.1 \
+	    --bind-interfaces --no-resolv --no-hosts --pid-file= \
+	    --address=/bench.test/127.0.0.1 2>/dev/null &
+	PIDS="$PIDS $!"
+	wait_port "$DNSPORT"
+}
+
+# Instructions of one proxy run under callgrind answering DNS queries
+# for n1.bench.test ... (build, queries), one dnsperf pass over them.
+count_dns() {
+	[ -s "$T/names-$2" ] ||
+	    awk -v n="$2" 'BEGIN { for (i = 1; i <= n; i++) print "n" i ".bench.test A" }' \
+	    >"$T/names-$2"
+	dport=$(free_port)
+	start_proxy "$1" --dns-listen "127.0.0.1:$dport" \
+	    --allow '*.bench.test' --resolver "127.0.0.1:$DNSPORT"
+	timeout 600 dnsperf -s 127.0.0.1 -p "$dport" -d "$T/names-$2" -n 1 \
+	    -c 1 -q "$CONC" ${QPS:+-Q "$QPS"} -t 30 >"$d/dnsperf.out" 2>&1
+	grep -q "Queries completed: *$2 " "$d/dnsperf.out" ||
+	    echo "$0: dns: $(grep -i 'queries' "$d/dnsperf.out")" >&2
+	stop_proxy
+}
+
 # The inspected cases' peers: a test CA, which pinhole trusts for the
-# origin, a TLS origin for bench.test ($TPORT), a dnsmasq that names it
-# ($DNSPORT), and a policy for each case.  Returns 1 when one of them
-# cannot be had.
+# origin, a TLS origin for bench.test ($TPORT), the dnsmasq that names
+# it ($DNSPORT), and a policy for each case.  Returns 1 when one of
+# them cannot be had.
 tls_setup() {
-	command -v openssl >/dev/null && command -v dnsmasq >/dev/null ||
-	    return 1
+	command -v openssl >/dev/null && dns_setup || return 1
 	ec="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
 	# shellcheck disable=SC2086
 	openssl req -x509 $ec -keyout "$T/ca.key" -out "$T/ca.pem" -days 1 \
@@ -143,11 +196,6 @@ tls_setup() {
 	    openssl x509 -req -in "$T/leaf.csr" -CA "$T/ca.pem" \
 	    -CAkey "$T/ca.key" -CAcreateserial -out "$T/leaf.pem" -days 1 \
 	    -extfile "$T/san" 2>/dev/null || return 1
-	DNSPORT=$(free_port)
-	dnsmasq -k -C /dev/null -p "$DNSPORT" --listen-address=127.0.0.1 \
-	    --bind-interfaces --no-resolv --no-hosts --pid-file= \
-	    --address=/bench.test/127.0.0.1 2>/dev/null &
-	PIDS="$PIDS $!"
 	TPORT=$(free_port)
 	"$TLSORIGIN" -C "$T/leaf.pem" -K "$T/leaf.key" -p "$TPORT" -b "$BODY" \
 	    -t 3600 >/dev/null 2>&1 &
@@ -171,7 +219,7 @@ count_tls() {
 	    --resolver "127.0.0.1:$DNSPORT" ${4:-}
 	ca=$(sed -n 's/^pinhole: CA certificate: //p' "$d/stderr")
 	set -- "$2" keepalive -o "$TPORT" -A "$ca" -x "127.0.0.1:$port" \
-	    -H bench.test -c 4 -n "$3" -t 600
+	    -H bench.test -c "$TCONC" -n "$3" -t 600
 	[ "$1" = secret ] && set -- "$@" -h "Authorization: Bearer $PLACEHOLDER"
 	shift
 	timeout 600 "$TLSLOAD" "$@" >"$d/tlsload.out" 2>&1
@@ -183,6 +231,10 @@ count_tls() {
 # Instructions per unit for a build: (Ir(2N) - Ir(N)) / N.
 per_unit() {
 	case $2 in
+	dns)
+		one=$(count_dns "$1" "$3")
+		two=$(count_dns "$1" $(($3 * 2)))
+		;;
 	inspected-*)
 		one=$(count_tls "$1" "${2#inspected-}" "$3" "${4:-}")
 		two=$(count_tls "$1" "${2#inspected-}" $(($3 * 2)) "${4:-}")
@@ -201,6 +253,12 @@ printf '%-34s %12s %12s %8s\n' "instructions per unit" "build" \
     "${B:+$COLB}" "${B:+ratio}"
 CASES="CONNECT setup:connect-rate:$SETUPS
 forward request:forward-rps:$REQUESTS"
+if [ -z "$UP" ] && command -v dnsperf >/dev/null && dns_setup; then
+	CASES="$CASES
+DNS query:dns:$QUERIES"
+elif [ -z "$UP" ]; then
+	echo "$0: no dnsperf or dnsmasq: the DNS case is left out" >&2
+fi
 if [ -z "$UP" ] && tls_setup; then
 	CASES="$CASES
 inspected request:inspected-plain:$INSPECTED
@@ -208,7 +266,11 @@ inspected request, secret:inspected-secret:$INSPECTED"
 elif [ -z "$UP" ]; then
 	echo "$0: no openssl or dnsmasq: the inspected cases are left out" >&2
 fi
-echo "$CASES" | while IFS= read -r c; do
+if [ -n "$BYNAME" ] && ! dns_setup; then
+	echo "$0: BENCH_IR_BYNAME needs dnsmasq" >&2
+	exit 1
+fi
+echo "$CASES" | grep -E "^[^:]*($ONLY)" | while IFS= read -r c; do
 	name=${c%%:*} rest=${c#*:}
 	mode=${rest%%:*} n=${rest#*:}
 	a=$(per_unit "$A" "$mode" "$n" "${BENCH_IR_OPTS:-}")
@@ -221,5 +283,5 @@ echo "$CASES" | while IFS= read -r c; do
 		printf '%-34s %12s\n' "$name" "$a"
 	fi
 done
-echo "build: $A${B:+
+echo "build: $PA${B:+
 $COLB: $B${UP:+ through squid (--upstream)}}"

@@ -49,3 +49,29 @@ bench-short: bench-programs
 EXTRA_DIST += tests/bench/metrics.sh tests/bench/ship.sh
 # pinhole through squid as its upstream, against squid alone; by hand.
 EXTRA_DIST += tests/bench/upstream.sh tests/bench/ports.sh
+
+# The regression guard (tests/bench/guard.sh, in `make check`): counts
+# instructions under callgrind and so needs a pinhole without
+# sanitizers (valgrind cannot run ASan's).  Where the build has them,
+# the guard builds this one first, from the same sources with the
+# sanitizers left out; it is built only then (EXTRA_), so no other
+# `make check` pays for it.
+EXTRA_LIBRARIES = tests/bench/libpinhole-plain.a
+tests_bench_libpinhole_plain_a_SOURCES = $(libpinhole_a_SOURCES)
+tests_bench_libpinhole_plain_a_CFLAGS = $(WARN_CFLAGS) \
+	$(LIBEVENT_CFLAGS) $(CARES_CFLAGS) $(LIBNL_CFLAGS) $(OPENSSL_CFLAGS) \
+	$(PSL_CFLAGS)
+EXTRA_PROGRAMS = tests/bench/pinhole-plain
+tests_bench_pinhole_plain_SOURCES = cli/main.c
+tests_bench_pinhole_plain_CFLAGS = $(tests_bench_libpinhole_plain_a_CFLAGS)
+tests_bench_pinhole_plain_LDFLAGS =
+tests_bench_pinhole_plain_LDADD = tests/bench/libpinhole-plain.a $(DEP_LIBS)
+CLEANFILES += tests/bench/pinhole-plain$(EXEEXT) \
+	tests/bench/libpinhole-plain.a
+TESTS += tests/bench/guard.sh
+EXTRA_DIST += tests/bench/guard.sh tests/bench/baseline
+AM_TESTS_ENVIRONMENT += \
+	PINHOLE_SANITIZED='$(SAN_CFLAGS)$(FUZZ_CFLAGS)'; \
+	export PINHOLE_SANITIZED; \
+	PINHOLE_CFLAGS='$(CFLAGS)'; export PINHOLE_CFLAGS; \
+	PINHOLE_CC='$(CC)'; export PINHOLE_CC;

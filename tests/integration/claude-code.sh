@@ -33,8 +33,8 @@ if [ -z "${PINHOLE_TEST_NETNS:-}" ]; then
 		mkdir -p "$mods"
 		cp "$top_srcdir/tests/package.json" \
 		    "$top_srcdir/tests/package-lock.json" "$mods/"
-		npm ci --prefix "$mods" --no-audit --no-fund \
-		    >"$mods/npm.out" 2>&1 ||
+		. "$top_srcdir/tests/integration/npm.sh"
+		npm_ci "$mods" >"$mods/npm.out" 2>&1 ||
 		    need "npm ci failed: $(tail -5 "$mods/npm.out")"
 	fi
 	chmod -R a+rX "$mods"

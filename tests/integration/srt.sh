@@ -28,7 +28,8 @@ if ! cmp -s "$here/srt/package-lock.json" "$mods/package-lock.json" ||
     [ ! -x "$mods/node_modules/.bin/srt" ]; then
 	mkdir -p "$mods"
 	cp "$here/srt/package.json" "$here/srt/package-lock.json" "$mods/"
-	npm ci --prefix "$mods" --no-audit --no-fund >"$T/npm.out" 2>&1 ||
+	. "$here/npm.sh"
+	npm_ci "$mods" >"$T/npm.out" 2>&1 ||
 	    need "npm ci failed: $(tail -5 "$T/npm.out")"
 fi
 SRT="$mods/node_modules/.bin/srt"
