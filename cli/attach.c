@@ -127,7 +127,8 @@ attached_free(struct attached *a)
 		gateway_drop_sandbox(srv->c->gw, a->sb);
 		dns_server_drop_sandbox(srv->c->dns, a->sb);
 		if (srv->c->esc != NULL)
-			escalate_drop_sandbox(srv->c->esc, a->sb->id);
+			escalate_drop_sandbox(srv->c->esc, a->sb->id,
+			    srv->total);
 	}
 	udpcatch_free(a->udp);
 	if (a->ev != NULL)

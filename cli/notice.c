@@ -163,7 +163,10 @@ notice_add_target(char *buf, size_t len, size_t *off,
 		notice_add(buf, len, off, " (any port)");
 }
 
-/* A refusal: what, how often, why, and how to ask or what to change. */
+/*
+ * A refusal: what, how often, why, and how to ask and wait for the answer
+ * or what to change.
+ */
 static void
 notice_add_refused(char *buf, size_t len, size_t *off,
     const struct attach_notice *n, unsigned int count, int shown)
@@ -189,6 +192,8 @@ notice_add_refused(char *buf, size_t len, size_t *off,
 		escalate_hint(&n->host, n->port, hint, sizeof hint);
 		notice_add(buf, len, off, "; ask: ");
 		notice_add_clean(buf, len, off, hint);
+		notice_add(buf, len, off, ", then wait for the answer: "
+		    "pinhole request --status ID --wait (ID is what it prints)");
 	}
 }
 

@@ -107,8 +107,8 @@ conn_constrained(const char *perr)
 }
 
 /*
- * Answer 403 for the host: why, then the command that asks for it, or,
- * when no grant can help, what the policy would have to change.
+ * Answer 403 for the host: why, then the commands that ask for it and
+ * wait for the answer, or, when no grant can help, what the policy would have to change.
  */
 static void
 conn_forbid(struct conn *c, const char *perr, int close_after,
@@ -129,7 +129,9 @@ conn_forbid(struct conn *c, const char *perr, int close_after,
 		conn_reply(c, 403, perr, close_after,
 		    "pinhole: %s is not allowed: %s.\n\n"
 		    "To ask for access%s%s%s, run:\n"
-		    "    pinhole request %s --reason \"why it is needed\"\n",
+		    "    pinhole request %s --reason \"why it is needed\"\n"
+		    "It prints the request's ID; wait for the answer with:\n"
+		    "    pinhole request --status ID --wait\n",
 		    what, why, conn_constrained(perr) ? " (an approval "
 		    "lifts the request checks of the rule " : "",
 		    conn_constrained(perr) ? conn_rule(c) : "",

@@ -1194,13 +1194,17 @@ escalate_refused_find(const struct escalate *e, const char *sandbox,
 	return (refused_find(e->refused, sandbox, h, port));
 }
 
-/* A sandbox has gone: forget its refusals and that it asked. */
+/*
+ * A sandbox has gone: forget that it asked, and keep its refusals for
+ * the sandboxes attached after newest (0: forget them too).
+ */
 void
-escalate_drop_sandbox(struct escalate *e, const char *sandbox)
+escalate_drop_sandbox(struct escalate *e, const char *sandbox,
+    unsigned long long newest)
 {
 	struct escalate_request	*r;
 
-	refused_drop(e->refused, sandbox);
+	refused_drop(e->refused, sandbox, newest);
 	TAILQ_FOREACH(r, &e->requests, entry)
 		escalate_asker_drop(r, sandbox);
 }

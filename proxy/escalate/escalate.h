@@ -382,8 +382,12 @@ const struct escalate_refusal *escalate_refused_at(const struct escalate *,
 /* A sandbox's newest refusal of host on port, or of its name; or NULL. */
 const struct escalate_refusal *escalate_refused_find(const struct escalate *,
 		    const char *, const struct host *, uint16_t);
-/* A sandbox has gone: forget its refusals and that it asked. */
-void		 escalate_drop_sandbox(struct escalate *, const char *);
+/*
+ * A sandbox has gone: forget that it asked; its refusals are kept for the
+ * sandboxes attached after the one numbered newest (0: forgotten).
+ */
+void		 escalate_drop_sandbox(struct escalate *, const char *,
+		    unsigned long long);
 /* The id a sandbox is known by here: "" for none. */
 const char	*escalate_sandbox_id(const struct audit_sandbox *);
 

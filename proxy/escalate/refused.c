@@ -11,10 +11,15 @@
 
 #include "proxy/escalate/refused.h"
 
-/* One sandbox's refusals; seq orders them, 0 for a free entry. */
+/*
+ * One sandbox's refusals; seq orders them, 0 for a free entry.  ended is
+ * 0 while the sandbox lives, then the newest sandbox id of the gateway
+ * when it ended: sandboxes attached after that see its refusals.
+ */
 struct refused_ring {
 	TAILQ_ENTRY(refused_ring)	 entry;
 	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
+	unsigned long long		 ended;
 	struct escalate_refusal		 r[ESCALATE_REFUSED_MAX];
 	unsigned long long		 seq[ESCALATE_REFUSED_MAX];
 };
@@ -65,10 +70,39 @@ refused_ring_find(const struct refused *rf, const char *sandbox)
 	struct refused_ring	*g;
 
 	TAILQ_FOREACH(g, &rf->rings, entry) {
-		if (strcmp(g->sandbox, sandbox) == 0)
+		if (g->ended == 0 && strcmp(g->sandbox, sandbox) == 0)
 			return (g);
 	}
 	return (NULL);
+}
+
+/* A sandbox's number (ids are 1, 2, ... in the order they attached). */
+static unsigned long long
+refused_number(const char *sandbox)
+{
+	unsigned long long	 n = 0;
+
+	if (*sandbox < '1' || *sandbox > '9')
+		return (0);
+	for (; *sandbox >= '0' && *sandbox <= '9'; sandbox++) {
+		if (n > (~0ULL - 9) / 10)
+			return (0);
+		n = n * 10 + (unsigned long long)(*sandbox - '0');
+	}
+	return (*sandbox == '\0' ? n : 0);
+}
+
+/*
+ * Does a sandbox (numbered n, 0 if not a number) see this ring: its own,
+ * or one of a sandbox that had ended before it attached?
+ */
+static int
+refused_sees(const struct refused_ring *g, const char *sandbox,
+    unsigned long long n)
+{
+	if (g->ended == 0)
+		return (strcmp(g->sandbox, sandbox) == 0);
+	return (n != 0 && n > g->ended);
 }
 
 /* Find or make a sandbox's ring, first in the list; the last may go. */
@@ -148,30 +182,47 @@ refused_add(struct refused *rf, const struct escalate_refusal *in, time_t now)
 	return (r);
 }
 
-/* A sandbox's refusals, newest first. */
+/* The newest refusal a sandbox sees below seq below, or NULL. */
+static const struct escalate_refusal *
+refused_below(const struct refused *rf, const char *sandbox,
+    unsigned long long n, unsigned long long *below)
+{
+	const struct refused_ring	*g;
+	const struct escalate_refusal	*r = NULL;
+	unsigned long long		 best = 0;
+	size_t				 i;
+
+	TAILQ_FOREACH(g, &rf->rings, entry) {
+		if (!refused_sees(g, sandbox, n))
+			continue;
+		for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
+			if (g->seq[i] > best && g->seq[i] < *below) {
+				best = g->seq[i];
+				r = &g->r[i];
+			}
+		}
+	}
+	*below = best;
+	return (r);
+}
+
+/*
+ * A sandbox's refusals, and those of the sandboxes that had ended before
+ * it attached, newest first.
+ */
 const struct escalate_refusal *
 refused_at(const struct refused *rf, const char *sandbox, size_t at)
 {
-	const struct refused_ring	*g;
-	unsigned long long		 below = ~0ULL, best;
-	size_t				 i, k, found;
+	const struct escalate_refusal	*r;
+	unsigned long long		 below = ~0ULL, n;
+	size_t				 k;
 
-	if ((g = refused_ring_find(rf, sandbox)) == NULL)
-		return (NULL);
+	n = refused_number(sandbox);
 	for (k = 0; k <= at; k++) {
-		best = 0;
-		found = ESCALATE_REFUSED_MAX;
-		for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
-			if (g->seq[i] > best && g->seq[i] < below) {
-				best = g->seq[i];
-				found = i;
-			}
-		}
-		if (found == ESCALATE_REFUSED_MAX)
+		if ((r = refused_below(rf, sandbox, n, &below)) == NULL)
 			return (NULL);
-		below = best;
 	}
-	return (&g->r[found]);
+	return (r);
 }
 
 /* A sandbox's newest refusal of host on port, or of its name. */
@@ -190,14 +241,22 @@ refused_find(const struct refused *rf, const char *sandbox,
 	return (NULL);
 }
 
-/* Forget a sandbox's refusals. */
+/*
+ * A sandbox has ended, the newest of the gateway being numbered newest:
+ * keep its refusals for the sandboxes attached later (newest 0: forget
+ * them).
+ */
 void
-refused_drop(struct refused *rf, const char *sandbox)
+refused_drop(struct refused *rf, const char *sandbox, unsigned long long newest)
 {
 	struct refused_ring	*g;
 
-	if ((g = refused_ring_find(rf, sandbox)) != NULL)
+	if ((g = refused_ring_find(rf, sandbox)) == NULL)
+		return;
+	if (newest == 0 || refused_number(sandbox) == 0)
 		refused_ring_free(rf, g);
+	else
+		g->ended = newest;
 }
 
 /* How many sandboxes have a ring. */

@@ -28,7 +28,11 @@ void		 refused_free(struct refused *);
  */
 const struct escalate_refusal *refused_add(struct refused *,
 		    const struct escalate_refusal *, time_t);
-/* A sandbox's refusals, newest first; NULL past the last. */
+/*
+ * A sandbox's refusals and those of the sandboxes (ids 1, 2, ... as they
+ * attached) that had ended before it attached, newest first; NULL past
+ * the last.
+ */
 const struct escalate_refusal *refused_at(const struct refused *,
 		    const char *, size_t);
 /*
@@ -37,8 +41,13 @@ const struct escalate_refusal *refused_at(const struct refused *,
  */
 const struct escalate_refusal *refused_find(const struct refused *,
 		    const char *, const struct host *, uint16_t);
-/* Forget a sandbox's refusals (it has gone). */
-void		 refused_drop(struct refused *, const char *);
+/*
+ * A sandbox has gone, newest being the newest sandbox id of the gateway
+ * then: its refusals are kept for the sandboxes attached later, or, with
+ * newest 0, forgotten.
+ */
+void		 refused_drop(struct refused *, const char *,
+		    unsigned long long);
 /* How many sandboxes have a ring now. */
 size_t		 refused_nsandboxes(const struct refused *);
 

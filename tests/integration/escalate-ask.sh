@@ -260,7 +260,7 @@ for MODE in root nobody; do
 	    fail "$MODE: approve wide.test"
 	wait $box
 	tally C 14
-	grep -q "^pinhole: refused the name far\.test (.*); ask: pinhole request far\.test --any-port$" "$W/C.out" &&
+	grep -q "^pinhole: refused the name far\.test (.*); ask: pinhole request far\.test --any-port, then wait for the answer: pinhole request --status ID --wait (ID is what it prints)$" "$W/C.out" &&
 	    ok "$MODE: the DNS refusal's advice asks for every port" ||
 	    fail "$MODE: DNS notice: $(grep far.test "$W/C.out")"
 	loggrep "$W/log/audit.log" '"event":"dns","verdict":"deny".*"qname":"far.test".*"ask":"pinhole request far.test --any-port"' &&

@@ -88,10 +88,10 @@ for MODE in root nobody; do
 	if grep -q "user namespace" "$E"; then
 		skip "no namespaces here: $(head -1 "$E")"
 	fi
-	has yes "$E" '^pinhole: refused blocked\.test:443 \(no rule matches: default deny\); ask: pinhole request blocked\.test:443$' &&
+	has yes "$E" '^pinhole: refused blocked\.test:443 \(no rule matches: default deny\); ask: pinhole request blocked\.test:443, then wait for the answer: pinhole request --status ID --wait \(ID is what it prints\)$' &&
 	    ok "$MODE: a refused CONNECT is one line, with the request command" ||
 	    fail "$MODE: CONNECT: $(cat "$E")"
-	has yes "$E" '^pinhole: refused the name named\.test \(.*\); ask: pinhole request named\.test --any-port$' &&
+	has yes "$E" '^pinhole: refused the name named\.test \(.*\); ask: pinhole request named\.test --any-port, then wait for the answer: pinhole request --status ID --wait \(ID is what it prints\)$' &&
 	    ok "$MODE: a name refused by the DNS (getent) is one line" ||
 	    fail "$MODE: getent: $(cat "$E")"
 	has yes "$E" '^pinhole: refused the name py\.test ' &&
@@ -104,10 +104,10 @@ for MODE in root nobody; do
 	    has no "$E" 'denied\.test.*pinhole request' &&
 	    ok "$MODE: a deny rule's refusal says what to change, not how to ask" ||
 	    fail "$MODE: deny rule: $(grep denied.test "$E")"
-	has yes "$E" "^pinhole: refused ok\.test:$((HP + 1)) \(no rule allows this port: default deny\); ask: pinhole request ok\.test:$((HP + 1))$" &&
+	has yes "$E" "^pinhole: refused ok\.test:$((HP + 1)) \(no rule allows this port: default deny\); ask: pinhole request ok\.test:$((HP + 1)), then wait for the answer: pinhole request --status ID --wait \\(ID is what it prints\\)$" &&
 	    ok "$MODE: a captured connection's refusal (no proxy) is one line" ||
 	    fail "$MODE: captured: $(grep ok.test "$E")"
-	has yes "$E" "^pinhole: refused POST /up on ro\.test:$HP \(.*read-only.*\); ask: pinhole request ro\.test:$HP$" &&
+	has yes "$E" "^pinhole: refused POST /up on ro\.test:$HP \(.*read-only.*\); ask: pinhole request ro\.test:$HP, then wait for the answer: pinhole request --status ID --wait \\(ID is what it prints\\)$" &&
 	    ok "$MODE: a request a rule's constraint refuses names the request" ||
 	    fail "$MODE: constraint: $(grep ro.test "$E")"
 	# Each line counts 1, or the N of "again, N times" or "N times".
@@ -176,7 +176,7 @@ for MODE in root nobody; do
 		eval "pid_$ME=\$!"
 	done
 	wait "$pid_a" "$pid_b"
-	has yes "$W/a.err" "^pinhole: refused GET / on a\.test:$HP \(.*\); ask: pinhole request a\.test:$HP$" &&
+	has yes "$W/a.err" "^pinhole: refused GET / on a\.test:$HP \(.*\); ask: pinhole request a\.test:$HP, then wait for the answer: pinhole request --status ID --wait \\(ID is what it prints\\)$" &&
 	    has yes "$W/b.err" "^pinhole: refused GET / on b\.test:$HP " &&
 	    ok "$MODE: attached, each run says its sandbox's refusal" ||
 	    fail "$MODE: attached: $(cat "$W/a.err" "$W/b.err")"

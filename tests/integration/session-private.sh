@@ -8,7 +8,10 @@
 # the reverse lookup of sandbox 1's fake address, and of every fake
 # address near it, names nothing, nor does connecting to it, while its
 # own name reads back; asking for the name sandbox 1 was refused is
-# answered as for a name no sandbox met.  As root and as nobody.
+# answered as for a name no sandbox met, and sandbox 2's recent
+# refusals are its own.  Once sandbox 1 has ended, a sandbox attached
+# after it (the next tool call of a harness) lists sandbox 1's refusals.
+# As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
@@ -61,6 +64,7 @@ own=$($D b-own.test)
 echo "$own $($D -x "$own")" >"$W/two.own"
 curl -s -m 10 -w ' %{http_code}' --noproxy '' "http://$A:$HP/" \
     >"$W/two.fake" 2>&1
+curl -s -m 10 "$PINHOLE_AGENT/pinhole/refused" >"$W/two.refused"
 touch "$W/two.asked"
 curl -s -m 40 "$PINHOLE_AGENT/pinhole/request/$id?format=json&wait=30" \
     >"$W/two.final"
@@ -136,8 +140,18 @@ for MODE in root nobody; do
 	    ok "$MODE: asking for the name sandbox 1 was refused: as for any" ||
 	    fail "$MODE: priv.test: $(cat "$W/two.priv.test") / $(cat "$W/two.priv2.test")"
 
+	grep -q 'priv\.test' "$W/two.refused" &&
+	    fail "$MODE: sandbox 2 lists sandbox 1's refusal: $(cat "$W/two.refused")" ||
+	    ok "$MODE: sandbox 2's recent refusals are its own"
+
 	touch "$W/one.end"
 	wait "$one" || fail "$MODE: sandbox 1 exited $?: $(cat "$W/one.out")"
+	# 4. A sandbox attached after sandbox 1 ended sees its refusals.
+	as_mode "$T/pinhole" run --session s -- sh -c \
+	    'curl -s -m 10 "$PINHOLE_AGENT/pinhole/refused"' >"$W/three.out" 2>&1
+	grep -q "priv\.test:$HP" "$W/three.out" &&
+	    ok "$MODE: the next sandbox lists the ended sandbox 1's refusals" ||
+	    fail "$MODE: sandbox 3: $(cat "$W/three.out")"
 	as_mode "$T/pinhole" session stop s >/dev/null 2>&1 ||
 	    fail "$MODE: stop"
 done

@@ -1967,6 +1967,7 @@ test_transparent_requests(void **state)
 	expect_status(f, "HTTP/1.1 403 ");
 	expect(f, "methods: DELETE is not one of GET");
 	expect(f, "why it is needed\"\n");
+	expect(f, "    pinhole request --status ID --wait\n");
 	client_clear(f);
 	say(f, "GET /ws HTTP/1.1\r\nHost: origin.test\r\n"
 	    "Connection: upgrade\r\nUpgrade: websocket\r\n\r\n");

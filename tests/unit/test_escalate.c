@@ -329,7 +329,7 @@ test_refused_events(void **state)
 	assert_int_equal(last_event.secs, 30);
 	assert_string_equal(last_sandbox, "5");
 	assert_string_equal(last_event.request->host.text, "x.test");
-	escalate_drop_sandbox(e, "5");
+	escalate_drop_sandbox(e, "5", 0);
 	assert_null(escalate_refused_at(e, "5", 0));
 	escalate_unsubscribe(sub);
 	audit_sandbox_unref(sb);
@@ -866,7 +866,7 @@ test_once_sandbox(void **state)
 	/* A sandbox gone: no longer its; an open one names the next. */
 	a = file_from(e, "gone.test", sb[0]);
 	file_from(e, "gone.test", sb[1]);
-	escalate_drop_sandbox(e, "1");
+	escalate_drop_sandbox(e, "1", 0);
 	assert_false(escalate_asked(a, "1"));
 	assert_string_equal(a->sandbox, "2");
 	assert_int_equal(a->pid, 101);

@@ -48,7 +48,11 @@ line(const struct attach_notice *n, const char *session, unsigned int count,
 	return (buf);
 }
 
-/* A refusal says what, why, and how to ask or what to change. */
+/* How a refusal's line says to wait for the answer. */
+#define WAIT	", then wait for the answer: pinhole request --status ID " \
+		"--wait (ID is what it prints)"
+
+/* A refusal says what, why, and how to ask and wait, or what to change. */
 static void
 test_refused_lines(void **state)
 {
@@ -57,16 +61,19 @@ test_refused_lines(void **state)
 	(void)state;
 	assert_string_equal(line(refused("x.test", 443, "no rule matches",
 	    NULL), NULL, 0, 0), "pinhole: refused x.test:443 (no rule "
-	    "matches); ask: pinhole request x.test:443\n");
+	    "matches); ask: pinhole request x.test:443"
+	    WAIT "\n");
 	assert_string_equal(line(refused("x.test", 0, "no rule allows this "
 	    "name", NULL), NULL, 0, 0), "pinhole: refused the name x.test (no "
-	    "rule allows this name); ask: pinhole request x.test --any-port\n");
+	    "rule allows this name); ask: pinhole request x.test --any-port"
+	    WAIT "\n");
 	assert_string_equal(line(refused("::1", 80, "why", "change it"), NULL,
 	    0, 0), "pinhole: refused [::1]:80: change it\n");
 	n = refused("x.test", 443, "read-only", NULL);
 	snprintf(n->what, sizeof n->what, "POST /up");
 	assert_string_equal(line(n, NULL, 0, 0), "pinhole: refused POST /up "
-	    "on x.test:443 (read-only); ask: pinhole request x.test:443\n");
+	    "on x.test:443 (read-only); ask: pinhole request x.test:443"
+	    WAIT "\n");
 	n->ask = 0;
 	assert_string_equal(line(n, NULL, 0, 0), "pinhole: refused POST /up "
 	    "on x.test:443 (read-only)\n");
@@ -75,7 +82,7 @@ test_refused_lines(void **state)
 	    1), "pinhole: refused x.test:443 again, 49 times (no)\n");
 	assert_string_equal(line(refused("x.test", 443, "no", NULL), NULL, 3,
 	    0), "pinhole: refused x.test:443 3 times (no); ask: pinhole "
-	    "request x.test:443\n");
+	    "request x.test:443" WAIT "\n");
 }
 
 /* What came from the sandbox reaches the terminal escaped, cut to fit. */

@@ -128,9 +128,43 @@ test_per_sandbox(void **state)
 	assert_string_equal(refused_at(rf, "2", 0)->host.text, "b.test");
 	assert_null(refused_at(rf, "2", 1));
 	assert_null(refused_at(rf, "", 0));
-	refused_drop(rf, "1");
+	refused_drop(rf, "1", 0);
 	assert_null(refused_at(rf, "1", 0));
 	assert_int_equal(refused_nsandboxes(rf), 1);
+	refused_free(rf);
+}
+
+/*
+ * An ended sandbox's refusals are seen by the sandboxes attached after it
+ * ended, never by those that were live with it.
+ */
+static void
+test_ended(void **state)
+{
+	struct refused	*rf = refused_create();
+	struct host	 h;
+	const char	*err;
+
+	(void)state;
+	assert_int_equal(host_parse("a.test", 6, &h, &err), 0);
+	refused_add(rf, refusal("1", "a.test", 443, "no"), 100);
+	refused_add(rf, refusal("2", "b.test", 443, "no"), 101);
+	refused_drop(rf, "1", 3);	/* 2 and 3 were live */
+	assert_string_equal(refused_at(rf, "2", 0)->host.text, "b.test");
+	assert_null(refused_at(rf, "2", 1));
+	assert_null(refused_at(rf, "3", 0));
+	assert_null(refused_find(rf, "3", &h, 443));
+	assert_string_equal(refused_at(rf, "4", 0)->host.text, "a.test");
+	assert_non_null(refused_find(rf, "4", &h, 443));
+	assert_null(refused_at(rf, "", 0));
+	refused_add(rf, refusal("4", "c.test", 443, "no"), 102);
+	assert_string_equal(refused_at(rf, "4", 0)->host.text, "c.test");
+	assert_string_equal(refused_at(rf, "4", 1)->host.text, "a.test");
+	assert_null(refused_at(rf, "4", 2));
+	refused_drop(rf, "2", 4);
+	assert_string_equal(refused_at(rf, "5", 0)->host.text, "b.test");
+	assert_string_equal(refused_at(rf, "5", 1)->host.text, "a.test");
+	assert_null(refused_at(rf, "4", 2));
 	refused_free(rf);
 }
 
@@ -163,6 +197,7 @@ main(void)
 		cmocka_unit_test(test_ring_bounded),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_per_sandbox),
+		cmocka_unit_test(test_ended),
 		cmocka_unit_test(test_sandboxes_bounded),
 	};
 
