@@ -22,6 +22,7 @@
 
 #include <openssl/crypto.h>
 
+#include "cli/logverify.h"
 #include "cli/pinhole.h"
 #include "cli/propose.h"
 #include "lib/json.h"
@@ -29,7 +30,7 @@
 #include "proxy/audit/verify.h"
 
 #define LOG_TOP		10
-#define EXIT_LOST	3	/* verify: intact, but lines were lost */
+#define EXIT_LOST	3	/* verify: intact, but the record is not whole */
 #define OPT_PROPOSE	256	/* --propose, long only */
 
 extern const struct cmd_entry cmd_log_entry;
@@ -716,17 +717,37 @@ cmd_log_verify_losses(const struct audit_verify *v)
 		printf("  and %llu more\n", v->losses - AUDIT_VERIFY_LOSSES);
 }
 
+/* Say which lines rotation deleted, as its "drop" lines record. */
+static void
+cmd_log_verify_drops(const struct audit_verify *v)
+{
+	unsigned long long	i;
+
+	printf("LINES DROPPED: %llu drop record(s) in the log: rotation "
+	    "deleted %llu line(s) of a running session, %llu of them "
+	    "refusals (a gateway's last record counts its ones before)\n",
+	    v->drops, v->dropped, v->dropped_denied);
+	for (i = 0; i < v->drops && i < AUDIT_VERIFY_LOSSES; i++) {
+		printf("  ");
+		cmd_log_term(stdout, v->drop[i]);
+		putchar('\n');
+	}
+	if (v->drops > AUDIT_VERIFY_LOSSES)
+		printf("  and %llu more\n", v->drops - AUDIT_VERIFY_LOSSES);
+}
+
 /*
- * Say that the chain is intact, and how far it goes, after the lines
- * recorded as lost if any.  Returns the exit status: 0, or 3 when lines
- * were lost.
+ * Say that the chain is intact, and how far it goes, after what the
+ * record lacks if anything: lines recorded as lost or dropped, sessions
+ * whose start (unless partial) or stop is missing.  Returns the exit
+ * status: 0, or 3 when the record is not whole.
  */
 static int
-cmd_log_verify_ok(const struct audit_verify *v, int nfiles)
+cmd_log_verify_ok(const struct audit_verify *v, int nfiles, int partial)
 {
-	const char	*what = v->losses > 0 ? "chain intact otherwise" :
-			    "intact";
+	const char	*what = "intact";
 	char		 hex[AUDIT_HEX_LEN + 1];
+	size_t		 gaps;
 
 	if (v->lines == 0) {
 		printf("intact: no lines\n");
@@ -734,6 +755,11 @@ cmd_log_verify_ok(const struct audit_verify *v, int nfiles)
 	}
 	if (v->losses > 0)
 		cmd_log_verify_losses(v);
+	if (v->drops > 0)
+		cmd_log_verify_drops(v);
+	gaps = logverify_report(v, partial, stdout, cmd_log_term);
+	if (v->losses > 0 || v->drops > 0 || gaps > 0)
+		what = "chain intact otherwise";
 	audit_hex(v->chain, hex);
 	printf("%s: %llu lines in %d file(s), seq %llu to %llu\n"
 	    "last chain: %s\n", what, v->lines, nfiles, v->first_seq, v->seq,
@@ -741,7 +767,7 @@ cmd_log_verify_ok(const struct audit_verify *v, int nfiles)
 	if (v->midchain)
 		printf("note: the first file carries on from seq %llu of an "
 		    "earlier file not given here\n", v->first_seq - 1);
-	return (v->losses > 0 ? EXIT_LOST : 0);
+	return (v->losses > 0 || v->drops > 0 || gaps > 0 ? EXIT_LOST : 0);
 }
 
 /* Read the key of `pinhole log verify --key FILE`, and start checking. */
@@ -772,13 +798,16 @@ cmd_log_verify(const struct cmd_entry *self, int argc, char **argv)
 	struct audit_verify	 v;
 	const char		*keyfile = NULL;
 	char			 path[PATH_MAX], *def;
-	int			 ch, i, rv = 0;
+	int			 ch, i, rv = 0, partial = 0;
 
 	optind = 1;
 	while ((ch = cmd_getopt(self, argc, argv)) != -1) {
-		if (ch != 'k')
+		if (ch == 'P')
+			partial = 1;
+		else if (ch != 'k')
 			return (EXIT_USAGE);
-		keyfile = optarg;
+		else
+			keyfile = optarg;
 	}
 	argc -= optind;
 	argv += optind;
@@ -794,7 +823,7 @@ cmd_log_verify(const struct cmd_entry *self, int argc, char **argv)
 	for (i = 0; i < argc && rv == 0; i++)
 		rv = cmd_log_verify_path(&v, argv[i]);
 	if (rv == 0)
-		rv = cmd_log_verify_ok(&v, argc);
+		rv = cmd_log_verify_ok(&v, argc, partial);
 	else if (rv == -1) {
 		printf("NOT INTACT: %s\n", v.msg);
 		rv = 1;
@@ -842,22 +871,28 @@ static const struct cmd_opt log_opts[] = {
 static const struct cmd_opt log_verify_opts[] = {
 	{ "key", 'k', CMD_ARG_REQUIRED, "FILE",
 	    .help = "the --log-key of the gateway" },
+	{ "partial", 'P', CMD_ARG_NONE, NULL,
+	    .help = "the files may begin in the middle of a session (its "
+	    "start in an earlier file): not an error" },
 	{ .name = NULL }
 };
 
 static const struct cmd_entry cmd_log_verify_entry = {
 	.name = "verify",
-	.usage = "[--key FILE] [FILE...]",
+	.usage = "[--key FILE] [--partial] [FILE...]",
 	.summary = "Check the chain of the audit log",
 	.intro =
 	    "Checks the chain of the files given oldest first (audit.log.2\n"
 	    "audit.log.1 audit.log; default: the default log) and names the\n"
-	    "first bad line, and the lines recorded as lost.\n",
+	    "first bad line, the lines recorded as lost or dropped, and the\n"
+	    "sessions whose start or stop line the files lack.\n",
 	.opts = log_verify_opts,
 	.help =
 	    "Exit status: 0 intact; 1 not intact; 2 usage error or unreadable\n"
-	    "file; 3 the chain is intact but records lines that could not be\n"
-	    "written.\n",
+	    "file; 3 the chain is intact but the record is not whole: lines\n"
+	    "could not be written or rotation deleted them, the files begin in\n"
+	    "the middle of a session, or a session that does not run has no\n"
+	    "stop line.\n",
 	.parent = &cmd_log_entry,
 };
 
@@ -870,7 +905,7 @@ const struct cmd_entry cmd_log_entry = {
 	.name = "log",
 	.usage = "[FILE...] [--blocked] [--host GLOB] [--session ID] "
 	    "[--sandbox ID] [--since TIME] [--json | --summary | --propose] | "
-	    "verify [--key FILE] [FILE...]",
+	    "verify [--key FILE] [--partial] [FILE...]",
 	.summary = "Show, filter, summarise or verify the audit log",
 	.intro =
 	    "Without FILE, the default log is read: $XDG_STATE_HOME/pinhole/\n"

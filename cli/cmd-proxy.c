@@ -260,6 +260,7 @@ proxy_main(const struct cmd_entry *cmd, int argc, char **argv,
 	proxy_notify_ready(o->g.cfg.session, listening);
 	gwctx_audit(&p.c, "start", NULL, NULL, listening);
 	event_base_dispatch(p.c.base);
+	gwctx_budget_end(&p.c);
 	gwctx_audit(&p.c, "stop", NULL, NULL, NULL);
 	rv = 0;
 out:

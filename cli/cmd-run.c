@@ -618,6 +618,7 @@ cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
 	r.c.dns = NULL;
 	udpcatch_free(r.udp);
 	r.udp = NULL;
+	gwctx_budget_end(&r.c);
 	snprintf(line, sizeof line, "exit %d", r.status);
 	gwctx_audit(&r.c, "stop", NULL, NULL, line);
 	rv = r.status;

@@ -22,6 +22,7 @@
 #include "cli/pinhole.h"
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/budget.h"
 #include "proxy/audit/ship.h"
 #include "proxy/audit/spool.h"
 #include "proxy/dns/dns.h"
@@ -78,6 +79,11 @@ const struct cmd_opt gwopts_opts[] = {
 	    .help = "rotate past SIZE (100M; 0: never)" },
 	{ "log-keep", 0, CMD_ARG_REQUIRED, "N", .key = GWOPTS_LOG_KEEP,
 	    .help = "rotated files kept (5)" },
+	{ "log-budget", 0, CMD_ARG_REQUIRED, "LINES,SIZE",
+	    .key = GWOPTS_LOG_BUDGET,
+	    .help = "allowed traffic lines a sandbox may log a second, and "
+	    "their bytes (100,128K; bursts of 10 s); past it they are summed "
+	    "up, refusals never; 0: no budget" },
 	{ "log-fail", 0, CMD_ARG_REQUIRED, "closed|open",
 	    .key = GWOPTS_LOG_FAIL,
 	    .help = "while the log cannot be written: refuse new "
@@ -94,6 +100,10 @@ const struct cmd_opt gwopts_opts[] = {
 	{ "log-spool-max", 0, CMD_ARG_REQUIRED, "SIZE",
 	    .key = GWOPTS_LOG_SPOOL_MAX,
 	    .help = "bytes waiting per destination (64M)" },
+	{ "log-ship-wait", 0, CMD_ARG_REQUIRED, "S",
+	    .key = GWOPTS_LOG_SHIP_WAIT,
+	    .help = "at stop, time to send what waits to each destination, "
+	    "connecting if need be (5); then what is left is said" },
 	{ "log-tls-ca", 0, CMD_ARG_REQUIRED, "FILE", .key = GWOPTS_LOG_TLS_CA,
 	    .help = "CA certificates that verify a TLS collector "
 	    "(the system's)" },
@@ -157,6 +167,9 @@ gwopts_init(struct gwopts *o, int grace, enum gwopts_userpolicy up)
 	gateway_config_defaults(&o->cfg);
 	audit_config_init(&o->audit);
 	o->shipcfg.spool_max = SPOOL_MAX_DEFAULT;
+	o->ship_wait = GWOPTS_SHIP_WAIT;
+	o->budget_lines = AUDIT_BUDGET_LINES;
+	o->budget_bytes = AUDIT_BUDGET_BYTES;
 	o->grace = grace;
 	o->userpolicy = up;
 }
@@ -238,6 +251,18 @@ gwopts_limit(const struct cmd_entry *cmd, struct gwopts *o, int ch,
 			return (cmd_usage_error(cmd, "--log-spool-max: '%s' is "
 			    "not a size of 4K or more (such as 64M)", arg));
 		o->shipcfg.spool_max = ll;
+		break;
+	case GWOPTS_LOG_BUDGET:
+		if (audit_budget_parse(arg, &o->budget_lines,
+		    &o->budget_bytes) == -1)
+			return (cmd_usage_error(cmd, "--log-budget: '%s' is not "
+			    "LINES,SIZE (such as 100,128K: 1 to 1000000 lines, "
+			    "1K to 1G bytes) or 0", arg));
+		break;
+	case GWOPTS_LOG_SHIP_WAIT:
+		if (gwopts_number(cmd, "--log-ship-wait", arg, 0, 3600, &v))
+			return (EXIT_USAGE);
+		o->ship_wait = v;
 		break;
 	case GWOPTS_LOG_FAIL:
 		if (strcmp(arg, "closed") != 0 && strcmp(arg, "open") != 0)
@@ -673,6 +698,9 @@ gwctx_audit_sandbox(struct gwctx *c, const struct audit_sandbox *sb,
 	e.detail = detail;
 	e.session = c->o->cfg.session;
 	audit_event_sandbox(&e, sb);
+	/* So that `pinhole log verify` can tell whether it still runs. */
+	if (strcmp(event, "start") == 0)
+		e.gateway_pid = getpid();
 	audit_write(c->audit, &e);
 }
 
@@ -1185,29 +1213,55 @@ gwctx_ship_stats(void *arg, struct metrics_ship *out, size_t max)
 	return (i);
 }
 
+/* The time to ship what waits is over. */
+static void
+gwctx_ships_late_cb(evutil_socket_t fd, short what, void *arg)
+{
+	int	*late = arg;
+
+	*late = 1;
+}
+
+/* Tell whether a destination still has lines to send, or a session to end. */
+static int
+gwctx_ships_busy(const struct gwctx *c)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nships; i++)
+		if (ship_busy(c->ships[i]))
+			return (1);
+	return (0);
+}
+
 /*
- * Give connected collectors a moment (at most a second) to acknowledge
- * the last lines, the stop line among them, and RELP sessions to close;
- * what they do not take is sent by the next start, from the spool.
+ * The gateway stops: every destination sends what waits, the stop line
+ * among it, connecting if it must, for at most --log-ship-wait seconds
+ * (the loop runs on the events of the sending alone: the gateway's are
+ * gone).  Then each says what is left and where it waits; the next start
+ * with the same spool sends it.
  */
 static void
 gwctx_ships_flush(struct gwctx *c)
 {
-	struct timeval	tv = { 0, 50 * 1000 };
-	size_t		i;
-	int		n, busy = 1;
+	struct timeval	 tv = { 0, 0 };
+	struct event	*timer = NULL;
+	size_t		 i;
+	int		 late = 0;
 
+	if (c->nships == 0)
+		return;
+	tv.tv_sec = c->o->ship_wait;
 	audit_flush(c->audit);		/* the lines this pass held */
 	for (i = 0; i < c->nships; i++)
 		ship_stop(c->ships[i]);
-	for (n = 0; n < 20 && busy; n++) {
-		for (busy = 0, i = 0; i < c->nships; i++)
-			busy |= ship_busy(c->ships[i]);
-		if (!busy)
-			break;
-		event_base_loopexit(c->base, &tv);
-		event_base_dispatch(c->base);
+	if ((timer = evtimer_new(c->base, gwctx_ships_late_cb, &late)) !=
+	    NULL && evtimer_add(timer, &tv) == 0) {
+		while (!late && gwctx_ships_busy(c))
+			event_base_loop(c->base, EVLOOP_ONCE);
 	}
+	if (timer != NULL)
+		event_free(timer);
 	for (i = 0; i < c->nships; i++)
 		ship_close(c->ships[i]);
 	c->nships = 0;
@@ -1233,7 +1287,8 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 		return (-1);
 	}
 	gwopts_warn_dead(r);
-	if ((c->audit = gwopts_open_log(o, err, sizeof err)) == NULL) {
+	if ((c->audit = gwopts_open_log(o, err, sizeof err)) == NULL ||
+	    audit_check_room(c->audit, err, sizeof err) == -1) {
 		cmd_refuse("%s", err);
 		rules_free(r);
 		return (-1);
@@ -1268,6 +1323,10 @@ gwctx_setup(struct gwctx *c, struct gwopts *o)
 	    c->audit)) == NULL)
 		fatalx("cannot create the gateway");
 	gateway_set_metrics(c->gw, &c->metrics);
+	if (o->budget_lines > 0 && (c->budget = audit_budget_create(c->base,
+	    c->audit, o->budget_lines, o->budget_bytes)) == NULL)
+		fatalx("audit log: out of memory");
+	gateway_set_budget(c->gw, c->budget);
 	if (gwctx_upstream_make(r, &u, err, sizeof err) == -1) {
 		cmd_refuse("%s", err);
 		rules_free(r);
@@ -1349,6 +1408,18 @@ gwctx_stop(struct gwctx *c)
 	gateway_stop(c->gw, c->o->grace, gwctx_stopped, c);
 }
 
+/*
+ * Write what the log budget summed up, and write each line from now on:
+ * before the stop line.
+ */
+void
+gwctx_budget_end(struct gwctx *c)
+{
+	gateway_set_budget(c->gw, NULL);
+	audit_budget_free(c->budget);
+	c->budget = NULL;
+}
+
 /* Free whatever was set up. */
 void
 gwctx_teardown(struct gwctx *c)
@@ -1364,6 +1435,7 @@ gwctx_teardown(struct gwctx *c)
 	if (c->fakeip != NULL)
 		fakeip_free(c->fakeip);
 	gateway_free(c->gw);
+	audit_budget_free(c->budget);
 	gwctx_secrets_free(c);
 	if (c->tls != NULL) {
 		unlink(tls_ca_path(c->tls));

@@ -18,6 +18,7 @@
 struct event;
 struct event_base;
 struct audit;
+struct audit_budget;
 struct control;
 struct dns_server;
 struct escalate;
@@ -32,6 +33,7 @@ struct scrape;
 #define GWCTX_INSPECT_MAX	256	/* names a CA is constrained to */
 #define GWCTX_SECRETS_MAX	64	/* secrets of a policy */
 #define GWCTX_SECRET_LEN	(64 * 1024)	/* longest secret's value */
+#define GWOPTS_SHIP_WAIT	5	/* s to ship what waits, at stop */
 
 enum {
 	/* Above any letter: cmd_getopt() keys of long-only options. */
@@ -45,7 +47,7 @@ enum {
 	GWOPTS_LOG_TLS_CA, GWOPTS_LOG_TLS_CERT, GWOPTS_LOG_TLS_KEY,
 	GWOPTS_DECIDER, GWOPTS_DECIDER_CA, GWOPTS_DECIDER_CERT,
 	GWOPTS_DECIDER_KEY, GWOPTS_DECIDER_MAX, GWOPTS_UPSTREAM,
-	GWOPTS_UPSTREAM_AUTH,
+	GWOPTS_UPSTREAM_AUTH, GWOPTS_LOG_SHIP_WAIT, GWOPTS_LOG_BUDGET,
 	GWOPTS_LAST		/* a command's own long-only options follow */
 };
 
@@ -76,6 +78,9 @@ struct gwopts {
 	const char		*ship[GWOPTS_MAX_ARGS];	/* --log syslog+tls://... */
 	size_t			 nship;
 	struct ship_config	 shipcfg;	/* --log-spool, --log-tls-* */
+	int			 ship_wait;	/* --log-ship-wait, s */
+	uint64_t		 budget_lines;	/* --log-budget, a second */
+	uint64_t		 budget_bytes;
 	char			 spool_dir[4096];	/* the default one */
 	const char		*fake_range;	/* --fake-range, or NULL */
 	const char		*metrics;	/* --metrics ADDR:PORT, or NULL */
@@ -148,6 +153,7 @@ struct gwctx {
 	struct gateway		*gw;
 	struct resolver		*resolver;
 	struct audit		*audit;
+	struct audit_budget	*budget;	/* of allowed lines, or NULL */
 	struct ship		*ships[GWOPTS_MAX_ARGS];	/* and shipped */
 	size_t			 nships;
 	const struct rules	*rules;		/* in force; the gateway's */
@@ -203,6 +209,8 @@ void	gwctx_watch_policy(struct gwctx *);
  */
 int	gwctx_dns(struct gwctx *, char *, size_t);
 void	gwctx_teardown(struct gwctx *);
+/* Write what the log budget summed up (before the stop line); no more. */
+void	gwctx_budget_end(struct gwctx *);
 
 /*
  * TLS inspection's files for a session: the CA certificate and the trust

@@ -14,7 +14,8 @@ libpinhole_a_SOURCES += \
 	cli/notice.c cli/notice.h \
 	cli/notify.c cli/notify.h
 libpinhole_a_SOURCES += cli/cmd-allow.c
-libpinhole_a_SOURCES += cli/cmd-log.c cli/propose.c cli/propose.h
+libpinhole_a_SOURCES += cli/cmd-log.c cli/logverify.c cli/logverify.h \
+	cli/propose.c cli/propose.h
 # Escalation: the agent's and the person's commands.
 libpinhole_a_SOURCES += \
 	cli/ctl.c cli/ctl.h \

@@ -376,6 +376,13 @@ gateway_set_audit(struct gateway *gw, struct audit *audit)
 	gw->cs.audit = audit;
 }
 
+/* Write allowed connection lines through a log budget, or each one. */
+void
+gateway_set_budget(struct gateway *gw, struct audit_budget *b)
+{
+	gw->cs.budget = b;
+}
+
 /* How many connections are open. */
 size_t
 gateway_connections(const struct gateway *gw)

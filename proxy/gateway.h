@@ -82,6 +82,12 @@ void		 gateway_set_rules(struct gateway *, struct rules *);
 void		 gateway_set_upstream(struct gateway *,
 		    struct conn_upstream *);
 void		 gateway_set_audit(struct gateway *, struct audit *);
+/*
+ * Write allowed connection lines through a log budget (NULL: each one);
+ * it stays the caller's.
+ */
+struct audit_budget;
+void		 gateway_set_budget(struct gateway *, struct audit_budget *);
 /* Count decisions, bytes and tunnels in m (the caller's; NULL: not). */
 void		 gateway_set_metrics(struct gateway *, struct metrics *);
 

@@ -14,6 +14,7 @@ libpinhole_a_SOURCES += \
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \
+	proxy/audit/budget.c proxy/audit/budget.h \
 	proxy/audit/chain.c proxy/audit/line.c proxy/audit/sink.c \
 	proxy/audit/spool.c proxy/audit/spool.h \
 	proxy/audit/collector.c proxy/audit/collector.h \
@@ -129,9 +130,14 @@ EXTRA_DIST += tests/integration/otlp.sh tests/integration/otlp-receiver.py \
 	tests/integration/otlp-check.py tests/integration/otlp-logs.schema.json
 TESTS += tests/integration/log-full.sh
 EXTRA_DIST += tests/integration/log-full.sh
+TESTS += tests/integration/log-rotate.sh
+EXTRA_DIST += tests/integration/log-rotate.sh
 # Shipping to a real rsyslog over TCP and TLS.
 TESTS += tests/integration/ship.sh
 EXTRA_DIST += tests/integration/ship.sh tests/integration/relp-collector.py
+# What waits is shipped when a gateway stops.
+TESTS += tests/integration/ship-stop.sh
+EXTRA_DIST += tests/integration/ship-stop.sh
 TESTS += tests/integration/log-default.sh
 EXTRA_DIST += tests/integration/log-default.sh
 TESTS += tests/integration/log-crash.sh

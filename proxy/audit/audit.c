@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 
 #include <errno.h>
@@ -40,11 +41,12 @@
 #include "proxy/audit/audit.h"
 
 #define AUDIT_FIELD_MAX	1024	/* bytes of a string value kept */
-#define AUDIT_NFIELDS	28
+#define AUDIT_NFIELDS	32
 #define AUDIT_LINE_MAX	(AUDIT_NFIELDS * (AUDIT_FIELD_MAX * 6 + 32) + 256)
 #define AUDIT_SEAL_MAX	192	/* prev_chain, seq, chain and the end */
 #define AUDIT_MSG_MAX	(AUDIT_LINE_MAX * 3)
 #define AUDIT_BATCH_MAX	(64 * 1024)	/* lines held for one write */
+#define AUDIT_ROOM	4096		/* room a new gateway must find */
 
 enum audit_how {
 	AUDIT_BUILD,		/* build the line only */
@@ -92,6 +94,8 @@ struct audit {
 
 	long long	 max_size;	/* rotate past this; 0 never */
 	int		 keep;
+	unsigned long long own_first;	/* seq of our first line; 0: none */
+	struct audit_tally *dropped;	/* what rotation deleted of ours */
 	long long	 size;		/* of the file now written */
 	dev_t		 dev;
 	ino_t		 ino;
@@ -162,6 +166,14 @@ static const struct audit_field {
 	{ "lost_bytes", offsetof(struct audit_event, lost_bytes), AUDIT_I64 },
 	{ "lost_first", offsetof(struct audit_event, lost_first), AUDIT_STR },
 	{ "lost_last", offsetof(struct audit_event, lost_last), AUDIT_STR },
+	{ "gateway_pid", offsetof(struct audit_event, gateway_pid), AUDIT_I64 },
+	{ "count", offsetof(struct audit_event, count), AUDIT_I64 },
+	{ "first", offsetof(struct audit_event, first), AUDIT_STR },
+	{ "last", offsetof(struct audit_event, last), AUDIT_STR },
+	{ "seq_first", offsetof(struct audit_event, seq_first), AUDIT_I64 },
+	{ "seq_last", offsetof(struct audit_event, seq_last), AUDIT_I64 },
+	{ "end_chain", offsetof(struct audit_event, end_chain), AUDIT_STR },
+	{ "denied", offsetof(struct audit_event, denied), AUDIT_I64 },
 };
 
 /* Clear an event: strings NULL, numbers -1. */
@@ -179,6 +191,11 @@ audit_event_init(struct audit_event *ev)
 	ev->ttl = -1;
 	ev->lost = -1;
 	ev->lost_bytes = -1;
+	ev->gateway_pid = -1;
+	ev->count = -1;
+	ev->seq_first = -1;
+	ev->seq_last = -1;
+	ev->denied = -1;
 }
 
 /* A new sandbox with one reference; NULL when out of memory. */
@@ -481,12 +498,204 @@ audit_send(struct audit *a, const char *line, size_t len)
 	return (-1);
 }
 
-/* Rename FILE.N-1 to FILE.N ... FILE to FILE.1, and start a new FILE. */
+static ssize_t	audit_last_line(const char *, size_t, int);
+static void	audit_hand_on(struct audit *, const char *, size_t);
+
+/* What a file that rotation deletes holds: its lines, told apart. */
+struct audit_tally {
+	unsigned long long	 count;
+	unsigned long long	 denied;	/* refusals among them */
+	unsigned long long	 seq_first;
+	unsigned long long	 seq_last;
+	char			 end_chain[AUDIT_HEX_LEN + 1];
+	char			 first[32];	/* ts of the first line */
+	char			 last[32];	/* and of the last */
+};
+
+/* Copy the string after key ("ts":" or ,"first":") in a line of ours. */
+static void
+audit_line_str(const char *line, size_t len, const char *key, char *buf,
+    size_t size)
+{
+	const char	*p, *q;
+	size_t		 klen = strlen(key);
+
+	buf[0] = '\0';
+	if ((p = memmem(line, len, key, klen)) == NULL)
+		return;
+	p += klen;
+	if ((q = memchr(p, '"', len - (p - line))) != NULL &&
+	    (size_t)(q - p) < size) {
+		memcpy(buf, p, q - p);
+		buf[q - p] = '\0';
+	}
+}
+
+/* Count one whole line (no newline) of a file rotation deletes. */
+static void
+audit_tally_line(struct audit_tally *t, const char *line, size_t len)
+{
+	struct audit_link	lk;
+
+	if (audit_link_parse(line, len, &lk) == -1)
+		return;
+	if (t->count++ == 0) {
+		t->seq_first = lk.seq;
+		audit_line_str(line, len, "\"ts\":\"", t->first,
+		    sizeof t->first);
+	}
+	t->seq_last = lk.seq;
+	audit_hex(lk.chain, t->end_chain);
+	audit_line_str(line, len, "\"ts\":\"", t->last, sizeof t->last);
+	if (memmem(line, len, "\"verdict\":\"deny\"", 16) != NULL)
+		t->denied++;
+}
+
+/*
+ * Tally the lines of a file, read through buf (size bytes, longer than
+ * any line).  0, or -1 when it cannot be read.
+ */
+static int
+audit_tally_file(const char *path, char *buf, size_t size,
+    struct audit_tally *t)
+{
+	const char	*p, *nl;
+	size_t		 have = 0;
+	ssize_t		 n;
+	int		 fd;
+
+	memset(t, 0, sizeof *t);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return (-1);
+	while ((n = read(fd, buf + have, size - have)) > 0) {
+		have += n;
+		for (p = buf; (nl = memchr(p, '\n', have - (p - buf))) != NULL;
+		    p = nl + 1)
+			audit_tally_line(t, p, nl - p);
+		if (p == buf)
+			p = buf + have;		/* no line: not ours */
+		have -= p - buf;
+		memmove(buf, p, have);
+	}
+	close(fd);
+	return (n == -1 ? -1 : 0);
+}
+
+/* The seq of a file's last line; 0 when it has none. */
+static unsigned long long
+audit_last_seq(const char *path, char *buf, size_t size)
+{
+	struct audit_link	lk;
+	struct stat		st;
+	ssize_t			start;
+	size_t			n;
+	int			fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return (0);
+	lk.seq = 0;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		n = (size_t)st.st_size < size ? (size_t)st.st_size : size;
+		if (pread(fd, buf, n, st.st_size - n) == (ssize_t)n &&
+		    (start = audit_last_line(buf, n, n == (size_t)st.st_size))
+		    != -1 && audit_link_parse(buf + start, n - start - 1,
+		    &lk) == -1)
+			lk.seq = 0;
+	}
+	close(fd);
+	return (lk.seq);
+}
+
+/*
+ * Add what one rotation deleted to what the ones before it did: the
+ * deleted files follow each other, so the seq range and times run from
+ * the first one's first line to this one's last.
+ */
+static int
+audit_add_dropped(struct audit *a, const struct audit_tally *t)
+{
+	struct audit_tally	*d = a->dropped;
+
+	if (d == NULL) {
+		if ((a->dropped = malloc(sizeof *d)) == NULL)
+			return (-1);
+		*a->dropped = *t;
+		return (0);
+	}
+	d->count += t->count;
+	d->denied += t->denied;
+	d->seq_last = t->seq_last;
+	memcpy(d->end_chain, t->end_chain, sizeof d->end_chain);
+	memcpy(d->last, t->last, sizeof d->last);
+	return (0);
+}
+
+/*
+ * Write the "drop" line first in the new file: what rotation deleted of
+ * this gateway's lines so far (this time and before: the last one says
+ * it all).  Built in a buffer of its own, as the line that made the
+ * rotation is in a->buf.
+ */
+static void
+audit_put_drop(struct audit *a, const char *path, const struct audit_tally *t)
+{
+	struct audit_event	ev;
+	struct json_writer	w;
+	unsigned char		next[AUDIT_HASH_LEN];
+	char			buf[8192], ts[48], detail[PATH_MAX + 96];
+
+	audit_event_init(&ev);
+	ev.event = "drop";
+	snprintf(detail, sizeof detail, "rotation deleted %s, which held "
+	    "lines of a running session; all it deleted of them so far",
+	    path);
+	ev.detail = detail;
+	ev.count = t->count;
+	ev.first = t->first;
+	ev.last = t->last;
+	ev.seq_first = t->seq_first;
+	ev.seq_last = t->seq_last;
+	ev.end_chain = t->end_chain;
+	ev.denied = t->denied;
+	audit_timestamp(a, ts, sizeof ts);
+	json_writer_buf(&w, buf + 1, sizeof buf - 1);
+	w.str_max = AUDIT_FIELD_MAX;
+	audit_format(&w, &ev, ts);
+	if (audit_seal(a, &w, next) == -1 ||
+	    audit_emit(a, w.buf, w.len) == -1) {
+		log_warnx("audit log: %s: the record of what rotation deleted "
+		    "cannot be written: %s", a->path, a->err);
+		return;
+	}
+	a->seq++;
+	memcpy(a->chain, next, sizeof a->chain);
+	a->link = 0;
+	audit_hand_on(a, w.buf, w.len);
+	log_warnx("audit log: rotation deleted %s, which held lines of this "
+	    "session: %llu line(s) deleted so far, seq %llu to %llu, %llu of "
+	    "them refusals: recorded in %s (seq %llu); ship the log off this "
+	    "host to keep every line", path, t->count, t->seq_first,
+	    t->seq_last, t->denied, a->path, a->seq);
+}
+
+/*
+ * Rename FILE.N-1 to FILE.N ... FILE to FILE.1, and start a new FILE.
+ * When that deletes FILE.keep and it holds lines of this gateway's (a
+ * session still running), the new file starts with a "drop" line that
+ * says what it held.
+ */
 static void
 audit_rotate(struct audit *a)
 {
-	char	from[PATH_MAX], to[PATH_MAX];
-	int	i;
+	struct audit_tally	t;
+	char			from[PATH_MAX], to[PATH_MAX];
+	int			i, dropped = 0;
+
+	snprintf(to, sizeof to, "%s.%d", a->path, a->keep);
+	if (a->own_first != 0 && audit_last_seq(to, a->store,
+	    AUDIT_LINE_MAX + 1) >= a->own_first && audit_tally_file(to,
+	    a->store, AUDIT_LINE_MAX + 1, &t) == 0 && t.count > 0)
+		dropped = 1;
 
 	for (i = a->keep - 1; i >= 1; i--) {
 		snprintf(from, sizeof from, "%s.%d", a->path, i);
@@ -500,7 +709,10 @@ audit_rotate(struct audit *a)
 		a->max_size = 0;
 		return;
 	}
-	audit_reopen(a);
+	if (audit_reopen(a) == 0 && dropped && audit_add_dropped(a, &t) == 0) {
+		snprintf(to, sizeof to, "%s.%d", a->path, a->keep);
+		audit_put_drop(a, to, a->dropped);
+	}
 }
 
 /* Tell whether a line of len bytes, after those held, must go to a new file. */
@@ -648,6 +860,8 @@ audit_put_event(struct audit *a, const struct audit_event *ev, int how,
 		audit_hold(a, w.buf, w.len, ts);
 	if (rv == 0) {
 		a->seq++;
+		if (a->own_first == 0)
+			a->own_first = a->seq;
 		memcpy(a->chain, next, sizeof a->chain);
 		a->link = 0;
 		if (now || a->kind != AUDIT_FILE)
@@ -710,15 +924,15 @@ audit_write_note(struct audit *a)
  * Write one line, after the "loss" line owed if lines were lost; a line
  * that cannot be written is counted.
  */
-void
+size_t
 audit_write(struct audit *a, const struct audit_event *ev)
 {
 	char	ts[48];
-	size_t	len;
+	size_t	len = 0;
 	int	saved = errno, stuck;
 
 	if (a == NULL || a->fd == -1)
-		return;
+		return (0);
 	if (a->note != NULL)
 		audit_write_note(a);
 	stuck = audit_catch_up(a) == -1;
@@ -727,6 +941,7 @@ audit_write(struct audit *a, const struct audit_event *ev)
 	    &len) == -1 || stuck)
 		audit_lost(a, len, ts);
 	errno = saved;
+	return (len);
 }
 
 /* Tell whether new traffic may go (the log can be written, or go_on). */
@@ -1157,6 +1372,41 @@ audit_reopen(struct audit *a)
 	return (0);
 }
 
+/*
+ * Tell whether a log file has room for the next lines: AUDIT_ROOM bytes
+ * past its end are allocated (fallocate(2), keeping its size, so the
+ * lines to come are written into them), which a full disk, a quota or a
+ * file size limit refuses; where the file system cannot allocate ahead,
+ * its free space is asked.  Anything but a file we opened is taken as
+ * writable.  0, or -1 with err saying why.
+ */
+int
+audit_check_room(struct audit *a, char *err, size_t errlen)
+{
+	struct statvfs	sv;
+	unsigned long long avail;
+	int		e;
+
+	if (a == NULL || a->fd == -1 || a->kind != AUDIT_FILE || !a->owned)
+		return (0);
+	if (fallocate(a->fd, FALLOC_FL_KEEP_SIZE, a->size, AUDIT_ROOM) == 0)
+		return (0);
+	e = errno;
+	/* No allocation ahead here, or an append-only (chattr +a) file. */
+	if (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL || e == EPERM) {
+		if (fstatvfs(a->fd, &sv) == -1)
+			return (0);
+		avail = (unsigned long long)(geteuid() == 0 ? sv.f_bfree :
+		    sv.f_bavail) * sv.f_frsize;
+		if (avail >= AUDIT_ROOM)
+			return (0);
+		e = ENOSPC;
+	}
+	snprintf(err, errlen, "audit log: %s: %s: it cannot be written, and "
+	    "nothing would be logged", a->path, strerror(e));
+	return (-1);
+}
+
 /* Close the audit log, saying on stderr what was lost and not recorded. */
 void
 audit_close(struct audit *a)
@@ -1177,6 +1427,7 @@ audit_close(struct audit *a)
 	if ((a->owned || a->kind != AUDIT_FILE) && a->fd != -1)
 		close(a->fd);
 	audit_hash_free(a->hash);
+	free(a->dropped);
 	free(a->out);
 	free(a->msg);
 	free(a->store);

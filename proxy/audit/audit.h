@@ -55,6 +55,14 @@ struct audit_event {
 	int64_t		 lost_bytes;	/* loss: their bytes */
 	const char	*lost_first;	/* loss: when the first was lost */
 	const char	*lost_last;	/* loss: when the last was lost */
+	int64_t		 gateway_pid;	/* start: the gateway's pid */
+	int64_t		 count;		/* lines summed up, or dropped */
+	const char	*first;		/* ts of the first of them */
+	const char	*last;		/* and of the last */
+	int64_t		 seq_first;	/* drop: their seq */
+	int64_t		 seq_last;
+	const char	*end_chain;	/* drop: the chain of the last */
+	int64_t		 denied;	/* drop: refusals among them */
 };
 
 /* Clear an event: strings NULL, numbers -1. */
@@ -69,11 +77,19 @@ void		 audit_event_init(struct audit_event *);
 #define AUDIT_SANDBOX_ID_LEN	16
 #define AUDIT_CMD_LEN		160	/* argv kept, with quotes and "..." */
 
+/* What is left of a log budget (budget.h), in thousandths. */
+struct audit_bucket {
+	int64_t		lines;
+	int64_t		bytes;
+	uint64_t	at;		/* mono_ms() of the last refill; 0 never */
+};
+
 struct audit_sandbox {
 	char		id[AUDIT_SANDBOX_ID_LEN];
 	char		cmd[AUDIT_CMD_LEN];
 	long		pid;
 	unsigned int	refs;
+	struct audit_bucket bucket;	/* its log budget */
 };
 
 /*
@@ -105,6 +121,12 @@ int		 audit_default_path(char *, size_t);
 struct audit	*audit_open(const char *, char *, size_t);
 int		 audit_reopen(struct audit *);
 void		 audit_close(struct audit *);
+/*
+ * Tell whether the log has room for the lines to come (a file: room
+ * allocated past its end), as a gateway must before it starts: 0, or
+ * -1 with err saying why not (a full disk, a quota, a size limit).
+ */
+int		 audit_check_room(struct audit *, char *, size_t);
 
 /*
  * Options, set after audit_open() and before the first audit_write():
@@ -152,9 +174,9 @@ struct audit	*audit_open_config(const struct audit_config *, char *, size_t);
  * leaves half a line in the file; the next line that can be written is
  * preceded by a "loss" line that records the count.  Failing and
  * writing again are each said once on stderr, and a loss still owed is
- * said by audit_close().
+ * said by audit_close().  Returns the line's length, 0 when none.
  */
-void		 audit_write(struct audit *, const struct audit_event *);
+size_t		 audit_write(struct audit *, const struct audit_event *);
 
 /*
  * On an event loop, a file's lines are held and written together at the

@@ -84,6 +84,7 @@ struct otlp	*otlp_open(struct event_base *, const char *,
 		    const struct ship_config *, char *, size_t);
 void		 otlp_close(struct otlp *);
 void		 otlp_lines(struct otlp *, const char *, size_t);
+void		 otlp_stop(struct otlp *);
 int		 otlp_busy(const struct otlp *);
 void		 otlp_stats(const struct otlp *, struct ship_stats *);
 

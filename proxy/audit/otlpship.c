@@ -79,6 +79,7 @@ struct otlp {
 	struct bufferevent	*bev;
 	struct event		*tick;		/* batch timer, or backoff */
 	int			 backoff;	/* a retry is due at tick */
+	int			 stopping;	/* otlp_stop(): send at once */
 	int			 backoff_ms;
 	int			 failing;	/* said so; not yet delivering */
 	char			 why[256];
@@ -184,6 +185,8 @@ otlp_close(struct otlp *o)
 	if (o == NULL)
 		return;
 	if (o->spool != NULL) {
+		spool_say_left(o->spool, o->col.dest, o->failing ? o->why :
+		    NULL);
 		spool_stats(o->spool, &st);
 		log_info("audit shipping: %s: %llu record(s) delivered, %llu "
 		    "rejected, %llu refused, %llu bytes wait in the spool, "
@@ -222,6 +225,9 @@ static void
 otlp_retry(struct otlp *o, const char *why, int retry_after)
 {
 	int	ms = retry_after >= 0 ? retry_after * 1000 : o->backoff_ms;
+
+	if (o->stopping)
+		ms = OTLP_BACKOFF_MIN_MS;	/* the time left is short */
 
 	if (!o->failing || strcmp(why, o->why) != 0)
 		log_warnx("audit shipping: %s: %s; lines wait in the spool, "
@@ -267,7 +273,7 @@ otlp_done(struct otlp *o)
 		log_warn("audit shipping: %s: spool mark", o->col.dest);
 	o->batch_lines = 0;
 	if (spool_head(o->spool) != spool_tail(o->spool) &&
-	    (full || o->waiting >= OTLP_BATCH_LINES))
+	    (full || o->waiting >= OTLP_BATCH_LINES || o->stopping))
 		otlp_send(o);
 	else if (spool_head(o->spool) != spool_tail(o->spool) &&
 	    !evtimer_pending(o->tick, NULL))
@@ -525,12 +531,27 @@ otlp_lines(struct otlp *o, const char *lines, size_t len)
 		otlp_schedule(o, OTLP_BATCH_MS);
 }
 
-/* Tell whether the collector is reachable with lines not yet delivered. */
+/*
+ * The gateway stops: send what waits at once, without waiting for the
+ * batch timer, connecting if need be; a failure is tried again after
+ * OTLP_BACKOFF_MIN_MS.
+ */
+void
+otlp_stop(struct otlp *o)
+{
+	o->stopping = 1;
+	o->backoff_ms = OTLP_BACKOFF_MIN_MS;
+	if (spool_head(o->spool) == spool_tail(o->spool) ||
+	    o->state == OTLP_WAITING || o->state == OTLP_CONNECTING)
+		return;
+	otlp_send(o);
+}
+
+/* Tell whether lines wait to be delivered. */
 int
 otlp_busy(const struct otlp *o)
 {
-	return (o->state != OTLP_DOWN && !o->backoff &&
-	    spool_head(o->spool) != spool_tail(o->spool));
+	return (spool_head(o->spool) != spool_tail(o->spool));
 }
 
 /* Read its counts, and its spool's. */

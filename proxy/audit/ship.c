@@ -242,6 +242,8 @@ ship_close(struct ship *s)
 	if (s->spool != NULL) {
 		ship_check_acks(s);
 		ship_release(s, UINT64_MAX);
+		spool_say_left(s->spool, s->col.dest, s->failing ? s->why :
+		    NULL);
 		spool_stats(s->spool, &st);
 		log_info("audit shipping: %s: %llu line(s) delivered, %llu "
 		    "bytes wait in the spool, %llu line(s) not kept (spool "
@@ -423,7 +425,8 @@ ship_down(struct ship *s, const char *why, int clean)
 	s->next = spool_head(s->spool);
 	evtimer_del(s->tick);
 	ship_schedule(s, s->backoff_ms);
-	s->backoff_ms *= 2;
+	if (!s->stopping)
+		s->backoff_ms *= 2;
 	if (s->backoff_ms > SHIP_BACKOFF_MAX_MS)
 		s->backoff_ms = SHIP_BACKOFF_MAX_MS;
 }
@@ -592,13 +595,26 @@ ship_relp_close(struct ship *s)
 		ship_down(s, "out of memory", 0);
 }
 
-/* Stop: end a RELP session once its lines are answered (ship_busy()). */
+/*
+ * Stop: send what waits now, connecting at once if the connection is
+ * down (and again every SHIP_BACKOFF_MIN_MS while it fails); end a RELP
+ * session once its lines are answered.  ship_busy() says when it is done.
+ */
 void
 ship_stop(struct ship *s)
 {
-	if (s->otlp != NULL)
+	if (s->otlp != NULL) {
+		otlp_stop(s->otlp);
 		return;
+	}
 	s->stopping = 1;
+	s->backoff_ms = SHIP_BACKOFF_MIN_MS;
+	if (s->state == SHIP_DOWN && spool_head(s->spool) !=
+	    spool_tail(s->spool)) {
+		evtimer_del(s->tick);
+		ship_connect(s);
+		return;
+	}
 	ship_fill(s);
 	ship_relp_close(s);
 }
@@ -892,8 +908,8 @@ ship_busy(const struct ship *s)
 {
 	if (s->otlp != NULL)
 		return (otlp_busy(s->otlp));
-	return (s->state == SHIP_CLOSING || (s->state == SHIP_UP &&
-	    (s->ring_n > s->nacked || s->next != spool_tail(s->spool))));
+	return (s->state == SHIP_CLOSING ||
+	    spool_head(s->spool) != spool_tail(s->spool));
 }
 
 /* Read its counts, and its spool's. */

@@ -58,14 +58,15 @@ void		 ship_close(struct ship *);
 void		 ship_lines(struct ship *, const char *, size_t);
 
 /*
- * The gateway stops: over RELP, end the session once the lines sent are
- * answered.  ship_busy() says when that is done.
+ * The gateway stops: send what waits at once, connecting if the
+ * connection is down and trying again every quarter of a second while
+ * it fails; over RELP, end the session once the lines sent are
+ * answered.  The caller runs the event loop until ship_busy() says it
+ * is done, or its time is over; ship_close() then says on stderr what is
+ * left, and where it waits.
  */
 void		 ship_stop(struct ship *);
-/*
- * Tell whether the connection is up with lines not yet delivered, or a
- * RELP session is closing.
- */
+/* Tell whether lines wait to be delivered, or a RELP session closes. */
 int		 ship_busy(const struct ship *);
 /* Read its counts; cheap enough for every scrape. */
 void		 ship_stats(const struct ship *, struct ship_stats *);

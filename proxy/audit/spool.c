@@ -19,9 +19,11 @@
 #include <unistd.h>
 
 #include "lib/log.h"
+#include "proxy/audit/audit.h"
 #include "proxy/audit/spool.h"
 
 #define SPOOL_COPY	(64 * 1024)
+#define SPOOL_LINE_MAX	(256 * 1024)	/* longer than any audit line */
 #define SPOOL_MARK_LEN	42	/* offset, inode: 20 digits each */
 
 struct spool {
@@ -399,4 +401,65 @@ spool_stats(const struct spool *sp, struct spool_stats *st)
 {
 	*st = sp->st;
 	st->pending = sp->size - sp->acked;
+}
+
+/* The path of the file that holds the lines. */
+const char *
+spool_path(const struct spool *sp)
+{
+	return (sp->data);
+}
+
+/*
+ * Count the whole lines waiting, and read the seq of the first and the
+ * last (0 when a line has none).
+ */
+static uint64_t
+spool_count(struct spool *sp, char *buf, unsigned long long *first,
+    unsigned long long *last)
+{
+	struct audit_link	 lk;
+	uint64_t		 off = spool_head(sp), lines = 0;
+	const char		*p, *nl, *end;
+	ssize_t			 n;
+
+	*first = *last = 0;
+	while ((n = spool_read(sp, off, buf, SPOOL_LINE_MAX)) > 0) {
+		end = buf + n;
+		for (p = buf; (nl = memchr(p, '\n', end - p)) != NULL;
+		    p = nl + 1) {
+			if (audit_link_parse(p, nl - p, &lk) == -1)
+				lk.seq = 0;
+			if (lines++ == 0)
+				*first = lk.seq;
+			*last = lk.seq;
+		}
+		if (p == buf)
+			break;	/* no whole line: longer than any */
+		off += p - buf;
+	}
+	return (lines);
+}
+
+/* Say on stderr what is left for dest, and where it waits. */
+uint64_t
+spool_say_left(struct spool *sp, const char *dest, const char *why)
+{
+	unsigned long long	 first, last;
+	uint64_t		 lines;
+	char			*buf;
+
+	if (spool_head(sp) == spool_tail(sp))
+		return (0);
+	if ((buf = malloc(SPOOL_LINE_MAX)) == NULL)
+		lines = first = last = 0;
+	else
+		lines = spool_count(sp, buf, &first, &last);
+	free(buf);
+	log_warnx("audit shipping: %s: not delivered: %llu line(s), seq %llu "
+	    "to %llu, %llu bytes%s%s; they wait in %s for the next gateway "
+	    "with this spool", dest, (unsigned long long)lines, first, last,
+	    (unsigned long long)(spool_tail(sp) - spool_head(sp)),
+	    why != NULL ? ": " : "", why != NULL ? why : "", sp->data);
+	return (lines);
 }

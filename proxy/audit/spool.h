@@ -83,6 +83,16 @@ int		 spool_ack(struct spool *, uint64_t);
 
 void		 spool_stats(const struct spool *, struct spool_stats *);
 
+/* The path of the file that holds the lines, DIR/NAME.spool. */
+const char	*spool_path(const struct spool *);
+
+/*
+ * Say on stderr what is left for dest, when lines wait: how many, the
+ * seq of the first and the last, their bytes, why (the last failure, or
+ * NULL) and the path they wait in.  Returns the lines left.
+ */
+uint64_t	 spool_say_left(struct spool *, const char *, const char *);
+
 /* Make a spool name of a destination: "syslog+tls://h:1" "syslog+tls_h_1". */
 void		 spool_name(const char *, char *, size_t);
 

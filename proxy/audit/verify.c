@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,11 @@ audit_verify_free(struct audit_verify *v)
 {
 	audit_hash_free(v->hash);
 	free(v->store);
+	free(v->sess);
 	v->hash = NULL;
 	v->store = NULL;
+	v->sess = NULL;
+	v->nsess = v->sesscap = 0;
 }
 
 /* Name the first bad line. */
@@ -209,6 +213,146 @@ verify_loss(struct audit_verify *v, const struct vline *l,
 		v->lost += n;
 }
 
+/* Count a "drop" line, and describe the first few. */
+static void
+verify_drop(struct audit_verify *v, const struct vline *l,
+    const struct audit_rec *rec)
+{
+	const char	*what = audit_rec_str(rec, "detail");
+	const char	*chain = audit_rec_str(rec, "end_chain");
+	long long	 n = audit_rec_num(rec, "count");
+	long long	 denied = audit_rec_num(rec, "denied");
+
+	if (v->drops < AUDIT_VERIFY_LOSSES)
+		snprintf(v->drop[v->drops], sizeof v->drop[0], "%s:%llu: "
+		    "%lld line(s), seq %lld to %lld, %lld of them refusals, "
+		    "ending in chain %.64s: %s", v->file, l->no, n,
+		    audit_rec_num(rec, "seq_first"),
+		    audit_rec_num(rec, "seq_last"), denied,
+		    chain != NULL ? chain : "?", what != NULL ? what : "?");
+	v->drops++;
+	/*
+	 * A gateway's drop lines each carry on its ones before (they share
+	 * their seq_first): its last one says it all.  Another gateway's
+	 * (another seq_first) are added.
+	 */
+	if (v->drops == 1 || audit_rec_num(rec, "seq_first") != v->drop_from) {
+		v->drop_base += v->drop_cur;
+		v->drop_base_denied += v->drop_cur_denied;
+		v->drop_from = audit_rec_num(rec, "seq_first");
+	}
+	v->drop_cur = n > 0 ? n : 0;
+	v->drop_cur_denied = denied > 0 ? denied : 0;
+	v->dropped = v->drop_base + v->drop_cur;
+	v->dropped_denied = v->drop_base_denied + v->drop_cur_denied;
+}
+
+/* FNV-1a of a session's name. */
+static size_t
+verify_hash(const char *name)
+{
+	uint32_t	h = 2166136261U;
+
+	for (; *name != '\0'; name++)
+		h = (h ^ (uint8_t)*name) * 16777619U;
+	return (h % AUDIT_VERIFY_BUCKETS);
+}
+
+/* Find the newest session of a name (its name as kept); 0: none. */
+static size_t
+verify_find(const struct audit_verify *v, const char *name)
+{
+	size_t	i;
+
+	if (v->cur != 0 && strcmp(v->sess[v->cur].name, name) == 0)
+		return (v->cur);
+	for (i = v->bucket[verify_hash(name)]; i != 0; i = v->sess[i].next)
+		if (strcmp(v->sess[i].name, name) == 0)
+			return (i);
+	return (0);
+}
+
+/* Begin following a session at its first line here; 0 past the limit. */
+static size_t
+verify_add(struct audit_verify *v, const char *name, const struct vline *l,
+    const struct audit_rec *rec, unsigned long long seq)
+{
+	struct audit_vsession	*s;
+	const char		*ts = audit_rec_str(rec, "ts");
+	size_t			 cap, h;
+
+	if (v->nsess == 0)
+		v->nsess = 1;		/* 0 is none */
+	if (v->nsess >= AUDIT_VERIFY_SESSIONS)
+		return (0);
+	if (v->nsess >= v->sesscap) {
+		cap = v->sesscap == 0 ? 64 : v->sesscap * 2;
+		if ((s = realloc(v->sess, cap * sizeof *s)) == NULL)
+			return (0);
+		v->sess = s;
+		v->sesscap = cap;
+	}
+	s = &v->sess[v->nsess];
+	memset(s, 0, sizeof *s);
+	snprintf(s->name, sizeof s->name, "%s", name);
+	snprintf(s->ts, sizeof s->ts, "%s", ts != NULL ? ts : "?");
+	s->file = v->file;
+	s->line = l->no;
+	s->first_seq = seq;
+	s->gateway_pid = -1;
+	h = verify_hash(s->name);
+	s->next = v->bucket[h];
+	v->bucket[h] = v->nsess;
+	return (v->nsess++);
+}
+
+/*
+ * Follow the session a schema 2 line names: a "start" begins it (a start
+ * of a name still open means the one before never stopped), a "stop"
+ * ends it.
+ */
+static void
+verify_session(struct audit_verify *v, const struct vline *l,
+    const struct audit_rec *rec, const char *ev, unsigned long long seq)
+{
+	const char		*name = audit_rec_str(rec, "session");
+	char			 key[AUDIT_VERIFY_NAME];
+	struct audit_vsession	*s;
+	int			 start = ev != NULL && strcmp(ev, "start") == 0;
+	size_t			 i;
+
+	/* Schema 1 named a connection or sandbox loosely, not a gateway. */
+	if (name == NULL || audit_rec_num(rec, "schema") < 2)
+		return;
+	snprintf(key, sizeof key, "%s", name);
+	if ((i = verify_find(v, key)) != 0 && start &&
+	    (v->sess[i].lines > 0)) {
+		v->sess[i].superseded = !v->sess[i].stopped;
+		i = 0;
+	}
+	if (i == 0 && (i = verify_add(v, key, l, rec, seq)) == 0) {
+		v->untracked++;
+		return;
+	}
+	v->cur = i;
+	s = &v->sess[i];
+	if (s->lines++ == 0 && start) {
+		s->started = 1;
+		s->gateway_pid = audit_rec_num(rec, "gateway_pid");
+	}
+	s->last_seq = seq;
+	if (ev != NULL && strcmp(ev, "stop") == 0)
+		s->stopped = 1;
+}
+
+/* The sessions met, in the order met. */
+const struct audit_vsession *
+audit_verify_sessions(const struct audit_verify *v, size_t *n)
+{
+	*n = v->nsess > 1 ? v->nsess - 1 : 0;
+	return (v->sess != NULL ? v->sess + 1 : NULL);
+}
+
 /* Check one line against the chain so far. */
 static int
 verify_line(struct audit_verify *v, const char *buf, size_t len, size_t off,
@@ -245,9 +389,12 @@ verify_line(struct audit_verify *v, const char *buf, size_t len, size_t off,
 	v->seq = lk.seq;
 	memcpy(v->chain, lk.chain, sizeof v->chain);
 	v->lines++;
-	if ((ev = audit_rec_str(&rec, "event")) != NULL &&
-	    strcmp(ev, "loss") == 0)
+	ev = audit_rec_str(&rec, "event");
+	if (ev != NULL && strcmp(ev, "loss") == 0)
 		verify_loss(v, l, &rec);
+	else if (ev != NULL && strcmp(ev, "drop") == 0)
+		verify_drop(v, l, &rec);
+	verify_session(v, l, &rec, ev, lk.seq);
 	return (0);
 }
 

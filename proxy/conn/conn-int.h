@@ -240,6 +240,13 @@ time_t	conn_now(struct conn *);
 void	conn_timer(struct conn *, int);
 void	conn_idle_timer(struct conn *);
 int	conn_idle_rest(struct conn *, struct timeval *);
+/*
+ * conn_audit()'s flags: the line has the bytes moved and the time taken;
+ * the line is a refusal of pinhole's own (a 5xx in place of the origin's
+ * answer too), written one by one whatever the log budget.
+ */
+#define CONN_AUDIT_BYTES	0x01
+#define CONN_AUDIT_REFUSAL	0x02
 void	conn_audit(struct conn *, const char *, const char *, const char *,
 	    int);
 void	conn_audit_pending(struct conn *, const char *);

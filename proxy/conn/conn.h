@@ -22,6 +22,7 @@
 #define CONN_OWN_MAX		64	/* own addresses remembered */
 
 struct audit;
+struct audit_budget;
 struct metrics;
 struct audit_sandbox;
 struct conn;
@@ -77,6 +78,7 @@ struct conn_set {
 	struct resolver		*resolver;
 	struct conn_upstream	*upstream;	/* NULL: dial the hosts */
 	struct audit		*audit;		/* or NULL */
+	struct audit_budget	*budget;	/* of allowed lines, or NULL */
 	struct metrics		*metrics;	/* or NULL */
 	struct rules		*rules;		/* NULL denies all */
 	const struct fakeip	*fakeip;	/* NULL: no DNS side */

@@ -27,6 +27,7 @@
 #include "lib/log.h"
 #include "lib/metrics.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/budget.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/escalate/agent.h"
 #include "proxy/escalate/escalate.h"
@@ -132,13 +133,20 @@ conn_count_held(struct conn *c, int on)
 	metrics_add(c->set->metrics, MG_HELD, on ? 1 : -1);
 }
 
-/* Write one audit line about this connection. */
+/*
+ * Write one audit line about this connection (flags: CONN_AUDIT_*).
+ * Refusals, and lines that name secrets scrubbed, are written one by
+ * one; other allowed lines within the sandbox's log budget.
+ */
 void
 conn_audit(struct conn *c, const char *event, const char *verdict,
-    const char *reason, int bytes)
+    const char *reason, int flags)
 {
 	struct audit_event	e;
 	char			hint[HOST_TEXT_LEN + 32], scrubbed[256];
+	int			bytes = (flags & CONN_AUDIT_BYTES) != 0;
+	int			deny = verdict != NULL &&
+				    strcmp(verdict, "deny") == 0;
 
 	conn_count(c, event, verdict, reason, bytes);
 	if (c->set->audit == NULL)
@@ -169,14 +177,17 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	else if (c->upstream != NULL && c->server != NULL && !c->srv_idle)
 		e.detail = c->upstream->detail;
 	/* A refusal a grant could lift names the command to ask for one. */
-	if (verdict != NULL && strcmp(verdict, "deny") == 0 &&
-	    conn_grantable(c, reason, hint, sizeof hint))
+	if (deny && conn_grantable(c, reason, hint, sizeof hint))
 		e.ask = hint;
 	/* The secrets whose values were taken out of the response. */
 	if (c->scrubbing && c->scrub != NULL &&
 	    scrub_found_names(c->scrub, scrubbed, sizeof scrubbed) > 0)
 		e.secret_scrubbed = scrubbed;
-	audit_write(c->set->audit, &e);
+	if (deny || (flags & CONN_AUDIT_REFUSAL) || e.secret_scrubbed != NULL ||
+	    c->set->budget == NULL)
+		audit_write(c->set->audit, &e);
+	else
+		audit_budget_write(c->set->budget, c->sandbox, &e);
 }
 
 /*
@@ -213,9 +224,9 @@ conn_audit_pending(struct conn *c, const char *reason)
 
 	c->pending = P_NONE;
 	if (p == P_TUNNEL)
-		conn_audit(c, "close", NULL, reason, 1);
+		conn_audit(c, "close", NULL, reason, CONN_AUDIT_BYTES);
 	else if (p == P_REQUEST)
-		conn_audit(c, "request", "allow", reason, 1);
+		conn_audit(c, "request", "allow", reason, CONN_AUDIT_BYTES);
 }
 
 /* Drop the upstream connection. */

@@ -211,7 +211,7 @@ conn_refuse(struct conn *c, int status, const char *perr,
 	c->pending = P_NONE;
 	c->status = status;
 	conn_audit(c, event, status < 500 ? "deny" : "allow",
-	    perr != NULL ? perr : why, 0);
+	    perr != NULL ? perr : why, CONN_AUDIT_REFUSAL);
 	if (status == 403 && c->have_host)
 		conn_forbid(c, perr, 0, why);
 	else if (c->have_host)
@@ -260,7 +260,7 @@ conn_transparent_refuse(struct conn *c, int status, const char *perr,
 {
 	conn_refused(c, status, perr, why);
 	conn_audit(c, "connect", status < 500 ? "deny" : "allow",
-	    perr != NULL ? perr : why, 0);
+	    perr != NULL ? perr : why, CONN_AUDIT_REFUSAL);
 	if (c->sniff_proto == SNI_PROTO_HTTP && c->server == NULL &&
 	    c->state != S_TUNNEL && status == 403) {
 		c->pending = P_NONE;
@@ -312,7 +312,8 @@ conn_socks_refuse(struct conn *c, int status, const char *reason,
     uint8_t rep)
 {
 	c->pending = P_NONE;
-	conn_audit(c, "connect", status < 500 ? "deny" : "allow", reason, 0);
+	conn_audit(c, "connect", status < 500 ? "deny" : "allow", reason,
+	    CONN_AUDIT_REFUSAL);
 	conn_server_free(c);
 	conn_socks_send(c, rep);
 	conn_drain(c, 1);

@@ -33,7 +33,10 @@
 # the first build's program (BUILD_DIR/pinhole).  The DNS case needs
 # dnsperf and dnsmasq, the inspected cases openssl and dnsmasq
 # (bench.test on a port of its own); each is left out without them, and
-# with --upstream.
+# with --upstream.  BENCH_IR_OPTS and BENCH_IR_OPTS_OTHER add gateway
+# options to BUILD_DIR's and OTHER_BUILD_DIR's CONNECT, forward and
+# inspected runs (--log-budget 1000000,1G, to count the log budget's
+# accounting with every line still written).
 # Traffic stays on 127.0.0.1; every process started is stopped.
 set -u
 usage() {
@@ -209,10 +212,11 @@ tls_setup() {
 }
 
 # Instructions of one inspecting proxy run under callgrind: build,
-# "secret" or "plain", requests.
+# "secret" or "plain", requests, and more options of pinhole's.
 count_tls() {
+	# shellcheck disable=SC2086
 	start_proxy "$1" --policy "$T/policy-$2" \
-	    --resolver "127.0.0.1:$DNSPORT"
+	    --resolver "127.0.0.1:$DNSPORT" ${4:-}
 	ca=$(sed -n 's/^pinhole: CA certificate: //p' "$d/stderr")
 	set -- "$2" keepalive -o "$TPORT" -A "$ca" -x "127.0.0.1:$port" \
 	    -H bench.test -c "$TCONC" -n "$3" -t 600
@@ -232,8 +236,8 @@ per_unit() {
 		two=$(count_dns "$1" $(($3 * 2)))
 		;;
 	inspected-*)
-		one=$(count_tls "$1" "${2#inspected-}" "$3")
-		two=$(count_tls "$1" "${2#inspected-}" $(($3 * 2)))
+		one=$(count_tls "$1" "${2#inspected-}" "$3" "${4:-}")
+		two=$(count_tls "$1" "${2#inspected-}" $(($3 * 2)) "${4:-}")
 		;;
 	*)
 		one=$(count "$1" "$2" "$3" "${4:-}")
@@ -269,9 +273,10 @@ fi
 echo "$CASES" | grep -E "^[^:]*($ONLY)" | while IFS= read -r c; do
 	name=${c%%:*} rest=${c#*:}
 	mode=${rest%%:*} n=${rest#*:}
-	a=$(per_unit "$A" "$mode" "$n")
+	a=$(per_unit "$A" "$mode" "$n" "${BENCH_IR_OPTS:-}")
 	if [ -n "$B" ]; then
-		b=$(per_unit "$B" "$mode" "$n" "$UPOPT")
+		b=$(per_unit "$B" "$mode" "$n" \
+		    "$UPOPT${BENCH_IR_OPTS_OTHER:+ $BENCH_IR_OPTS_OTHER}")
 		printf '%-34s %12s %12s %8s\n' "$name" "$a" "$b" \
 		    "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", a / b }')"
 	else

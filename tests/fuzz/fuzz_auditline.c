@@ -1,7 +1,8 @@
 /*
  * Fuzz the audit log's readers: the strict line reader, the chain fields
  * reader, the syslog and journald formatters on what was read, and the
- * chain check over the input taken as a whole file.
+ * chain check over the input taken as a whole file (its loss and drop
+ * lines, and the sessions it follows from start to stop).
  */
 #include "config.h"
 
@@ -44,6 +45,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	v.known = 0;
 	v.prevfile = NULL;
 	v.losses = v.lost = 0;
+	v.drops = v.dropped = v.dropped_denied = 0;
+	v.drop_cur = v.drop_cur_denied = v.drop_base = v.drop_base_denied = 0;
+	/* Sessions are followed anew for each input. */
+	free(v.sess);
+	v.sess = NULL;
+	v.nsess = v.sesscap = v.cur = 0;
+	v.untracked = 0;
+	memset(v.bucket, 0, sizeof v.bucket);
 	audit_verify_file(&v, "fuzz", line, len);
 	free(line);
 	free(store);

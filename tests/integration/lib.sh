@@ -109,6 +109,15 @@ wait_file() {
 	[ -e "$1" ]
 }
 
+# Wait (at most 20 s) until file $1 has a line matching extended regex $2.
+wait_line() {
+	j=0
+	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $j -lt 400 ]; do
+		sleep 0.05; j=$((j + 1))
+	done
+	grep -Eq -- "$2" "$1"
+}
+
 # Check that a log file has a line matching an extended regex.
 loggrep() {
 	grep -Eq -- "$2" "$1"

@@ -9,7 +9,9 @@
 # on stderr what was lost.  --metrics counts the failed writes, and the
 # lines lost as the loss line does.  In pinhole run, a captured connection is
 # closed and a name not answered while full.  No line is ever left half
-# written.
+# written.  `pinhole log verify` of a running session is intact; of one
+# stopped while the disk was full, it names the missing stop line (exit
+# 3), and a new gateway on the full disk refuses to start.
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
@@ -87,15 +89,6 @@ rcode() {
 	    sed -n 's/.*status: \([A-Z]*\),.*/\1/p'
 }
 
-# Wait (at most 10 s) until a file has a line matching a regex.
-wait_line() {
-	j=0
-	while ! grep -Eq -- "$2" "$1" 2>/dev/null && [ $j -lt 200 ]; do
-		sleep 0.05; j=$((j + 1))
-	done
-	grep -Eq -- "$2" "$1"
-}
-
 # The proxy's metrics on port $M count failed writes, and the lines lost
 # as the loss lines of $LOG do.
 metrics_lost() {
@@ -137,8 +130,16 @@ full_run() {
 	GW=$!
 	PIDS="$PIDS $GW"
 	wait_port "$P" || { cat "$ERR" >&2; return; }
+	# The gateway's own pid (under nsenter, setpriv and env, which exec).
+	GWPID=$(pgrep -P "$GW" -x pinhole || echo "$GW")
 	[ "$(get)" = 200 ] && [ "$(rcode)" = NOERROR ] ||
 	    fail "$what: no traffic before the disk is full"
+	# A session with no stop line yet, whose gateway runs, is no gap.
+	ns "$T/pinhole" log verify "$LOG" >"$T/verify$n" 2>&1
+	rv=$?
+	[ $rv -eq 0 ] && grep -q "^note: session .* (gateway pid $GWPID) has no stop line yet: it is running" "$T/verify$n" &&
+	    ok "$what: verify while it runs: intact, the session running" ||
+	    fail "$what: verify while it runs: exit $rv: $(cat "$T/verify$n")"
 	python3 "$T/tunnel.py" "$P" "$O" "$T/go$n" >"$T/tunnel$n" 2>&1 &
 	TUN=$!
 	wait_line "$T/tunnel$n" '^first 200' ||
@@ -199,10 +200,39 @@ full_run() {
 		    ok "$what: stderr says it writes again" ||
 		    fail "$what: stderr: $(cat "$ERR")"
 	else
-		[ $rv -eq 0 ] && ! loggrep "$T/log$n" '"event":"stop"' &&
+		! loggrep "$T/log$n" '"event":"stop"' &&
 		    grep -q 'closed while it cannot be written: [1-9][0-9]* line(s).*the last ones (the stop line) included, and the log has no record of it (No space left on device' "$ERR" &&
 		    ok "$what: stopped while full: the loss is said on stderr" ||
-		    fail "$what: stopped full: exit $rv, stderr: $(cat "$ERR")"
+		    fail "$what: stopped full: stderr: $(cat "$ERR")"
+		# verify names the missing end: no stop line, and the
+		# gateway that wrote the session is gone.
+		[ $rv -eq 3 ] && grep -q "^INCOMPLETE: session .*: no stop line: its gateway (pid $GWPID) is not running: it was killed, or could not write its log" "$T/verify$n" &&
+		    ! grep -q '^intact' "$T/verify$n" &&
+		    ok "$what: stopped while full: verify names the missing end, exit 3" ||
+		    fail "$what: stopped full: verify: exit $rv: $(cat "$T/verify$n")"
+		# A new gateway on the full disk refuses to start, as one
+		# whose log cannot be opened does: run 125, proxy 1.
+		set -- "$T/pinhole" run --allow "127.0.0.1:$O" --log "$LOG" \
+		    -- sh -c "echo ran >&2"
+		[ "$MODE" = nobody ] && set -- env XDG_RUNTIME_DIR="$T/xdg-nobody" \
+		    HOME="$T/home-nobody" setpriv --reuid=nobody --regid=nogroup \
+		    --clear-groups -- "$@"
+		nsenter -t "$NS" -m -- "$@" >"$T/next$n" 2>&1
+		rv=$?
+		[ $rv -eq 125 ] && ! grep -q '^ran' "$T/next$n" &&
+		    grep -q "audit log: $LOG: No space left on device: it cannot be written" "$T/next$n" &&
+		    ok "$what: a next run refuses to start (125), and says why" ||
+		    fail "$what: next run: exit $rv: $(cat "$T/next$n")"
+		set -- "$T/pinhole" proxy --listen "127.0.0.1:$(free_port)" \
+		    --allow "127.0.0.1:$O" --log "$LOG"
+		[ "$MODE" = nobody ] && set -- setpriv --reuid=nobody \
+		    --regid=nogroup --clear-groups -- "$@"
+		nsenter -t "$NS" -m -- "$@" >"$T/next$n" 2>&1
+		rv=$?
+		[ $rv -eq 1 ] &&
+		    grep -q "audit log: $LOG: No space left on device: it cannot be written" "$T/next$n" &&
+		    ok "$what: a next proxy refuses to start, and says why" ||
+		    fail "$what: next proxy: exit $rv: $(cat "$T/next$n")"
 	fi
 	ns umount "$D"
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# pinhole log: filters, --json, --summary, --propose, the default log, and verify's
-# exit codes (3: lines recorded as lost), over a
+# pinhole log: filters, --json, --summary, --propose, the default log,
+# and verify's exit codes (3: lines recorded as lost, a session not
+# whole), over a
 # log made by an independent implementation of the documented chain
 # (python3, docs/audit-log.md "The chain").
 . "$top_srcdir/tests/integration/lib.sh"
@@ -38,7 +39,7 @@ events = [
 ]
 # "v2": schema 2 lines follow, as after an upgrade: two sandboxes of
 # session s3, one with a quoted command.
-v2 = len(sys.argv) > 3 and sys.argv[3] == "v2"
+v2 = len(sys.argv) > 3 and sys.argv[3].startswith("v2")
 if v2:
     events += [
         dict(event="connect", verdict="allow", reason="rule", session="s3",
@@ -54,6 +55,11 @@ if v2:
              pid=4343, request_id="r0001", host="evil.example.net",
              port=443, via="agent"),
     ]
+    # "v2whole": the session from its start to its stop.
+    if sys.argv[3] == "v2whole":
+        events.insert(9, dict(event="start", session="s3",
+                              detail="listening", gateway_pid=1))
+        events.append(dict(event="stop", session="s3"))
 elif len(sys.argv) > 3:
     events.insert(3, dict(event="loss", reason="No space left on device",
          detail="the log could not be written; new connections were "
@@ -63,7 +69,7 @@ elif len(sys.argv) > 3:
 chain = H(b"pinhole-audit-v1")
 with open(out, "w", encoding="utf-8") as f:
     for i, e in enumerate(events):
-        rec = dict(schema=2 if "sandbox" in e else 1,
+        rec = dict(schema=2 if e.get("session") == "s3" else 1,
                    ts="2024-12-02T12:%02d:00.000Z" % i)
         rec.update(e)
         body = json.dumps(rec, separators=(",", ":"), ensure_ascii=False)
@@ -186,8 +192,23 @@ grep -q '1 line(s) were not audit lines' "$T/err" && ok "bad lines skipped, coun
 # Schema 2 after schema 1 in one file: verified, read, filtered by
 # sandbox; the columns name the sandbox.
 python3 "$T/gen.py" "$T/v2.log" - v2
-expect "verify schema 1 and 2 lines in one chain" "$PINHOLE" log verify "$T/v2.log"
-grep -q '^intact: 13 lines' "$T/out" || fail "verify v2: $(cat "$T/out")"
+python3 "$T/gen.py" "$T/v2whole.log" - v2whole
+expect "verify schema 1 and 2 lines in one chain" "$PINHOLE" log verify "$T/v2whole.log"
+grep -q '^intact: 15 lines' "$T/out" || fail "verify v2: $(cat "$T/out")"
+# Schema 2 names the gateway's session: one without its start and its
+# stop line is not whole (exit 3); --partial lets it begin mid-way.
+"$PINHOLE" log verify "$T/v2.log" >"$T/out" 2>&1
+[ $? -eq 3 ] &&
+    grep -q '^INCOMPLETE: session s3 (.*v2.log:10, seq 10 to 13): its start is not in the files given: they begin in its middle' "$T/out" &&
+    grep -q '^INCOMPLETE: session s3 (.*v2.log:10, 2024-12-02T12:09:00.000Z, seq 10 to 13): no stop line: its start line, with its gateway.s pid, is not in the files given' "$T/out" &&
+    grep -q '^chain intact otherwise: 13 lines' "$T/out" &&
+    ok "a session without its start and its stop: named, exit 3" ||
+    fail "verify v2 session: $(cat "$T/out")"
+"$PINHOLE" log verify --partial "$T/v2.log" >"$T/out" 2>&1
+[ $? -eq 3 ] && ! grep -q 'its start is not' "$T/out" &&
+    grep -q '^INCOMPLETE: session s3 .*no stop line' "$T/out" &&
+    ok "--partial: a session begun in an earlier file is no gap" ||
+    fail "verify --partial: $(cat "$T/out")"
 "$PINHOLE" log --json --sandbox sbA "$T/v2.log" >"$T/out"
 [ "$(wc -l <"$T/out")" -eq 2 ] && [ "$(grep -c '"sandbox":"sbA"' "$T/out")" -eq 2 ] &&
     ok "--sandbox" || fail "--sandbox: $(cat "$T/out")"

@@ -149,16 +149,20 @@ for MODE in root nobody; do
 	fi
 	kill "$RECV"
 
-	# The collector away for a few seconds, the gateway restarted while
-	# it is: what waits in the spool is sent once it is back.
+	# The collector away, the gateway restarted while it is: what waits
+	# in the spool is sent once it is back.  The first gateway tries at
+	# its stop for --log-ship-wait; the second has found the collector
+	# away (it says so) before it comes.
 	workdir away
 	R=$(free_port)
 	gateway "$R"
 	traffic 5 5
 	stop
+	mv "$W/err" "$W/err.first"
 	gateway "$R"
 	traffic 5 0
-	sleep 2
+	wait_line "$W/err" "127.0.0.1:$R: Connection refused; lines wait" ||
+	    fail "$MODE: away: the gateway did not find the collector away"
 	receiver "$R"
 	traffic 5 5
 	n=$(wc -l <"$W/audit.log")
@@ -220,7 +224,8 @@ workdir refuse
 R=$(free_port)
 receiver "$R" --refuse 1
 gateway "$R"
-sleep 1
+# The first batch (the start line) is refused before the traffic.
+wait_line "$T/rlog-$R" '^REFUSE' || fail "refuse: no batch was refused"
 traffic 5 5
 # /metrics: the records refused and those taken are the lines of the log
 # (waited for, at most 10 s); the stop line comes after.
@@ -296,7 +301,7 @@ GW=$!
 PIDS="$PIDS $GW"
 wait_port "$P"
 traffic 1 0
-sleep 1
+wait_line "$W/err" "TLS: the collector's certificate"
 stop
 if loggrep "$W/err" "TLS: the collector's certificate"; then
 	ok "a collector the CA did not sign is refused, and said"

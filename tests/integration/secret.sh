@@ -6,8 +6,10 @@
 # percent-encoded, chunked or gzipped on demand.  From inside pinhole run
 # the value is seen nowhere, in no form (secret-leak.py), though the
 # origin got it; a placeholder in a header the secret is not for is
-# refused; the audit log names the secrets taken out, never a value.
-# As root and as nobody, standalone and attached to a session.
+# refused; the audit log names the secrets taken out, never a value,
+# and does so line by line past a log budget (1 line and 1K a second)
+# that a flood of requests at first has used up.  As root and as nobody,
+# standalone and attached to a session.
 . "$top_srcdir/tests/integration/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
@@ -62,6 +64,9 @@ refused() {
 	curl -sS -m 10 -w '%{http_code} %header{pinhole-error}\n' "$@"
 }
 check placeholder "^PINHOLE-SECRET-TOKEN-MASKED$" sh -c 'echo "$TOKEN"'
+# Thirty requests on one connection: past the log budget, summed up.
+check flood "^30$" sh -c 'u=; for i in $(seq 30); do u="$u $0/reflect?n=$i";
+    done; curl -sS -m 30 -w "\n%{http_code}\n" $u | grep -cx 200' "$A"
 # Reflected: each time the placeholder comes back, never the value.
 check reflect "X-Echo-Authorization: Bearer PINHOLE-SECRET-TOKEN-MASKED" \
     curl -sS -i -m 10 -H "Authorization: Bearer $TOKEN" \
@@ -105,7 +110,7 @@ run_checks() {
 		as_mode env TOKEN="$SECRET" KEY="$KEYVAL" \
 		    SSL_CERT_FILE="$T/ca.pem" "$T/pinhole" run \
 		    --policy "$T/cfg/policy" --resolver "127.0.0.1:$DNSP" \
-		    --log "$L" -- "$@"
+		    --log "$L" --log-budget 1,1K -- "$@"
 	fi
 }
 
@@ -127,7 +132,7 @@ for MODE in root nobody; do
 			    start "sec-$MODE" --policy "$T/cfg/policy" \
 			    --listen "127.0.0.1:$(free_port)" \
 			    --resolver "127.0.0.1:$DNSP" --log "$L" \
-			    >/dev/null 2>"$T/err" ||
+			    --log-budget 1,1K >/dev/null 2>"$T/err" ||
 			    fail "$RUN: session start: $(cat "$T/err")"
 		fi
 		run_checks >"$T/out" 2>&1
@@ -157,6 +162,9 @@ for MODE in root nobody; do
 		loggrep "$L" '"reason":"secret-unscannable".*"status":502' &&
 		    ok "$RUN: the coded response is logged" ||
 		    fail "$RUN: no secret-unscannable line"
+		loggrep "$L" '"detail":"summed up: over the log budget' &&
+		    ok "$RUN: the flood was summed up" ||
+		    fail "$RUN: nothing was summed up"
 		grep -qF -e "$SECRET" -e "$KEYVAL" "$L" &&
 		    fail "$RUN: a value is in the log" ||
 		    ok "$RUN: no value in the log"

@@ -29,6 +29,7 @@
 
 #include "lib/metrics.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/budget.h"
 #include "proxy/audit/verify.h"
 
 struct fixture {
@@ -816,6 +817,78 @@ test_batch(void **state)
 	event_base_free(base);
 }
 
+/*
+ * The log budget: a sandbox's lines within it are written, the rest
+ * counted by kind and written as one line each, with their count and
+ * bytes; another sandbox has a budget of its own.  --log-budget's
+ * forms.
+ */
+static void
+test_budget(void **state)
+{
+	struct fixture		*f = *state;
+	struct event_base	*base;
+	struct audit_sandbox	*sb1, *sb2;
+	struct audit_budget	*b;
+	struct audit		*a;
+	struct audit_event	 ev;
+	char			 err[256], *out, *p;
+	uint64_t		 lines, bytes;
+	int			 i, single, summed = 0;
+
+	assert_non_null(base = event_base_new());
+	assert_non_null(a = audit_open(f->path, err, sizeof err));
+	assert_non_null(sb1 = audit_sandbox_new("sb1", "flood", 1));
+	assert_non_null(sb2 = audit_sandbox_new("sb2", "quiet", 2));
+	/* One line and 1K a second: ten lines, and 10K, at first. */
+	assert_non_null(b = audit_budget_create(base, a, 1, 1024));
+	audit_event_init(&ev);
+	ev.event = "request";
+	ev.verdict = "allow";
+	ev.host = "origin.test";
+	ev.port = 80;
+	ev.method = "GET";
+	ev.bytes_up = 10;
+	ev.bytes_down = 100;
+	audit_event_sandbox(&ev, sb1);
+	for (i = 0; i < 50; i++)
+		audit_budget_write(b, sb1, &ev);
+	ev.host = "other.test";
+	audit_event_sandbox(&ev, sb2);
+	audit_budget_write(b, sb2, &ev);
+	audit_budget_free(b);
+	audit_close(a);
+	out = slurp(f->path);
+	single = count_lines(out, "\"sandbox\":\"sb1\"") -
+	    count_lines(out, "\"count\":");
+	for (p = out; (p = strstr(p, "\"count\":")) != NULL; p++)
+		summed += atoi(p + 8);
+	assert_true(single >= 10 && single < 50);
+	assert_int_equal(single + summed, 50);
+	assert_int_equal(count_lines(out, "\"count\":"), 1);
+	assert_int_equal(count_lines(out, "\"sandbox\":\"sb2\""), 1);
+	assert_int_equal(count_lines(out, "\"detail\":\"summed up: over the "
+	    "log budget of 1 lines and 1024 bytes a second\""), 1);
+	assert_non_null(strstr(out, "\"bytes_up\":"));
+	assert_non_null(strstr(out, "\"first\":\"20"));
+	free(out);
+	verify_log(f->path, 0, 0);
+	audit_sandbox_unref(sb1);
+	audit_sandbox_unref(sb2);
+	event_base_free(base);
+
+	assert_int_equal(audit_budget_parse("100,128K", &lines, &bytes), 0);
+	assert_true(lines == 100 && bytes == 128 * 1024);
+	assert_int_equal(audit_budget_parse("0", &lines, &bytes), 0);
+	assert_true(lines == 0 && bytes == 0);
+	assert_int_equal(audit_budget_parse("100", &lines, &bytes), -1);
+	assert_int_equal(audit_budget_parse(",1K", &lines, &bytes), -1);
+	assert_int_equal(audit_budget_parse("0,1K", &lines, &bytes), -1);
+	assert_int_equal(audit_budget_parse("10,100", &lines, &bytes), -1);
+	assert_int_equal(audit_budget_parse("-1,1K", &lines, &bytes), -1);
+	assert_int_equal(audit_budget_parse("1x,1K", &lines, &bytes), -1);
+}
+
 /* With fail_open, traffic may go on; the loss is recorded all the same. */
 static void
 test_loss_fail_open(void **state)
@@ -1022,6 +1095,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_loss_batch, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loss_fail_open, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_loss_at_close, setup,

@@ -389,6 +389,201 @@ test_rotation(void **state)
 	assert_non_null(strstr(msg, "audit.log.1:1: gap between files"));
 }
 
+/* Write a line of session name: its event, and a pid on start lines. */
+static void
+write_session(struct audit *a, const char *name, const char *event)
+{
+	struct audit_event	ev;
+
+	audit_event_init(&ev);
+	ev.event = event;
+	ev.session = name;
+	if (strcmp(event, "start") == 0)
+		ev.gateway_pid = 4242;
+	if (strcmp(event, "connect") == 0) {
+		ev.verdict = "deny";
+		ev.host = "evil.example.org";
+		ev.port = 443;
+	}
+	audit_write(a, &ev);
+}
+
+/* Find a session by its name in what verify followed. */
+static const struct audit_vsession *
+find_session(const struct audit_verify *v, const char *name, int nth)
+{
+	const struct audit_vsession	*s;
+	size_t				 i, n;
+
+	s = audit_verify_sessions(v, &n);
+	for (i = 0; i < n; i++)
+		if (strcmp(s[i].name, name) == 0 && nth-- == 0)
+			return (&s[i]);
+	return (NULL);
+}
+
+/*
+ * Verify follows each session from its start to its stop: one whole,
+ * one with no stop (killed, or still running: its start line names the
+ * gateway's pid), one started again with no stop between, and, in a file
+ * that begins after the log was rotated, one whose start is in the
+ * earlier file.
+ */
+static void
+test_sessions(void **state)
+{
+	struct fixture			*f = *state;
+	const struct audit_vsession	*s;
+	struct audit_verify		 v;
+	struct audit			*a;
+	char				 old[160], *buf;
+	size_t				 len;
+
+	snprintf(old, sizeof old, "%s.1", f->path);
+	a = open_log(f->path, NULL, 0, 1);
+	write_session(a, "run-a", "start");
+	write_session(a, "run-b", "start");
+	write_session(a, "run-a", "connect");
+	write_session(a, "run-a", "stop");
+	write_session(a, "run-c", "start");
+	write_session(a, "run-c", "start");
+	write_session(a, "run-c", "stop");
+	write_session(a, "run-b", "connect");
+	assert_int_equal(rename(f->path, old), 0);
+	assert_int_equal(audit_reopen(a), 0);
+	write_session(a, "run-b", "connect");
+	write_session(a, "run-d", "start");
+	audit_close(a);
+
+	assert_int_equal(audit_verify_init(&v, NULL, 0), 0);
+	buf = slurp(old, &len);
+	assert_int_equal(audit_verify_file(&v, old, buf, len), 0);
+	free(buf);
+	buf = slurp(f->path, &len);
+	assert_int_equal(audit_verify_file(&v, f->path, buf, len), 0);
+	free(buf);
+	assert_non_null(s = find_session(&v, "run-a", 0));
+	assert_true(s->started && s->stopped);
+	assert_int_equal(s->lines, 3);
+	assert_non_null(s = find_session(&v, "run-b", 0));
+	assert_true(s->started && !s->stopped && !s->superseded);
+	assert_int_equal(s->gateway_pid, 4242);
+	assert_int_equal(s->first_seq, 2);
+	assert_int_equal(s->last_seq, 9);
+	assert_non_null(s = find_session(&v, "run-c", 0));
+	assert_true(s->started && !s->stopped && s->superseded);
+	assert_non_null(s = find_session(&v, "run-c", 1));
+	assert_true(s->started && s->stopped);
+	assert_non_null(s = find_session(&v, "run-d", 0));
+	assert_true(s->started && !s->stopped);
+	audit_verify_free(&v);
+
+	/* The newer file alone: run-b's start is not in it. */
+	assert_int_equal(audit_verify_init(&v, NULL, 0), 0);
+	buf = slurp(f->path, &len);
+	assert_int_equal(audit_verify_file(&v, f->path, buf, len), 0);
+	free(buf);
+	assert_non_null(s = find_session(&v, "run-b", 0));
+	assert_true(!s->started && !s->stopped);
+	assert_int_equal(s->first_seq, 9);
+	assert_int_equal(s->line, 1);
+	assert_int_equal(s->gateway_pid, -1);
+	assert_null(find_session(&v, "run-a", 0));
+	audit_verify_free(&v);
+}
+
+/*
+ * A rotation that deletes a file holding this gateway's lines starts the
+ * new file with a "drop" line: how many lines, their seq, the chain they
+ * end with, how many were refusals; verify counts it.
+ */
+static void
+test_rotation_drop(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit_verify	 v;
+	struct audit		*a;
+	char			 old[160], *buf;
+	size_t			 len;
+
+	snprintf(old, sizeof old, "%s.1", f->path);
+	a = open_log(f->path, NULL, 1000, 1);
+	write_events(a, 1, 30);
+	audit_close(a);
+	buf = slurp(f->path, &len);
+	assert_non_null(strstr(buf, "\"event\":\"drop\",\"detail\":"
+	    "\"rotation deleted "));
+	assert_non_null(strstr(buf, "\"count\":"));
+	assert_non_null(strstr(buf, "\"end_chain\":\""));
+	free(buf);
+	assert_int_equal(audit_verify_init(&v, NULL, 0), 0);
+	buf = slurp(old, &len);
+	assert_int_equal(audit_verify_file(&v, old, buf, len), 0);
+	free(buf);
+	buf = slurp(f->path, &len);
+	assert_int_equal(audit_verify_file(&v, f->path, buf, len), 0);
+	free(buf);
+	assert_true(v.drops >= 1);
+	assert_int_equal(v.dropped, v.first_seq - 1);
+	assert_true(v.dropped_denied >= 10);
+	assert_non_null(strstr(v.drop[0], "of them refusals, ending in chain "));
+	/* The newest drop line ends right before the oldest line kept. */
+	snprintf(old, sizeof old, "\"seq_last\":%llu,", v.first_seq - 1);
+	audit_verify_free(&v);
+	buf = slurp(f->path, &len);
+	assert_non_null(strstr(buf, old));
+	/* and carries on the ones before: every line deleted, from seq 1. */
+	assert_non_null(strstr(buf, "\"seq_first\":1,"));
+	free(buf);
+}
+
+/* Write a "drop" line: count lines from seq_first, denied refusals. */
+static void
+write_drop(struct audit *a, long long seq_first, long long count,
+    long long denied)
+{
+	struct audit_event	ev;
+
+	audit_event_init(&ev);
+	ev.event = "drop";
+	ev.seq_first = seq_first;
+	ev.seq_last = seq_first + count - 1;
+	ev.count = count;
+	ev.denied = denied;
+	ev.end_chain = "00";
+	audit_write(a, &ev);
+}
+
+/*
+ * A gateway's drop lines each count its ones before: verify takes its
+ * last; another gateway's (another seq_first) are added to them.
+ */
+static void
+test_drops_summed(void **state)
+{
+	struct fixture		*f = *state;
+	struct audit_verify	 v;
+	struct audit		*a;
+	char			*buf;
+	size_t			 len;
+
+	a = open_log(f->path, NULL, 0, 1);
+	write_drop(a, 1, 10, 2);
+	write_drop(a, 1, 20, 3);
+	write_drop(a, 50, 7, 1);
+	write_drop(a, 50, 9, 4);
+	write_drop(a, 90, 5, 0);
+	audit_close(a);
+	assert_int_equal(audit_verify_init(&v, NULL, 0), 0);
+	buf = slurp(f->path, &len);
+	assert_int_equal(audit_verify_file(&v, f->path, buf, len), 0);
+	free(buf);
+	assert_int_equal(v.drops, 5);
+	assert_int_equal(v.dropped, 20 + 9 + 5);
+	assert_int_equal(v.dropped_denied, 3 + 4 + 0);
+	audit_verify_free(&v);
+}
+
 /* A reopen after a rename (logrotate, SIGHUP) links the new file. */
 static void
 test_reopen(void **state)
@@ -610,6 +805,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_tamper, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rotation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sessions, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_rotation_drop, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_drops_summed, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_resume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_torn, setup,
 		    teardown),
