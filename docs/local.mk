@@ -1,8 +1,8 @@
 # Manual pages and documents.  The pages name the documents where a
 # package installs them, /usr/share/doc/pinhole; the pages installed
 # name this build's $(docdir) instead.
-man_MANS = docs/man/pinhole.1 docs/man/pinhole-policy.5
-EXTRA_DIST += docs/pinhole.1 docs/pinhole-policy.5
+man_MANS = docs/man/pinhole.1 docs/man/pinhole-policy.5 docs/man/pinhole-bash.1
+EXTRA_DIST += docs/pinhole.1 docs/pinhole-policy.5 docs/pinhole-bash.1
 # The scaling report, written by `make bench` (tests/bench/report.py).
 EXTRA_DIST += docs/performance.md docs/performance
 CLEANFILES += $(man_MANS)
@@ -13,6 +13,9 @@ docs/man/pinhole.1: docs/pinhole.1 Makefile
 docs/man/pinhole-policy.5: docs/pinhole-policy.5 Makefile
 	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
 	$(MAN_EDIT) $(srcdir)/docs/pinhole-policy.5 >$@.tmp && mv $@.tmp $@
+docs/man/pinhole-bash.1: docs/pinhole-bash.1 Makefile
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	$(MAN_EDIT) $(srcdir)/docs/pinhole-bash.1 >$@.tmp && mv $@.tmp $@
 
 # The documents the pages point to, the README and the licence.
 dist_doc_DATA = README.md LICENSE \

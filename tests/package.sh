@@ -136,7 +136,7 @@ ok "apt-get install $(basename "$deb")"
 dpkg -L pinhole | sort >"$T/files"
 
 # What it installed.
-for f in /usr/bin/pinhole /etc/pinhole/proxy.policy \
+for f in /usr/bin/pinhole /usr/bin/pinhole-bash /etc/pinhole/proxy.policy \
     /usr/share/pinhole/presets/python \
     /usr/share/doc/pinhole/copyright /usr/share/doc/pinhole/README.md \
     /usr/share/doc/pinhole/examples/example.policy \
@@ -146,9 +146,10 @@ for f in /usr/bin/pinhole /etc/pinhole/proxy.policy \
 	[ -e "$f" ] || fail "not installed: $f"
 done
 /usr/bin/pinhole version >/dev/null || fail "pinhole version"
-man -w pinhole >/dev/null 2>&1 && man -w 5 pinhole-policy >/dev/null 2>&1 ||
-    fail "man cannot find pinhole(1) and pinhole-policy(5)"
-zcat "$(man -w pinhole)" "$(man -w 5 pinhole-policy)" |
+man -w pinhole >/dev/null 2>&1 && man -w 5 pinhole-policy >/dev/null 2>&1 &&
+    man -w pinhole-bash >/dev/null 2>&1 ||
+    fail "man cannot find pinhole(1), pinhole-policy(5) and pinhole-bash(1)"
+zcat "$(man -w pinhole)" "$(man -w 5 pinhole-policy)" "$(man -w pinhole-bash)" |
     sed -n 's/\\-/-/g; s|.*[ (]\(/usr/share/doc/pinhole/[a-z-]*\.md\).*|\1|p' |
     sort -u >"$T/docs"
 [ -s "$T/docs" ] || fail "the manual names no documents"
