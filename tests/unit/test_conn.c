@@ -1157,8 +1157,8 @@ test_forward_scrub(void **state)
 	    "Trailer: X-T\r\n\r\n9\r\nb64=czNjc\r\n"
 	    "b\r\njN0LXZAbHVl\r\n8\r\nLzQy end\r\n0\r\nX-T: " SCRUB_VALUE
 	    "\r\n\r\n",
-	    "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"
-	    "q=s3cr3t-v%40lue%2F42 end",
+	    ("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n"
+	    "q=s3cr3t-v%40lue%2F42 end"),
 	};
 	struct fx	*f = *state;
 	size_t		 i;

@@ -337,7 +337,7 @@ test_held(void **state)
 	assert_int_equal(scrub_feed(s, VALUE, n - 1, 0, collect, &o), 0);
 	assert_int_equal(scrub_held(s), n - 1);
 	assert_string_equal(o.buf, "plain text");
-	assert_int_equal(scrub_feed(s, VALUE + n - 1, 1, 0, collect, &o), 1);
+	assert_int_equal(scrub_feed(s, &VALUE[n - 1], 1, 0, collect, &o), 1);
 	assert_int_equal(scrub_held(s), 0);
 	assert_string_equal(o.buf, "plain text" PH);
 	/* A prefix at the end of the message goes out as it is. */
