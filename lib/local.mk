@@ -4,6 +4,7 @@ libpinhole_a_SOURCES += \
 	lib/log.c lib/log.h \
 	lib/json.c lib/json.h \
 	lib/digits.c lib/digits.h \
+	lib/base64.c lib/base64.h \
 	lib/fdpass.c lib/fdpass.h \
 	lib/io.c lib/io.h \
 	lib/sdnotify.c lib/sdnotify.h \

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/base64.h"
 #include "proxy/wire/secret.h"
 
 #define PREFIX_LEN	(sizeof SECRET_PREFIX - 1)
@@ -130,75 +131,6 @@ secret_swap_plain(const char *s, size_t len, secret_lookup_fn lookup,
 	return (changed);
 }
 
-static const char b64[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* One base64 digit's value, or -1. */
-static int
-b64_value(int c)
-{
-	const char	*p;
-
-	if (c == '\0' || (p = strchr(b64, c)) == NULL)
-		return (-1);
-	return ((int)(p - b64));
-}
-
-/*
- * Decode padded base64 (as Basic credentials are) into out, which holds
- * at least len bytes.  Returns the length, or -1 for anything else.
- */
-static long
-b64_decode(const char *s, size_t len, unsigned char *out)
-{
-	size_t		i, n = 0;
-	int		v[4], k, pad;
-
-	if (len == 0 || len % 4 != 0)
-		return (-1);
-	for (i = 0; i < len; i += 4) {
-		pad = 0;
-		for (k = 0; k < 4; k++) {
-			if (s[i + k] == '=' && i + 4 == len && k >= 2 &&
-			    (k == 3 || s[i + 3] == '=')) {
-				v[k] = 0;
-				pad++;
-			} else if ((v[k] = b64_value(s[i + k])) == -1)
-				return (-1);
-		}
-		out[n++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
-		if (pad < 2)
-			out[n++] = (unsigned char)((v[1] & 15) << 4 | v[2] >> 2);
-		if (pad < 1)
-			out[n++] = (unsigned char)((v[2] & 3) << 6 | v[3]);
-	}
-	return ((long)n);
-}
-
-/* Encode n bytes as padded base64 onto b. */
-static int
-b64_encode(struct sbuf *b, const unsigned char *p, size_t n)
-{
-	char		q[4];
-	uint32_t	w;
-	size_t		i;
-
-	for (i = 0; i < n; i += 3) {
-		w = (uint32_t)p[i] << 16;
-		if (i + 1 < n)
-			w |= (uint32_t)p[i + 1] << 8;
-		if (i + 2 < n)
-			w |= p[i + 2];
-		q[0] = b64[w >> 18 & 63];
-		q[1] = b64[w >> 12 & 63];
-		q[2] = i + 1 < n ? b64[w >> 6 & 63] : '=';
-		q[3] = i + 2 < n ? b64[w & 63] : '=';
-		if (sbuf_add(b, q, 4) == -1)
-			return (-1);
-	}
-	return (0);
-}
-
 /* Basic credentials: put back what the decoded user:password holds. */
 static int
 secret_swap_basic(const char *s, size_t len, secret_lookup_fn lookup,
@@ -206,6 +138,7 @@ secret_swap_basic(const char *s, size_t len, secret_lookup_fn lookup,
 {
 	struct sbuf	 plain = { NULL, 0, 0 };
 	unsigned char	*dec;
+	char		*enc;
 	size_t		 skip = 6;
 	long		 n;
 	int		 rv;
@@ -216,16 +149,22 @@ secret_swap_basic(const char *s, size_t len, secret_lookup_fn lookup,
 		skip++;
 	if ((dec = malloc(len)) == NULL)
 		return (-2);
-	if ((n = b64_decode(s + skip, len - skip, dec)) == -1) {
+	if ((n = base64_decode(s + skip, len - skip, dec)) == -1) {
 		free(dec);
 		return (0);
 	}
 	rv = secret_swap_plain((const char *)dec, (size_t)n, lookup, arg,
 	    &plain, bad, badlen);
 	free(dec);
-	if (rv == 1 && (sbuf_add(b, s, skip) == -1 ||
-	    b64_encode(b, (unsigned char *)plain.p, plain.len) == -1))
+	if (rv == 1 && (enc = malloc(BASE64_LEN(plain.len) + 1)) == NULL)
 		rv = -2;
+	else if (rv == 1) {
+		base64_encode(plain.p, plain.len, enc);
+		if (sbuf_add(b, s, skip) == -1 ||
+		    sbuf_add(b, enc, BASE64_LEN(plain.len)) == -1)
+			rv = -2;
+		free(enc);
+	}
 	free(plain.p);
 	return (rv);
 }

@@ -7,31 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/base64.h"
 #include "proxy/wire/http.h"
 #include "proxy/wire/upstream.h"
 #include "rules/rules.h"
-
-static const char	b64[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* Write n bytes as padded base64 at out (room for 4 per 3, and a NUL). */
-static void
-upstream_b64(const unsigned char *p, size_t n, char *out)
-{
-	unsigned long	w;
-	size_t		i;
-
-	for (i = 0; i < n; i += 3, out += 4) {
-		w = (unsigned long)p[i] << 16 |
-		    (i + 1 < n ? (unsigned long)p[i + 1] << 8 : 0) |
-		    (i + 2 < n ? p[i + 2] : 0);
-		out[0] = b64[w >> 18 & 63];
-		out[1] = b64[w >> 12 & 63];
-		out[2] = i + 1 < n ? b64[w >> 6 & 63] : '=';
-		out[3] = i + 2 < n ? b64[w & 63] : '=';
-	}
-	*out = '\0';
-}
 
 /* The credentials' first line as "Basic BASE64". */
 int
@@ -57,12 +36,12 @@ upstream_credentials(const char *text, size_t len, char *out, size_t outlen,
 		*errstr = "the first line must be USER:PASSWORD";
 		return (-1);
 	}
-	if (outlen < 6 + 4 * ((n + 2) / 3) + 1) {
+	if (outlen < 6 + BASE64_LEN(n) + 1) {
 		*errstr = "no room";
 		return (-1);
 	}
 	memcpy(out, "Basic ", 6);
-	upstream_b64((const unsigned char *)text, n, out + 6);
+	base64_encode(text, n, out + 6);
 	return (0);
 }
 
