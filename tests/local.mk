@@ -1,5 +1,6 @@
 # Shared test helpers.
-EXTRA_DIST += tests/integration/lib.sh tests/integration/npm.sh tests/free-port.py tests/unit/tmpdir.h
+EXTRA_DIST += tests/integration/lib.sh tests/integration/npm.sh \
+	tests/integration/sysdir.sh tests/free-port.py tests/unit/tmpdir.h
 
 # sandbox-runtime (srt) behind pinhole proxy; the npm package it pins.
 TESTS += tests/integration/srt.sh
