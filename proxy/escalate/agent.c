@@ -706,11 +706,12 @@ static void
 agent_get_refused(struct agent_ctx *c)
 {
 	const struct escalate_refusal	*f;
+	unsigned long long		 below = ~0ULL;
 	size_t				 i;
 
 	agent_list_open(c, "refused");
-	for (i = 0; (f = escalate_refused_at(c->e, agent_sandbox(c),
-	    i)) != NULL; i++) {
+	for (i = 0; (f = escalate_refused_next(c->e, agent_sandbox(c),
+	    &below)) != NULL; i++) {
 		if (!c->resp->json) {
 			agent_text_refusal(c->resp, f);
 			continue;

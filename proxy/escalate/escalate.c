@@ -1186,6 +1186,14 @@ escalate_refused_at(const struct escalate *e, const char *sandbox, size_t i)
 	return (refused_at(e->refused, sandbox, i));
 }
 
+/* The next of a sandbox's recent refusals. */
+const struct escalate_refusal *
+escalate_refused_next(const struct escalate *e, const char *sandbox,
+    unsigned long long *below)
+{
+	return (refused_next(e->refused, sandbox, below));
+}
+
 /* A sandbox's newest refusal of host on port, or of its name. */
 const struct escalate_refusal *
 escalate_refused_find(const struct escalate *e, const char *sandbox,

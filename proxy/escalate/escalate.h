@@ -379,6 +379,9 @@ void		 escalate_refused(struct escalate *,
 /* A sandbox's recent refusals (id "" for none), newest first. */
 const struct escalate_refusal *escalate_refused_at(const struct escalate *,
 		    const char *, size_t);
+/* The same one by one: the next older than *below (~0 at first). */
+const struct escalate_refusal *escalate_refused_next(const struct escalate *,
+		    const char *, unsigned long long *);
 /* A sandbox's newest refusal of host on port, or of its name; or NULL. */
 const struct escalate_refusal *escalate_refused_find(const struct escalate *,
 		    const char *, const struct host *, uint16_t);

@@ -206,6 +206,14 @@ refused_below(const struct refused *rf, const char *sandbox,
 	return (r);
 }
 
+/* The next of a sandbox's refusals, older than *below (~0 at first). */
+const struct escalate_refusal *
+refused_next(const struct refused *rf, const char *sandbox,
+    unsigned long long *below)
+{
+	return (refused_below(rf, sandbox, refused_number(sandbox), below));
+}
+
 /*
  * A sandbox's refusals, and those of the sandboxes that had ended before
  * it attached, newest first.
@@ -214,31 +222,40 @@ const struct escalate_refusal *
 refused_at(const struct refused *rf, const char *sandbox, size_t at)
 {
 	const struct escalate_refusal	*r;
-	unsigned long long		 below = ~0ULL, n;
+	unsigned long long		 below = ~0ULL;
 	size_t				 k;
 
-	n = refused_number(sandbox);
 	for (k = 0; k <= at; k++) {
-		if ((r = refused_below(rf, sandbox, n, &below)) == NULL)
+		if ((r = refused_next(rf, sandbox, &below)) == NULL)
 			return (NULL);
 	}
 	return (r);
 }
 
-/* A sandbox's newest refusal of host on port, or of its name. */
+/* A sandbox's newest refusal of host on port, or of its name: one pass. */
 const struct escalate_refusal *
 refused_find(const struct refused *rf, const char *sandbox,
     const struct host *h, uint16_t port)
 {
-	const struct escalate_refusal	*r;
+	const struct refused_ring	*g;
+	const struct escalate_refusal	*r = NULL, *c;
+	unsigned long long		 best = 0, n = refused_number(sandbox);
 	size_t				 i;
 
-	for (i = 0; (r = refused_at(rf, sandbox, i)) != NULL; i++) {
-		if ((r->port == port || r->port == 0) &&
-		    strcmp(r->host.text, h->text) == 0)
-			return (r);
+	TAILQ_FOREACH(g, &rf->rings, entry) {
+		if (!refused_sees(g, sandbox, n))
+			continue;
+		for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
+			c = &g->r[i];
+			if (g->seq[i] > best &&
+			    (c->port == port || c->port == 0) &&
+			    strcmp(c->host.text, h->text) == 0) {
+				best = g->seq[i];
+				r = c;
+			}
+		}
 	}
-	return (NULL);
+	return (r);
 }
 
 /*

@@ -35,6 +35,9 @@ const struct escalate_refusal *refused_add(struct refused *,
  */
 const struct escalate_refusal *refused_at(const struct refused *,
 		    const char *, size_t);
+/* The same one by one: the next older than *below (~0 at first). */
+const struct escalate_refusal *refused_next(const struct refused *,
+		    const char *, unsigned long long *);
 /*
  * A sandbox's newest refusal of host on port (a refusal of its name by
  * the DNS, port 0, counts for every port); NULL when none is kept.
