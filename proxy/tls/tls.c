@@ -289,7 +289,7 @@ tls_ca_new(const char *session, const char *const *names, size_t n,
 {
 	struct tls_ca	*ca;
 	X509_NAME	*subj;
-	char		 cn[128], nc[TLS_CONSTRAINTS_MAX];
+	char		 nc[TLS_CONSTRAINTS_MAX];
 
 	if ((ca = calloc(1, sizeof *ca)) == NULL ||
 	    tls_ca_names(ca, names, n) == -1 ||
@@ -299,7 +299,6 @@ tls_ca_new(const char *session, const char *const *names, size_t n,
 		tls_ca_free(ca);
 		return (NULL);
 	}
-	snprintf(cn, sizeof cn, "pinhole session CA (%s)", session);
 	if ((ca->key = tls_key_new()) == NULL ||
 	    (ca->cert = X509_new()) == NULL ||
 	    X509_set_version(ca->cert, X509_VERSION_3) != 1 ||
@@ -310,8 +309,10 @@ tls_ca_new(const char *session, const char *const *names, size_t n,
 	    (subj = X509_get_subject_name(ca->cert)) == NULL ||
 	    X509_NAME_add_entry_by_txt(subj, "O", MBSTRING_UTF8,
 	    (const unsigned char *)"pinhole", -1, -1, 0) != 1 ||
+	    X509_NAME_add_entry_by_txt(subj, "OU", MBSTRING_UTF8,
+	    (const unsigned char *)session, -1, -1, 0) != 1 ||
 	    X509_NAME_add_entry_by_txt(subj, "CN", MBSTRING_UTF8,
-	    (const unsigned char *)cn, -1, -1, 0) != 1 ||
+	    (const unsigned char *)"pinhole session CA", -1, -1, 0) != 1 ||
 	    X509_set_issuer_name(ca->cert, subj) != 1 ||
 	    X509_set_pubkey(ca->cert, ca->key) != 1 ||
 	    tls_ext(ca->cert, ca->cert, NID_basic_constraints,

@@ -16,9 +16,10 @@ struct host;
 struct tls;
 
 /*
- * Make a CA for session (its name goes in the subject), name-constrained
- * to n host patterns as rules_inspected() gives them ("name", "*.name",
- * an address, "ADDR/LEN"; "*" or n == 0: no constraints).  Writes the CA
+ * Make a CA for session (its name, up to 64 bytes, is the subject's OU),
+ * name-constrained to n host patterns as rules_inspected() gives them
+ * ("name", "*.name", an address, "ADDR/LEN"; "*" or n == 0: no
+ * constraints).  Writes the CA
  * certificate to PREFIX.ca.pem and the trust bundle (the system's, or
  * $SSL_CERT_FILE's, and the CA) to PREFIX.trust.pem, both 0644.
  * Returns NULL with err.

@@ -365,6 +365,32 @@ test_set_names(void **state)
 	tls_free(t);
 }
 
+/* A session name as long as a session name may be: its CA is made, and names it. */
+static void
+test_long_name(void **state)
+{
+	const char	*names[] = { "origin.test" };
+	char		 name[65], ou[65], err[256];
+	struct tls	*t;
+	X509		*x;
+	FILE		*f;
+
+	(void)state;
+	memset(name, 'u', 64);
+	name[64] = '\0';
+	t = tls_new(name, names, 1, prefix, err, sizeof err);
+	if (t == NULL)
+		fail_msg("%s", err);
+	assert_non_null(f = fopen(tls_ca_path(t), "r"));
+	assert_non_null(x = PEM_read_X509(f, NULL, NULL, NULL));
+	fclose(f);
+	assert_int_equal(X509_NAME_get_text_by_NID(X509_get_subject_name(x),
+	    NID_organizationalUnitName, ou, sizeof ou), 64);
+	assert_string_equal(ou, name);
+	X509_free(x);
+	tls_free(t);
+}
+
 int
 main(void)
 {
@@ -374,6 +400,7 @@ main(void)
 		cmocka_unit_test(test_client_rejects),
 		cmocka_unit_test(test_upstream),
 		cmocka_unit_test(test_set_names),
+		cmocka_unit_test(test_long_name),
 	};
 
 	return (cmocka_run_group_tests(tests, setup, teardown));
