@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +26,7 @@
 #include "cli/notice.h"
 #include "lib/fdpass.h"
 #include "lib/log.h"
+#include "lib/unixsock.h"
 #include "netns/netns.h"
 #include "proxy/audit/audit.h"
 #include "proxy/capture/udpcatch.h"
@@ -503,12 +503,8 @@ attach_server_open(struct gwctx *c, const char *path, const char *plan,
     unsigned int max, char *err, size_t errlen)
 {
 	struct attach_server	*srv;
-	struct sockaddr_un	 sun;
 
-	memset(&sun, 0, sizeof sun);
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof sun.sun_path ||
-	    strlen(path) >= sizeof srv->path) {
+	if (strlen(path) >= sizeof srv->path) {
 		snprintf(err, errlen, "%s: path too long", path);
 		return (NULL);
 	}
@@ -523,13 +519,12 @@ attach_server_open(struct gwctx *c, const char *path, const char *plan,
 	srv->fd = -1;
 	TAILQ_INIT(&srv->all);
 	snprintf(srv->path, sizeof srv->path, "%s", path);
-	memcpy(sun.sun_path, path, strlen(path));
 	unlink(path);
 	srv->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
 	    SOCK_NONBLOCK, 0);
 	if (srv->fd == -1 ||
 	    (srv->pause = evtimer_new(c->base, attach_pause_cb, srv)) == NULL ||
-	    bind(srv->fd, (struct sockaddr *)&sun, sizeof sun) == -1 ||
+	    unixsock_bind(srv->fd, path) == -1 ||
 	    chmod(path, 0600) == -1 || listen(srv->fd, 128) == -1 ||
 	    (srv->ev = event_new(c->base, srv->fd, EV_READ | EV_PERSIST,
 	    attach_accept_cb, srv)) == NULL || event_add(srv->ev, NULL) == -1) {

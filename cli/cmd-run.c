@@ -6,7 +6,6 @@
 
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include <sys/stat.h>
 
@@ -27,6 +26,7 @@
 #include "cli/pinhole.h"
 #include "cli/runguard.h"
 #include "lib/log.h"
+#include "lib/unixsock.h"
 #include "netns/netns.h"
 #include "proxy/audit/audit.h"
 #include "proxy/capture/udpcatch.h"
@@ -464,27 +464,23 @@ run_session_cb(evutil_socket_t fd, short what, void *arg)
 static int
 run_session_connect(struct run *r)
 {
-	struct sockaddr_un	sun;
-	char			dir[PATH_MAX];
-	const char		*name = r->o->session;
-	int			fd;
+	char		 dir[PATH_MAX], path[PATH_MAX];
+	const char	*name = r->o->session;
+	int		 fd;
 
 	if (!control_session_name_ok(name)) {
 		log_warnx("session %s: not a session name", name);
 		return (-1);
 	}
-	memset(&sun, 0, sizeof sun);
-	sun.sun_family = AF_UNIX;
 	if (control_dir(dir, sizeof dir) == -1 ||
-	    (size_t)snprintf(sun.sun_path, sizeof sun.sun_path,
-	    "%s/%s.attach", dir, name) >= sizeof sun.sun_path) {
+	    (size_t)snprintf(path, sizeof path, "%s/%s.attach", dir, name) >=
+	    sizeof path) {
 		log_warnx("session %s: the control directory's path is too "
 		    "long", name);
 		return (-1);
 	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd == -1 || connect(fd, (struct sockaddr *)&sun, sizeof sun) ==
-	    -1) {
+	if (fd == -1 || unixsock_connect(fd, path) == -1) {
 		log_warnx("session %s is not running (pinhole session start "
 		    "%s)", name, name);
 		if (fd != -1)

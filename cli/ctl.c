@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <sys/socket.h>
-#include <sys/un.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +18,7 @@
 #include "cli/ctl.h"
 #include "lib/io.h"
 #include "lib/json.h"
+#include "lib/unixsock.h"
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
 
@@ -26,17 +26,11 @@
 static int
 ctl_connect(const char *path)
 {
-	struct sockaddr_un	sun;
-	int			fd;
+	int	fd;
 
-	memset(&sun, 0, sizeof sun);
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof sun.sun_path)
-		return (-1);
-	memcpy(sun.sun_path, path, strlen(path));
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return (-1);
-	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) == -1) {
+	if (unixsock_connect(fd, path) == -1) {
 		if (errno == ECONNREFUSED)
 			unlink(path);
 		close(fd);

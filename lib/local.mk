@@ -9,7 +9,8 @@ libpinhole_a_SOURCES += \
 	lib/io.c lib/io.h \
 	lib/sdnotify.c lib/sdnotify.h \
 	lib/metrics.c lib/metrics.h \
-	lib/namesock.c lib/namesock.h
+	lib/namesock.c lib/namesock.h \
+	lib/unixsock.c lib/unixsock.h
 
 UNIT_TESTS += tests/unit/test_json tests/unit/test_metrics
 # Diagnostics on a terminal, a file and the journal; telling a service

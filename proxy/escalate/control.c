@@ -10,7 +10,6 @@
 #include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 
 #include <errno.h>
 #include <limits.h>
@@ -25,6 +24,7 @@
 #include <event2/listener.h>
 
 #include "lib/log.h"
+#include "lib/unixsock.h"
 #include "proxy/escalate/control.h"
 
 struct control_client {
@@ -369,18 +369,10 @@ control_accept_error_cb(struct evconnlistener *l, void *arg)
 static int
 control_bind(struct control *ctl, char *err, size_t errlen)
 {
-	struct sockaddr_un	sun;
-	int			fd, bound = 0;
+	int	fd, bound = 0;
 
-	memset(&sun, 0, sizeof sun);
-	sun.sun_family = AF_UNIX;
-	if (strlen(ctl->path) >= sizeof sun.sun_path) {
-		snprintf(err, errlen, "%s: path too long", ctl->path);
-		return (-1);
-	}
-	memcpy(sun.sun_path, ctl->path, strlen(ctl->path));
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd == -1 || bind(fd, (struct sockaddr *)&sun, sizeof sun) == -1)
+	if (fd == -1 || unixsock_bind(fd, ctl->path) == -1)
 		goto fail;
 	bound = 1;
 	if (chmod(ctl->path, 0600) == -1 || listen(fd, 16) == -1)

@@ -3,12 +3,15 @@
 # its whole name everywhere the name travels: its control socket, the
 # approve command a held connection prints, `approve SESSION/ID`,
 # `pending --session`, the request and grant lines of the log and `log
-# --session`.  As root and as nobody, each with its own runtime
+# --session`.  So does a name as long as a name may be (64 bytes), whose
+# sockets' paths are longer than a unix socket address holds, and whose
+# session CA names it.  As root and as nobody, each with its own runtime
 # directory.
 . "$top_srcdir/tests/integration/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is not installed"
 UUID=50b3b6dd-2673-4c68-96f5-efb9b059071d
+LONG=$(printf '%064d' 7 | tr 0 s)
 
 # Wait (at most 20 s) for an open request of session $1 in $W/pending.
 wait_request() {
@@ -28,10 +31,13 @@ for MODE in root nobody; do
 	mkdir -p "$W/xdg" "$W/log"
 	chmod 700 "$W/xdg"
 	[ "$MODE" = nobody ] && chown -R nobody "$W"
-	for S in "$UUID"; do
+	for S in "$UUID" "$LONG"; do
 		as_mode "$PINHOLE" session start "$S" --resolver 127.0.0.1:9 \
-		    --log "$W/log/audit.log" >/dev/null ||
-		    { fail "$MODE: session start $S"; continue; }
+		    --log "$W/log/audit.log" >/dev/null 2>"$W/start" ||
+		    { fail "$MODE: session start $S: $(cat "$W/start")"; continue; }
+		[ ! -s "$W/start" ] &&
+		    ok "$MODE: session start $S says nothing on stderr" ||
+		    fail "$MODE: session start $S: $(cat "$W/start")"
 		[ -S "$W/xdg/pinhole/$S.sock" ] &&
 		    ok "$MODE: the control socket bears the whole name" ||
 		    fail "$MODE: sockets: $(ls "$W/xdg/pinhole")"
