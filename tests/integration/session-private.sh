@@ -9,8 +9,9 @@
 # address near it, names nothing, nor does connecting to it, while its
 # own name reads back; asking for the name sandbox 1 was refused is
 # answered as for a name no sandbox met, and sandbox 2's recent
-# refusals are its own.  Once sandbox 1 has ended, a sandbox attached
-# after it (the next tool call of a harness) lists sandbox 1's refusals.
+# refusals are its own.  `pinhole run` returns once the session has
+# ended its sandbox, so a sandbox attached after it (the next tool call
+# of a harness) lists sandbox 1's refusals.
 # As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
@@ -144,9 +145,21 @@ for MODE in root nobody; do
 	    fail "$MODE: sandbox 2 lists sandbox 1's refusal: $(cat "$W/two.refused")" ||
 	    ok "$MODE: sandbox 2's recent refusals are its own"
 
+	# 4. `pinhole run` returns once the session has ended its sandbox
+	# (the gateway, stopped here, resumes in 1 s): a harness's next tool
+	# call, started when this one returned, finds it ended ...
+	gw=$(as_mode "$T/pinhole" session status s --json |
+	    sed -n 's/.*"pid":\([0-9]*\).*/\1/p')
+	kill -STOP "$gw"
 	touch "$W/one.end"
+	(sleep 1; touch "$W/cont"; kill -CONT "$gw") &
+	cont=$!
 	wait "$one" || fail "$MODE: sandbox 1 exited $?: $(cat "$W/one.out")"
-	# 4. A sandbox attached after sandbox 1 ended sees its refusals.
+	[ -e "$W/cont" ] &&
+	    ok "$MODE: run returns once the session has ended the sandbox" ||
+	    fail "$MODE: run returned while the session was stopped"
+	wait "$cont"
+	# ... and sees its refusals.
 	as_mode "$T/pinhole" run --session s -- sh -c \
 	    'curl -s -m 10 "$PINHOLE_AGENT/pinhole/refused"' >"$W/three.out" 2>&1
 	grep -q "priv\.test:$HP" "$W/three.out" &&
