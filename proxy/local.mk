@@ -73,10 +73,6 @@ UNIT_TESTS += tests/unit/test_upstream
 UNIT_TESTS += tests/unit/test_secret
 UNIT_TESTS += tests/unit/test_scrub
 UNIT_TESTS += tests/unit/test_tls
-# One connection through the gateway, state by state, on a real event
-# loop: scripted origins on loopback, and a fake resolver the test
-# defines in place of proxy/resolver/ (so resolver.o is never linked).
-UNIT_TESTS += tests/unit/test_conn
 # Request rules over inspected TLS with real clients and TLS origins.
 TESTS += tests/integration/inspect.sh
 EXTRA_DIST += tests/integration/inspect.sh tests/integration/tls-origin.py

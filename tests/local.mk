@@ -1,6 +1,8 @@
 # Shared test helpers.
 EXTRA_DIST += tests/integration/lib.sh tests/integration/npm.sh \
 	tests/integration/sysdir.sh tests/free-port.py tests/unit/tmpdir.h
+# The connection tests and their fixture.
+include $(top_srcdir)/tests/unit/local.mk
 
 # sandbox-runtime (srt) behind pinhole proxy; the npm package it pins.
 TESTS += tests/integration/srt.sh

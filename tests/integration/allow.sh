@@ -168,7 +168,7 @@ run 0 "added to $T/link:4: allow c.example" \
 
 # --for: the rule is written with its end, and a running proxy drops it
 # then, without being told.
-command -v curl >/dev/null || skip "curl is not installed"
+need curl
 run 2 "pinhole allow: --for: bad duration 'soon' (90s, 15m, 2h, 7d) (try 'pinhole allow --help')" \
     "$PINHOLE" allow --policy "$T/ending" --for soon a.example
 oport=$(free_port)

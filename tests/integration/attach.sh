@@ -7,7 +7,7 @@
 # As root and as nobody (each with its own control directory).
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v curl >/dev/null || skip "curl is not installed"
+need curl
 oport=$(free_port)
 gport=$(free_port)
 http_origin "$oport" "$T"

@@ -7,7 +7,7 @@
 # named as a harness names its sessions, by a whole UUID.
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v python3 >/dev/null || skip "python3 is not installed"
+need python3
 BRIDGE=$top_srcdir/contrib/approval-bridge/bridge.py
 S=8c0e0d6e-35b1-4a3c-9f2e-0d1c5a7b9e21
 

@@ -13,8 +13,9 @@
 # each tool call, and verifies.  The test runs in a network namespace of
 # its own: nothing leaves loopback.
 # Missing tools skip a local run; in CI they fail it (77 and 1 alike
-# after the namespace is made).
-need() {
+# after the namespace is made, where lib.sh's lack does the same).
+NEED_IN_CI=fail
+lack() {
 	echo "${CI:+FAIL: }${CI:-SKIP: }$*" >&2
 	[ "${CI:-}" = true ] && exit 1
 	exit 77
@@ -23,7 +24,7 @@ mods="$top_builddir/tests/harness"
 CLAUDE="$mods/node_modules/.bin/claude"
 if [ -z "${PINHOLE_TEST_NETNS:-}" ]; then
 	for t in curl python3 node npm unshare ip setpriv; do
-		command -v $t >/dev/null 2>&1 || need "$t is not installed"
+		command -v $t >/dev/null 2>&1 || lack "$t is not installed"
 	done
 	# Install the pinned harness under the build directory, again
 	# only when the lock file changed: the npm registry is the only
@@ -35,16 +36,16 @@ if [ -z "${PINHOLE_TEST_NETNS:-}" ]; then
 		    "$top_srcdir/tests/package-lock.json" "$mods/"
 		. "$top_srcdir/tests/integration/npm.sh"
 		npm_ci "$mods" >"$mods/npm.out" 2>&1 ||
-		    need "npm ci failed: $(tail -5 "$mods/npm.out")"
+		    lack "npm ci failed: $(tail -5 "$mods/npm.out")"
 	fi
 	chmod -R a+rX "$mods"
 	PINHOLE_TEST_NETNS=1 exec unshare --net sh "$0" "$@"
 fi
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
-ip link set lo up || need "cannot bring loopback up"
+ip link set lo up || lack "cannot bring loopback up"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
-"$CLAUDE" --version >"$T/version" 2>&1 || need "claude: $(cat "$T/version")"
+"$CLAUDE" --version >"$T/version" 2>&1 || lack "claude: $(cat "$T/version")"
 echo "harness: $(cat "$T/version")"
 
 # The host the agent asks for, and another one.
@@ -53,7 +54,7 @@ chmod -R a+rX "$T/www"
 OP=$(free_port)
 OP2=$(free_port)
 ip addr add 10.200.0.1/32 dev lo && ip addr add 10.200.0.2/32 dev lo ||
-    need "cannot add the origins' addresses"
+    lack "cannot add the origins' addresses"
 bg python3 -m http.server "$OP" --bind 0.0.0.0 --directory "$T/www" \
     >/dev/null 2>&1
 bg python3 -m http.server "$OP2" --bind 0.0.0.0 --directory "$T/www" \

@@ -9,9 +9,7 @@ export ASAN_OPTIONS=detect_leaks=0
 
 BASH_COMPLETION=/usr/share/bash-completion/bash_completion
 [ -r "$BASH_COMPLETION" ] || skip "bash-completion is not installed"
-command -v bash >/dev/null || skip "bash is not installed"
-command -v zsh >/dev/null || skip "zsh is not installed"
-command -v fish >/dev/null || skip "fish is not installed"
+need bash zsh fish
 
 # The scripts, as the build installs them when it has made them.
 for sh in bash zsh fish; do

@@ -10,12 +10,8 @@
 # denied; so it is when nothing listens.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (a mount namespace, and nobody)"
-for t in curl openssl setpriv unshare; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
 PY=/usr/bin/python3
-[ -x $PY ] || skip "needs /usr/bin/python3"
+need root curl openssl setpriv unshare $PY
 export ASAN_OPTIONS=detect_leaks=0
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"

@@ -13,10 +13,7 @@
 # whose "person" posts the answer back.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq curl setpriv; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need root dnsmasq curl setpriv
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 cp "$top_srcdir/tests/integration/decider.py" "$T/decider.py"
 chmod 644 "$T/decider.py"

@@ -7,10 +7,7 @@
 # in a network and mount namespace of this test's own, and must serve.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (namespaces)"
-for p in promtool rsyslogd systemd-analyze unshare python3; do
-	command -v "$p" >/dev/null || skip "$p is missing"
-done
+need root promtool rsyslogd systemd-analyze unshare python3
 
 doc=$top_srcdir/docs/deploy.md
 export PINHOLE_PRESETDIR="$top_srcdir/contrib/presets"

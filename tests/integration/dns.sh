@@ -4,7 +4,7 @@
 # no exfiltration: a recording upstream never sees a denied name.
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v dig >/dev/null || skip "dig is not installed (package bind9-dnsutils)"
+need dig
 "$PINHOLE" proxy --help 2>&1 | grep -q -- --dns-listen ||
     skip "pinhole proxy has no --dns-listen yet"
 

@@ -23,9 +23,7 @@
 SYSDIR=$2
 . "$top_srcdir/tests/integration/lib.sh"
 
-for t in python3 setpriv ip; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need python3 setpriv ip
 ip link set lo up || skip "cannot bring up loopback in a network namespace"
 mount -t tmpfs -o mode=755,size=1m pinhole-test "$SYSDIR" ||
     skip "cannot mount a tmpfs on $SYSDIR in a mount namespace"

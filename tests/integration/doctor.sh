@@ -9,10 +9,7 @@
 # to start for the same reason with a line ending "run `pinhole doctor`".
 . "$top_srcdir/tests/integration/lib.sh"
 
-for t in dnsmasq jq setpriv unshare nsenter python3; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
+need root dnsmasq jq setpriv unshare nsenter python3
 export ASAN_OPTIONS=detect_leaks=0
 
 # nobody must be able to run it, wherever the build dir is.

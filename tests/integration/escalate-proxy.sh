@@ -5,7 +5,7 @@
 # until the person answers, and the audit lines of it all.
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v curl >/dev/null || skip "curl is not installed"
+need curl
 XDG_RUNTIME_DIR="$T/xdg"
 export XDG_RUNTIME_DIR
 mkdir -m 700 "$XDG_RUNTIME_DIR"

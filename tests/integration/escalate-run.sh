@@ -4,7 +4,7 @@
 # socket), while `pinhole request` and curl reach the agent endpoint.
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v curl >/dev/null || skip "curl is not installed"
+need curl
 XDG_RUNTIME_DIR="$T/xdg"
 export XDG_RUNTIME_DIR
 mkdir -m 700 "$XDG_RUNTIME_DIR"

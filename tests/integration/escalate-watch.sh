@@ -6,10 +6,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 
 PROBE="$top_builddir/tests/integration/escalate-probe"
-[ -x "$PROBE" ] || skip "no $PROBE"
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-command -v curl >/dev/null || skip "curl is not installed"
-command -v setpriv >/dev/null || skip "setpriv is not installed"
+need root "$PROBE" curl setpriv
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PROBE" "$T/escalate-probe" && chmod 755 "$T/escalate-probe"
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"

@@ -6,8 +6,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 
 PROBE="$top_builddir/tests/integration/escalate-probe"
-[ -x "$PROBE" ] || skip "no $PROBE"
-command -v curl >/dev/null || skip "curl is not installed"
+need "$PROBE" curl
 
 XDG_RUNTIME_DIR="$T/xdg"
 export XDG_RUNTIME_DIR

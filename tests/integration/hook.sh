@@ -11,7 +11,7 @@
 # each with its own runtime directory.
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v python3 >/dev/null || skip "python3 is not installed"
+need python3
 
 # The call of tool $2 with command $3 (a file) in harness session $1.
 call() {

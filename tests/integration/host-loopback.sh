@@ -7,7 +7,7 @@
 # and as nobody, standalone and attached to a session.
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v curl >/dev/null || skip "curl is not installed"
+need curl
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -p "$T/www" && echo hello from the host >"$T/www/hello.txt"

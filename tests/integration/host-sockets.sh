@@ -12,11 +12,8 @@
 # and attached to a session.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for c in dbus-daemon dbus-send ssh-agent ssh-add ssh-keygen socat Xvfb \
-    xdpyinfo getent unshare; do
-	command -v $c >/dev/null || skip "needs $c"
-done
+need root dbus-daemon dbus-send ssh-agent ssh-add ssh-keygen socat \
+    Xvfb xdpyinfo getent unshare
 [ -e /lib/x86_64-linux-gnu/libnss_mdns4_minimal.so.2 ] ||
     [ -e /usr/lib/x86_64-linux-gnu/libnss_mdns4_minimal.so.2 ] ||
     skip "needs nss-mdns (libnss-mdns)"

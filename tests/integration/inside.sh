@@ -6,10 +6,7 @@
 # nothing.  pinhole request outside a sandbox says what to do.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq setpriv; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need root dnsmasq setpriv
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -m 1777 "$T/w"

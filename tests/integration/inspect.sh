@@ -8,15 +8,9 @@
 # As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq curl git openssl npm; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-export ASAN_OPTIONS=detect_leaks=0
 PY=/usr/bin/python3
-[ -x $PY ] || skip "needs /usr/bin/python3"
-$PY -c 'import requests' 2>/dev/null || skip "needs python3-requests"
-$PY -m pip --version >/dev/null 2>&1 || skip "needs python3-pip"
+need root dnsmasq curl git openssl npm $PY $PY:requests $PY:pip
+export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -m 1777 "$T/w" "$T/w/root" "$T/w/nobody"
 

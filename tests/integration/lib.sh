@@ -49,6 +49,33 @@ skip() {
 	exit 77
 }
 
+# The machine lacks what the test needs: skip, or, in a script that set
+# NEED_IN_CI=fail, fail when CI=true (CI installs all it needs).
+lack() {
+	if [ "${NEED_IN_CI:-}" = fail ] && [ "${CI:-}" = true ]; then
+		fail "$*"
+		finish
+		exit 1
+	fi
+	skip "$*"
+}
+
+# Go on only if the machine has all the test needs; each argument is
+# "root" (run as root), an executable's path, PYTHON:MODULE (a module
+# that python imports, e.g. $PY:requests) or a command on the PATH.
+need() {
+	for n; do
+		case $n in
+		root)	[ "$(id -u)" = 0 ] || lack "needs root" ;;
+		*:*)	"${n%%:*}" -c "import ${n#*:}" >/dev/null 2>&1 ||
+			    lack "needs ${n#*:} for ${n%%:*}" ;;
+		/*)	[ -x "$n" ] || lack "needs $n" ;;
+		*)	command -v "$n" >/dev/null 2>&1 ||
+			    lack "$n is not installed" ;;
+		esac
+	done
+}
+
 # Check that a command succeeds (or fails, with `expect_fail`).
 expect() {
 	desc=$1; shift

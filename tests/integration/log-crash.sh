@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
-command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
+need python3
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 
 O=$(free_port)

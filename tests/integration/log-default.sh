@@ -6,10 +6,7 @@
 # root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
-for t in curl python3 setpriv; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-[ "$(id -u)" -eq 0 ] || skip "needs root (to test as root and as nobody)"
+need root curl python3 setpriv
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"

@@ -15,10 +15,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
-for t in curl dig dnsmasq getent python3 unshare nsenter setpriv; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-[ "$(id -u)" -eq 0 ] || skip "mounting a tmpfs needs root"
+need root curl dig dnsmasq getent python3 unshare nsenter setpriv
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 
 export ASAN_OPTIONS=detect_leaks=0

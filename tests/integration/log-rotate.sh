@@ -11,12 +11,8 @@
 # written one by one.  As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq python3; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
 PY=/usr/bin/python3
-[ -x $PY ] || skip "needs $PY"
+need root dnsmasq python3 $PY
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"

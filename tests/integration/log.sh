@@ -5,7 +5,7 @@
 # log made by an independent implementation of the documented chain
 # (python3, docs/audit-log.md "The chain").
 . "$top_srcdir/tests/integration/lib.sh"
-command -v python3 >/dev/null || skip "python3 is needed"
+need python3
 
 # Write a chained log: gen.py OUT [KEYFILE|-] [loss]
 cat >"$T/gen.py" <<'PY'

@@ -10,9 +10,7 @@
 # 127.0.0.1.
 . "$top_srcdir/tests/integration/lib.sh"
 
-for t in curl dig dnsmasq python3 jq promtool prometheus setpriv; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need curl dig dnsmasq python3 jq promtool prometheus setpriv
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"

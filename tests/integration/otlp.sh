@@ -11,11 +11,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
-for t in curl python3 dnsmasq; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-python3 -c 'import jsonschema' 2>/dev/null ||
-    skip "python3-jsonschema is not installed"
+need curl python3 dnsmasq python3:jsonschema
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 
 VERSION=$("$PINHOLE" version | sed 's/^pinhole //')

@@ -7,10 +7,7 @@
 # says in comments what no allow lifts; each printed line goes to
 # `pinhole allow` as it is, and the same command run again is allowed.
 . "$top_srcdir/tests/integration/lib.sh"
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq curl setpriv getent; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need root dnsmasq curl setpriv getent
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 start_origin || { finish; exit 1; }

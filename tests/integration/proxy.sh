@@ -6,9 +6,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
-for t in curl wget python3 openssl dnsmasq; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need curl wget python3 openssl dnsmasq
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 
 P=$(free_port)

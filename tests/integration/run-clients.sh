@@ -6,13 +6,9 @@
 # and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq curl wget git openssl dig getent; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-export ASAN_OPTIONS=detect_leaks=0
 PY=/usr/bin/python3
-[ -x $PY ] || skip "needs /usr/bin/python3"
+need root dnsmasq curl wget git openssl dig getent $PY
+export ASAN_OPTIONS=detect_leaks=0
 # nobody must be able to run it, wherever the build dir is.
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -m 1777 "$T/w" "$T/w/root" "$T/w/nobody"

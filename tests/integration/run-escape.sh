@@ -5,13 +5,11 @@
 . "$top_srcdir/tests/integration/lib.sh"
 
 PROBE="$top_builddir/tests/integration/netns-probe"
-[ -x "$PROBE" ] || skip "netns-probe not built"
+need "$PROBE"
 # nobody must be able to run it, wherever the build dir is.
 cp "$PROBE" "$T/netns-probe" && chmod 755 "$T/netns-probe"
 PROBE="$T/netns-probe"
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-command -v ip >/dev/null || skip "needs ip (iproute2)"
-command -v nsenter >/dev/null || skip "needs nsenter (util-linux)"
+need root ip nsenter
 export ASAN_OPTIONS=detect_leaks=0
 PY=/usr/bin/python3
 mkdir -m 1777 "$T/w"
@@ -26,7 +24,7 @@ s=socket.socket(socket.AF_UNIX); s.bind("\0pinhole-test-abstract"); s.listen(1);
 # Host IPC the sandbox must not see: a System V message queue and a
 # POSIX shared-memory file; and a system D-Bus socket (made for the test
 # where there is none: the system bus is where host resolvers answer).
-command -v ipcmk >/dev/null || skip "needs ipcmk (util-linux)"
+need ipcmk
 QID=$(ipcmk -Q | awk '{print $NF}')
 [ -n "$QID" ] || skip "cannot make a System V message queue"
 SHM=/dev/shm/pinhole-test-$$
@@ -169,7 +167,7 @@ done
 # Keystrokes pushed into the terminal the command shares with pinhole
 # (TIOCSTI) would run in the person's shell once pinhole exits, outside
 # the sandbox: refused, standalone and attached.
-command -v script >/dev/null || skip "needs script (util-linux)"
+need script
 cat >"$T/sti.py" <<'EOF2'
 import fcntl, os, termios
 fd = os.open("/dev/tty", os.O_RDWR)

@@ -4,11 +4,11 @@
 . "$top_srcdir/tests/integration/lib.sh"
 
 PROBE="$top_builddir/tests/integration/netns-probe"
-[ -x "$PROBE" ] || skip "netns-probe not built"
+need "$PROBE"
 # nobody must be able to run it, wherever the build dir is.
 cp "$PROBE" "$T/netns-probe" && chmod 755 "$T/netns-probe"
 PROBE="$T/netns-probe"
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
+need root
 export ASAN_OPTIONS=detect_leaks=0
 PY=/usr/bin/python3
 mkdir -m 1777 "$T/w"

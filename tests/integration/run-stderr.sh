@@ -9,10 +9,7 @@
 # sandbox's refusals only, and sees only its own.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq curl getent setpriv; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need root dnsmasq curl getent setpriv
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -m 1777 "$T/w"

@@ -12,13 +12,9 @@
 # standalone and attached to a session.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq curl openssl sha256sum; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-export ASAN_OPTIONS=detect_leaks=0
 PY=/usr/bin/python3
-[ -x $PY ] || skip "needs /usr/bin/python3"
+need root dnsmasq curl openssl sha256sum $PY
+export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -m 1777 "$T/w"
 

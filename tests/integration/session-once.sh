@@ -10,7 +10,7 @@
 # own, until that one is approved.  As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v curl >/dev/null || skip "curl is not installed"
+need curl
 gport=$(free_port)
 xport=$(free_port)
 bg python3 -m http.server "$gport" --bind 127.0.0.1 --directory "$T" \

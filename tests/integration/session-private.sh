@@ -15,10 +15,7 @@
 # As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq curl dig setpriv; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need root dnsmasq curl dig setpriv
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 start_origin || { finish; exit 1; }

@@ -9,7 +9,7 @@
 # directory.
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v python3 >/dev/null || skip "python3 is not installed"
+need python3
 UUID=50b3b6dd-2673-4c68-96f5-efb9b059071d
 LONG=$(printf '%064d' 7 | tr 0 s)
 

@@ -5,7 +5,7 @@
 # As root and as nobody (each with its own control directory).
 . "$top_srcdir/tests/integration/lib.sh"
 
-command -v curl >/dev/null || skip "curl is not installed"
+need curl
 oport=$(free_port)
 bg python3 -m http.server "$oport" --bind 127.0.0.1 --directory "$T" \
     >/dev/null 2>&1

@@ -12,18 +12,14 @@
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in rsyslogd python3 openssl curl dnsmasq; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need root rsyslogd python3 openssl curl dnsmasq
 ls /usr/lib/*/rsyslog/lmnsd_ossl.so >/dev/null 2>&1 ||
     skip "rsyslog-openssl is needed"
 ls /usr/lib/*/rsyslog/imrelp.so >/dev/null 2>&1 ||
     skip "rsyslog-relp is needed"
 # The receiver runs as nobody too: the system's python, with jsonschema.
 PY=/usr/bin/python3
-$PY -c 'import jsonschema' 2>/dev/null ||
-    skip "$PY with python3-jsonschema is needed"
+need $PY:jsonschema
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"

@@ -11,9 +11,7 @@
 # wrote, and the dropped count of a full spool what stderr says.
 # As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
-for c in rsyslogd python3 openssl curl promtool; do
-	command -v $c >/dev/null || skip "$c is needed"
-done
+need rsyslogd python3 openssl curl promtool
 ls /usr/lib/*/rsyslog/lmnsd_ossl.so >/dev/null 2>&1 ||
     skip "rsyslog-openssl is needed"
 ls /usr/lib/*/rsyslog/imrelp.so >/dev/null 2>&1 ||

@@ -9,9 +9,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
-for t in curl python3 dnsmasq; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need curl python3 dnsmasq
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 
 start_origin --address=/ten.test/10.0.0.1 || { finish; exit 1; }

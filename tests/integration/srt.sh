@@ -12,13 +12,8 @@
 here="$top_srcdir/tests/integration"
 
 # Missing tools skip a local run; in CI they fail it.
-need() {
-	[ "${CI:-}" = true ] && { fail "$*"; finish; exit 1; }
-	skip "$*"
-}
-for t in curl python3 dnsmasq node npm bwrap socat rg; do
-	command -v $t >/dev/null 2>&1 || need "$t is not installed"
-done
+NEED_IN_CI=fail
+need curl python3 dnsmasq node npm bwrap socat rg
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 
 # Install the pinned srt under the build directory, again only when the
@@ -30,7 +25,7 @@ if ! cmp -s "$here/srt/package-lock.json" "$mods/package-lock.json" ||
 	cp "$here/srt/package.json" "$here/srt/package-lock.json" "$mods/"
 	. "$here/npm.sh"
 	npm_ci "$mods" >"$T/npm.out" 2>&1 ||
-	    need "npm ci failed: $(tail -5 "$T/npm.out")"
+	    lack "npm ci failed: $(tail -5 "$T/npm.out")"
 fi
 SRT="$mods/node_modules/.bin/srt"
 chmod -R a+rX "$mods"

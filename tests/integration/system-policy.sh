@@ -22,9 +22,7 @@
 SYSDIR=$2
 . "$top_srcdir/tests/integration/lib.sh"
 
-for t in dnsmasq curl setpriv; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
+need dnsmasq curl setpriv
 mount -t tmpfs -o mode=755,size=1m pinhole-test "$SYSDIR" ||
     skip "cannot mount a tmpfs on $SYSDIR in a mount namespace"
 export ASAN_OPTIONS=detect_leaks=0

@@ -8,13 +8,8 @@
 # from a test dnsmasq.  As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (to test as root and as nobody)"
-for t in dnsmasq curl git openssl ssh ssh-keygen; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
-[ -x /usr/sbin/sshd ] || skip "needs /usr/sbin/sshd"
 PY=/usr/bin/python3
-[ -x $PY ] || skip "needs /usr/bin/python3"
+need root dnsmasq curl git openssl ssh ssh-keygen /usr/sbin/sshd $PY
 export ASAN_OPTIONS=detect_leaks=0
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
 mkdir -m 1777 "$T/w" "$T/w/root" "$T/w/nobody"

@@ -13,15 +13,10 @@
 # line; `pinhole doctor` checks the upstream.  As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (squid, and nobody's runs)"
-for t in squid curl openssl setpriv; do
-	command -v $t >/dev/null 2>&1 || skip "$t is not installed"
-done
 NCSA=/usr/lib/squid/basic_ncsa_auth
-[ -x "$NCSA" ] || skip "needs $NCSA (package squid)"
-id proxy >/dev/null 2>&1 || skip "needs the user proxy (package squid)"
 PY=/usr/bin/python3
-[ -x $PY ] || skip "needs /usr/bin/python3"
+need root squid curl openssl setpriv "$NCSA" $PY
+id proxy >/dev/null 2>&1 || skip "needs the user proxy (package squid)"
 export ASAN_OPTIONS=detect_leaks=0
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
