@@ -169,6 +169,14 @@ metrics_resolved(struct metrics *m, uint64_t us, int failed)
 		m->resolver_errors++;
 }
 
+/* Count a look-up by whether the resolver's cache answered it. */
+void
+metrics_resolver_cache(struct metrics *m, int hit)
+{
+	if (m != NULL)
+		m->resolver_cache[hit ? 0 : 1]++;
+}
+
 /* Count a policy reload. */
 void
 metrics_reload(struct metrics *m, int ok)
@@ -359,6 +367,7 @@ metrics_write(const struct metrics *m, const struct metrics_ship *ships,
 	static const char *const dnsv[] = { "allow", "deny" };
 	static const char *const reloadv[] = { "ok", "failed" };
 	static const char *const dirv[] = { "up", "down" };
+	static const char *const cachev[] = { "hit", "miss" };
 	struct metrics_out	 o = { buf, len, 0 };
 	uint64_t		 bytes[2] = { m->bytes_up, m->bytes_down };
 
@@ -392,6 +401,10 @@ metrics_write(const struct metrics *m, const struct metrics_ship *ships,
 	    "questions that failed (no answer, server failure, refused); no "
 	    "such name is not an error.", m->resolver_errors);
 	metrics_histogram(&o, m);
+	metrics_labelled(&o, "pinhole_resolver_cache_lookups_total", "Name "
+	    "look-ups for connections and DNS answers, by whether the cache "
+	    "answered (hit: a cached answer, or one already asked for).",
+	    "result", cachev, m->resolver_cache, 2);
 	metrics_labelled(&o, "pinhole_policy_reloads_total", "Policy "
 	    "reloads, by result.", "result", reloadv, m->reloads, 2);
 	metrics_ships(&o, ships, nships);

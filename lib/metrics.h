@@ -61,6 +61,7 @@ struct metrics {
 	uint64_t	 resolver_errors;
 	uint64_t	 resolver_le[METRICS_BUCKETS + 1];	/* +Inf last */
 	uint64_t	 resolver_us;		/* sum */
+	uint64_t	 resolver_cache[2];	/* lookups: hit, miss */
 	uint64_t	 reloads[2];		/* ok, failed */
 	int64_t		 gauges[METRICS_GAUGES];
 };
@@ -96,6 +97,8 @@ void	metrics_dns(struct metrics *, int);
 void	metrics_grant(struct metrics *, const char *);
 /* One upstream question took us microseconds; failed: it came to error. */
 void	metrics_resolved(struct metrics *, uint64_t, int);
+/* A look-up answered without a question of its own (hit 1), or not. */
+void	metrics_resolver_cache(struct metrics *, int);
 void	metrics_reload(struct metrics *, int);
 /* Move a gauge by a difference, or set it. */
 void	metrics_add(struct metrics *, enum metrics_gauge, int64_t);

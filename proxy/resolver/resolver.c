@@ -80,6 +80,7 @@ struct resolver_entry {
 	char			*name;
 	int			 pending;	/* questions outstanding */
 	int			 cached;
+	unsigned int		 gen;		/* the cache's, when asked */
 	int			 err;		/* worst error so far */
 	int			 status;
 	struct resolver_result	 res;
@@ -112,6 +113,7 @@ struct resolver {
 	struct resolver_bucket	 buckets[RESOLVER_BUCKETS];
 	TAILQ_HEAD(, resolver_entry) lru;
 	size_t			 ncached;
+	unsigned int		 gen;		/* flushes so far */
 	struct metrics		*metrics;	/* or NULL */
 };
 
@@ -288,6 +290,7 @@ resolver_entry_create(struct resolver *r, const char *name)
 		return (NULL);
 	}
 	e->r = r;
+	e->gen = r->gen;
 	e->res.ttl = UINT32_MAX;
 	TAILQ_INIT(&e->waiters);
 	LIST_INSERT_HEAD(&r->buckets[resolver_hash(name)], e, hash);
@@ -468,7 +471,7 @@ resolver_entry_done(struct resolver_entry *e)
 		q->entry = NULL;
 		resolver_query_ready(q, e->status, &e->res);
 	}
-	if (ttl == 0) {
+	if (ttl == 0 || e->gen != r->gen) {
 		resolver_entry_free(e);
 		return;
 	}
@@ -641,6 +644,10 @@ resolver_lookup(struct resolver *r, const char *name, resolver_cb cb,
 		resolver_entry_free(e);
 		e = NULL;
 	}
+	/* Asked before a flush: its answer is not for this query. */
+	if (e != NULL && e->gen != r->gen)
+		e = NULL;
+	metrics_resolver_cache(r->metrics, e != NULL);
 	if (e != NULL && e->cached)
 		resolver_lookup_hit(e, q, now);
 	else if (e != NULL)
@@ -703,6 +710,18 @@ resolver_raw(struct resolver *r, const char *name, int qtype,
 	    q);
 	resolver_timer_update(r);
 	return (q);
+}
+
+/*
+ * Forget every cached answer; those asked for before now are handed to
+ * their waiters but not kept.
+ */
+void
+resolver_flush(struct resolver *r)
+{
+	r->gen++;
+	while (!TAILQ_EMPTY(&r->lru))
+		resolver_entry_free(TAILQ_FIRST(&r->lru));
 }
 
 /* Time upstream questions into m. */

@@ -78,7 +78,14 @@ struct resolver_query *resolver_lookup(struct resolver *, const char *,
 struct resolver_query *resolver_raw(struct resolver *, const char *, int,
 		    resolver_raw_cb, void *);
 
-/* Time upstream questions and count failures in m (NULL: not). */
+/*
+ * Forget every cached answer (when the policy changed what may be
+ * resolved, or how): each name is asked for again.  Answers already on
+ * their way reach their queries but are not kept.
+ */
+void		 resolver_flush(struct resolver *);
+
+/* Time upstream questions, count failures and cache hits in m (NULL: not). */
 void		 resolver_set_metrics(struct resolver *, struct metrics *);
 
 /* Forget a query: its callback will not be called. */

@@ -86,6 +86,10 @@ static const char expected[] =
 	    "pinhole_resolver_duration_seconds_bucket{le=\"+Inf\"} 4\n"
 	    "pinhole_resolver_duration_seconds_sum 6.030900\n"
 	    "pinhole_resolver_duration_seconds_count 4\n"
+	    "# HELP pinhole_resolver_cache_lookups_total Name look-ups for connections and DNS answers, by whether the cache answered (hit: a cached answer, or one already asked for).\n"
+	    "# TYPE pinhole_resolver_cache_lookups_total counter\n"
+	    "pinhole_resolver_cache_lookups_total{result=\"hit\"} 2\n"
+	    "pinhole_resolver_cache_lookups_total{result=\"miss\"} 1\n"
 	    "# HELP pinhole_policy_reloads_total Policy reloads, by result.\n"
 	    "# TYPE pinhole_policy_reloads_total counter\n"
 	    "pinhole_policy_reloads_total{result=\"ok\"} 2\n"
@@ -120,6 +124,9 @@ test_count(struct metrics *m)
 	metrics_resolved(m, 500, 0);		/* on a bound: in it */
 	metrics_resolved(m, 30000, 1);
 	metrics_resolved(m, 6000000, 1);	/* past the last: +Inf */
+	metrics_resolver_cache(m, 1);
+	metrics_resolver_cache(m, 0);
+	metrics_resolver_cache(m, 1);
 	metrics_reload(m, 1);
 	metrics_reload(m, 0);
 	metrics_reload(m, 1);

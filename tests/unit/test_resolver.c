@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "lib/metrics.h"
 #include "proxy/resolver/resolver.h"
 
 #define T_A	1
@@ -512,6 +513,40 @@ test_ttl_expiry(void **state)
 	assert_int_equal(f->dns.nqueries, 4);
 }
 
+/*
+ * A flush forgets the cache: the next lookup asks again, and an answer
+ * asked for before the flush reaches its query but is not kept.  The
+ * metrics count hits (a cached answer, or one on its way) and misses.
+ */
+static void
+test_flush(void **state)
+{
+	struct fixture	*f = *state;
+	struct metrics	 m;
+	struct answer	 a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
+
+	metrics_init(&m, 0);
+	resolver_set_metrics(f->r, &m);
+	resolver_lookup(f->r, "origin.test", lookup_cb, &a);
+	run_until(f->base, &a.calls, 1, 2000);
+	resolver_flush(f->r);
+	resolver_lookup(f->r, "origin.test", lookup_cb, &b);	/* asks */
+	resolver_flush(f->r);
+	resolver_lookup(f->r, "origin.test", lookup_cb, &c);	/* again */
+	run_until(f->base, &c.calls, 1, 2000);
+	run_until(f->base, &b.calls, 1, 2000);
+	assert_int_equal(b.status, 0);
+	assert_int_equal(c.status, 0);
+	assert_int_equal(f->dns.nqueries, 6);
+	resolver_lookup(f->r, "origin.test", lookup_cb, &d);	/* c's */
+	run_until(f->base, &d.calls, 1, 2000);
+	assert_int_equal(d.res.n, 3);
+	assert_int_equal(f->dns.nqueries, 6);
+	assert_int_equal(m.resolver_cache[0], 1);
+	assert_int_equal(m.resolver_cache[1], 3);
+	resolver_set_metrics(f->r, NULL);
+}
+
 /* Identical lookups in flight share one upstream question. */
 static void
 test_coalesce(void **state)
@@ -792,6 +827,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ttl_expiry, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nxdomain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nodata, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
