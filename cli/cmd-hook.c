@@ -21,22 +21,24 @@
 
 #include "cli/ctl.h"
 #include "cli/hook.h"
+#include "cli/gwopts.h"
 #include "cli/pinhole.h"
+#include "cli/proxy.h"
 #include "lib/io.h"
 #include "lib/json.h"
 #include "proxy/wire/attach.h"
 #include "rules/rules.h"
 
 #define HOOK_BLOCK		2	/* the protocol's "block this call" */
-#define HOOK_ARGS_MAX		32	/* of session start */
+#define HOOK_ARGS_MAX		64	/* of session start */
 #define HOOK_WAIT_TRIES		100	/* 50 ms apart: for a racing start */
 #define HOOK_NOT_RUN		126	/* --exec: the shell's "cannot run" */
 #define HOOK_SESSION_ENV	"CLAUDE_CODE_SESSION_ID"
 
+/* Above session start's (cli/cmd-session.c): the hook takes those too. */
 enum {
-	OPT_SHELL = 256,
+	OPT_SHELL = GWOPTS_LAST + 32,
 	OPT_ALLOW_CALL,
-	OPT_ASK,
 	OPT_EXEC
 };
 
@@ -136,21 +138,34 @@ hook_session_runs(const char *name)
 	return (1);
 }
 
+/* Was session start given the option --name? */
+static int
+hook_has(const struct hook_args *a, const char *name)
+{
+	size_t	i, n = strlen(name);
+
+	for (i = 0; i < a->nstart; i++) {
+		if (strncmp(a->start[i], "--", 2) == 0 &&
+		    strncmp(a->start[i] + 2, name, n) == 0 &&
+		    (a->start[i][2 + n] == '=' || a->start[i][2 + n] == '\0'))
+			return (1);
+	}
+	return (0);
+}
+
 /*
  * Rules given to the hook add to the user's policy file, which session
  * start would leave out for them: name it, "--policy=PATH" in buf, when
- * there are rules and the file is there.  Returns 0, or -1 for none.
+ * there are rules, no --policy, and the file is there.  Returns 0, or
+ * -1 for none.
  */
 static int
 hook_user_policy(const struct hook_args *a, char *buf, size_t len)
 {
 	char	path[PATH_MAX];
-	size_t	i;
 
-	for (i = 0; i < a->nstart; i++)
-		if (strncmp(a->start[i], "--allow=", 8) == 0)
-			break;
-	if (i == a->nstart || rules_default_path(path, sizeof path) == -1 ||
+	if (!hook_has(a, "allow") || hook_has(a, "policy") ||
+	    rules_default_path(path, sizeof path) == -1 ||
 	    access(path, R_OK) == -1)
 		return (-1);
 	return (snprintf(buf, len, "--policy=%s", path) >= (int)len ? -1 : 0);
@@ -220,12 +235,11 @@ hook_parse_args(const struct cmd_entry *self, int argc, char **argv,
 			a->shell = optarg;
 		else if (ch == OPT_ALLOW_CALL)
 			a->decision = "allow";
-		else if (ch == 'a')
-			rv = hook_keep(self, a, "allow", optarg);
-		else if (ch == OPT_ASK)
-			rv = hook_keep(self, a, "ask", optarg);
 		else if (ch == OPT_EXEC)
 			a->exec = 1;
+		else	/* one of session start's: passed on */
+			rv = hook_keep(self, a,
+			    cmd_opt_find(self->opts, ch)->name, optarg);
 	}
 	if (rv != 0)
 		return (rv);
@@ -413,17 +427,13 @@ static const struct cmd_opt hook_opts[] = {
 	    .help = "be the harness's shell (CLAUDE_CODE_SHELL): run the "
 	    "shell with ARGS in the session of $CLAUDE_CODE_SESSION_ID, with "
 	    "no network without it" },
-	{ "allow", 'a', CMD_ARG_REQUIRED, "RULE",
-	    .help = "a rule for the session it starts (repeatable)" },
-	{ "ask", 0, CMD_ARG_OPTIONAL, "S", .key = OPT_ASK,
-	    .help = "the session it starts holds a blocked connection up to "
-	    "S seconds while the person decides (default 60)" },
+	{ .include = session_served_opts },
 	{ .name = NULL }
 };
 
 const struct cmd_entry cmd_hook_entry = {
 	.name = "hook",
-	.usage = "[--shell PATH] [--allow-call] [--allow RULE] [--ask[=S]] "
+	.usage = "[--shell PATH] [--allow-call] [session start options] "
 	    "[--exec -- ARG...]",
 	.summary = "Run an agent harness's shell commands in a session",
 	.intro =
@@ -435,7 +445,10 @@ const struct cmd_entry cmd_hook_entry = {
 	    "With --exec it is the harness's shell instead (pinhole-bash is\n"
 	    "that program, for CLAUDE_CODE_SHELL): the shell runs ARGS in a\n"
 	    "sandbox of the session of $CLAUDE_CODE_SESSION_ID, and the\n"
-	    "harness's own permission decisions stay as they are.\n",
+	    "harness's own permission decisions stay as they are.\n\n"
+	    "The options of session start but --foreground start the session\n"
+	    "(when it does not run yet); --allow rules add to the user's policy\n"
+	    "file unless --policy is given.\n",
 	.opts = hook_opts,
 	.help =
 	    "A call that cannot be read, or a session that cannot be started,\n"

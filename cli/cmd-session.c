@@ -734,10 +734,8 @@ cmd_session_start(const struct cmd_entry *cmd, int argc, char **argv)
 }
 
 
-/* The options of session start: its own, then those of proxy. */
-static const struct cmd_opt session_start_opts[] = {
-	{ "foreground", 0, CMD_ARG_NONE, NULL, .key = OPT_FOREGROUND,
-	    .help = "stay attached until SIGTERM or SIGINT" },
+/* What a session serves: its own options, then those of proxy. */
+const struct cmd_opt session_served_opts[] = {
 	{ "max-sandboxes", 0, CMD_ARG_REQUIRED, "N",
 	    .key = OPT_MAX_SANDBOXES,
 	    .help = "commands attached at once, at most (256)" },
@@ -745,6 +743,14 @@ static const struct cmd_opt session_start_opts[] = {
 	    .help = "serve as an HTTP proxy here too (none by default; "
 	    "repeatable)" },
 	{ .include = proxy_served_opts },
+	{ .name = NULL }
+};
+
+/* The options of session start. */
+static const struct cmd_opt session_start_opts[] = {
+	{ "foreground", 0, CMD_ARG_NONE, NULL, .key = OPT_FOREGROUND,
+	    .help = "stay attached until SIGTERM or SIGINT" },
+	{ .include = session_served_opts },
 	{ .name = NULL }
 };
 

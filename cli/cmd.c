@@ -154,6 +154,33 @@ cmd_opt_key(const struct cmd_opt *o)
 	return (o->key);
 }
 
+/* Looking for the option a parser's answer stands for. */
+struct cmd_opt_find {
+	int			 key;
+	const struct cmd_opt	*found;
+};
+
+/* Note the option if it is the one looked for. */
+static void
+cmd_opt_find_one(const struct cmd_opt *o, const struct cmd_opt *primary,
+    void *arg)
+{
+	struct cmd_opt_find	*f = arg;
+
+	if (f->found == NULL && o == primary && cmd_opt_key(o) == f->key)
+		f->found = o;
+}
+
+/* The option of a table that cmd_getopt() returns key for, or NULL. */
+const struct cmd_opt *
+cmd_opt_find(const struct cmd_opt *opts, int key)
+{
+	struct cmd_opt_find	f = { .key = key, .found = NULL };
+
+	cmd_opts_walk(opts, cmd_opt_find_one, &f);
+	return (f.found);
+}
+
 /* getopt_long()'s arrays for an option table. */
 struct cmd_getopt_args {
 	char		shortopts[3 * CMD_OPTS_MAX + 3];

@@ -61,6 +61,7 @@ void			 cmd_print_help(const struct cmd_entry *);
 int			 cmd_usage_error(const struct cmd_entry *, const char *, ...)
 			    __attribute__((format(printf, 2, 3)));
 int			 cmd_getopt(const struct cmd_entry *, int, char **);
+const struct cmd_opt	*cmd_opt_find(const struct cmd_opt *, int);
 
 /*
  * Print text from the command line or a log: what is not printable

@@ -12,6 +12,8 @@
 extern const struct cmd_opt	proxy_gateway_opts[];
 /* The same but --listen, for a command whose listeners differ. */
 extern const struct cmd_opt	proxy_served_opts[];
+/* What session start takes but --foreground: for the hook, too. */
+extern const struct cmd_opt	session_served_opts[];
 
 /* What a command adds around the proxy's loop; any may be NULL. */
 struct proxy_hooks {

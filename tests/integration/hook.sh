@@ -6,7 +6,8 @@
 # session is started on first use, by one of two racing calls; an odd
 # session id is hashed.  --exec, the harness's shell, runs a command as
 # bash does in the session of CLAUDE_CODE_SESSION_ID (a UUID), and with
-# no network without it; --allow adds to the user's policy.  The bwrap
+# no network without it; --allow adds to the user's policy, and every
+# other option of session start starts the session.  The bwrap
 # recipe of docs/agents.md runs (as nobody).  As root and as nobody,
 # each with its own runtime directory.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -188,6 +189,25 @@ for MODE in root nobody; do
 	    fail "$MODE: allowed in the session: $(cat "$T/got")"
 	rm -r "$W/.config"
 
+	# Every option of session start starts the hook's session: a policy
+	# file, a log, a resolver, a proxy port, the prompt's wait.
+	mkdir -p "$W/hookcfg"
+	printf 'allow c.test:443\n' >"$W/hookcfg/policy"
+	[ "$MODE" = nobody ] && chown -R nobody "$W/hookcfg"
+	hp=$(free_port)
+	as_mode env CLAUDE_CODE_SESSION_ID="$U-opts" "$PINHOLE" hook \
+	    --policy "$W/hookcfg/policy" --log "$W/hookcfg/log" \
+	    --resolver 127.0.0.1:9 --listen "127.0.0.1:$hp" --ask=5 \
+	    --exec -- -c 'curl -s "$PINHOLE_AGENT/pinhole/allowed"' \
+	    >"$T/got" 2>&1
+	as_mode "$PINHOLE" session status "$U-opts" --json >"$T/status" 2>&1
+	grep -q c.test "$T/got" && ! grep -q 'a\.test' "$T/got" &&
+	    grep -q "\"log\":\"$W/hookcfg/log\"" "$T/status" &&
+	    grep -q "\"listeners\":\"[^\"]*127.0.0.1:$hp" "$T/status" &&
+	    grep -q '"event":"attach"' "$W/hookcfg/log" &&
+	    ok "$MODE: the hook starts its session with session start's options" ||
+	    fail "$MODE: hook options: $(cat "$T/got" "$T/status")"
+
 	# The recipe that keeps a filesystem sandbox inside the session, for
 	# an unprivileged harness (root in the sandbox has no capabilities,
 	# and bwrap cannot map it into a namespace of its own).
@@ -201,7 +221,7 @@ for MODE in root nobody; do
 		    fail "$MODE: bwrap: $(cat "$T/out")"
 	fi
 
-	for s in "$SID" "$SID-race" $odd "$U" "$U-more"; do
+	for s in "$SID" "$SID-race" $odd "$U" "$U-more" "$U-opts"; do
 		as_mode "$PINHOLE" session stop "$s" ||
 		    fail "$MODE: stop $s"
 	done

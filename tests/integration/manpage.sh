@@ -22,9 +22,12 @@ cat >"$T/others" <<'EOF'
 curl --socks5-hostname
 EOF
 # Options a command's section documents by pointing to another's, as
-# "COMMAND OTHER": session start takes every option of proxy.
+# "COMMAND OTHER": session start takes every option of proxy, and the
+# hook every option of session start.
 cat >"$T/byref" <<'EOF'
 session proxy
+hook session
+hook proxy
 EOF
 
 # The commands, as `pinhole help` lists them.
@@ -165,11 +168,14 @@ done <"$T/commands"
 n=0
 while read -r cmd opt primary; do
 	n=$((n + 1))
-	ref=$(sed -n "s/^$cmd //p" "$T/byref")
+	found=
 	grep -qx "doc $cmd $opt" "$T/read" ||
-	    grep -qx "doc $cmd $primary" "$T/read" ||
-	    { [ -n "$ref" ] && grep -qx "$ref $opt $opt" "$T/opts" &&
-	    grep -qx "doc $ref $opt" "$T/read"; } ||
+	    grep -qx "doc $cmd $primary" "$T/read" && found=1
+	for ref in $(sed -n "s/^$cmd //p" "$T/byref"); do
+		grep -qx "$ref $opt $opt" "$T/opts" &&
+		    grep -qx "doc $ref $opt" "$T/read" && found=1
+	done
+	[ -n "$found" ] ||
 	    fail "the manual does not name $cmd --$opt where $cmd is described"
 done <"$T/opts"
 ok "the manual documents the $n options of --help, each under its command"
