@@ -39,7 +39,7 @@
 #include "proxy/conn/conn.h"
 #include "proxy/escalate/control.h"
 #include "proxy/resolver/resolver.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 #include "proxy/wire/http.h"
 #include "proxy/wire/upstream.h"
 #include "rules/rules.h"

@@ -24,7 +24,7 @@
 #include "cli/pinhole.h"
 #include "lib/io.h"
 #include "lib/json.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 #include "rules/rules.h"
 
 #define HOOK_BLOCK		2	/* the protocol's "block this call" */

@@ -5,7 +5,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/sni.c proxy/wire/sni.h \
 	proxy/wire/transparent.c proxy/wire/transparent.h \
 	proxy/wire/socks.c proxy/wire/socks.h \
-	proxy/wire/attach.c proxy/wire/attach.h \
+	proxy/wire/attachmsg.c proxy/wire/attachmsg.h \
 	proxy/wire/dns.c proxy/wire/dns.h \
 	proxy/wire/secret.c proxy/wire/secret.h \
 	proxy/wire/scrub.c proxy/wire/scrub.h \

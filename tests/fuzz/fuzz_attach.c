@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 
 /* Read a message; its op, or -1 with the error kept in *why. */
 static int

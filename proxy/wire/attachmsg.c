@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 
 static const char *const attach_ops[] = {
 	[ATTACH_ATTACH] = "attach",
