@@ -9,7 +9,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/dns.c proxy/wire/dns.h \
 	proxy/wire/secret.c proxy/wire/secret.h \
 	proxy/wire/scrub.c proxy/wire/scrub.h \
-	proxy/wire/decider.c proxy/wire/decider.h \
+	proxy/wire/decidermsg.c proxy/wire/decidermsg.h \
 	proxy/wire/upstream.c proxy/wire/upstream.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/wire/decider.h"
+#include "proxy/wire/decidermsg.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

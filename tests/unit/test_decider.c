@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "lib/json.h"
-#include "proxy/wire/decider.h"
+#include "proxy/wire/decidermsg.h"
 
 /* Read an answer given as a C string. */
 static int
