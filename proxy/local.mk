@@ -6,7 +6,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/transparent.c proxy/wire/transparent.h \
 	proxy/wire/socks.c proxy/wire/socks.h \
 	proxy/wire/attachmsg.c proxy/wire/attachmsg.h \
-	proxy/wire/dns.c proxy/wire/dns.h \
+	proxy/wire/dnsmsg.c proxy/wire/dnsmsg.h \
 	proxy/wire/secret.c proxy/wire/secret.h \
 	proxy/wire/scrub.c proxy/wire/scrub.h \
 	proxy/wire/decidermsg.c proxy/wire/decidermsg.h \

@@ -11,7 +11,7 @@
 #include <netinet/in.h>
 
 #include "proxy/dns/dns.h"
-#include "proxy/wire/dns.h"
+#include "proxy/wire/dnsmsg.h"
 #include "rules/rules.h"
 
 struct audit_event;
