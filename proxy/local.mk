@@ -4,7 +4,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/http.c proxy/wire/http.h \
 	proxy/wire/sni.c proxy/wire/sni.h \
 	proxy/wire/transparent.c proxy/wire/transparent.h \
-	proxy/wire/socks.c proxy/wire/socks.h \
+	proxy/wire/socks5.c proxy/wire/socks5.h \
 	proxy/wire/attachmsg.c proxy/wire/attachmsg.h \
 	proxy/wire/dnsmsg.c proxy/wire/dnsmsg.h \
 	proxy/wire/secret.c proxy/wire/secret.h \

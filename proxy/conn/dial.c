@@ -35,7 +35,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/tls/tls.h"
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 

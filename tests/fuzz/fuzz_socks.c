@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 
 /* A request: VER CMD RSV ATYP, then addr of n bytes, then the port. */
 static size_t
