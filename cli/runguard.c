@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli/runguard.h"
-#include "proxy/wire/secret.h"
+#include "proxy/wire/placeholder.h"
 #include "rules/rules.h"
 
 static int	runguard_text_line(char *, size_t, size_t *, char,

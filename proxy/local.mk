@@ -7,7 +7,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/socks5.c proxy/wire/socks5.h \
 	proxy/wire/attachmsg.c proxy/wire/attachmsg.h \
 	proxy/wire/dnsmsg.c proxy/wire/dnsmsg.h \
-	proxy/wire/secret.c proxy/wire/secret.h \
+	proxy/wire/placeholder.c proxy/wire/placeholder.h \
 	proxy/wire/scrub.c proxy/wire/scrub.h \
 	proxy/wire/decidermsg.c proxy/wire/decidermsg.h \
 	proxy/wire/upstream.c proxy/wire/upstream.h

@@ -25,7 +25,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/secret.h"
+#include "proxy/wire/placeholder.h"
 #include "proxy/wire/sni.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
