@@ -41,7 +41,7 @@
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/attachmsg.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 #include "rules/rules.h"
 
 #define DOCTOR_DNS_MS		2000	/* the resolver's time to answer */

@@ -10,7 +10,7 @@ libpinhole_a_SOURCES += \
 	proxy/wire/placeholder.c proxy/wire/placeholder.h \
 	proxy/wire/scrub.c proxy/wire/scrub.h \
 	proxy/wire/decidermsg.c proxy/wire/decidermsg.h \
-	proxy/wire/upstream.c proxy/wire/upstream.h
+	proxy/wire/upstreammsg.c proxy/wire/upstreammsg.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h \

@@ -19,7 +19,7 @@
 #include "lib/digits.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 
 /*
  * A head built in a buffer of cap bytes; len counts what it needs, so

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 #include "rules/rules.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 #include "rules/rules.h"
 
 /* Read a credentials file's text. */
