@@ -47,7 +47,7 @@ libpinhole_a_SOURCES += proxy/capture/udpcatch.c proxy/capture/udpcatch.h
 libpinhole_a_SOURCES += \
 	proxy/conn/pipebuf.c proxy/conn/pipebuf.h \
 	proxy/conn/conn.h proxy/conn/conn-int.h \
-	proxy/conn/core.c proxy/conn/reply.c proxy/conn/scrub.c \
+	proxy/conn/core.c proxy/conn/reply.c proxy/conn/scrub-response.c \
 	proxy/conn/tunnel.c \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
