@@ -52,7 +52,7 @@ libpinhole_a_SOURCES += \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
 	proxy/conn/socks-handshake.c proxy/conn/events.c proxy/conn/inspect.c \
-	proxy/conn/secret-request.c proxy/conn/upstream.c
+	proxy/conn/secret-request.c proxy/conn/upstream-connect.c
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
