@@ -40,7 +40,7 @@ libpinhole_a_SOURCES += \
 libpinhole_a_SOURCES += \
 	proxy/dns/fakeip.c proxy/dns/fakeip.h \
 	proxy/dns/dns.h proxy/dns/dns-int.h \
-	proxy/dns/server.c proxy/dns/answer.c proxy/dns/req.c proxy/dns/log.c
+	proxy/dns/server.c proxy/dns/answer.c proxy/dns/req.c proxy/dns/querylog.c
 # capture/: UDP other than DNS, caught and logged.
 libpinhole_a_SOURCES += proxy/capture/udpcatch.c proxy/capture/udpcatch.h
 # conn/: one client connection, state by state.
