@@ -219,7 +219,7 @@ tests_fuzz_fuzz_dnsbuild_SOURCES = tests/fuzz/fuzz_dnsbuild.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_dnsbuild_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_dnsbuild_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
-# The server whole, over sockets: server.c, answer.c, log.c.
+# The server whole, over sockets: server.c, answer.c, querylog.c.
 FUZZ_TARGETS += tests/fuzz/fuzz_dnsserver
 tests_fuzz_fuzz_dnsserver_SOURCES = tests/fuzz/fuzz_dnsserver.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_dnsserver_LDADD = $(FUZZ_LIBS)

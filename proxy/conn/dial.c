@@ -6,7 +6,7 @@
  * ended here, begin TLS with the server, verified.  Through an upstream
  * proxy the upstream is dialed instead and resolves the name itself (an
  * address literal is still vetted first), then opens a tunnel to the
- * host when asked with CONNECT (upstream.c).
+ * host when asked with CONNECT (upstream-connect.c).
  */
 #include "config.h"
 

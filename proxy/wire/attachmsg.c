@@ -1,5 +1,5 @@
 /*
- * The attach protocol's messages (proxy/wire/attach.h): read strictly,
+ * The attach protocol's messages (proxy/wire/attachmsg.h): read strictly,
  * written with lib/json.  Pure.
  */
 #include "config.h"

@@ -1,5 +1,5 @@
 /*
- * Placeholders for secrets, found and put back: see secret.h.
+ * Placeholders for secrets, found and put back: see placeholder.h.
  */
 #include "config.h"
 

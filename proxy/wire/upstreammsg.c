@@ -1,5 +1,5 @@
 /*
- * Talking to an upstream proxy (upstream.h).  Pure.
+ * Talking to an upstream proxy (upstreammsg.h).  Pure.
  */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /*
- * Fuzz the decider's answer reader (proxy/wire/decider.c): the input is
+ * Fuzz the decider's answer reader (proxy/wire/decidermsg.c): the input is
  * an answer's body.  It checks what the queue relies on:
  *  - a refused answer says why and leaves nothing behind;
  *  - an accepted one has a known decision and scope, a ttl in range,

@@ -1,7 +1,7 @@
 /*
- * Fuzz target: the DNS query parser (proxy/wire/dns.c), and the error
+ * Fuzz target: the DNS query parser (proxy/wire/dnsmsg.c), and the error
  * reply built for whatever it rejects.  fuzz_dnsbuild fuzzes the builder,
- * fuzz_dnsserver the server whole (proxy/dns/server.c, answer.c, log.c).
+ * fuzz_dnsserver the server whole (proxy/dns/server.c, answer.c, querylog.c).
  */
 #include "config.h"
 

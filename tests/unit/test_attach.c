@@ -1,5 +1,5 @@
 /*
- * The attach protocol's messages (proxy/wire/attach.c): each kind read
+ * The attach protocol's messages (proxy/wire/attachmsg.c): each kind read
  * and written back, and what is refused.
  */
 #include "config.h"

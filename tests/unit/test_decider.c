@@ -1,5 +1,5 @@
 /*
- * Unit tests for the decider's protocol (proxy/wire/decider.c): its
+ * Unit tests for the decider's protocol (proxy/wire/decidermsg.c): its
  * URL, the question as JSON (read back by the JSON reader), and the
  * answer reader, accepting each decision and refusing what does not
  * belong.

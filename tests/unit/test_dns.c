@@ -1,5 +1,5 @@
 /*
- * Unit tests: the DNS message parser and builder (proxy/wire/dns.c).
+ * Unit tests: the DNS message parser and builder (proxy/wire/dnsmsg.c).
  */
 #include "config.h"
 
