@@ -12,6 +12,7 @@ libpinhole_a_SOURCES += \
 	rules/request.c \
 	rules/near.c \
 	rules/url.c \
+	rules/hostport.c \
 	rules/preset.c \
 	rules/args.c \
 	rules/upstream.c
