@@ -13,12 +13,13 @@ libpinhole_a_SOURCES += \
 	proxy/wire/upstreammsg.c proxy/wire/upstreammsg.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
-	proxy/audit/audit.c proxy/audit/audit.h \
+	proxy/audit/audit.c proxy/audit/audit.h proxy/audit/audit-int.h \
 	proxy/audit/budget.c proxy/audit/budget.h \
-	proxy/audit/chain.c proxy/audit/line.c proxy/audit/sink.c \
+	proxy/audit/chain.c proxy/audit/chain.h \
+	proxy/audit/line.c proxy/audit/line.h proxy/audit/sink.c \
 	proxy/audit/spool.c proxy/audit/spool.h \
 	proxy/audit/collector.c proxy/audit/collector.h \
-	proxy/audit/ship.c proxy/audit/ship.h \
+	proxy/audit/ship.c proxy/audit/ship.h proxy/audit/transport.h \
 	proxy/audit/relp.c proxy/audit/relp.h \
 	proxy/audit/otlp.c proxy/audit/otlp.h proxy/audit/otlpship.c \
 	proxy/audit/verify.c proxy/audit/verify.h

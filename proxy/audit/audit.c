@@ -39,6 +39,7 @@
 #include "lib/log.h"
 #include "lib/metrics.h"
 #include "proxy/audit/audit.h"
+#include "proxy/audit/audit-int.h"
 
 #define AUDIT_FIELD_MAX	1024	/* bytes of a string value kept */
 #define AUDIT_NFIELDS	32

@@ -51,7 +51,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "proxy/audit/audit.h"
+#include "proxy/audit/audit-int.h"
 #include "proxy/audit/collector.h"
 #include "proxy/audit/otlp.h"
 #include "proxy/audit/relp.h"
