@@ -14,9 +14,11 @@ libpinhole_a_SOURCES += \
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
 	proxy/audit/audit.c proxy/audit/audit.h proxy/audit/audit-int.h \
+	proxy/audit/open.c \
 	proxy/audit/budget.c proxy/audit/budget.h \
 	proxy/audit/chain.c proxy/audit/chain.h \
-	proxy/audit/line.c proxy/audit/line.h proxy/audit/sink.c \
+	proxy/audit/line.c proxy/audit/line.h \
+	proxy/audit/sink.c proxy/audit/sink.h \
 	proxy/audit/spool.c proxy/audit/spool.h \
 	proxy/audit/collector.c proxy/audit/collector.h \
 	proxy/audit/ship.c proxy/audit/ship.h proxy/audit/transport.h \
