@@ -34,7 +34,7 @@
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/gateway.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 #include "rules/rules.h"
 
 #define ATTACH_REPLY_MS		10000	/* the run side waits this long */

@@ -39,9 +39,9 @@
 #include "proxy/conn/conn.h"
 #include "proxy/escalate/control.h"
 #include "proxy/resolver/resolver.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 #include "rules/rules.h"
 
 #define DOCTOR_DNS_MS		2000	/* the resolver's time to answer */

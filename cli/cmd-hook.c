@@ -26,7 +26,7 @@
 #include "cli/proxy.h"
 #include "lib/io.h"
 #include "lib/json.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 #include "rules/rules.h"
 
 #define HOOK_BLOCK		2	/* the protocol's "block this call" */

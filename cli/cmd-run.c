@@ -36,7 +36,7 @@
 #include "proxy/escalate/control.h"
 #include "proxy/gateway.h"
 #include "proxy/tls/tls.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 #include "rules/rules.h"
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */

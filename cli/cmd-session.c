@@ -30,7 +30,7 @@
 #include "cli/proxy.h"
 #include "cli/runguard.h"
 #include "netns/netns.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "proxy/escalate/control.h"

@@ -35,7 +35,7 @@
 #include "proxy/scrape.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/tls/tls.h"
-#include "proxy/wire/decider.h"
+#include "proxy/wire/decidermsg.h"
 #include "proxy/wire/http.h"
 #include "rules/grants.h"
 #include "rules/rules.h"

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "proxy/escalate/escalate.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 
 #define NOTICE_LINE_MAX		2048	/* < PIPE_BUF: one write */
 #define NOTICE_WINDOW_MS	10000

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli/runguard.h"
-#include "proxy/wire/secret.h"
+#include "proxy/wire/placeholder.h"
 #include "rules/rules.h"
 
 static int	runguard_text_line(char *, size_t, size_t *, char,
@@ -501,7 +501,7 @@ runguard_plan_sockets(char *buf, size_t len, size_t *n,
 
 /*
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
- * (proxy/wire/attach.h): the user's policy directory, the policy files',
+ * (proxy/wire/attachmsg.h): the user's policy directory, the policy files',
  * the directories of the system policy and of glob includes, the log's,
  * the key, the control directory, the secrets' and the upstream's
  * credentials hidden, /etc/hosts.

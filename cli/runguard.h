@@ -76,7 +76,7 @@ int	runguard_covers(const struct runguard *, const char *);
 
 /*
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
- * (proxy/wire/attach.h): the user's policy directory (made if missing),
+ * (proxy/wire/attachmsg.h): the user's policy directory (made if missing),
  * the policy's files and the log file ("l": their directories read-only;
  * runguard_check() names a log as the log), the
  * system policy's directory (made if missing and it can be) and those

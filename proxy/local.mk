@@ -4,21 +4,24 @@ libpinhole_a_SOURCES += \
 	proxy/wire/http.c proxy/wire/http.h \
 	proxy/wire/sni.c proxy/wire/sni.h \
 	proxy/wire/transparent.c proxy/wire/transparent.h \
-	proxy/wire/socks.c proxy/wire/socks.h \
-	proxy/wire/attach.c proxy/wire/attach.h \
-	proxy/wire/dns.c proxy/wire/dns.h \
-	proxy/wire/secret.c proxy/wire/secret.h \
+	proxy/wire/socks5.c proxy/wire/socks5.h \
+	proxy/wire/attachmsg.c proxy/wire/attachmsg.h \
+	proxy/wire/dnsmsg.c proxy/wire/dnsmsg.h \
+	proxy/wire/placeholder.c proxy/wire/placeholder.h \
 	proxy/wire/scrub.c proxy/wire/scrub.h \
-	proxy/wire/decider.c proxy/wire/decider.h \
-	proxy/wire/upstream.c proxy/wire/upstream.h
+	proxy/wire/decidermsg.c proxy/wire/decidermsg.h \
+	proxy/wire/upstreammsg.c proxy/wire/upstreammsg.h
 # audit/: the chained log, its sinks and its verifier.
 libpinhole_a_SOURCES += \
-	proxy/audit/audit.c proxy/audit/audit.h \
+	proxy/audit/audit.c proxy/audit/audit.h proxy/audit/audit-int.h \
+	proxy/audit/open.c \
 	proxy/audit/budget.c proxy/audit/budget.h \
-	proxy/audit/chain.c proxy/audit/line.c proxy/audit/sink.c \
+	proxy/audit/chain.c proxy/audit/chain.h \
+	proxy/audit/line.c proxy/audit/line.h \
+	proxy/audit/sink.c proxy/audit/sink.h \
 	proxy/audit/spool.c proxy/audit/spool.h \
 	proxy/audit/collector.c proxy/audit/collector.h \
-	proxy/audit/ship.c proxy/audit/ship.h \
+	proxy/audit/ship.c proxy/audit/ship.h proxy/audit/transport.h \
 	proxy/audit/relp.c proxy/audit/relp.h \
 	proxy/audit/otlp.c proxy/audit/otlp.h proxy/audit/otlpship.c \
 	proxy/audit/verify.c proxy/audit/verify.h
@@ -40,19 +43,19 @@ libpinhole_a_SOURCES += \
 libpinhole_a_SOURCES += \
 	proxy/dns/fakeip.c proxy/dns/fakeip.h \
 	proxy/dns/dns.h proxy/dns/dns-int.h \
-	proxy/dns/server.c proxy/dns/answer.c proxy/dns/req.c proxy/dns/log.c
+	proxy/dns/server.c proxy/dns/answer.c proxy/dns/req.c proxy/dns/querylog.c
 # capture/: UDP other than DNS, caught and logged.
 libpinhole_a_SOURCES += proxy/capture/udpcatch.c proxy/capture/udpcatch.h
 # conn/: one client connection, state by state.
 libpinhole_a_SOURCES += \
 	proxy/conn/pipebuf.c proxy/conn/pipebuf.h \
 	proxy/conn/conn.h proxy/conn/conn-int.h \
-	proxy/conn/core.c proxy/conn/reply.c proxy/conn/scrub.c \
+	proxy/conn/core.c proxy/conn/reply.c proxy/conn/scrub-response.c \
 	proxy/conn/tunnel.c \
 	proxy/conn/forward.c proxy/conn/dial.c proxy/conn/decide.c \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
-	proxy/conn/socks.c proxy/conn/events.c proxy/conn/inspect.c \
-	proxy/conn/secret.c proxy/conn/upstream.c
+	proxy/conn/socks-handshake.c proxy/conn/events.c proxy/conn/inspect.c \
+	proxy/conn/secret-request.c proxy/conn/upstream-connect.c
 # The top: listeners, and the policy file watcher.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
@@ -215,7 +218,7 @@ tests_fuzz_fuzz_dnsbuild_SOURCES = tests/fuzz/fuzz_dnsbuild.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_dnsbuild_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_dnsbuild_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 EXTRA_DIST += tests/fuzz/dns tests/fuzz/dnsbuild
-# The server whole, over sockets: server.c, answer.c, log.c.
+# The server whole, over sockets: server.c, answer.c, querylog.c.
 FUZZ_TARGETS += tests/fuzz/fuzz_dnsserver
 tests_fuzz_fuzz_dnsserver_SOURCES = tests/fuzz/fuzz_dnsserver.c $(FUZZ_MAIN)
 tests_fuzz_fuzz_dnsserver_LDADD = $(FUZZ_LIBS)

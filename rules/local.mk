@@ -1,15 +1,18 @@
 # Policy parser and matcher: pure C.
 libpinhole_a_SOURCES += \
-	rules/rules.h rules/rules-int.h \
+	rules/rules.h rules/rules-int.h rules/parse-int.h \
 	rules/host.c \
 	rules/addr.c \
 	rules/store.c \
 	rules/match.c \
 	rules/dead.c \
+	rules/target.c \
 	rules/parse.c \
+	rules/load.c \
 	rules/request.c \
 	rules/near.c \
 	rules/url.c \
+	rules/hostport.c \
 	rules/preset.c \
 	rules/args.c \
 	rules/upstream.c

@@ -1,7 +1,8 @@
 /*
  * The policy parser: one rule a line, a table of keywords with one small
  * handler each.  A file is parsed whole (includes too) before any of it
- * is added, so a bad policy changes nothing.
+ * is added, so a bad policy changes nothing.  Includes are read here;
+ * a load begins and ends in load.c, a rule's target is read by target.c.
  */
 #include "config.h"
 
@@ -21,51 +22,7 @@
 #include <unistd.h>
 
 #include "lib/namesock.h"
-#include "rules/rules-int.h"
-
-#ifndef SYSCONFDIR
-#define SYSCONFDIR "/usr/local/etc"
-#endif
-
-#define GLOB_CHARS	"*?["		/* glob(3)'s pattern characters */
-#define GLOB_FILES_MAX	1024		/* files one pattern may match */
-
-/* One load: the rules parsed so far and where errors go. */
-struct load {
-	struct rules		*r;
-	struct rule_spec	*specs;
-	size_t			 nspecs;
-	size_t			 cap;
-	char			*err;
-	size_t			 errlen;
-	struct rules_file	*files;		/* read by this load */
-	struct rules_file	*dirs;		/* whose new files it would read */
-	enum rules_layer	 layer;		/* of the rules it adds */
-	struct secret		*secrets;	/* parsed by this load */
-	struct secret		**stail;
-	struct rules_file	*sockets;	/* allow-socket, as written */
-	int			 allow_vsock;
-	time_t			 now;		/* rules that ended are left out */
-	time_t			 next_end;	/* the first end still to come */
-	struct upstream_load	 up;		/* upstream, no-upstream */
-};
-
-/* One file (or text) being parsed; parent is the file that included it. */
-struct parse {
-	struct load		*load;
-	const struct parse	*parent;
-	const char		*file;
-	const char		*dir;		/* for relative includes */
-	unsigned int		 line;		/* 0: a one-line rule */
-	int			 numbered;
-	dev_t			 dev;
-	ino_t			 ino;
-	int			 depth;
-	const char		*kw;		/* the line's directive */
-	time_t			 until;		/* the line's "until", or 0 */
-	struct rule_req		*req;		/* the line's constraints */
-	char			*rest;		/* words after the argument */
-};
+#include "rules/parse-int.h"
 
 struct keyword {
 	const char	*name;
@@ -88,10 +45,6 @@ static int	kw_upstream(struct parse *, const char *, const char *);
 static int	kw_upstream_auth(struct parse *, const char *, const char *);
 static int	kw_no_upstream(struct parse *, const char *, const char *);
 static size_t	next_word(char **);
-static int	load_file(struct load *, const struct parse *, const char *);
-static int	load_glob(struct load *, const struct parse *, const char *);
-static int	load_note(struct load *, struct rules_file **, const char *,
-		    size_t);
 
 static const struct keyword keywords[] = {
 	{ "allow", "allow HOST[:PORTS] [read-only] [methods M,...] "
@@ -111,50 +64,6 @@ static const struct keyword keywords[] = {
 	{ "no-upstream", "no-upstream HOST[,HOST...]", kw_no_upstream,
 	    0, 0, 0, 0 },
 };
-
-static const struct port_range ports_default[] = { { 80, 80 }, { 443, 443 } };
-static const struct port_range ports_all[] = { { 1, 65535 } };
-
-/* Write "FILE:LINE: message" (or "FILE: message") into the error buffer. */
-static int __attribute__((format(printf, 2, 3)))
-parse_error(const struct parse *p, const char *fmt, ...)
-{
-	struct load	*l = p->load;
-	va_list		 ap;
-	int		 n;
-
-	if (l->err == NULL || l->errlen == 0)
-		return (-1);
-	if (p->numbered)
-		n = snprintf(l->err, l->errlen, "%s:%u: ", p->file, p->line);
-	else
-		n = snprintf(l->err, l->errlen, "%s: ", p->file);
-	if (n < 0 || (size_t)n >= l->errlen)
-		return (-1);
-	va_start(ap, fmt);
-	vsnprintf(l->err + n, l->errlen - n, fmt, ap);
-	va_end(ap);
-	return (-1);
-}
-
-/* Copy text for a message, escaping what is not printable ASCII. */
-static const char *
-quote(char *buf, size_t size, const char *s, size_t len)
-{
-	size_t	i, n = 0;
-
-	for (i = 0; i < len && n + 8 < size; i++) {
-		if (s[i] >= 0x20 && s[i] < 0x7f)
-			buf[n++] = s[i];
-		else
-			n += snprintf(buf + n, size - n, "\\x%02x",
-			    (unsigned char)s[i]);
-	}
-	if (i < len && n + 4 < size)
-		n += snprintf(buf + n, size - n, "...");
-	buf[n] = '\0';
-	return (buf);
-}
 
 /* Find a keyword, or the nearest one when *near is asked for. */
 static const struct keyword *
@@ -197,272 +106,6 @@ rules_directive(const char *word, size_t n, const char **near)
 	    (kw->constraints ? RULES_DIR_CONSTRAINTS : 0) |
 	    (kw->can_end ? RULES_DIR_END : 0) |
 	    (kw->rest ? RULES_DIR_REST : 0));
-}
-
-/* Make room for one more parsed rule, its record in the arena. */
-static struct rule_spec *
-spec_new(struct parse *p, enum rule_action action, const char *text)
-{
-	struct load		*l = p->load;
-	struct rule_spec	*s;
-	size_t			 ncap;
-
-	if (l->nspecs == l->cap) {
-		ncap = l->cap ? l->cap * 2 : 64;
-		if ((s = reallocarray(l->specs, ncap, sizeof *s)) == NULL)
-			return (NULL);
-		l->specs = s;
-		l->cap = ncap;
-	}
-	s = &l->specs[l->nspecs];
-	memset(s, 0, sizeof *s);
-	if ((s->rule = arena_alloc(&l->r->arena, sizeof *s->rule)) == NULL)
-		return (NULL);
-	memset(s->rule, 0, sizeof *s->rule);
-	s->rule->action = action;
-	s->rule->layer = l->layer;
-	s->rule->file = p->file;
-	s->rule->line = p->numbered ? p->line : 0;
-	if ((s->rule->text = arena_strndup(&l->r->arena, text,
-	    strlen(text))) == NULL)
-		return (NULL);
-	return (s);
-}
-
-/* Parse one port or range of a list. */
-static int
-parse_port_item(const char *s, size_t len, struct port_range *pr)
-{
-	const char	*dash = memchr(s, '-', len);
-
-	if (dash == NULL) {
-		if (port_parse(s, len, &pr->lo) == -1)
-			return (-1);
-		pr->hi = pr->lo;
-		return (0);
-	}
-	if (port_parse(s, dash - s, &pr->lo) == -1 ||
-	    port_parse(dash + 1, s + len - dash - 1, &pr->hi) == -1)
-		return (-1);
-	return (pr->lo <= pr->hi ? 0 : -1);
-}
-
-/* Parse ":PORTS": "443", "22,443", "8000-8100", "*". */
-static int
-parse_ports(struct parse *p, const char *s, struct rule_spec *spec)
-{
-	struct port_range	*pr;
-	const char		*comma;
-	size_t			 n = 1, i, len;
-	char			 q[64];
-
-	if (strcmp(s, "*") == 0) {
-		spec->rule->ports = ports_all;
-		spec->rule->nports = 1;
-		return (0);
-	}
-	for (i = 0; s[i] != '\0'; i++)
-		n += s[i] == ',';
-	if ((pr = arena_alloc(&p->load->r->arena, n * sizeof *pr)) == NULL)
-		return (parse_error(p, "out of memory"));
-	for (i = 0; i < n; i++, s = comma + 1) {
-		if ((comma = strchr(s, ',')) == NULL)
-			comma = s + strlen(s);
-		len = comma - s;
-		if (parse_port_item(s, len, &pr[i]) == -1)
-			return (parse_error(p, "bad port '%s' (a port 1 to 65535,"
-			    " a list like 22,443, a range like 8000-8100, or *)",
-			    quote(q, sizeof q, s, len)));
-	}
-	spec->rule->ports = pr;
-	spec->rule->nports = n;
-	spec->listed = 1;
-	return (0);
-}
-
-/* Parse "ADDRESS/LEN" into an address prefix. */
-static int
-parse_cidr(struct parse *p, const char *s, size_t len, struct rule_spec *spec)
-{
-	const char	*slash = memchr(s, '/', len), *errstr;
-	struct host	 h;
-	uint16_t	 plen;
-	uint8_t		 masked[16];
-	char		 q[80], t[HOST_TEXT_LEN];
-
-	quote(q, sizeof q, s, len);
-	if (host_parse(s, slash - s, &h, &errstr) == -1 || h.kind == HOST_NAME)
-		return (parse_error(p, "bad address in '%s'", q));
-	spec->alen = h.kind == HOST_IPV4 ? 4 : 16;
-	if (s + len - slash - 1 > 3 ||
-	    port_parse(slash + 1, s + len - slash - 1, &plen) == -1) {
-		if (s + len - slash - 1 != 1 || slash[1] != '0')
-			return (parse_error(p, "bad prefix length in '%s'", q));
-		plen = 0;
-	}
-	if (spec->alen == 4 && host_is_v6_text(s, slash - s)) {
-		if (plen < 96)
-			return (parse_error(p, "prefix length in '%s' leaves "
-			    "the IPv4-mapped range", q));
-		plen -= 96;
-	}
-	if (plen > 8 * spec->alen)
-		return (parse_error(p, "prefix length in '%s' is more than %zu",
-		    q, 8 * spec->alen));
-	addr_mask(masked, h.addr, spec->alen, plen);
-	if (memcmp(masked, h.addr, spec->alen) != 0) {
-		addr_format(t, sizeof t, masked, spec->alen);
-		return (parse_error(p, "'%s' has bits set past the prefix "
-		    "(did you mean %s/%u?)", q, t, plen));
-	}
-	memcpy(spec->addr, h.addr, spec->alen);
-	spec->plen = plen;
-	spec->kind = TARGET_ADDR;
-	return (0);
-}
-
-/* Parse the host part of a rule: name, *.name, address or prefix. */
-static int
-parse_host(struct parse *p, const char *s, size_t len, struct rule_spec *spec)
-{
-	struct host	 h;
-	const char	*errstr;
-	char		 q[80];
-	int		 wild = len >= 2 && s[0] == '*' && s[1] == '.';
-
-	quote(q, sizeof q, s, len);
-	if (len == 1 && s[0] == '*')
-		return (parse_error(p, "'*' alone would match every host: "
-		    "name the hosts (a wildcard needs a domain: *.example.com)"));
-	if (memchr(s, '/', len) != NULL)
-		return (parse_cidr(p, s, len, spec));
-	if (wild) {
-		s += 2;
-		len -= 2;
-	}
-	if (host_parse(s, len, &h, &errstr) == -1)
-		return (parse_error(p, "bad host '%s': %s", q, errstr));
-	if (wild && h.kind != HOST_NAME)
-		return (parse_error(p, "bad host '%s': a wildcard needs a name "
-		    "after '*.'", q));
-	if (h.kind != HOST_NAME) {
-		spec->kind = TARGET_ADDR;
-		spec->alen = h.kind == HOST_IPV4 ? 4 : 16;
-		spec->plen = 8 * spec->alen;
-		memcpy(spec->addr, h.addr, spec->alen);
-		return (0);
-	}
-	spec->kind = wild ? TARGET_WILD : TARGET_NAME;
-	if ((spec->name = arena_strndup(&p->load->r->arena, h.text,
-	    strlen(h.text))) == NULL)
-		return (parse_error(p, "out of memory"));
-	return (0);
-}
-
-/*
- * Split a rule's argument into host and ports: "HOST", "HOST:PORTS",
- * "[V6]", "[V6]:PORTS", or a bare IPv6 address (no ports).
- */
-static int
-split_ports(struct parse *p, const char *arg, size_t *hlen, const char **ports)
-{
-	const char	*close, *colon;
-
-	*ports = NULL;
-	if (arg[0] == '[') {
-		if ((close = strchr(arg, ']')) == NULL)
-			return (parse_error(p, "missing ']' after IPv6 address"));
-		if (close[1] == ':')
-			*ports = close + 2;
-		else if (close[1] != '\0')
-			return (parse_error(p, "unexpected text after ']' "
-			    "(write [ADDRESS]:PORTS)"));
-		*hlen = close + 1 - arg;
-		return (0);
-	}
-	colon = strchr(arg, ':');
-	if (colon != NULL && strchr(colon + 1, ':') == NULL) {
-		*ports = colon + 1;
-		*hlen = colon - arg;
-	} else
-		*hlen = strlen(arg);
-	return (0);
-}
-
-/* Split a rule's argument and strip the brackets of "[V6]" or "[V6/LEN]". */
-static int
-split_host(struct parse *p, const char *arg, const char **host, size_t *hlen,
-    const char **ports)
-{
-	const char	*kw = p->kw;
-	char		 hint[512], q[80];
-
-	if (kw != NULL && strcmp(kw, "allow") != 0 && strcmp(kw, "deny") != 0)
-		kw = NULL;
-	if (host_url_hint(arg, strlen(arg), kw, hint, sizeof hint))
-		return (parse_error(p, "bad host '%s': %s", quote(q, sizeof q,
-		    arg, strlen(arg)), hint));
-	*host = arg;
-	if (split_ports(p, arg, hlen, ports) == -1)
-		return (-1);
-	if (*hlen >= 2 && arg[0] == '[' && arg[*hlen - 1] == ']') {
-		(*host)++;
-		*hlen -= 2;
-		if (!host_is_v6_text(*host, *hlen))
-			return (parse_error(p, "brackets are only for IPv6 "
-			    "addresses"));
-	}
-	return (0);
-}
-
-/* Parse a rule's target and ports, without the checks of an allow rule. */
-static struct rule_spec *
-parse_target(struct parse *p, const char *arg, const char *text,
-    enum rule_action action)
-{
-	struct rule_spec	*spec;
-	const char		*ports, *host;
-	size_t			 hlen;
-
-	if ((spec = spec_new(p, action, text)) == NULL) {
-		parse_error(p, "out of memory");
-		return (NULL);
-	}
-	if (split_host(p, arg, &host, &hlen, &ports) == -1)
-		return (NULL);
-	if (parse_host(p, host, hlen, spec) == -1)
-		return (NULL);
-	if (ports != NULL && parse_ports(p, ports, spec) == -1)
-		return (NULL);
-	if (ports == NULL) {
-		spec->rule->ports = action == RULE_DENY ? ports_all :
-		    ports_default;
-		spec->rule->nports = action == RULE_DENY ? 1 : 2;
-	}
-	return (spec);
-}
-
-/* Parse an allow or deny rule. */
-static int
-parse_rule(struct parse *p, const char *arg, const char *text,
-    enum rule_action action)
-{
-	struct rule_spec	*spec;
-	int			 ps;
-
-	if ((spec = parse_target(p, arg, text, action)) == NULL)
-		return (-1);
-	if (action == RULE_ALLOW && spec->kind == TARGET_ADDR &&
-	    spec->plen == 0)
-		return (parse_error(p, "a /0 prefix would allow every address"));
-	if (action == RULE_ALLOW && spec->kind == TARGET_WILD &&
-	    (ps = rules_public_suffix(p->load->r, spec->name)) != 0)
-		return (parse_error(p, ps == -1 ? "cannot load the public "
-		    "suffix list" : "'*.%s' would match every site under the "
-		    "public suffix '%s': name the site (*.example.%s)",
-		    spec->name, spec->name, spec->name));
-	p->load->nspecs++;
-	return (0);
 }
 
 /*
@@ -1241,7 +884,7 @@ parse_line(struct parse *p, const char *s, size_t len)
 }
 
 /* Parse a whole text, line by line. */
-static int
+int
 parse_text(struct parse *p, const char *text, size_t len)
 {
 	const char	*nl, *end = text + len;
@@ -1322,7 +965,7 @@ file_error(struct load *l, const struct parse *parent, const char *path,
  * Note a file this load reads (for rules_files()), or a directory
  * whose new files it would read (rules_dirs()): len bytes of path.
  */
-static int
+int
 load_note(struct load *l, struct rules_file **list, const char *path,
     size_t len)
 {
@@ -1339,7 +982,7 @@ load_note(struct load *l, struct rules_file **list, const char *path,
 }
 
 /* Parse a file's text as included by parent (NULL at the top). */
-static int
+int
 parse_file(struct load *l, const struct parse *parent, const char *path,
     const struct stat *st, const char *text, size_t len)
 {
@@ -1359,7 +1002,7 @@ parse_file(struct load *l, const struct parse *parent, const char *path,
 }
 
 /* Open, check and parse a file. */
-static int
+int
 load_file(struct load *l, const struct parse *parent, const char *path)
 {
 	struct stat	 st;
@@ -1410,7 +1053,7 @@ path_cmp(const void *a, const void *b)
 }
 
 /* Read the regular files a pattern matches, in byte order; none is none. */
-static int
+int
 load_glob(struct load *l, const struct parse *parent, const char *pattern)
 {
 	struct stat	st;
@@ -1447,263 +1090,4 @@ load_glob(struct load *l, const struct parse *parent, const char *pattern)
 	}
 	globfree(&g);
 	return (rv);
-}
-
-/* Add what a load parsed, or nothing when it failed. */
-static int
-load_finish(struct load *l, int rv)
-{
-	struct parse		  top = { .load = l, .file = "policy" };
-	struct rules_file	**tail;
-	struct secret		**stail;
-
-	if (rv == 0 && rules_add(l->r, l->specs, l->nspecs) == -1)
-		rv = parse_error(&top, "out of memory");
-	if (rv == 0) {
-		for (tail = &l->r->files; *tail != NULL; tail = &(*tail)->next)
-			;
-		*tail = l->files;
-		for (tail = &l->r->dirs; *tail != NULL; tail = &(*tail)->next)
-			;
-		*tail = l->dirs;
-		for (stail = &l->r->secrets; *stail != NULL;
-		    stail = &(*stail)->next)
-			;
-		*stail = l->secrets;
-		for (tail = &l->r->sockets; *tail != NULL;
-		    tail = &(*tail)->next)
-			;
-		*tail = l->sockets;
-		l->r->allow_vsock |= l->allow_vsock;
-		rules_upstream_merge(l->r, &l->up);
-		if (l->next_end != 0 && (l->r->next_end == 0 ||
-		    l->next_end < l->r->next_end))
-			l->r->next_end = l->next_end;
-	}
-	free(l->specs);
-	return (rv);
-}
-
-/* Add a policy file. */
-int
-rules_load_file(struct rules *r, const char *path, char *err, size_t errlen)
-{
-	struct load	l = { .r = r, .err = err, .errlen = errlen };
-
-	l.now = time(NULL);
-	return (load_finish(&l, load_file(&l, NULL, path)));
-}
-
-/* Copy a path into a glob pattern, its pattern characters escaped. */
-static int
-glob_escape(char *out, size_t size, const char *path)
-{
-	size_t	n = 0;
-
-	for (; *path != '\0'; path++) {
-		if (n + 2 >= size)
-			return (-1);
-		if (strchr(GLOB_CHARS "\\", *path) != NULL)
-			out[n++] = '\\';
-		out[n++] = *path;
-	}
-	out[n] = '\0';
-	return (0);
-}
-
-/* Read DIR/policy (if there) and DIR/policy.d/NAME.policy into a load. */
-static int
-load_system(struct load *l, const char *dir)
-{
-	struct parse	top = { .load = l, .file = dir };
-	struct stat	st;
-	char		path[PATH_MAX], pattern[2 * PATH_MAX];
-	size_t		n;
-
-	if ((size_t)snprintf(path, sizeof path, "%s/policy.d", dir) >=
-	    sizeof path || glob_escape(pattern, sizeof pattern, path) == -1)
-		return (parse_error(&top, "path too long"));
-	n = strlen(pattern);
-	if ((size_t)snprintf(pattern + n, sizeof pattern - n, "/*.policy") >=
-	    sizeof pattern - n)
-		return (parse_error(&top, "path too long"));
-	if (load_note(l, &l->dirs, dir, strlen(dir)) == -1 ||
-	    load_note(l, &l->dirs, path, strlen(path)) == -1)
-		return (parse_error(&top, "out of memory"));
-	snprintf(path, sizeof path, "%s/policy", dir);
-	if ((stat(path, &st) == 0 || errno != ENOENT) &&
-	    load_file(l, NULL, path) == -1)
-		return (-1);
-	return (load_glob(l, NULL, pattern));
-}
-
-/* Add the system layer, all its files or nothing. */
-int
-rules_load_system(struct rules *r, const char *dir, char *err, size_t errlen)
-{
-	struct load	l = { .r = r, .err = err, .errlen = errlen,
-			    .layer = RULES_SYSTEM };
-
-	l.now = time(NULL);
-	return (load_finish(&l, load_system(&l, dir)));
-}
-
-/* Where the system layer lives: SYSCONFDIR/pinhole. */
-const char *
-rules_system_dir(void)
-{
-	return (SYSCONFDIR "/pinhole");
-}
-
-/* Check includes, read none. */
-void
-rules_no_includes(struct rules *r)
-{
-	r->no_files = 1;
-}
-
-/*
- * Add rules given as text; origin names them in messages.  Text with no
- * newline is one rule, reported without a line number ("--allow: ...").
- */
-int
-rules_load_text(struct rules *r, const char *origin, const char *text,
-    size_t len, char *err, size_t errlen)
-{
-	struct load	 l = { .r = r, .err = err, .errlen = errlen };
-	struct parse	 p = { .load = &l, .file = origin };
-
-	l.now = time(NULL);
-	p.numbered = memchr(text, '\n', len) != NULL;
-	if ((p.file = arena_strndup(&r->arena, origin, strlen(origin))) == NULL) {
-		p.file = origin;
-		return (load_finish(&l, parse_error(&p, "out of memory")));
-	}
-	return (load_finish(&l, parse_text(&p, text, len)));
-}
-
-/*
- * Add a policy given as text, as if read from path: numbered lines,
- * includes relative to path's directory.  For checking an edit before
- * it is written.
- */
-int
-rules_load_buffer(struct rules *r, const char *path, const char *text,
-    size_t len, char *err, size_t errlen)
-{
-	struct load	l = { .r = r, .err = err, .errlen = errlen };
-	struct stat	st;
-
-	l.now = time(NULL);
-	if (stat(path, &st) == -1)
-		memset(&st, 0, sizeof st);
-	return (load_finish(&l, parse_file(&l, NULL, path, &st, text, len)));
-}
-
-/*
- * Parse the argument of one allow or deny rule (HOST[:PORTS]), or of an
- * allow-private rule, as line `line` of origin (0: no line number) into
- * *out, its records in r's arena.  With check, refuse what a policy
- * would refuse; without, only parse.
- */
-int
-rules_parse_target(struct rules *r, const char *origin, unsigned int line,
-    enum rule_action action, const char *arg, int check,
-    struct rule_spec *out, char *err, size_t errlen)
-{
-	static const char *const names[] = { [RULE_ALLOW] = "allow",
-	    [RULE_DENY] = "deny", [RULE_PRIVATE] = "allow-private" };
-	struct load	 l = { .r = r, .err = err, .errlen = errlen };
-	struct parse	 p = { .load = &l, .file = origin, .line = line };
-	char		 text[RULES_LINE_MAX + 1], q[80];
-	size_t		 n = strlen(arg);
-	int		 rv = -1;
-
-	p.numbered = line != 0;
-	p.kw = names[action];
-	if (n == 0 || arg[strcspn(arg, " \t\r\n\f\v#")] != '\0') {
-		parse_error(&p, "bad rule '%s': one HOST[:PORTS], without "
-		    "spaces or '#'", quote(q, sizeof q, arg, n));
-		goto out;
-	}
-	if ((size_t)snprintf(text, sizeof text, "%s %s", p.kw, arg) >=
-	    sizeof text) {
-		parse_error(&p, "line longer than %d bytes", RULES_LINE_MAX);
-		goto out;
-	}
-	if (check && action != RULE_PRIVATE ?
-	    parse_rule(&p, arg, text, action) == -1 :
-	    parse_target(&p, arg, text, action) == NULL)
-		goto out;
-	*out = l.specs[0];
-	rv = 0;
-out:
-	free(l.specs);
-	return (rv);
-}
-
-/* When the first rule with an "until" still to come ends; 0: none. */
-time_t
-rules_next_end(const struct rules *r)
-{
-	return (r->next_end);
-}
-
-/* Does the policy allow AF_VSOCK sockets in the sandbox? */
-int
-rules_allow_vsock(const struct rules *r)
-{
-	return (r->allow_vsock);
-}
-
-/* Store at most max paths of a list; returns how many there are. */
-static size_t
-file_list(const struct rules_file *f, const char **out, size_t max)
-{
-	size_t	n = 0;
-
-	for (; f != NULL; f = f->next, n++) {
-		if (n < max)
-			out[n] = f->path;
-	}
-	return (n);
-}
-
-/* List the files a policy was read from, in order; returns how many. */
-size_t
-rules_files(const struct rules *r, const char **out, size_t max)
-{
-	return (file_list(r->files, out, max));
-}
-
-/* List the unix sockets the sandbox may reach, as written. */
-size_t
-rules_sockets(const struct rules *r, const char **out, size_t max)
-{
-	return (file_list(r->sockets, out, max));
-}
-
-/* List the directories whose new files would change the policy. */
-size_t
-rules_dirs(const struct rules *r, const char **out, size_t max)
-{
-	return (file_list(r->dirs, out, max));
-}
-
-/* The user's policy file: $XDG_CONFIG_HOME/pinhole/policy or ~/.config/... */
-int
-rules_default_path(char *buf, size_t size)
-{
-	const char	*xdg = getenv("XDG_CONFIG_HOME"), *home;
-	int		 n;
-
-	if (xdg != NULL && xdg[0] == '/')
-		n = snprintf(buf, size, "%s/pinhole/policy", xdg);
-	else if ((home = getenv("HOME")) != NULL && home[0] != '\0')
-		n = snprintf(buf, size, "%s/.config/pinhole/policy", home);
-	else
-		return (-1);
-	if (n < 0 || (size_t)n >= size)
-		return (-1);
-	return (0);
 }

@@ -186,12 +186,12 @@ int	host_is_v6_text(const char *, size_t);
 void	addr_mask(uint8_t *, const uint8_t *, size_t, unsigned int);
 int	addr_in(const uint8_t *, const uint8_t *, size_t, unsigned int);
 
-/* rules/parse.c */
+/* rules/load.c */
 int	rules_parse_target(struct rules *, const char *, unsigned int,
 	    enum rule_action, const char *, int, struct rule_spec *, char *,
 	    size_t);
 
-/* What a directive takes: rules_directive()'s flags. */
+/* rules/parse.c: what a directive takes, rules_directive()'s flags. */
 #define RULES_DIR_NOARG		0x01	/* no argument (allow-vsock) */
 #define RULES_DIR_CONSTRAINTS	0x02	/* read-only, methods, ... (allow) */
 #define RULES_DIR_END		0x04	/* until TIME (allow) */

@@ -12,6 +12,8 @@
  * the write; anything else (a pipe, a terminal) is marked torn, and the
  * next line starts with a newline so that the fragment stands alone on
  * a line of its own, which readers skip as it does not parse.
+ *
+ * Opening the log, carrying on its chain and closing it are open.c's.
  */
 #include "config.h"
 
@@ -39,83 +41,13 @@
 #include "lib/log.h"
 #include "lib/metrics.h"
 #include "proxy/audit/audit.h"
-
-#define AUDIT_FIELD_MAX	1024	/* bytes of a string value kept */
-#define AUDIT_NFIELDS	32
-#define AUDIT_LINE_MAX	(AUDIT_NFIELDS * (AUDIT_FIELD_MAX * 6 + 32) + 256)
-#define AUDIT_SEAL_MAX	192	/* prev_chain, seq, chain and the end */
-#define AUDIT_MSG_MAX	(AUDIT_LINE_MAX * 3)
-#define AUDIT_BATCH_MAX	(64 * 1024)	/* lines held for one write */
-#define AUDIT_ROOM	4096		/* room a new gateway must find */
+#include "proxy/audit/audit-int.h"
+#include "proxy/audit/sink.h"
 
 enum audit_how {
 	AUDIT_BUILD,		/* build the line only */
 	AUDIT_HOLD,		/* write it at the end of the pass */
 	AUDIT_NOW		/* write it at once */
-};
-
-enum audit_kind {
-	AUDIT_FILE,		/* a file or stdout */
-	AUDIT_SYSLOG,		/* RFC 5424 datagrams */
-	AUDIT_JOURNALD		/* journald's native protocol */
-};
-
-struct audit {
-	char		*path;		/* NULL: log nothing */
-	enum audit_kind	 kind;
-	char		*sock;		/* datagram socket of syslog, journald */
-	int		 fd;
-	int		 owned;		/* ours to close */
-	int		 cuttable;	/* regular file, appending */
-	int		 torn;		/* the output ends mid-line */
-	int		 go_on;		/* --log-fail=open */
-	struct metrics	*metrics;	/* or NULL */
-	uint64_t	 lost;		/* lines not written; 0: not failing */
-	uint64_t	 lost_bytes;
-	char		 lost_first[48];	/* ts of the first lost line */
-	char		 lost_last[48];		/* and of the last */
-	char		 err[128];	/* why the last write failed */
-	char		 why[128];	/* why the first lost line was lost */
-	char		*buf;		/* one byte before the line, for '\n' */
-	char		*msg;		/* a syslog or journald message */
-	char		*store;		/* decoded strings; the resumed tail */
-
-	struct audit_hash *hash;
-	unsigned long long seq;		/* of the last line written */
-	unsigned char	 chain[AUDIT_HASH_LEN];
-	int		 link;		/* next line carries prev_chain */
-	const char	*note;		/* a "resume" line to write first */
-
-	audit_hook_cb	 hook;		/* each line written, handed on */
-	void		*hook_arg;
-
-	time_t		 ts_sec;	/* the second ts_head shows */
-	char		 ts_head[24];	/* "YYYY-MM-DDTHH:MM:SS" */
-
-	long long	 max_size;	/* rotate past this; 0 never */
-	int		 keep;
-	unsigned long long own_first;	/* seq of our first line; 0: none */
-	struct audit_tally *dropped;	/* what rotation deleted of ours */
-	long long	 size;		/* of the file now written */
-	dev_t		 dev;
-	ino_t		 ino;
-
-	/*
-	 * The lines made in this pass of the event loop, written together
-	 * at its end (audit_flush()); the chain as it was before them, to
-	 * go back to when they cannot be written.
-	 */
-	struct event	*flush;		/* NULL: each line at once */
-	char		*out;		/* one byte before the lines, for '\n' */
-	size_t		 outlen;
-	uint64_t	 nout;
-	char		 out_first[48];	/* ts of the first line held */
-	char		 out_last[48];	/* and of the last */
-	unsigned long long out_seq;
-	unsigned char	 out_chain[AUDIT_HASH_LEN];
-	int		 out_link;
-	enum audit_fsync fsync;
-	int		 sync_failed;	/* said once on stderr */
 };
 
 enum audit_type {
@@ -393,7 +325,7 @@ audit_seal(struct audit *a, struct json_writer *w, unsigned char *next)
 }
 
 /* Name the output in messages. */
-static const char *
+const char *
 audit_name(const struct audit *a)
 {
 	return (a->owned || a->kind != AUDIT_FILE ? a->path : "stdout");
@@ -498,7 +430,6 @@ audit_send(struct audit *a, const char *line, size_t len)
 	return (-1);
 }
 
-static ssize_t	audit_last_line(const char *, size_t, int);
 static void	audit_hand_on(struct audit *, const char *, size_t);
 
 /* What a file that rotation deletes holds: its lines, told apart. */
@@ -988,19 +919,6 @@ audit_set_base(struct audit *a, struct event_base *base)
 	return (0);
 }
 
-/* Parse --log-fsync: never, batch or always; -1 for anything else. */
-int
-audit_parse_fsync(const char *s)
-{
-	if (strcmp(s, "never") == 0)
-		return (AUDIT_FSYNC_NEVER);
-	if (strcmp(s, "batch") == 0)
-		return (AUDIT_FSYNC_BATCH);
-	if (strcmp(s, "always") == 0)
-		return (AUDIT_FSYNC_ALWAYS);
-	return (-1);
-}
-
 /* Let traffic go on while the log cannot be written (--log-fail=open). */
 void
 audit_set_fail_open(struct audit *a, int on)
@@ -1027,7 +945,7 @@ audit_cuttable(int fd)
 }
 
 /* Open the log file for appending. */
-static int
+int
 audit_open_fd(const char *path, char *err, size_t errlen)
 {
 	int	fd;
@@ -1041,7 +959,7 @@ audit_open_fd(const char *path, char *err, size_t errlen)
 }
 
 /* Take the file now open: its identity and size. */
-static void
+void
 audit_take_fd(struct audit *a, int fd)
 {
 	struct stat	st;
@@ -1056,7 +974,7 @@ audit_take_fd(struct audit *a, int fd)
 }
 
 /* Find the last complete line in buf[0..end): its start, or -1. */
-static ssize_t
+ssize_t
 audit_last_line(const char *buf, size_t end, int whole)
 {
 	ssize_t	i;
@@ -1068,65 +986,6 @@ audit_last_line(const char *buf, size_t end, int whole)
 			return (i + 1);
 	}
 	return (whole ? 0 : -1);
-}
-
-/*
- * Carry the chain on from the last line of a file: this one (then a cut
- * short last line is closed with a newline and a "resume" line written
- * first), or the rotated FILE.1 when this one is new (then the first line
- * links to it).  Returns 0 when the file had nothing to resume from.
- */
-static int
-audit_resume_from(struct audit *a, const char *path, int other)
-{
-	struct audit_link	lk;
-	struct stat		st;
-	size_t			n, end;
-	ssize_t			start;
-	int			fd, torn, rv = 0;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
-		return (0);
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_size == 0)
-		goto out;
-	rv = 1;
-	n = st.st_size < AUDIT_LINE_MAX + 1 ? st.st_size : AUDIT_LINE_MAX + 1;
-	if (pread(fd, a->store, n, st.st_size - n) != (ssize_t)n)
-		goto out;
-	torn = a->store[n - 1] != '\n';
-	for (end = n; end > 0 && a->store[end - 1] != '\n'; end--)
-		;
-	if (torn && !other && write(a->fd, "\n", 1) == 1)
-		a->size++;
-	start = audit_last_line(a->store, end, n == (size_t)st.st_size);
-	if (start == -1 || audit_link_parse(a->store + start,
-	    end - start - 1, &lk) == -1) {
-		if (!other)
-			a->note = "the last line of the log has no chain "
-			    "value: a new chain starts";
-		goto out;
-	}
-	a->seq = lk.seq;
-	memcpy(a->chain, lk.chain, sizeof a->chain);
-	a->link = other;
-	if (torn && !other)
-		a->note = "the last line of the log was cut short: "
-		    "the chain goes on from the line before it";
-out:
-	close(fd);
-	return (rv);
-}
-
-/* Carry on the chain of an existing log, or of the file rotated last. */
-static void
-audit_resume(struct audit *a)
-{
-	char	old[PATH_MAX];
-
-	if (audit_resume_from(a, a->path, 0))
-		return;
-	snprintf(old, sizeof old, "%s.1", a->path);
-	audit_resume_from(a, old, 1);
 }
 
 /* Connect a datagram socket to syslog's or journald's socket. */
@@ -1152,195 +1011,6 @@ audit_dgram_open(const char *path, char *err, size_t errlen)
 		return (-1);
 	}
 	return (fd);
-}
-
-/*
- * Choose the socket for "syslog[:PATH]" or "journald[:PATH]"; journald
- * without its socket falls back to syslog.
- */
-static int
-audit_open_sink(struct audit *a, const char *path, char *err, size_t errlen)
-{
-	const char	*sock = NULL;
-
-	if (strncmp(path, "journald", 8) == 0) {
-		a->kind = AUDIT_JOURNALD;
-		sock = path[8] == ':' ? path + 9 : AUDIT_JOURNAL_SOCKET;
-		if (path[8] != ':' && access(sock, F_OK) == -1) {
-			a->kind = AUDIT_SYSLOG;
-			sock = AUDIT_SYSLOG_SOCKET;
-		}
-	} else {
-		a->kind = AUDIT_SYSLOG;
-		sock = path[6] == ':' ? path + 7 : AUDIT_SYSLOG_SOCKET;
-	}
-	if ((a->sock = strdup(sock)) == NULL ||
-	    (a->msg = malloc(AUDIT_MSG_MAX)) == NULL) {
-		snprintf(err, errlen, "audit log: out of memory");
-		return (-1);
-	}
-	a->fd = audit_dgram_open(sock, err, errlen);
-	return (a->fd == -1 ? -1 : 0);
-}
-
-/* Tell whether a log name means syslog or journald rather than a file. */
-static int
-audit_is_sink(const char *path)
-{
-	return (strcmp(path, "syslog") == 0 || strncmp(path, "syslog:", 7) == 0 ||
-	    strcmp(path, "journald") == 0 || strncmp(path, "journald:", 9) == 0);
-}
-
-/* Open the audit log: a file, "-", syslog, journald, or NULL for none. */
-struct audit *
-audit_open(const char *path, char *err, size_t errlen)
-{
-	struct audit	*a;
-	int		 fd;
-
-	if ((a = calloc(1, sizeof *a)) == NULL)
-		goto nomem;
-	a->fd = -1;
-	a->keep = AUDIT_KEEP;
-	if (path == NULL)
-		return (a);
-	if ((a->path = strdup(path)) == NULL ||
-	    (a->buf = malloc(AUDIT_LINE_MAX)) == NULL ||
-	    (a->store = malloc(AUDIT_LINE_MAX + 1)) == NULL ||
-	    (a->hash = audit_hash_create(NULL, 0)) == NULL ||
-	    audit_hash_seed(a->hash, a->chain) == -1)
-		goto nomem;
-	if (audit_is_sink(path)) {
-		if (audit_open_sink(a, path, err, errlen) == -1)
-			goto fail;
-	} else if (strcmp(path, "-") == 0)
-		audit_take_fd(a, STDOUT_FILENO);
-	else {
-		if ((fd = audit_open_fd(path, err, errlen)) == -1)
-			goto fail;
-		a->owned = 1;
-		audit_take_fd(a, fd);
-		audit_resume(a);
-	}
-	return (a);
-
-nomem:
-	snprintf(err, errlen, "audit log: out of memory");
-fail:
-	audit_close(a);
-	return (NULL);
-}
-
-/* Make the chain an HMAC with the key in a file. */
-int
-audit_set_key(struct audit *a, const char *path, char *err, size_t errlen)
-{
-	struct audit_hash	*h;
-	unsigned char		*key;
-	size_t			 keylen = 0;
-	int			 rv = -1;
-
-	if ((key = malloc(AUDIT_KEY_MAX)) == NULL) {
-		snprintf(err, errlen, "audit log: out of memory");
-		return (-1);
-	}
-	if (audit_read_key(path, key, &keylen, err, errlen) == -1)
-		goto out;
-	if ((h = audit_hash_create(key, keylen)) == NULL) {
-		snprintf(err, errlen, "audit log: cannot use the key");
-		goto out;
-	}
-	audit_hash_free(a->hash);
-	a->hash = h;
-	if (a->seq == 0 && !a->link)
-		audit_hash_seed(a->hash, a->chain);
-	rv = 0;
-out:
-	OPENSSL_cleanse(key, AUDIT_KEY_MAX);
-	free(key);
-	return (rv);
-}
-
-/* Rotate past max_size bytes (0: never), keeping FILE.1 ... FILE.keep. */
-void
-audit_set_rotation(struct audit *a, long long max_size, int keep)
-{
-	a->max_size = max_size > 0 ? max_size : 0;
-	a->keep = keep > 0 ? keep : 1;
-}
-
-/* Parse a size: digits with an optional K, M or G (powers of 1024). */
-int
-audit_parse_size(const char *s, long long *size)
-{
-	char		*end;
-	long long	 v, mult = 1;
-
-	if (*s < '0' || *s > '9')
-		return (-1);
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno != 0)
-		return (-1);
-	if (*end == 'K' || *end == 'k')
-		mult = 1024;
-	else if (*end == 'M' || *end == 'm')
-		mult = 1024 * 1024;
-	else if (*end == 'G' || *end == 'g')
-		mult = 1024 * 1024 * 1024;
-	if (mult != 1)
-		end++;
-	if (*end != '\0' || v > LLONG_MAX / mult)
-		return (-1);
-	*size = v * mult;
-	return (0);
-}
-
-/* Name the log file used when no --log is given. */
-int
-audit_default_path(char *buf, size_t size)
-{
-	const char	*xdg = getenv("XDG_STATE_HOME"), *home;
-	int		 n;
-
-	if (xdg != NULL && xdg[0] == '/')
-		n = snprintf(buf, size, "%s/pinhole/audit.log", xdg);
-	else if ((home = getenv("HOME")) != NULL && home[0] == '/')
-		n = snprintf(buf, size, "%s/.local/state/pinhole/audit.log",
-		    home);
-	else
-		return (-1);
-	if (n < 0 || (size_t)n >= size)
-		return (-1);
-	return (0);
-}
-
-/* Set the defaults of the gateway's audit options. */
-void
-audit_config_init(struct audit_config *cfg)
-{
-	memset(cfg, 0, sizeof *cfg);
-	cfg->max_size = AUDIT_MAX_SIZE;
-	cfg->keep = AUDIT_KEEP;
-}
-
-/* Open the audit log with the gateway's options. */
-struct audit *
-audit_open_config(const struct audit_config *cfg, char *err, size_t errlen)
-{
-	struct audit	*a;
-
-	if ((a = audit_open(cfg->log, err, errlen)) == NULL)
-		return (NULL);
-	if (cfg->keyfile != NULL &&
-	    audit_set_key(a, cfg->keyfile, err, errlen) == -1) {
-		audit_close(a);
-		return (NULL);
-	}
-	audit_set_rotation(a, cfg->max_size, cfg->keep);
-	audit_set_fail_open(a, cfg->fail_open);
-	a->fsync = cfg->fsync;
-	return (a);
 }
 
 /*
@@ -1370,69 +1040,4 @@ audit_reopen(struct audit *a)
 		a->link = 1;
 	a->torn = 0;
 	return (0);
-}
-
-/*
- * Tell whether a log file has room for the next lines: AUDIT_ROOM bytes
- * past its end are allocated (fallocate(2), keeping its size, so the
- * lines to come are written into them), which a full disk, a quota or a
- * file size limit refuses; where the file system cannot allocate ahead,
- * its free space is asked.  Anything but a file we opened is taken as
- * writable.  0, or -1 with err saying why.
- */
-int
-audit_check_room(struct audit *a, char *err, size_t errlen)
-{
-	struct statvfs	sv;
-	unsigned long long avail;
-	int		e;
-
-	if (a == NULL || a->fd == -1 || a->kind != AUDIT_FILE || !a->owned)
-		return (0);
-	if (fallocate(a->fd, FALLOC_FL_KEEP_SIZE, a->size, AUDIT_ROOM) == 0)
-		return (0);
-	e = errno;
-	/* No allocation ahead here, or an append-only (chattr +a) file. */
-	if (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL || e == EPERM) {
-		if (fstatvfs(a->fd, &sv) == -1)
-			return (0);
-		avail = (unsigned long long)(geteuid() == 0 ? sv.f_bfree :
-		    sv.f_bavail) * sv.f_frsize;
-		if (avail >= AUDIT_ROOM)
-			return (0);
-		e = ENOSPC;
-	}
-	snprintf(err, errlen, "audit log: %s: %s: it cannot be written, and "
-	    "nothing would be logged", a->path, strerror(e));
-	return (-1);
-}
-
-/* Close the audit log, saying on stderr what was lost and not recorded. */
-void
-audit_close(struct audit *a)
-{
-	if (a == NULL)
-		return;
-	audit_flush(a);
-	if (a->flush != NULL)
-		event_free(a->flush);
-	if (a->lost > 0)
-		log_warnx("audit log: %s: closed while it cannot be written: "
-		    "%llu line(s), %llu bytes, were lost from %s to %s, the "
-		    "last ones (the stop line) included, and the log has no "
-		    "record of it (%s)", audit_name(a),
-		    (unsigned long long)a->lost,
-		    (unsigned long long)a->lost_bytes, a->lost_first,
-		    a->lost_last, a->why);
-	if ((a->owned || a->kind != AUDIT_FILE) && a->fd != -1)
-		close(a->fd);
-	audit_hash_free(a->hash);
-	free(a->dropped);
-	free(a->out);
-	free(a->msg);
-	free(a->store);
-	free(a->sock);
-	free(a->buf);
-	free(a->path);
-	free(a);
 }

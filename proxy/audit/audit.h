@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #include "lib/json.h"
+#include "proxy/audit/chain.h"
+#include "proxy/audit/line.h"
 
 #define AUDIT_SCHEMA	2
 
@@ -210,67 +212,5 @@ void		 audit_set_hook(struct audit *, audit_hook_cb, void *);
 void		 audit_set_fail_open(struct audit *, int);
 struct metrics;
 void		 audit_set_metrics(struct audit *, struct metrics *);
-
-/*
- * The chain (docs/audit-log.md): chain_N = H(chain_N-1 || line N up to
- * ",\"chain\""), H SHA-256 or HMAC-SHA-256, chain_0 = H("pinhole-audit-v1").
- */
-#define AUDIT_HASH_LEN	32
-#define AUDIT_HEX_LEN	64
-#define AUDIT_SEED	"pinhole-audit-v1"
-#define AUDIT_KEY_MAX	4096
-
-struct audit_hash;
-struct audit_hash *audit_hash_create(const unsigned char *, size_t);
-void		 audit_hash_free(struct audit_hash *);
-int		 audit_hash_seed(struct audit_hash *, unsigned char *);
-int		 audit_hash_step(struct audit_hash *, const unsigned char *,
-		    const char *, size_t, unsigned char *);
-void		 audit_hex(const unsigned char *, char *);
-int		 audit_unhex(const char *, size_t, unsigned char *);
-int		 audit_read_key(const char *, unsigned char *, size_t *,
-		    char *, size_t);
-
-/* The chain fields at the end of a line, found without parsing it all. */
-struct audit_link {
-	unsigned long long	 seq;
-	unsigned char		 chain[AUDIT_HASH_LEN];
-	int			 has_prev;
-	unsigned char		 prev[AUDIT_HASH_LEN];
-	size_t			 hashed;	/* bytes before ,"chain" */
-};
-int		 audit_link_parse(const char *, size_t, struct audit_link *);
-
-/*
- * Reading lines back: lib/json's strict reader, kept to one line, with
- * room for more members than JSON_MEMBERS_MAX.  Strings are decoded into
- * the caller's store (at least as long as the line); raw keeps the
- * escaped text between the quotes.  Members are struct json_member.
- */
-#define AUDIT_REC_MAX	40
-
-struct audit_rec {
-	size_t			 n;
-	struct json_member	 f[AUDIT_REC_MAX];
-};
-
-int		 audit_rec_parse(const char *, size_t, char *, size_t,
-		    struct audit_rec *);
-const struct json_member *audit_rec_get(const struct audit_rec *,
-		    const char *);
-const char	*audit_rec_str(const struct audit_rec *, const char *);
-long long	 audit_rec_num(const struct audit_rec *, const char *);
-/* The shipping sinks' message formats (RFC 5424; journald native). */
-#define AUDIT_SD_ID	"pinhole@32473"
-#define AUDIT_SYSLOG_SOCKET	"/dev/log"
-#define AUDIT_JOURNAL_SOCKET	"/run/systemd/journal/socket"
-size_t		 audit_syslog_format(char *, size_t, const char *, size_t,
-		    const struct audit_rec *, const char *, long);
-size_t		 audit_journal_format(char *, size_t, const char *, size_t,
-		    const struct audit_rec *);
-int		 audit_dgram_open(const char *, char *, size_t);
-/* A stream's frame: "LEN SP MSG", MSG built at buf + AUDIT_FRAME_HEAD. */
-#define AUDIT_FRAME_HEAD	24
-size_t		 audit_frame(char *, size_t);
 
 #endif

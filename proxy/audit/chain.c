@@ -17,7 +17,7 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 
-#include "proxy/audit/audit.h"
+#include "proxy/audit/chain.h"
 
 struct audit_hash {
 	EVP_MD		*md;

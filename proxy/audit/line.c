@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "lib/json.h"
-#include "proxy/audit/audit.h"
+#include "proxy/audit/line.h"
 
 /*
  * Parse one line (a trailing newline is allowed) into rec, decoding

@@ -17,7 +17,7 @@
 #include <strings.h>
 
 #include "lib/json.h"
-#include "proxy/audit/audit.h"
+#include "proxy/audit/line.h"
 #include "proxy/audit/otlp.h"
 
 /* Audit fields with a semantic-convention name; the rest are pinhole.*. */

@@ -38,8 +38,8 @@
 #include "lib/log.h"
 #include "proxy/audit/collector.h"
 #include "proxy/audit/otlp.h"
-#include "proxy/audit/ship.h"
 #include "proxy/audit/spool.h"
+#include "proxy/audit/transport.h"
 
 #define OTLP_BATCH_LINES	512
 #define OTLP_BATCH_MS		200

@@ -51,11 +51,11 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "proxy/audit/audit.h"
 #include "proxy/audit/collector.h"
 #include "proxy/audit/otlp.h"
 #include "proxy/audit/relp.h"
 #include "proxy/audit/ship.h"
+#include "proxy/audit/sink.h"
 #include "proxy/audit/spool.h"
 
 #define SHIP_LINE_MAX	(256 * 1024)	/* longer than any audit line */

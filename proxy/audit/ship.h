@@ -16,28 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proxy/audit/transport.h"
+
 struct event_base;
 struct ship;
-
-struct ship_config {
-	const char	*spool_dir;	/* --log-spool */
-	uint64_t	 spool_max;	/* --log-spool-max */
-	const char	*ca;		/* --log-tls-ca, or NULL: the system's */
-	const char	*cert;		/* --log-tls-cert */
-	const char	*key;		/* --log-tls-key */
-};
-
-/* A destination's counts since it was opened (its spool's since then). */
-struct ship_stats {
-	uint64_t	delivered;	/* lines the collector has (OTLP:
-					   records it took) */
-	uint64_t	pending;	/* bytes in the spool */
-	uint64_t	dropped;	/* lines not spooled: it was full */
-	uint64_t	connects;	/* connections made */
-	int		otlp;		/* OTLP: the two below mean something */
-	uint64_t	rejected;	/* records taken but rejected */
-	uint64_t	refused;	/* records in requests it refused */
-};
 
 /* Tell whether a --log value names a shipping destination. */
 int		 ship_is_dest(const char *);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proxy/audit/audit.h"
+#include "proxy/audit/sink.h"
 
 #define FACILITY_AUTHPRIV	10
 #define SEV_NOTICE		5

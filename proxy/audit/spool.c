@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
-#include "proxy/audit/audit.h"
+#include "proxy/audit/chain.h"
 #include "proxy/audit/spool.h"
 
 #define SPOOL_COPY	(64 * 1024)

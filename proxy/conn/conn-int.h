@@ -25,7 +25,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/secret.h"
+#include "proxy/wire/placeholder.h"
 #include "proxy/wire/sni.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
@@ -204,9 +204,9 @@ struct conn {
 	int			 tls_up;	/* the client's handshake done */
 	struct evbuffer_cb_entry *tls_drained;	/* the socket's below */
 	char			*path;		/* for the audit, or NULL */
-	struct conn_swaps	*swaps;		/* secret.c, or NULL */
+	struct conn_swaps	*swaps;		/* secret-request.c, or NULL */
 
-	/* Responses from a secret's hosts, values replaced (scrub.c). */
+	/* Responses from a secret's hosts, values replaced (scrub-response.c). */
 	struct scrub		*scrub;		/* kept for the next request */
 	uint64_t		 scrub_mask;	/* the set's secrets it has */
 	unsigned int		 scrub_gen;	/* of the set's secrets */
@@ -292,12 +292,12 @@ void	conn_transparent_refuse(struct conn *, int, const char *, const char *);
 void	conn_socks_send(struct conn *, uint8_t);
 void	conn_socks_refuse(struct conn *, int, const char *, uint8_t);
 
-/* scrub.c: secrets' values taken out of responses from their hosts. */
+/* scrub-response.c: secrets' values taken out of responses from their hosts. */
 int	conn_scrub_start(struct conn *);
 int	conn_scrub_head(struct conn *, size_t *);
 int	conn_scrub_check(struct conn *);
 int	conn_scrub_body(struct conn *, int);
-/* upstream.c: through an upstream proxy: the way, CONNECT, its answer. */
+/* upstream-connect.c: through an upstream proxy: the way, CONNECT, its answer. */
 struct upstream_verdict;
 int	conn_upstream_route(struct conn *);
 int	conn_upstream_forward(const struct conn *);
@@ -342,7 +342,7 @@ void	conn_bound_captured(struct conn *);
 int	conn_bound_tls(struct conn *);
 void	conn_tls_failed(struct conn *, int);
 
-/* secret.c: secrets put back in requests, or refused. */
+/* secret-request.c: secrets put back in requests, or refused. */
 int	conn_secrets(struct conn *);
 void	conn_secrets_free(struct conn *);
 
@@ -359,7 +359,7 @@ void	conn_transparent_start(struct conn *, int);
 void	conn_transparent_go(struct conn *);
 int	conn_sniff(struct conn *);
 
-/* socks.c: a SOCKS5 client's greeting, credentials and request. */
+/* socks-handshake.c: a SOCKS5 client's greeting, credentials and request. */
 void	conn_socks_start(struct conn *);
 void	conn_socks_read(struct conn *);
 

@@ -6,7 +6,7 @@
  * ended here, begin TLS with the server, verified.  Through an upstream
  * proxy the upstream is dialed instead and resolves the name itself (an
  * address literal is still vetted first), then opens a tunnel to the
- * host when asked with CONNECT (upstream.c).
+ * host when asked with CONNECT (upstream-connect.c).
  */
 #include "config.h"
 
@@ -35,7 +35,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/tls/tls.h"
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 

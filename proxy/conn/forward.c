@@ -19,7 +19,7 @@
 #include "lib/digits.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 
 /*
  * A head built in a buffer of cap bytes; len counts what it needs, so
@@ -114,7 +114,7 @@ conn_upstream_head(struct conn *c, struct conn_head *h)
 			continue;
 		conn_head_field(h, &hd->name, &hd->value);
 	}
-	/* A coded body could not be scrubbed (scrub.c). */
+	/* A coded body could not be scrubbed (scrub-response.c). */
 	if (c->scrubbing)
 		conn_head_str(h, "Accept-Encoding: identity\r\n");
 	/*

@@ -26,7 +26,7 @@
 #include "proxy/tls/tls.h"
 #include "proxy/wire/http.h"
 #include "proxy/wire/sni.h"
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 #include "rules/rules.h"
 
 #define TLS_RECORD_HANDSHAKE	0x16	/* a ClientHello's first byte */

@@ -20,7 +20,7 @@
 #include "proxy/conn/conn-int.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 
 /* Once the client's output drains, close or go on (the pump's S_REPLY). */
 void

@@ -28,7 +28,7 @@
 
 #define DNS_ANSWER_TEXT	160	/* the audit line's "answer" */
 
-/* Write the audit line for a query (rate limited by log.c). */
+/* Write the audit line for a query (rate limited by querylog.c). */
 static void
 dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 {

@@ -1,6 +1,6 @@
 /*
  * Inside the DNS server: shared by server.c (sockets), answer.c (what
- * to answer), req.c (a query's reply, a query kept) and log.c (audit lines, at most one per name and type
+ * to answer), req.c (a query's reply, a query kept) and querylog.c (audit lines, at most one per name and type
  * every few seconds).  Nothing else includes this.
  */
 #ifndef DNS_INT_H
@@ -11,7 +11,7 @@
 #include <netinet/in.h>
 
 #include "proxy/dns/dns.h"
-#include "proxy/wire/dns.h"
+#include "proxy/wire/dnsmsg.h"
 #include "rules/rules.h"
 
 struct audit_event;
@@ -123,7 +123,7 @@ void		 dns_req_free(struct dns_req *);
 /* answer.c */
 void		 dns_answer(struct dns_req *, const uint8_t *, size_t);
 
-/* log.c */
+/* querylog.c */
 struct dns_log	*dns_log_create(struct event_base *, struct audit *,
 		    unsigned int);
 void		 dns_log_free(struct dns_log *);

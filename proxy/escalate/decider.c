@@ -37,7 +37,7 @@
 #include "proxy/audit/collector.h"
 #include "proxy/escalate/decider.h"
 #include "proxy/escalate/escalate.h"
-#include "proxy/wire/decider.h"
+#include "proxy/wire/decidermsg.h"
 #include "proxy/wire/http.h"
 
 struct decider_q;

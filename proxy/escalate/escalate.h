@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include "proxy/audit/audit.h"
-#include "proxy/wire/decider.h"
+#include "proxy/wire/decidermsg.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 

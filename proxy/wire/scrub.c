@@ -15,7 +15,7 @@
 
 #include "proxy/wire/http.h"
 #include "proxy/wire/scrub.h"
-#include "proxy/wire/secret.h"
+#include "proxy/wire/placeholder.h"
 
 #define SCRUB_UNIT_MAX	6	/* input bytes per target byte: \u0041 */
 

@@ -1,7 +1,7 @@
 /*
  * Secrets' values taken out of responses: bytes pass through a scrubber
  * piece by piece, and every place a secret's value shows is replaced by
- * the secret's placeholder (secret.h), however the pieces were cut.
+ * the secret's placeholder (placeholder.h), however the pieces were cut.
  *
  * A value is found as it is, in base64 (standard and URL-safe, at each
  * of the three places it can start in a group of three bytes, padded or

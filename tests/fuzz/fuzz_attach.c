@@ -1,5 +1,5 @@
 /*
- * Fuzz the attach protocol's reader (proxy/wire/attach.c): any bytes
+ * Fuzz the attach protocol's reader (proxy/wire/attachmsg.c): any bytes
  * are a message or an error, never a crash; an error says why; what was
  * read keeps its bounds (ports 1-65535, descriptor kinds known, guard
  * lines "K /PATH", a notice's kind known and its host canonical), and a
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "proxy/audit/audit.h"
+#include "proxy/audit/sink.h"
 #include "proxy/audit/verify.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -1,5 +1,5 @@
 /*
- * Fuzz the decider's answer reader (proxy/wire/decider.c): the input is
+ * Fuzz the decider's answer reader (proxy/wire/decidermsg.c): the input is
  * an answer's body.  It checks what the queue relies on:
  *  - a refused answer says why and leaves nothing behind;
  *  - an accepted one has a known decision and scope, a ttl in range,
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/wire/decider.h"
+#include "proxy/wire/decidermsg.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

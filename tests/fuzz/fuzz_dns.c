@@ -1,7 +1,7 @@
 /*
- * Fuzz target: the DNS query parser (proxy/wire/dns.c), and the error
+ * Fuzz target: the DNS query parser (proxy/wire/dnsmsg.c), and the error
  * reply built for whatever it rejects.  fuzz_dnsbuild fuzzes the builder,
- * fuzz_dnsserver the server whole (proxy/dns/server.c, answer.c, log.c).
+ * fuzz_dnsserver the server whole (proxy/dns/server.c, answer.c, querylog.c).
  */
 #include "config.h"
 
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/wire/dns.h"
+#include "proxy/wire/dnsmsg.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/wire/dns.h"
+#include "proxy/wire/dnsmsg.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

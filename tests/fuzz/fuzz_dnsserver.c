@@ -3,7 +3,7 @@
  * 127.0.0.1 (UDP, or TCP with its length prefix) and takes the path a
  * sandbox's query takes: server.c reads it, answer.c decides (policy,
  * grants, fake addresses, PTR of fake addresses, ask mode, the relay of
- * other types to an upstream that refuses), log.c writes the audit
+ * other types to an upstream that refuses), querylog.c writes the audit
  * line.  The first byte picks the server's switches; the rest is the
  * message.  Every answer must parse and carry the query's ID.
  *
@@ -30,7 +30,7 @@
 #include "proxy/dns/fakeip.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
-#include "proxy/wire/dns.h"
+#include "proxy/wire/dnsmsg.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 

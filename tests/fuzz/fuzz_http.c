@@ -1,7 +1,7 @@
 /*
  * Fuzz the HTTP request and response head parsers, the chunked body
  * framing, and what an upstream proxy's answer and credentials file are
- * read as (proxy/wire/upstream.c).  The first byte picks the parser
+ * read as (proxy/wire/upstreammsg.c).  The first byte picks the parser
  * ('0' request, '1' response, '2' chunked, '3' credentials); the rest
  * is its input.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 #include "rules/rules.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/wire/secret.h"
+#include "proxy/wire/placeholder.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -1,5 +1,5 @@
 /*
- * Fuzz the SOCKS5 parsers (proxy/wire/socks.c): the first input byte
+ * Fuzz the SOCKS5 parsers (proxy/wire/socks5.c): the first input byte
  * picks the message (greeting, RFC 1929 credentials, request), the rest
  * is what the client sent.  It checks what the connection code relies
  * on:
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

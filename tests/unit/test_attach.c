@@ -1,5 +1,5 @@
 /*
- * The attach protocol's messages (proxy/wire/attach.c): each kind read
+ * The attach protocol's messages (proxy/wire/attachmsg.c): each kind read
  * and written back, and what is refused.
  */
 #include "config.h"
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 
 /* Read a message; its op, or -1 with the error kept in *why. */
 static int

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the decider's protocol (proxy/wire/decider.c): its
+ * Unit tests for the decider's protocol (proxy/wire/decidermsg.c): its
  * URL, the question as JSON (read back by the JSON reader), and the
  * answer reader, accepting each decision and refusing what does not
  * belong.
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "lib/json.h"
-#include "proxy/wire/decider.h"
+#include "proxy/wire/decidermsg.h"
 
 /* Read an answer given as a C string. */
 static int

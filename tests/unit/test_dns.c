@@ -1,5 +1,5 @@
 /*
- * Unit tests: the DNS message parser and builder (proxy/wire/dns.c).
+ * Unit tests: the DNS message parser and builder (proxy/wire/dnsmsg.c).
  */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "proxy/wire/dns.h"
+#include "proxy/wire/dnsmsg.h"
 
 #define QHDR		"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00"
 #define QHDR_AR		"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x01"

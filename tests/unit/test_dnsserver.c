@@ -26,7 +26,7 @@
 #include "proxy/dns/dns.h"
 #include "proxy/dns/fakeip.h"
 #include "proxy/resolver/resolver.h"
-#include "proxy/wire/dns.h"
+#include "proxy/wire/dnsmsg.h"
 #include "rules/grants.h"
 #include "rules/rules.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proxy/wire/secret.h"
+#include "proxy/wire/placeholder.h"
 
 /* GH_TOKEN may go; every other name may not. */
 static const char *

@@ -1,6 +1,6 @@
 /*
  * Unit tests for the SOCKS5 parsers and reply builder
- * (proxy/wire/socks.c): the method chosen from a greeting, RFC 1929
+ * (proxy/wire/socks5.c): the method chosen from a greeting, RFC 1929
  * credentials, requests of each address type and command, every
  * prefix asking for more, and the replies' bytes.
  */
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 
 /* A request: VER CMD RSV ATYP, then addr of n bytes, then the port. */
 static size_t

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "proxy/audit/audit.h"
+#include "proxy/audit/sink.h"
 #include "proxy/audit/spool.h"
 
 #include "tests/unit/tmpdir.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for talking to an upstream proxy (proxy/wire/upstream.c):
+ * Unit tests for talking to an upstream proxy (proxy/wire/upstreammsg.c):
  * the credentials file as a Proxy-Authorization value, the CONNECT
  * request, and what its answers mean, said as which side refused.
  */
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 #include "rules/rules.h"
 
 /* Read a credentials file's text. */

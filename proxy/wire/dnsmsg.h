@@ -3,8 +3,8 @@
  * returns results; no libevent, no sockets, no globals.  Every read goes
  * through a length-checked reader.
  */
-#ifndef WIRE_DNS_H
-#define WIRE_DNS_H
+#ifndef WIRE_DNSMSG_H
+#define WIRE_DNSMSG_H
 
 #include <stddef.h>
 #include <stdint.h>

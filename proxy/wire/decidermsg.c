@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "proxy/wire/decider.h"
+#include "proxy/wire/decidermsg.h"
 #include "rules/rules.h"
 
 /* Read "[ADDR]" or "ADDR" up to the port or path; checked numeric. */

@@ -6,8 +6,8 @@
  * refuses a request that would carry a placeholder anywhere else.  Pure:
  * bytes in, bytes out.
  */
-#ifndef SECRET_H
-#define SECRET_H
+#ifndef WIRE_PLACEHOLDER_H
+#define WIRE_PLACEHOLDER_H
 
 #include <stddef.h>
 

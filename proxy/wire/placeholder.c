@@ -1,5 +1,5 @@
 /*
- * Placeholders for secrets, found and put back: see secret.h.
+ * Placeholders for secrets, found and put back: see placeholder.h.
  */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "lib/base64.h"
-#include "proxy/wire/secret.h"
+#include "proxy/wire/placeholder.h"
 
 #define PREFIX_LEN	(sizeof SECRET_PREFIX - 1)
 #define SUFFIX_LEN	(sizeof SECRET_SUFFIX - 1)

@@ -17,8 +17,8 @@
  * sandbox lives as long as the connection: when it closes, the session
  * closes the sandbox's listeners and connections.  Pure: no I/O.
  */
-#ifndef WIRE_ATTACH_H
-#define WIRE_ATTACH_H
+#ifndef WIRE_ATTACHMSG_H
+#define WIRE_ATTACHMSG_H
 
 #include <stddef.h>
 #include <stdint.h>

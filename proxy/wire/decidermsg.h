@@ -3,8 +3,8 @@
  * pinhole asks it (a JSON object), and its answer, read strictly.
  * docs/decider.md describes every field.
  */
-#ifndef WIRE_DECIDER_H
-#define WIRE_DECIDER_H
+#ifndef WIRE_DECIDERMSG_H
+#define WIRE_DECIDERMSG_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * or the upstream's own refusal, and which); the words that say which
  * side refused.  The answer's head is parsed by http_response_parse().
  */
-#ifndef WIRE_UPSTREAM_H
-#define WIRE_UPSTREAM_H
+#ifndef WIRE_UPSTREAMMSG_H
+#define WIRE_UPSTREAMMSG_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * request parsed strictly, and the server's reply built.  No I/O, no
  * globals, no allocation.
  */
-#ifndef SOCKS_H
-#define SOCKS_H
+#ifndef WIRE_SOCKS5_H
+#define WIRE_SOCKS5_H
 
 #include <sys/socket.h>
 

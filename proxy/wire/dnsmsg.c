@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proxy/wire/dns.h"
+#include "proxy/wire/dnsmsg.h"
 
 /* A bounded writer; once it overflows, every later write is refused. */
 struct dns_wbuf {

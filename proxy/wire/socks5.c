@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 #include "rules/rules.h"
 
 /* Stop parsing with an error. */

@@ -1,5 +1,5 @@
 /*
- * The attach protocol's messages (proxy/wire/attach.h): read strictly,
+ * The attach protocol's messages (proxy/wire/attachmsg.h): read strictly,
  * written with lib/json.  Pure.
  */
 #include "config.h"
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "proxy/wire/attach.h"
+#include "proxy/wire/attachmsg.h"
 
 static const char *const attach_ops[] = {
 	[ATTACH_ATTACH] = "attach",

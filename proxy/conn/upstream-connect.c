@@ -31,7 +31,7 @@
 #include "proxy/conn/conn-int.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 #include "rules/rules.h"
 
 /* Read the credentials file: its first line as "Basic BASE64". */

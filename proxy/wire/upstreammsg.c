@@ -1,5 +1,5 @@
 /*
- * Talking to an upstream proxy (upstream.h).  Pure.
+ * Talking to an upstream proxy (upstreammsg.h).  Pure.
  */
 #include "config.h"
 
@@ -9,7 +9,7 @@
 
 #include "lib/base64.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/upstream.h"
+#include "proxy/wire/upstreammsg.h"
 #include "rules/rules.h"
 
 /* The credentials' first line as "Basic BASE64". */

@@ -19,7 +19,7 @@
 
 #include "proxy/conn/conn-int.h"
 #include "proxy/wire/http.h"
-#include "proxy/wire/secret.h"
+#include "proxy/wire/placeholder.h"
 #include "rules/rules.h"
 
 /* One header's swap: where, and why a placeholder may not go there. */

@@ -14,7 +14,7 @@
 #include <event2/event.h>
 
 #include "proxy/conn/conn-int.h"
-#include "proxy/wire/socks.h"
+#include "proxy/wire/socks5.h"
 
 /* A SOCKS5 client connected: wait for its greeting. */
 void
