@@ -34,6 +34,7 @@
 #define HOOK_WAIT_TRIES		100	/* 50 ms apart: for a racing start */
 #define HOOK_NOT_RUN		126	/* --exec: the shell's "cannot run" */
 #define HOOK_SESSION_ENV	"CLAUDE_CODE_SESSION_ID"
+#define HOOK_STOP_IDLE		"--stop-idle=28800"	/* 8 h, unless told */
 
 /* Above session start's (cli/cmd-session.c): the hook takes those too. */
 enum {
@@ -179,7 +180,7 @@ static int
 hook_session_ensure(const struct hook_args *a, const char *pinhole,
     const char *name)
 {
-	char	*argv[HOOK_ARGS_MAX + 6], policy[PATH_MAX + 16];
+	char	*argv[HOOK_ARGS_MAX + 7], policy[PATH_MAX + 16];
 	size_t	 n = 0, i;
 	int	 tries;
 
@@ -190,6 +191,8 @@ hook_session_ensure(const struct hook_args *a, const char *pinhole,
 	argv[n++] = "start";
 	if (hook_user_policy(a, policy, sizeof policy) == 0)
 		argv[n++] = policy;
+	if (!hook_has(a, "stop-idle"))
+		argv[n++] = HOOK_STOP_IDLE;
 	for (i = 0; i < a->nstart; i++)
 		argv[n++] = a->start[i];
 	argv[n++] = "--";

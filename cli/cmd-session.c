@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
 #include "cli/attach.h"
 #include "cli/ctl.h"
 #include "cli/gwopts.h"
@@ -40,9 +42,11 @@
 #define SESSION_STOP_EXTRA	5	/* s past the grace period */
 #define SESSION_POLL_US		100000
 #define SESSION_LOCK_TRIES	10	/* 20 ms apart */
+#define SESSION_IDLE_TICK	10	/* s between looks at what goes on */
+#define SESSION_IDLE_MAX	(366L * 24 * 3600)	/* --stop-idle */
 
 enum {
-	OPT_FOREGROUND = GWOPTS_LAST + 16, OPT_MAX_SANDBOXES
+	OPT_FOREGROUND = GWOPTS_LAST + 16, OPT_MAX_SANDBOXES, OPT_STOP_IDLE
 };
 
 /* A session being started, and then served. */
@@ -62,6 +66,11 @@ struct session {
 	unsigned int	 max_sandboxes;
 	struct attach_server *attach;
 	struct runguard	 guard;		/* what every sandbox gets */
+	long		 stop_idle;	/* s idle before it stops; 0 never */
+	struct event	*idle;		/* the look at what goes on */
+	uint64_t	 decisions;	/* the gateway's, at the last look */
+	time_t		 looked;	/* when last looked */
+	time_t		 idle_since;	/* 0: busy */
 };
 
 /* Refuse a bad session name; returns EXIT_USAGE. */
@@ -178,6 +187,11 @@ session_put(struct json_writer *w, const struct json_obj *rec)
 		json_put_int(w, "attached", pid);
 	if (json_get_int(rec, "attached_total", &pid) == 0)
 		json_put_int(w, "attached_total", pid);
+	if (json_get_int(rec, "idle_since", &pid) == 0)
+		json_put_int(w, "idle_s", time(NULL) > pid ? time(NULL) - pid :
+		    0);
+	if (json_get_int(rec, "stop_idle", &pid) == 0)
+		json_put_int(w, "stop_idle", pid);
 }
 
 /* A record member, or "-". */
@@ -189,14 +203,35 @@ session_str(const struct json_obj *rec, const char *key)
 	return (v != NULL && v[0] != '\0' ? v : "-");
 }
 
-#define SESSION_ROW	"%-16s %-8s %-20s %-28s %s"
+#define SESSION_ROW	"%-16s %-8s %-20s %-28s %-6s %s"
 
 /* The head of the table sessions are listed in. */
 static void
 session_print_head(void)
 {
 	printf(SESSION_ROW "\n", "NAME", "PID", "SINCE (UTC)", "LISTENS ON",
-	    "COMMANDS");
+	    "IDLE", "COMMANDS");
+}
+
+/* How long a session has been idle, as "-" (busy), "42s", "17m", "5h". */
+static void
+session_idle_text(const struct json_obj *rec, char *buf, size_t len)
+{
+	int64_t	since;
+	time_t	now = time(NULL);
+	long	s;
+
+	if (json_get_int(rec, "idle_since", &since) == -1) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	s = now > since ? (long)(now - since) : 0;
+	if (s < 120)
+		snprintf(buf, len, "%lds", s);
+	else if (s < 120 * 60)
+		snprintf(buf, len, "%ldm", s / 60);
+	else
+		snprintf(buf, len, "%ldh", s / 3600);
 }
 
 /*
@@ -208,7 +243,7 @@ session_print(const struct json_obj *rec, int json, int64_t requests)
 {
 	struct json_writer	w;
 	int64_t			pid = 0, now = 0, total = 0;
-	char			pidtext[24], cmds[96];
+	char			pidtext[24], cmds[96], idle[24];
 	const char		*listeners = json_get_str(rec, "listeners");
 
 	json_get_int(rec, "pid", &pid);
@@ -218,10 +253,11 @@ session_print(const struct json_obj *rec, int json, int64_t requests)
 		snprintf(pidtext, sizeof pidtext, "%lld", (long long)pid);
 		snprintf(cmds, sizeof cmds, "%lld attached now, %lld in all",
 		    (long long)now, (long long)total);
+		session_idle_text(rec, idle, sizeof idle);
 		printf(SESSION_ROW, session_str(rec, "name"), pidtext,
 		    session_str(rec, "since"), listeners != NULL &&
 		    listeners[0] != '\0' ? listeners : "no network port",
-		    cmds);
+		    idle, cmds);
 		if (requests >= 0)
 			printf(", %lld open request%s", (long long)requests,
 			    requests == 1 ? "" : "s");
@@ -414,7 +450,7 @@ out:
 	return (rv);
 }
 
-/* Take --foreground. */
+/* Take --foreground, --max-sandboxes and --stop-idle. */
 static int
 session_option(void *arg, const struct cmd_entry *cmd, int ch,
     const char *value)
@@ -427,6 +463,13 @@ session_option(void *arg, const struct cmd_entry *cmd, int ch,
 		    &v) != 0)
 			return (EXIT_USAGE);
 		s->max_sandboxes = (unsigned int)v;
+		return (0);
+	}
+	if (ch == OPT_STOP_IDLE) {
+		if (gwopts_number(cmd, "--stop-idle", value, 0,
+		    SESSION_IDLE_MAX, &v) != 0)
+			return (EXIT_USAGE);
+		s->stop_idle = (long)v;
 		return (0);
 	}
 	if (ch != OPT_FOREGROUND)
@@ -572,6 +615,10 @@ session_write_record(struct session *s)
 	json_put_str(&w, "control", c->ctl != NULL ? control_path(c->ctl) :
 	    "");
 	json_put_int(&w, "grace", c->o->grace);
+	if (s->idle_since != 0)
+		json_put_int(&w, "idle_since", s->idle_since);
+	if (s->stop_idle != 0)
+		json_put_int(&w, "stop_idle", s->stop_idle);
 	json_close(&w);
 	snprintf(tmp, sizeof tmp, "%s.tmp", s->record);
 	if (!w.failed && (f = fopen(tmp, "wxe")) != NULL) {
@@ -585,6 +632,55 @@ session_write_record(struct session *s)
 	if (rv == -1)
 		log_warn("cannot write %s", s->record);
 	return (rv);
+}
+
+/* Is anything going on: a command, a connection, a request? */
+static int
+session_busy(struct session *s)
+{
+	const struct metrics	*m = &s->c->metrics;
+	uint64_t		 d = metrics_decided(m);
+	int			 busy;
+
+	busy = d != s->decisions || m->gauges[MG_SANDBOXES] > 0 ||
+	    m->gauges[MG_TUNNELS] > 0 || m->gauges[MG_HELD] > 0 ||
+	    m->gauges[MG_PENDING] > 0;
+	s->decisions = d;
+	return (busy);
+}
+
+/*
+ * Look at what goes on: the record says since when nothing has (since
+ * the last look that saw something), and a session idle for --stop-idle
+ * stops.
+ */
+static void
+session_idle_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct session	*s = arg;
+	struct timeval	 tv = { SESSION_IDLE_TICK, 0 };
+	time_t		 now = time(NULL);
+
+	if (session_busy(s)) {
+		if (s->idle_since != 0) {
+			s->idle_since = 0;
+			session_write_record(s);
+		}
+	} else if (s->idle_since == 0) {
+		s->idle_since = s->looked;
+		session_write_record(s);
+	}
+	s->looked = now;
+	if (s->idle_since != 0 && s->stop_idle != 0 &&
+	    now - s->idle_since >= s->stop_idle) {
+		log_info("session %s: idle for %lld s, stopping", s->name,
+		    (long long)(now - s->idle_since));
+		gwctx_stop(s->c);
+		return;
+	}
+	if (s->stop_idle != 0 && s->stop_idle < SESSION_IDLE_TICK * 10)
+		tv.tv_sec = s->stop_idle / 10 > 0 ? s->stop_idle / 10 : 1;
+	evtimer_add(s->idle, &tv);
 }
 
 /* A sandbox came or went: the record says how many are attached. */
@@ -677,8 +773,11 @@ session_ready(void *arg, struct gwctx *c, const char *listening)
 	snprintf(s->listening, sizeof s->listening, "%s", listening);
 	strftime(s->since, sizeof s->since, "%Y-%m-%dT%H:%M:%SZ",
 	    gmtime_r(&now, &tm));
-	if (session_attach(s, c) == -1 || session_write_record(s) == -1)
+	s->looked = s->idle_since = now;
+	if (session_attach(s, c) == -1 || session_write_record(s) == -1 ||
+	    (s->idle = evtimer_new(c->base, session_idle_cb, s)) == NULL)
 		return (-1);
+	session_idle_cb(-1, 0, s);
 	s->recorded = 1;
 	if (s->notify == -1) {
 		session_announce(s);
@@ -699,6 +798,8 @@ session_done(void *arg, int rv)
 {
 	struct session	*s = arg;
 
+	if (s->idle != NULL)
+		event_free(s->idle);
 	/* Attached sandboxes lose their network now. */
 	attach_server_free(s->attach);
 	s->attach = NULL;
@@ -739,6 +840,9 @@ const struct cmd_opt session_served_opts[] = {
 	{ "max-sandboxes", 0, CMD_ARG_REQUIRED, "N",
 	    .key = OPT_MAX_SANDBOXES,
 	    .help = "commands attached at once, at most (256)" },
+	{ "stop-idle", 0, CMD_ARG_REQUIRED, "S", .key = OPT_STOP_IDLE,
+	    .help = "stop once idle for S seconds: no command attached, no "
+	    "connection, query or open request (0, the default: never)" },
 	{ "listen", 'l', CMD_ARG_REQUIRED, "ADDR:PORT",
 	    .help = "serve as an HTTP proxy here too (none by default; "
 	    "repeatable)" },

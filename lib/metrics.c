@@ -169,6 +169,19 @@ metrics_resolved(struct metrics *m, uint64_t us, int failed)
 		m->resolver_errors++;
 }
 
+/* Sum every decision counted. */
+uint64_t
+metrics_decided(const struct metrics *m)
+{
+	uint64_t	n = m->dns[0] + m->dns[1];
+	size_t		i, j;
+
+	for (i = 0; i < METRICS_VERDICTS; i++)
+		for (j = 0; j < METRICS_REASONS; j++)
+			n += m->conns[i][j] + m->requests[i][j];
+	return (n);
+}
+
 /* Count a look-up by whether the resolver's cache answered it. */
 void
 metrics_resolver_cache(struct metrics *m, int hit)

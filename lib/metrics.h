@@ -100,6 +100,11 @@ void	metrics_resolved(struct metrics *, uint64_t, int);
 /* A look-up answered without a question of its own (hit 1), or not. */
 void	metrics_resolver_cache(struct metrics *, int);
 void	metrics_reload(struct metrics *, int);
+/*
+ * Decisions made so far (connections, HTTP requests, DNS queries): when
+ * it has not moved, nothing has been asked of the gateway.
+ */
+uint64_t metrics_decided(const struct metrics *);
 /* Move a gauge by a difference, or set it. */
 void	metrics_add(struct metrics *, enum metrics_gauge, int64_t);
 void	metrics_set(struct metrics *, enum metrics_gauge, int64_t);

@@ -70,8 +70,8 @@ for MODE in root nobody; do
 	[ $? = 0 ] && [ "$name" = s1 ] && ok "$MODE: start prints s1" ||
 	    fail "$MODE: start: $name $(cat "$T/err")"
 	as_mode "$PINHOLE" session list >"$T/list"
-	head -1 "$T/list" | grep -q "^NAME  *PID  *SINCE (UTC)  *LISTENS ON  *COMMANDS$" &&
-	    grep -q "^s1  *[0-9][0-9]*  *20[0-9-]*T[0-9:]*Z 127.0.0.1:$pport socks5://127.0.0.1:$sport  *0 attached now, 0 in all, 0 open requests$" \
+	head -1 "$T/list" | grep -q "^NAME  *PID  *SINCE (UTC)  *LISTENS ON  *IDLE  *COMMANDS$" &&
+	    grep -q "^s1  *[0-9][0-9]*  *20[0-9-]*T[0-9:]*Z 127.0.0.1:$pport socks5://127.0.0.1:$sport  *[0-9]*s  *0 attached now, 0 in all, 0 open requests$" \
 	    "$T/list" && ok "$MODE: list shows s1, under a head, in words" ||
 	    fail "$MODE: list: $(cat "$T/list")"
 	[ "$(get "$pport" "$ORIGIN")" = 200 ] &&
@@ -100,6 +100,38 @@ for MODE in root nobody; do
 	    fail "$MODE: after stop"
 	port_closed "$pport" && ok "$MODE: stopped: the port is closed" ||
 	    fail "$MODE: port open after stop"
+	# --stop-idle: not while a command is attached (longer than the
+	# idle time), then once nothing goes on, by itself.
+	mkdir -p "$W/s2"
+	[ "$MODE" = nobody ] && chown nobody "$W/s2"
+	as_mode "$PINHOLE" session start s2 --stop-idle 2 --resolver 127.0.0.1:9 \
+	    --log "$W/s2/audit.log" >/dev/null 2>"$T/err" ||
+	    fail "$MODE: start s2: $(cat "$T/err")"
+	as_mode "$PINHOLE" run --session s2 -- sh -c 'sleep 5; echo done' \
+	    >"$T/out" 2>&1
+	[ "$(cat "$T/out")" = done ] &&
+	    ok "$MODE: --stop-idle 2: a command of 5 s runs to its end" ||
+	    fail "$MODE: --stop-idle: $(cat "$T/out")"
+	i=0
+	while [ $i -lt 100 ]; do
+		as_mode "$PINHOLE" session list --json >"$T/list"
+		grep -q '"idle_s"' "$T/list" && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '"name":"s2".*"idle_s":[0-9]*,"stop_idle":2' "$T/list" &&
+	    ok "$MODE: list --json: s2 idle since its command ended" ||
+	    fail "$MODE: list: $(cat "$T/list")"
+	i=0
+	while [ $i -lt 300 ] && [ -e "$W/xdg/pinhole/session-s2.json" ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ ! -e "$W/xdg/pinhole/session-s2.json" ] &&
+	    loggrep "$W/s2/audit.log" '"event":"stop"' &&
+	    ok "$MODE: s2 stops by itself once idle" ||
+	    fail "$MODE: s2 still runs: $(as_mode "$PINHOLE" session list)"
+
 	as_mode "$PINHOLE" session stop s1 2>"$T/err"
 	[ $? = 1 ] && grep -q "no running session s1" "$T/err" &&
 	    ok "$MODE: stop of a stopped session fails" ||
