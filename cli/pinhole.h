@@ -68,13 +68,4 @@ int			 cmd_getopt(const struct cmd_entry *, int, char **);
  */
 void			 cmd_print_escaped(FILE *, const char *);
 
-/*
- * Say why pinhole cannot start, for a reason `pinhole doctor` checks
- * (user namespaces, the sandbox's link, the resolver, the policy, the
- * log, the control directory): the message, then where to look.
- */
-#define CMD_DOCTOR_HINT	"run `pinhole doctor`"
-void			 cmd_refuse(const char *, ...)
-			    __attribute__((format(printf, 1, 2)));
-
 #endif

@@ -1,6 +1,6 @@
 /*
  * Attaching sandboxes to a session: the session's listener and one
- * struct attached per sandbox (see cli/attach.h), and the run side's
+ * struct attached per sandbox (see daemon/attach-server.h), and the run side's
  * steps.  Messages are proxy/wire/attach.h's, one SOCK_SEQPACKET
  * message each, descriptors alongside the "listeners" one.
  */
@@ -22,9 +22,9 @@
 
 #include <event2/event.h>
 
-#include "cli/attach.h"
-#include "cli/gwopts.h"
-#include "cli/notice.h"
+#include "daemon/attach-server.h"
+#include "daemon/gwopts.h"
+#include "daemon/notice.h"
 #include "lib/fdpass.h"
 #include "lib/log.h"
 #include "netns/netns.h"

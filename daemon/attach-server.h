@@ -7,8 +7,8 @@
  * closes; then the sandbox's listeners and connections are closed at
  * once.  attach_run() is the other side.
  */
-#ifndef ATTACH_CLI_H
-#define ATTACH_CLI_H
+#ifndef ATTACH_SERVER_H
+#define ATTACH_SERVER_H
 
 #include <stddef.h>
 
@@ -20,7 +20,7 @@ struct netns_sandbox;
 
 /*
  * Listen on path for a gateway, giving each sandbox the guard plan
- * (cli/runguard.h) and at most max attached at once.  NULL with err set.
+ * (daemon/runguard.h) and at most max attached at once.  NULL with err set.
  */
 struct attach_server	*attach_server_open(struct gwctx *, const char *,
 			    const char *, unsigned int, char *, size_t);
