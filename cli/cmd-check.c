@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/gwopts.h"
+#include "cli/gwopts-argv.h"
 #include "cli/pinhole.h"
+#include "daemon/gwopts.h"
 #include "proxy/wire/http.h"
 #include "rules/grants.h"
 #include "rules/rules.h"

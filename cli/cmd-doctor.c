@@ -28,9 +28,10 @@
 #include <event2/event.h>
 
 #include "cli/doctor.h"
-#include "cli/gwopts.h"
+#include "cli/gwopts-argv.h"
 #include "cli/pinhole.h"
-#include "cli/runguard.h"
+#include "daemon/gwopts.h"
+#include "daemon/runguard.h"
 #include "lib/clock.h"
 #include "lib/json.h"
 #include "lib/log.h"

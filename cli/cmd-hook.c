@@ -21,7 +21,7 @@
 
 #include "cli/ctl.h"
 #include "cli/hook.h"
-#include "cli/gwopts.h"
+#include "cli/gwopts-argv.h"
 #include "cli/pinhole.h"
 #include "cli/proxy.h"
 #include "lib/io.h"

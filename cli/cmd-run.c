@@ -21,11 +21,12 @@
 
 #include <event2/event.h>
 
-#include "cli/attach.h"
-#include "cli/gwopts.h"
-#include "cli/notify.h"
+#include "cli/gwopts-argv.h"
 #include "cli/pinhole.h"
-#include "cli/runguard.h"
+#include "daemon/attach-server.h"
+#include "daemon/gwopts.h"
+#include "daemon/notify.h"
+#include "daemon/runguard.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/unixsock.h"
@@ -183,7 +184,7 @@ run_control_dir(struct run *r)
 
 	if (control_dir_make(r->ctldir, sizeof r->ctldir, err,
 	    sizeof err) == -1) {
-		cmd_refuse("%s", err);
+		log_refuse("%s", err);
 		return (-1);
 	}
 	return (0);
@@ -336,7 +337,7 @@ run_cmdline(char *const argv[], char *buf, size_t len)
 
 /*
  * Keep what the gateway reads and writes out of the command's reach,
- * for this run and the next (see cli/runguard.h): the plan a gateway
+ * for this run and the next (see daemon/runguard.h): the plan a gateway
  * gives (a session's, or this run's own), guarded and checked here.
  */
 static int
@@ -346,7 +347,7 @@ run_guard(struct run *r, const char *plan, struct netns_config *cfg)
 
 	runguard_init(&r->guard);
 	if (runguard_sandbox(&r->guard, plan, cfg, err, sizeof err) == -1) {
-		cmd_refuse("%s", err);
+		log_refuse("%s", err);
 		return (-1);
 	}
 	return (0);
@@ -408,7 +409,7 @@ run_start(struct run *r)
 	    r->o->g.audit.keyfile, r->ctldir, r->c.tls != NULL ?
 	    tls_ca_path(r->c.tls) : NULL, r->c.tls != NULL ?
 	    tls_trust_path(r->c.tls) : NULL) == -1) {
-		cmd_refuse("cannot guard the policy and log: %s",
+		log_refuse("cannot guard the policy and log: %s",
 		    strerror(errno));
 		return (-1);
 	}
@@ -417,7 +418,7 @@ run_start(struct run *r)
 	gwctx_vet_rules(&r->c, run_vet_rules, r);
 	gwctx_watch_policy(&r->c);
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
-		cmd_refuse("cannot open the sandbox: %s", err);
+		log_refuse("cannot open the sandbox: %s", err);
 		return (-1);
 	}
 	if (run_listen(r) == -1)
@@ -426,7 +427,7 @@ run_start(struct run *r)
 	r->child = netns_child_start(r->c.base, r->sb, run_done, r, err,
 	    sizeof err);
 	if (r->child == NULL) {
-		cmd_refuse("cannot start the command: %s", err);
+		log_refuse("cannot start the command: %s", err);
 		return (-1);
 	}
 	return (0);
@@ -545,7 +546,7 @@ run_attach(struct run *r, int fd)
 	if (run_guard(r, m->guards, &cfg) == -1)
 		goto out;
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
-		cmd_refuse("cannot open the sandbox: %s", err);
+		log_refuse("cannot open the sandbox: %s", err);
 		goto out;
 	}
 	if (attach_handover(fd, r->sb, err, sizeof err) == -1) {
@@ -561,7 +562,7 @@ run_attach(struct run *r, int fd)
 	r->child = netns_child_start(r->c.base, r->sb, run_attached_done, r,
 	    err, sizeof err);
 	if (r->child == NULL) {
-		cmd_refuse("cannot start the command: %s", err);
+		log_refuse("cannot start the command: %s", err);
 		goto out;
 	}
 	event_base_dispatch(r->c.base);

@@ -25,19 +25,20 @@
 
 #include <event2/event.h>
 
-#include "cli/attach.h"
 #include "cli/ctl.h"
-#include "cli/gwopts.h"
+#include "cli/gwopts-argv.h"
 #include "cli/pinhole.h"
 #include "cli/proxy.h"
-#include "cli/runguard.h"
-#include "netns/netns.h"
-#include "proxy/wire/attachmsg.h"
+#include "daemon/attach-server.h"
+#include "daemon/gwopts.h"
+#include "daemon/runguard.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "netns/netns.h"
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/tls/tls.h"
+#include "proxy/wire/attachmsg.h"
 
 #define SESSION_STOP_EXTRA	5	/* s past the grace period */
 #define SESSION_POLL_US		100000
@@ -568,7 +569,7 @@ session_prepare(void *arg)
 	char		 err[PATH_MAX + 256];
 
 	if (control_dir_make(s->dir, sizeof s->dir, err, sizeof err) == -1) {
-		cmd_refuse("%s", err);
+		log_refuse("%s", err);
 		return (1);
 	}
 	if (session_path(s->lock, sizeof s->lock, s->dir, s->name,

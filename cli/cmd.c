@@ -430,19 +430,6 @@ cmd_print_escaped(FILE *f, const char *s)
 	}
 }
 
-/* Say why pinhole cannot start, ending with CMD_DOCTOR_HINT. */
-void
-cmd_refuse(const char *fmt, ...)
-{
-	va_list	ap;
-	char	buf[1024];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	log_warnx("%s; " CMD_DOCTOR_HINT, buf);
-}
-
 /* Report a usage error in one line with a hint; return the exit status. */
 int
 cmd_usage_error(const struct cmd_entry *cmd, const char *fmt, ...)

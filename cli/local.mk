@@ -6,13 +6,9 @@ libpinhole_a_SOURCES += \
 	cli/cmd-completion.c \
 	cli/cmd-check.c \
 	cli/cmd-doctor.c cli/doctor.c cli/doctor.h \
-	cli/gwopts.c cli/gwopts.h \
+	cli/gwopts-argv.c cli/gwopts-argv.h \
 	cli/cmd-proxy.c cli/proxy.h \
-	cli/cmd-run.c \
-	cli/runguard.c cli/runguard.h \
-	cli/attach.c cli/attach.h \
-	cli/notice.c cli/notice.h \
-	cli/notify.c cli/notify.h
+	cli/cmd-run.c
 libpinhole_a_SOURCES += cli/cmd-allow.c
 libpinhole_a_SOURCES += cli/cmd-log.c cli/logverify.c cli/logverify.h \
 	cli/propose.c cli/propose.h
@@ -26,8 +22,6 @@ libpinhole_a_SOURCES += \
 	cli/cmd-deny.c \
 	cli/cmd-watch.c \
 	cli/cmd-session.c
-# What pinhole run says on its stderr, and how often.
-UNIT_TESTS += tests/unit/test_notice
 # The agent harness's hook.
 libpinhole_a_SOURCES += cli/hook.c cli/hook.h cli/cmd-hook.c
 UNIT_TESTS += tests/unit/test_hook tests/unit/test_doctor

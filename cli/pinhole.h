@@ -69,13 +69,4 @@ const struct cmd_opt	*cmd_opt_find(const struct cmd_opt *, int);
  */
 void			 cmd_print_escaped(FILE *, const char *);
 
-/*
- * Say why pinhole cannot start, for a reason `pinhole doctor` checks
- * (user namespaces, the sandbox's link, the resolver, the policy, the
- * log, the control directory): the message, then where to look.
- */
-#define CMD_DOCTOR_HINT	"run `pinhole doctor`"
-void			 cmd_refuse(const char *, ...)
-			    __attribute__((format(printf, 1, 2)));
-
 #endif

@@ -5,8 +5,8 @@
 #ifndef PROXY_CLI_H
 #define PROXY_CLI_H
 
-#include "cli/gwopts.h"
 #include "cli/pinhole.h"
+#include "daemon/gwopts.h"
 
 /* The options of proxy, for a command that takes them all. */
 extern const struct cmd_opt	proxy_gateway_opts[];

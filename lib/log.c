@@ -96,6 +96,19 @@ log_warnx(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Say why pinhole cannot start, ending with LOG_DOCTOR_HINT. */
+void
+log_refuse(const char *fmt, ...)
+{
+	va_list	ap;
+	char	buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	log_warnx("%s; " LOG_DOCTOR_HINT, buf);
+}
+
 /* Say something worth knowing when verbose. */
 void
 log_info(const char *fmt, ...)

@@ -56,10 +56,9 @@ libpinhole_a_SOURCES += \
 	proxy/conn/endpoint.c proxy/conn/head.c proxy/conn/sniff.c \
 	proxy/conn/socks-handshake.c proxy/conn/events.c proxy/conn/inspect.c \
 	proxy/conn/secret-request.c proxy/conn/upstream-connect.c
-# The top: listeners, and the policy file watcher.
+# The top: listeners, and the metrics' listener.
 libpinhole_a_SOURCES += \
 	proxy/gateway.c proxy/gateway.h \
-	proxy/policywatch.c proxy/policywatch.h \
 	proxy/scrape.c proxy/scrape.h
 
 UNIT_TESTS += tests/unit/test_resolver
@@ -202,9 +201,6 @@ TESTS += tests/integration/socks.sh
 EXTRA_DIST += tests/integration/socks.sh tests/integration/socksraw.py
 # Transparent beside CONNECT with the benchmark's programs; by hand.
 EXTRA_DIST += tests/bench/transparent.sh
-
-# Live policy reload: inotify on the policy files, in the event loop.
-UNIT_TESTS += tests/unit/test_policywatch
 
 # DNS: message parser/builder, fake-address map, the server.
 UNIT_TESTS += tests/unit/test_dns tests/unit/test_fakeip \

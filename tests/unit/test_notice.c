@@ -1,5 +1,5 @@
 /*
- * pinhole run's notices (cli/notice.c): the queue's events made into
+ * pinhole run's notices (daemon/notice.c): the queue's events made into
  * notices, each one line saying what, why and what to do, cleaned for a
  * terminal; and the limit: one line per host and reason a window, the
  * repeats counted, a cap a second, a DNS lookup's echoes taken as one.
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli/notice.h"
+#include "daemon/notice.h"
 
 /* A refusal of host:port: why, and ask (fix NULL) or what to change. */
 static struct attach_notice *

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "proxy/policywatch.h"
+#include "daemon/policywatch.h"
 #include "rules/rules.h"
 
 #define FILES_MAX	32

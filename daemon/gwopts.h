@@ -1,7 +1,9 @@
 /*
- * What the commands that run a gateway (pinhole proxy, pinhole run)
- * share: the policy, log, resolver and limit options, and setting up the
- * event loop, resolver, audit log and gateway from them.
+ * A gateway's options (struct gwopts: what pinhole proxy, pinhole run
+ * and pinhole session start were asked for; cli/gwopts-argv.h reads
+ * them from the command line) and the running gateway they make
+ * (struct gwctx): the event loop, resolver, audit log, policy in force
+ * and gateway, set up and torn down here.
  */
 #ifndef GWOPTS_H
 #define GWOPTS_H
@@ -9,7 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/pinhole.h"
 #include "lib/metrics.h"
 #include "proxy/audit/audit.h"
 #include "proxy/audit/ship.h"
@@ -34,30 +35,6 @@ struct scrape;
 #define GWCTX_SECRETS_MAX	64	/* secrets of a policy */
 #define GWCTX_SECRET_LEN	(64 * 1024)	/* longest secret's value */
 #define GWOPTS_SHIP_WAIT	5	/* s to ship what waits, at stop */
-
-enum {
-	/* Above any letter: cmd_getopt() keys of long-only options. */
-	GWOPTS_MAX_CLIENTS = 256, GWOPTS_MAX_HEAD, GWOPTS_MAX_HEADERS,
-	GWOPTS_HANDSHAKE_TIMEOUT, GWOPTS_IDLE_TIMEOUT, GWOPTS_CONNECT_TIMEOUT,
-	GWOPTS_GRACE, GWOPTS_LOG_KEY, GWOPTS_LOG_MAX_SIZE, GWOPTS_LOG_KEEP,
-	GWOPTS_LOG_FAIL,
-	GWOPTS_LOG_FSYNC,
-	GWOPTS_DNS_REAL, GWOPTS_DNS_REFUSE, GWOPTS_FAKE_RANGE,
-	GWOPTS_ASK, GWOPTS_METRICS, GWOPTS_LOG_SPOOL, GWOPTS_LOG_SPOOL_MAX,
-	GWOPTS_LOG_TLS_CA, GWOPTS_LOG_TLS_CERT, GWOPTS_LOG_TLS_KEY,
-	GWOPTS_DECIDER, GWOPTS_DECIDER_CA, GWOPTS_DECIDER_CERT,
-	GWOPTS_DECIDER_KEY, GWOPTS_DECIDER_MAX, GWOPTS_UPSTREAM,
-	GWOPTS_UPSTREAM_AUTH, GWOPTS_LOG_SHIP_WAIT, GWOPTS_LOG_BUDGET,
-	GWOPTS_LAST		/* a command's own long-only options follow */
-};
-
-/* The options both commands take (--policy and --grace are their own). */
-extern const struct cmd_opt	gwopts_opts[];
-/*
- * Of those, --allow, --log, --log-key, --resolver, --upstream and
- * --upstream-auth (doctor takes them).
- */
-extern const struct cmd_opt	gwopts_where_opts[];
 
 /* Where the policy comes from when no --policy is given. */
 enum gwopts_userpolicy {
@@ -107,26 +84,10 @@ struct gwopts {
 void	gwopts_init(struct gwopts *, int, enum gwopts_userpolicy);
 
 /*
- * Add one value of a repeatable option to a list of GWOPTS_MAX_ARGS;
- * gwopts_push_addr() first checks that it is a socket address
- * (addr_port_parse(); with defport nonzero the port may be left out).
- * Return 0, or EXIT_USAGE after reporting an error.
+ * Load one --allow value into a policy, as the policy lines it makes
+ * (rules_args_lines()).  Returns 0, or -1 with err ("--allow: ...").
  */
-int	gwopts_push(const struct cmd_entry *, const char **, size_t *,
-	    const char *, const char *);
-int	gwopts_push_addr(const struct cmd_entry *, const char **, size_t *,
-	    const char *, const char *, uint16_t);
-
-/* Parse a number option within [min, max]: 0, or EXIT_USAGE after saying. */
-int	gwopts_number(const struct cmd_entry *, const char *, const char *,
-	    long long, long long, long long *);
-
-/*
- * Handle one of the shared options.  Returns 0 when handled, -1 when
- * the option is not a shared one, EXIT_USAGE after reporting an error.
- */
-int	gwopts_option(const struct cmd_entry *, struct gwopts *, int,
-	    const char *);
+int	gwopts_allow_load(struct rules *, const char *, char *, size_t);
 
 /* Build the policy the options name.  NULL with err set on error. */
 struct rules *gwopts_load_rules(const struct gwopts *, char *, size_t);

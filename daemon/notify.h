@@ -1,5 +1,5 @@
 /*
- * pinhole run's notices on its own stderr (cli/notice.h says what and
+ * pinhole run's notices on its own stderr (daemon/notice.h says what and
  * how often): each a whole line in one write, never blocking the
  * gateway (a line the terminal or pipe cannot take now is dropped).
  */

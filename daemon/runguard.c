@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/runguard.h"
+#include "daemon/runguard.h"
 #include "proxy/wire/placeholder.h"
 #include "rules/rules.h"
 

@@ -1,5 +1,5 @@
 /*
- * The notices pinhole run says on its stderr (cli/notice.h): made from
+ * The notices pinhole run says on its stderr (daemon/notice.h): made from
  * the escalation queue's events, put in one line each, and the limit on
  * refusal lines.  Pure: the caller gives the time and does the writing.
  */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/notice.h"
+#include "daemon/notice.h"
 
 #define NOTICE_TOKEN_MS	(1000 / NOTICE_RATE)
 

@@ -1,5 +1,5 @@
 /*
- * Attaching sandboxes to a session (proxy/wire/attach.h): the session
+ * Attaching sandboxes to a session (proxy/wire/attachmsg.h): the session
  * listens on NAME.attach in the control directory; each `pinhole run
  * --session NAME` connects, is given the sandbox's configuration, makes
  * the sandbox and hands its listeners over.  The session serves them as
@@ -7,8 +7,8 @@
  * closes; then the sandbox's listeners and connections are closed at
  * once.  attach_run() is the other side.
  */
-#ifndef ATTACH_CLI_H
-#define ATTACH_CLI_H
+#ifndef ATTACH_SERVER_H
+#define ATTACH_SERVER_H
 
 #include <stddef.h>
 
@@ -20,7 +20,7 @@ struct netns_sandbox;
 
 /*
  * Listen on path for a gateway, giving each sandbox the guard plan
- * (cli/runguard.h) and at most max attached at once.  NULL with err set.
+ * (daemon/runguard.h) and at most max attached at once.  NULL with err set.
  */
 struct attach_server	*attach_server_open(struct gwctx *, const char *,
 			    const char *, unsigned int, char *, size_t);

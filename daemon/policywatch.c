@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/policywatch.h"
 #include "lib/log.h"
-#include "proxy/policywatch.h"
 
 #define PW_MASK	(IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | \
 	IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)

@@ -4,7 +4,7 @@
  * approve command) and one when it is decided.  The pure half: notices
  * from the escalation queue's events (struct attach_notice, as a session
  * sends them to its attached runs too), their lines, and the limit on
- * refusal lines.  cli/notify.h is the half that prints.
+ * refusal lines.  daemon/notify.h is the half that prints.
  *
  * The limit: one line per host and reason every NOTICE_WINDOW_MS; the
  * repeats in between are counted and said in one line when the window

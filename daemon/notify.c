@@ -1,5 +1,5 @@
 /*
- * pinhole run's notices on its stderr (cli/notify.h): the limit's timer,
+ * pinhole run's notices on its stderr (daemon/notify.h): the limit's timer,
  * the requests told of (whose decision is said, once), and the writing.
  */
 #include "config.h"
@@ -14,8 +14,8 @@
 
 #include <event2/event.h>
 
-#include "cli/notice.h"
-#include "cli/notify.h"
+#include "daemon/notice.h"
+#include "daemon/notify.h"
 #include "lib/clock.h"
 #include "lib/io.h"
 #include "proxy/escalate/escalate.h"

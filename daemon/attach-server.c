@@ -1,7 +1,7 @@
 /*
  * Attaching sandboxes to a session: the session's listener and one
- * struct attached per sandbox (see cli/attach.h), and the run side's
- * steps.  Messages are proxy/wire/attach.h's, one SOCK_SEQPACKET
+ * struct attached per sandbox (see daemon/attach-server.h), and the run side's
+ * steps.  Messages are proxy/wire/attachmsg.h's, one SOCK_SEQPACKET
  * message each, descriptors alongside the "listeners" one.
  */
 #include "config.h"
@@ -21,9 +21,9 @@
 
 #include <event2/event.h>
 
-#include "cli/attach.h"
-#include "cli/gwopts.h"
-#include "cli/notice.h"
+#include "daemon/attach-server.h"
+#include "daemon/gwopts.h"
+#include "daemon/notice.h"
 #include "lib/fdpass.h"
 #include "lib/log.h"
 #include "lib/unixsock.h"
