@@ -170,14 +170,20 @@ run_headless() {
 # $MODE's user, driven by tuidrive.py (as that user) until /exit; its
 # summary in $W/tui.json.  $1 names the run.
 run_tui() {
+	# The main agent's turns, a subagent's, and how many subagents.
 	turns=$(python3 -c 'import json, sys
-print(len(json.load(open(sys.argv[1]))["main"]))' "$W/script.json")
+s = json.load(open(sys.argv[1]))
+print(len(s["main"]), len(s["sub"]), sum(1 for t in s["main"]
+    if isinstance(t, list) for c in t if isinstance(c, dict)))' \
+	    "$W/script.json")
 	as_mode env SHELL=/bin/sh tmux -S "$W/tmux" new-session -d -s main \
 	    -x 200 -y 50 -c "$W/proj" "env -i $(claude_env) TERM=xterm-256color \
 	    $CLAUDE --permission-mode default; echo CLAUDE-EXITED \$?; read x" ||
 	    { fail "$1: tmux"; return; }
+	# The tmux server is stopped at exit too, should the test end early.
+	PIDS="$PIDS $(as_mode tmux -S "$W/tmux" display-message -p '#{pid}')"
 	as_mode /usr/bin/python3 "$here/tuidrive.py" "$W/tmux" "fetch the pages" \
-	    "$W/requests" "$turns" "$W/tui.json" 2>"$W/tui.err"
+	    "$W/requests" $turns "$W/tui.json" 2>"$W/tui.err"
 	as_mode tmux -S "$W/tmux" kill-server 2>/dev/null
 	python3 - "$W/tui.json" <<'PY' >"$W/tui.verdict" 2>&1
 import json, sys

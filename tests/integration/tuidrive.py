@@ -3,11 +3,14 @@
 person would: type the prompt, answer every permission prompt "Yes"
 (Enter), count them, and /exit once the model said its last word.
 
-    tuidrive.py SOCKET PROMPT REQUESTS MAINTURNS OUT
+    tuidrive.py SOCKET PROMPT REQUESTS MAINTURNS SUBTURNS NSUB OUT
 
 SOCKET is the tmux server's socket (pane "main"); REQUESTS the model
 server's request log: the run is over when it holds the main agent's
-request that carries the answer of its MAINTURNS-th turn.  OUT receives
+request that carries the answer of its MAINTURNS-th turn, and NSUB
+subagents' requests that carry the answer of their SUBTURNS-th (Claude
+Code runs subagents in the background: the main agent may finish
+first, and /exit would then ask whether to stop them).  OUT receives
 a JSON summary: {"finished", "exited", "prompts": [{"shown", "options"}],
 "screen"}.  Every wait is for something seen (the screen, the log) and
 bounded; nothing sleeps a fixed time before acting.
@@ -18,8 +21,8 @@ import subprocess
 import sys
 import time
 
-SOCK, PROMPT, REQUESTS, TURNS, OUT = sys.argv[1:6]
-TURNS = int(TURNS)
+SOCK, PROMPT, REQUESTS, TURNS, SUBTURNS, NSUB, OUT = sys.argv[1:8]
+TURNS, SUBTURNS, NSUB = int(TURNS), int(SUBTURNS), int(NSUB)
 ASKED = "Do you want to proceed?"
 OPTION = re.compile(r"^\s*(?:❯\s*)?\d\.\s")
 
@@ -44,11 +47,13 @@ def until(cond, secs, step=0.1):
 
 
 def main_done():
-    """The model server answered the main agent's last turn."""
+    """The model server answered the main agent's last turn, and each
+    subagent's."""
     try:
         lines = open(REQUESTS).read().splitlines()
     except OSError:
         return False
+    main, subs = False, 0
     for line in lines:
         body = json.loads(line).get("body") or {}
         msgs = body.get("messages") or []
@@ -56,14 +61,14 @@ def main_done():
         if not isinstance(first, str):
             first = " ".join(b.get("text", "") for b in first
                              if isinstance(b, dict))
-        if "[sub]" in first:
-            continue
         turns = sum(1 for m in msgs if m.get("role") == "assistant" and
                     isinstance(m.get("content"), list) and
                     any(b.get("type") == "tool_use" for b in m["content"]))
-        if turns >= TURNS:
-            return True
-    return False
+        if "[sub]" in first:
+            subs += turns >= SUBTURNS
+        else:
+            main = main or turns >= TURNS
+    return main and subs >= NSUB
 
 
 def asked(s):
