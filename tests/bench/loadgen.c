@@ -1,12 +1,15 @@
 /*
  * loadgen: the client side of the benchmark.  One process, one epoll loop.
  * It talks to tests/bench/origin either directly (no -x) or through an
- * HTTP proxy (-x IP:PORT), and prints one line of key=value results.
- * Direct connections go to 127.0.0.1, or to -d IP (an address that
- * pinhole run's transparent capture takes to the origin):
+ * HTTP proxy (-x IP:PORT), or through a bare TCP relay to the origin
+ * (-r IP:PORT: no CONNECT, origin-form requests, as direct but one hop
+ * longer), and prints one line of key=value results.  Direct connections
+ * go to 127.0.0.1, or to -d IP (an address that pinhole run's transparent
+ * capture takes to the origin):
  *
  *   tunnel-bulk	-c tunnels move -b bytes in all (download; -u upload)
- *   connect-rate	-c clients do CONNECT + one echo, -n setups in all
+ *   connect-rate	-c clients do CONNECT + one 64-byte echo + close,
+ *			-n setups in all
  *   forward-rps	-c keep-alive clients send absolute-form GETs, -n in all
  *   idle-tunnels	-n tunnels opened (-c at a time) and held -w seconds
  *
@@ -34,11 +37,16 @@
 #include "tests/bench/bench.h"
 
 #define LG_USAGE "loadgen tunnel-bulk|connect-rate|forward-rps|idle-tunnels\n" \
-	"\t-o ORIGINPORT [-x PROXYIP:PORT | -d IP] [-H HOST] [-c CONC]\n" \
+	"\t-o ORIGINPORT [-x PROXYIP:PORT | -r RELAYIP:PORT | -d IP] [-H HOST]\n" \
+	"\t[-c CONC]\n" \
 	"\t[-n COUNT]\n" \
 	"\t[-b BYTES] [-t SECONDS] [-w HOLDSECONDS] [-u]"
 #define LG_CHUNK	(256 * 1024)
 #define LG_MAXCOUNT	10000000L
+/* The echo through each tunnel: 64 bytes each way, as the origin answers. */
+#define LG_PING		"PING 0123456789abcdef0123456789abcdef0123456789abcdef0123456789\n"
+#define LG_PONG		"PONG 0123456789abcdef0123456789abcdef0123456789abcdef0123456789\n"
+#define LG_ECHOLEN	(sizeof LG_PING - 1)
 
 enum lg_mode {
 	M_BULK,
@@ -50,7 +58,7 @@ enum lg_mode {
 enum lconn_state {
 	L_CONNECTING,	/* TCP connect in progress */
 	L_PROXY,	/* CONNECT sent, waiting for the proxy's answer */
-	L_ECHO,		/* PING sent through the tunnel, waiting for PONG */
+	L_ECHO,		/* LG_PING sent through the tunnel, waiting for LG_PONG */
 	L_WAIT,		/* bulk tunnel up, waiting for the others */
 	L_DOWN,		/* reading bulk data */
 	L_UP,		/* writing bulk data */
@@ -76,7 +84,8 @@ struct lg {
 	enum lg_mode		 mode;
 	const char		*name;
 	struct sockaddr_in	 dst;
-	int			 proxied;
+	int			 proxied;	/* -x: CONNECT, absolute-form */
+	int			 relayed;	/* -r: a bare TCP relay */
 	struct in_addr		 direct;	/* -d, or 127.0.0.1 */
 	const char		*host;
 	int			 oport;
@@ -321,7 +330,7 @@ lconn_tunnel(struct lg *lg, struct lconn *c)
 		return (0);
 	}
 	c->state = L_ECHO;
-	return (lconn_send(c, "PING\n", 5));
+	return (lconn_send(c, LG_PING, LG_ECHOLEN));
 }
 
 /* Read into the connection's buffer; -1 on EOF, error or overflow. */
@@ -359,7 +368,7 @@ lconn_proxy_read(struct lg *lg, struct lconn *c, int slot)
 		lconn_fail(lg, c, slot);
 }
 
-/* Read the PONG that proves the tunnel carries data. */
+/* Read the LG_PONG that proves the tunnel carries data. */
 static void
 lconn_echo_read(struct lg *lg, struct lconn *c, int slot)
 {
@@ -367,8 +376,12 @@ lconn_echo_read(struct lg *lg, struct lconn *c, int slot)
 		lconn_fail(lg, c, slot);
 		return;
 	}
-	if (strstr(c->buf, "PONG\n") == NULL)
+	if (c->len < LG_ECHOLEN)
 		return;
+	if (c->len > LG_ECHOLEN || memcmp(c->buf, LG_PONG, LG_ECHOLEN) != 0) {
+		lconn_fail(lg, c, slot);
+		return;
+	}
 	lg->inflight--;
 	if (lg->mode == M_IDLE) {
 		c->state = L_IDLE;
@@ -764,7 +777,7 @@ lg_options(struct lg *lg, int argc, char **argv)
 	int	ch;
 
 	lg->direct.s_addr = htonl(INADDR_LOOPBACK);
-	while ((ch = getopt(argc, argv, "b:c:d:H:n:o:t:uw:x:")) != -1) {
+	while ((ch = getopt(argc, argv, "b:c:d:H:n:o:r:t:uw:x:")) != -1) {
 		switch (ch) {
 		case 'd':
 			if (inet_pton(AF_INET, optarg, &lg->direct) != 1)
@@ -794,10 +807,12 @@ lg_options(struct lg *lg, int argc, char **argv)
 		case 'w':
 			lg->hold = strtod(optarg, NULL);
 			break;
+		case 'r':
 		case 'x':
 			if (bench_addr(optarg, &lg->dst) == -1)
 				bench_usage(LG_USAGE);
-			lg->proxied = 1;
+			lg->proxied = ch == 'x';
+			lg->relayed = ch == 'r';
 			break;
 		default:
 			bench_usage(LG_USAGE);
@@ -815,7 +830,7 @@ lg_setup(struct lg *lg)
 {
 	long	nslots = lg->mode == M_IDLE ? lg->count : lg->conc;
 
-	if (!lg->proxied) {
+	if (!lg->proxied && !lg->relayed) {
 		lg->dst.sin_family = AF_INET;
 		lg->dst.sin_port = htons(lg->oport);
 		lg->dst.sin_addr = lg->direct;

@@ -5,7 +5,7 @@
  *   GET/HEAD ...	HTTP/1.1 keep-alive answers with a small body
  *   SRC N\n		N bytes of data, then close
  *   SINK N\n		N bytes read and discarded, then "DONE\n"
- *   PING\n		"PONG\n", then the next line is read again
+ *   PING[ TEXT]\n	"PONG[ TEXT]\n" (an echo), then the next line is read
  *   anything else	the connection is held open, input discarded
  *
  * It prints "port N" once listening and runs until SIGTERM or SIGINT, or
@@ -140,8 +140,11 @@ oconn_line(struct oconn *c)
 		return (1);
 	}
 	*nl = '\0';
-	if (strcmp(c->in, "PING") == 0) {
-		if (oconn_queue(c, "PONG\n", 5) == -1)
+	if (strncmp(c->in, "PING", 4) == 0 &&
+	    (c->in[4] == '\0' || c->in[4] == ' ')) {
+		if (oconn_queue(c, "PONG", 4) == -1 ||
+		    oconn_queue(c, c->in + 4, nl - (c->in + 4)) == -1 ||
+		    oconn_queue(c, "\n", 1) == -1)
 			return (-1);
 	} else if (strncmp(c->in, "SRC ", 4) == 0) {
 		c->left = strtoull(c->in + 4, NULL, 10);

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # The scaling report: measure how pinhole's costs grow with load, policy
-# size, attached sandboxes and log size, beside squid and dnsmasq where
-# they apply, and write OUTDIR/performance.md with its plots (SVG, by
-# gnuplot) and data under OUTDIR/performance/.
+# size, attached sandboxes and log size, beside a bare TCP relay (haproxy),
+# squid and dnsmasq where they apply, with one table of pinhole, the relay
+# and squid side by side, and write OUTDIR/performance.md with its plots
+# (SVG, by gnuplot) and data under OUTDIR/performance/.
 #
 #	tests/bench/report.py [--short] BUILDDIR OUTDIR
 #	tests/bench/report.py --render OUTDIR   (again, from its run.json)
@@ -161,11 +162,12 @@ def version(argv, pat):
 # "marginal" and "unit" (memory: the shape of the growth above the first
 # point, and what one unit of x is).
 
-def proxy_series(cfg, build, work, peers):
+def proxy_series(cfg, build, work, peers, side):
     """CPU per request and per CONNECT against clients; RSS against
-    tunnels: run.sh once per step, with direct, pinhole and squid."""
-    servers = ["direct", "pinhole"] + (["squid"] if "squid" in peers
-        else [])
+    tunnels: run.sh once per step, with direct, pinhole, the relay and
+    squid.  The side-by-side figures go into side."""
+    servers = ["direct", "pinhole"] + [p for p in ("relay", "squid")
+        if p in peers]
     runs = []
     for c, t in zip(cfg["clients"], cfg["tunnels"]):
         d = os.path.join(work, "run-%d" % c)
@@ -189,21 +191,14 @@ def proxy_series(cfg, build, work, peers):
         runs.append(d)
     cpu_conn = {s: [] for s in servers}
     cpu_req = {s: [] for s in servers}
-    for d in runs:
-        got = {}
-        if not os.path.exists(os.path.join(d, "lines")):
-            with open(os.path.join(d, "table.txt")) as f:
-                sys.stderr.write(f.read()[-2000:])
-            die("run.sh left no results in " + d)
-        with open(os.path.join(d, "lines")) as f:
-            for line in f:
-                srv, rest = line.split(":", 1)
-                mode = rest.split()[0]
-                got[(srv, mode)] = fields(rest)
+    lines = []
+    for c, d in zip(cfg["clients"], runs):
+        got = run_lines(d)
+        lines.append(got)
         for s in servers:
             for mode, out in (("connect-rate", cpu_conn),
                     ("forward-rps", cpu_req)):
-                f = got.get((s, mode))
+                f = got.get((s, mode, c))
                 out[s].append(per_unit(f, s))
     rss = {s: [] for s in servers if s != "direct"}
     for s in rss:
@@ -212,6 +207,7 @@ def proxy_series(cfg, build, work, peers):
         for d in runs:
             v = res_int(d, s, "rsskib")
             rss[s].append(None if v is None else v / 1024)
+    side.update(side_by_side(servers, runs, lines, cfg))
     direct = "loadgen+origin, no proxy"
     out = []
     for key, title, data, unit in (
@@ -229,6 +225,65 @@ def proxy_series(cfg, build, work, peers):
         "xs": [0] + cfg["tunnels"], "lines": rss, "log": "x",
         "positive": True, "marginal": True, "unit": "tunnel"})
     return out
+
+
+def run_lines(d):
+    """The loadgen lines one run.sh left, by (server, mode, clients)."""
+    got = {}
+    if not os.path.exists(os.path.join(d, "lines")):
+        with open(os.path.join(d, "table.txt")) as f:
+            sys.stderr.write(f.read()[-2000:])
+        die("run.sh left no results in " + d)
+    with open(os.path.join(d, "lines")) as f:
+        for line in f:
+            srv, rest = line.split(":", 1)
+            f = fields(rest)
+            got[(srv, rest.split()[0], int(f.get("conns", "0")))] = f
+    return got
+
+
+def side_by_side(servers, runs, lines, cfg):
+    """pinhole, the relay, squid (and direct) side by side: one client's
+    CONNECT + 64-byte echo + close (p50 and rate, the median over the
+    runs, each of which has that case), the server's CPU per CONNECT
+    and per keep-alive forward request with one client, RSS per idle
+    tunnel with the most tunnels, and pinhole's resolver cache hits."""
+    proxies = [s for s in servers if s != "direct"]
+    one = {s: [g.get((s, "connect-rate", 1)) for g in lines]
+        for s in servers}
+    ok = {s: [f for f in one[s] if f is not None and f.get("errors") == "0"
+        and int(f.get("done", "0")) > 0] for s in servers}
+    req = {s: lines[cfg["clients"].index(1)].get((s, "forward-rps", 1))
+        if 1 in cfg["clients"] else None for s in servers}
+
+    def med(v):
+        v = [x for x in v if x is not None]
+        return median(v) if v else None
+    rows = [
+        ("CONNECT + 64 B echo + close, 1 client, p50 µs",
+         {s: med([float(f["p50_ms"]) * 1e3 for f in ok[s]])
+          for s in servers}),
+        ("same, 1 client, connections/s",
+         {s: med([float(f["rate"]) for f in ok[s]]) for s in servers}),
+        ("server CPU µs per CONNECT, 1 client",
+         {s: med([per_unit(f, s) for f in ok[s]]) for s in proxies}),
+        ("server CPU µs per forward keep-alive request, 1 client",
+         {s: per_unit(req[s], s) for s in proxies}),
+        ("RSS per idle tunnel, bytes (%d tunnels)" % cfg["tunnels"][-1],
+         {s: res_int(runs[-1], s, "tunnelb") for s in proxies})]
+    hits = [res_int(d, "pinhole", "cachehit") for d in runs]
+    miss = [res_int(d, "pinhole", "cachemiss") for d in runs]
+    cache = None
+    if None not in hits + miss and sum(hits + miss) > 0:
+        cache = {"hits": sum(hits), "misses": sum(miss)}
+    try:
+        with open(os.path.join(runs[0], "res", "placement")) as f:
+            placement = f.read().strip()
+    except OSError:
+        placement = "not known"
+    return {"servers": servers, "placement": placement, "cache": cache,
+        "runs": len(runs), "rows": [{"what": w, "values": v}
+        for w, v in rows]}
 
 
 def per_unit(f, srv):
@@ -698,6 +753,65 @@ def section(series, reldir, svg):
     return out
 
 
+SIDE_NAMES = {"pinhole": "pinhole", "relay": "relay (haproxy, TCP)",
+    "squid": "squid", "direct": "direct (no proxy)"}
+
+
+def side_section(side):
+    """The markdown for the side-by-side table, or nothing without one."""
+    if not side:
+        return []
+    cols = [s for s in ("pinhole", "relay", "squid", "direct")
+        if s in side["servers"]]
+    peers = [s for s in ("relay", "squid") if s in cols]
+    out = ["## Side by side: pinhole, a bare relay, squid", "",
+        "CPU placement: %s.  One client at a time, unloaded: each "
+        "connection is a CONNECT (none through the relay), a 64-byte echo "
+        "through the tunnel and a close; p50, rate and CPU per CONNECT "
+        "are the median over the %d proxy runs below, each of which has "
+        "that case.  The relay is haproxy in TCP mode, one thread, no "
+        "log: it parses and decides nothing, so it is the floor of what "
+        "one more hop costs; direct is loadgen and the origin alone.  "
+        "Server CPU is the server's own (every process and thread), "
+        "over the units completed." % (side["placement"], side["runs"]),
+        ""]
+    out.append("| measurement | %s | %s |" % (" | ".join(SIDE_NAMES[c]
+        for c in cols), " | ".join("pinhole/" + p for p in peers)))
+    out.append("|---|" + "---:|" * (len(cols) + len(peers)))
+    for row in side["rows"]:
+        v = row["values"]
+        ratios = []
+        for p in peers:
+            a, b = v.get("pinhole"), v.get(p)
+            ratios.append("%.2f" % (a / b) if a and b else "–")
+        out.append("| %s | %s | %s |" % (row["what"], " | ".join(
+            fmt(v.get(c)) for c in cols), " | ".join(ratios)))
+    out.append("")
+    c = side["cache"]
+    if c:
+        out.append("pinhole's resolver cache, over the same runs: %d hits, "
+            "%d misses, hit ratio %.4f "
+            "(`pinhole_resolver_cache_lookups_total`, scraped after each "
+            "run's CONNECT cases)." % (c["hits"], c["misses"],
+            c["hits"] / (c["hits"] + c["misses"])))
+    else:
+        out.append("pinhole's resolver cache hit ratio: – (this build's "
+            "metrics have no `pinhole_resolver_cache_lookups_total`).")
+    out.append("")
+    return out
+
+
+def check_side(side):
+    """Every side-by-side figure present, a number, positive."""
+    bad = []
+    for row in side.get("rows", []):
+        for srv, y in row["values"].items():
+            if y is None or not math.isfinite(y) or y <= 0:
+                bad.append("side by side: %s at %s = %s" % (srv,
+                    row["what"], y))
+    return bad
+
+
 def check(all_series, outdir):
     """Every figure present, a number, positive; every plot written."""
     bad = []
@@ -726,8 +840,10 @@ def measure(build, short):
             die("%s missing (Debian: dnsperf, dnsmasq-base)" % p)
     os.environ["PATH"] += ":/usr/sbin:/sbin"
     root = os.geteuid() == 0
-    series, notes = [], []
+    series, notes, side = [], [], {}
     peers = []
+    if shutil.which("haproxy"):
+        peers.append("relay")
     if root and shutil.which("squid"):
         peers.append("squid")
     # 10,000 tunnels take 20,000 descriptors in the relay: raise the
@@ -751,7 +867,8 @@ def measure(build, short):
         for what, f in (("rules", lambda: rules_series(cfg, build)),
                 ("log verify", lambda: verify_series(cfg, build)),
                 ("dns", lambda: dns_series(cfg, build, work)),
-                ("proxy", lambda: proxy_series(cfg, build, work, peers)),
+                ("proxy", lambda: proxy_series(cfg, build, work, peers,
+                    side)),
                 ("sessions", lambda: session_series(cfg, build, work))):
             t1 = time.monotonic()
             try:
@@ -763,6 +880,9 @@ def measure(build, short):
                 notes.append("The session series could not run as this "
                     "user (%s)." % " ".join(e.cmd[1:3]))
             say("%s: %.0f s" % (what, time.monotonic() - t1))
+        if "relay" not in peers:
+            notes.append("The bare TCP relay was not measured (haproxy "
+                "not installed).")
         if "squid" not in peers:
             notes.append("squid was not measured (not root, or not "
                 "installed).")
@@ -776,10 +896,14 @@ def measure(build, short):
         asan = b"__asan_init" in f.read()
     peerv = ["pinhole %s" % version([os.path.join(build, "pinhole"),
         "--version"], r"(\S+)\s*$")]
+    if "relay" in peers:
+        peerv.append("haproxy " + version(["haproxy", "-v"],
+            r"version (\S+)"))
     if "squid" in peers:
         peerv.append("squid " + version(["squid", "-v"], r"Version (\S+)"))
     peerv.append("dnsmasq " + version(["dnsmasq", "-v"], r"version (\S+)"))
-    return {"series": series, "notes": notes, "machine": machine(),
+    return {"series": series, "side": side, "notes": notes,
+        "machine": machine(),
         "peers": peerv, "asan": asan, "short": short,
         "secs": time.monotonic() - t0, "best_of": cfg["best_of"],
         "load": [load0, loadavg()],
@@ -822,12 +946,13 @@ def render(run, outdir):
         "tests/bench/README.md for how each figure is taken; "
         "performance/run.json holds the figures.", ""]
     md += ["- " + n for n in run["notes"]] + ([""] if run["notes"] else [])
+    md += side_section(run.get("side"))
     for s in run["series"]:
         svg = plot(s, plots, stamp)
         md += section(s, "performance", svg)
     with open(os.path.join(outdir, "performance.md"), "w") as f:
         f.write("\n".join(md))
-    return check(run["series"], plots)
+    return check(run["series"], plots) + check_side(run.get("side", {}))
 
 
 def main():

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Benchmark pinhole's proxy against a direct connection, squid and tinyproxy
-# on loopback, and print one table.  Run by hand (see README.md):
+# Benchmark pinhole's proxy against a direct connection, a bare TCP relay
+# (haproxy in TCP mode), squid and tinyproxy on loopback, and print one
+# table.  Run by hand (see README.md):
 #
 #	tests/bench/run.sh BUILD_DIR
 #
@@ -17,7 +18,9 @@
 # (Connect), BENCH_REPEAT (runs per case, the best kept; 1); TMPDIR holds the
 # configs and logs.  BENCH_CLIENTS (50) sets the clients of the setup and
 # request cases; BENCH_RESULTS, a directory, receives the raw results
-# (res/, lines) for tests/bench/report.py.
+# (res/, lines) for tests/bench/report.py.  BENCH_CPUS ("0 1") pins
+# loadgen, the origin and dnsmasq to the first CPU and every server to the
+# second (taskset); "none" leaves them where the scheduler puts them.
 set -u
 PATH=$PATH:/usr/sbin:/sbin
 
@@ -40,10 +43,11 @@ SECS=${BENCH_SECS:-5}
 SETUPS=${BENCH_SETUPS:-20000}
 REQUESTS=${BENCH_REQUESTS:-200000}
 IDLE=${BENCH_IDLE:-2000}
-SERVERS=${BENCH_SERVERS:-direct pinhole squid tinyproxy}
+SERVERS=${BENCH_SERVERS:-direct pinhole relay squid tinyproxy}
 REPEAT=${BENCH_REPEAT:-1}
 CLIENTS=${BENCH_CLIENTS:-50}
 RESULTS=${BENCH_RESULTS:-}
+CPUS=${BENCH_CPUS:-0 1}
 # squid needs two descriptors per tunnel.
 SQUID_FDS=16384
 [ $((IDLE * 2 + 1000)) -gt $SQUID_FDS ] && SQUID_FDS=$((IDLE * 2 + 1000))
@@ -81,6 +85,24 @@ trap 'exit 1' INT TERM HUP
 
 say() {
 	echo "bench: $*" >&2
+}
+
+# Set LOADPIN and SERVERPIN, the taskset prefixes of the load side and of
+# the servers, and PLACEMENT, the sentence that says where each runs.
+pinning() {
+	LOADPIN= SERVERPIN=
+	PLACEMENT="unpinned (BENCH_CPUS=none)"
+	[ "$CPUS" = none ] && return
+	# shellcheck disable=SC2086
+	set -- $CPUS
+	if [ $# -ne 2 ] || ! command -v taskset >/dev/null ||
+	    ! taskset -c "$1" true 2>/dev/null ||
+	    ! taskset -c "$2" true 2>/dev/null; then
+		PLACEMENT="unpinned (cannot pin to CPUs $CPUS here)"
+		return
+	fi
+	LOADPIN="taskset -c $1" SERVERPIN="taskset -c $2"
+	PLACEMENT="loadgen, origin and dnsmasq on CPU $1, every server on CPU $2 (taskset)"
 }
 
 # Run a command in the background; its pid is in $BGPID.
@@ -183,7 +205,7 @@ field() {
 
 # Start the origin; its port is in $OPORT.
 start_origin() {
-	bg "$ORIGIN" -t 3600 >"$T/origin.out"
+	bg $LOADPIN "$ORIGIN" -t 3600 >"$T/origin.out"
 	i=0
 	while [ $i -lt 50 ] && ! grep -q '^port ' "$T/origin.out"; do
 		sleep 0.1
@@ -217,6 +239,9 @@ why_not() {
 	pinhole2)
 		[ -n "$PINHOLE2" ] || { echo "BENCH_PINHOLE2 not set"; return; }
 		why_not_pinhole "$PINHOLE2" ;;
+	relay)
+		command -v haproxy >/dev/null ||
+		    echo "haproxy missing (apt-get install haproxy)" ;;
 	squid)
 		command -v squid >/dev/null ||
 		    echo "squid missing (apt-get install squid)" ;;
@@ -231,21 +256,24 @@ why_not() {
 # Start dnsmasq answering bench.test with 127.0.0.1; port in $DNSPORT.
 start_dnsmasq() {
 	DNSPORT=$(free_port u)
-	bg dnsmasq -k -C /dev/null -p "$DNSPORT" --listen-address=127.0.0.1 \
+	bg $LOADPIN dnsmasq -k -C /dev/null -p "$DNSPORT" --listen-address=127.0.0.1 \
 	    --bind-interfaces --no-resolv --no-hosts --local-ttl=300 \
 	    --pid-file="$T/dnsmasq.pid" --address=/$HOST/127.0.0.1 \
 	    2>"$T/dnsmasq.err"
 	wait_port "$BGPID" "$DNSPORT" u || { say "dnsmasq did not start"; return 1; }
 }
 
-# Start pinhole program $1's proxy on $2, its files in $T/$3; pid in $SPID.
+# Start pinhole program $1's proxy on $2, its files in $T/$3, its metrics
+# on $MPORT; pid in $SPID.
 run_pinhole() {
 	[ -n "${DNSPORT:-}" ] || start_dnsmasq || return 1
 	mkdir -p "$T/$3"
-	bg "$1" proxy --listen "127.0.0.1:$2" \
+	MPORT=$(free_port t) || return 1
+	bg $SERVERPIN "$1" proxy --listen "127.0.0.1:$2" \
 	    --allow "$HOST:$OPORT" --allow "allow-private 127.0.0.0/8" \
 	    --log "$T/$3/audit.log" --resolver "127.0.0.1:$DNSPORT" \
 	    --max-clients $((IDLE + 100)) --grace 1 \
+	    --metrics "127.0.0.1:$MPORT" \
 	    >>"$T/$3/stdout" 2>>"$T/$3/stderr"
 	SPID=$BGPID
 }
@@ -258,6 +286,35 @@ start_pinhole() {
 # Start BENCH_PINHOLE2's proxy on $1; its pid in $SPID.
 start_pinhole2() {
 	run_pinhole "$PINHOLE2" "$1" pinhole2
+}
+
+# Write the relay's config for port $1 into $T/relay: haproxy in TCP mode,
+# one thread like pinhole, no log, every connection to the origin.
+relay_conf() {
+	mkdir -p "$T/relay"
+	cat >"$T/relay/haproxy.cfg" <<EOF
+global
+	maxconn $((IDLE + 100))
+	nbthread 1
+defaults
+	mode tcp
+	timeout connect 10s
+	timeout client 600s
+	timeout server 600s
+frontend relay
+	bind 127.0.0.1:$1
+	default_backend origin
+backend origin
+	server origin 127.0.0.1:$OPORT
+EOF
+}
+
+# Start the relay on $1; its pid in $SPID.
+start_relay() {
+	relay_conf "$1"
+	bg $SERVERPIN haproxy -db -f "$T/relay/haproxy.cfg" \
+	    >>"$T/relay/stderr" 2>&1
+	SPID=$BGPID
 }
 
 # Write squid's config for port $1 into $T/squid.
@@ -288,7 +345,7 @@ EOF
 # Start squid on $1; its pid in $SPID.
 start_squid() {
 	squid_conf "$1"
-	bg squid -N -f "$T/squid/squid.conf" >>"$T/squid/stderr" 2>&1
+	bg $SERVERPIN squid -N -f "$T/squid/squid.conf" >>"$T/squid/stderr" 2>&1
 	SPID=$BGPID
 }
 
@@ -318,7 +375,7 @@ EOF
 # Start tinyproxy on $1, seeing $T/hosts as /etc/hosts; pid in $SPID.
 start_tinyproxy() {
 	tinyproxy_conf "$1"
-	bg unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec tinyproxy -d -c "$2"' \
+	bg $SERVERPIN unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec tinyproxy -d -c "$2"' \
 	    sh "$T/hosts" "$T/tinyproxy/tinyproxy.conf" \
 	    >>"$T/tinyproxy/stderr" 2>&1
 	SPID=$BGPID
@@ -338,6 +395,15 @@ server_cpu() {
 	if [ -n "$SPID" ]; then cpu_us "$SPID"; fi
 }
 
+# Print loadgen's option that sends it through server $1: -r for the
+# relay (no CONNECT, origin-form requests), -x for a proxy.
+via() {
+	case $1 in
+	relay) echo -r ;;
+	*) echo -x ;;
+	esac
+}
+
 # Run loadgen for server $1 (proxy $2 or empty) $REPEAT times and keep
 # in $line the run with the largest value of key $3; $flag marks errors.
 # The server's CPU microseconds in that run are in $scpu ("" for direct),
@@ -345,11 +411,12 @@ server_cpu() {
 run_lg() {
 	srv=$1 px=$2 key=$3
 	shift 3
-	if [ -n "$px" ]; then set -- "$@" -x "$px"; fi
+	if [ -n "$px" ]; then set -- "$@" "$(via "$srv")" "$px"; fi
 	line= best=-1 r=0 scpu= ecpu=
 	while [ $r -lt "$REPEAT" ]; do
 		s0=$(server_cpu) o0=$(cpu_us "$OPID")
-		one=$(timeout 60 "$LOADGEN" "$@" -o "$OPORT" 2>>"$T/loadgen.err")
+		one=$(timeout 60 $LOADPIN "$LOADGEN" "$@" -o "$OPORT" \
+		    2>>"$T/loadgen.err")
 		s1=$(server_cpu) o1=$(cpu_us "$OPID")
 		s=${s0:+$((s1 - s0))} l=$(field "$one" cpu_us)
 		e=${l:+$((l + o1 - o0))}
@@ -373,6 +440,33 @@ res_cpu() {
 	res "$1" "$2eo" "$(per_unit "$ecpu" "$3" "$4" "$5")$flag"
 }
 
+# Measure CONNECT setups with $3 clients for server $1; record them as
+# metric $4.
+measure_setups() {
+	run_lg "$1" "$2" rate connect-rate -c "$3" -n "$SETUPS" -t "$SECS"
+	res "$1" "$4" "$(field "$line" rate)$flag"
+	res "$1" "${4}50" "$(field "$line" p50_ms)"
+	res "$1" "${4}99" "$(field "$line" p99_ms)"
+	res "$1" "${4}us" "$(awk -v ms="$(field "$line" p50_ms)" \
+	    'BEGIN { if (ms != "") printf "%.0f\n", ms * 1000; else print "-" }')"
+	res_cpu "$1" "$4" "$(field "$line" "done")" 1 %.1f
+}
+
+# Record pinhole's resolver cache lookups so far, from its metrics: hits,
+# misses and hits/(hits+misses); "-" where the counters are absent.
+measure_cache() {
+	curl -s -m 5 "http://127.0.0.1:$MPORT/metrics" >"$T/metrics" 2>/dev/null
+	for r in hit miss; do
+		awk -v r="$r" '$1 == "pinhole_resolver_cache_lookups_total{result=\"" r "\"}" {
+			print $2; f = 1 } END { if (!f) print "-" }' "$T/metrics" \
+		    >"$T/res/$1.cache$r"
+	done
+	awk 'NR == 1 { h = $1 } NR == 2 { m = $1 }
+	    END { if (h ~ /^[0-9]+$/ && m ~ /^[0-9]+$/ && h + m > 0)
+		printf "%.4f\n", h / (h + m); else print "-" }' \
+	    "$T/res/$1.cachehit" "$T/res/$1.cachemiss" >"$T/res/$1.cache"
+}
+
 # Measure throughput, setup rate and request rate for server $1.
 measure_load() {
 	srv=$1 px=$2
@@ -382,11 +476,15 @@ measure_load() {
 		res "$srv" "bulk$n" "$(field "$line" MiBps)$flag"
 		res_cpu "$srv" "bulk$n" "$(field "$line" bytes)" 1048576 %.0f
 	done
-	run_lg "$srv" "$px" rate connect-rate -c "$CLIENTS" -n "$SETUPS" -t "$SECS"
-	res "$srv" rate "$(field "$line" rate)$flag"
-	res "$srv" rate50 "$(field "$line" p50_ms)"
-	res "$srv" rate99 "$(field "$line" p99_ms)"
-	res_cpu "$srv" rate "$(field "$line" "done")" 1 %.1f
+	measure_setups "$srv" "$px" 1 one
+	if [ "$CLIENTS" -eq 1 ]; then
+		for m in "" 50 99 us cpu eo; do
+			cp "$T/res/$srv.one$m" "$T/res/$srv.rate$m"
+		done
+	else
+		measure_setups "$srv" "$px" "$CLIENTS" rate
+	fi
+	case $srv in pinhole*) measure_cache "$srv" ;; esac
 	run_lg "$srv" "$px" rate forward-rps -c "$CLIENTS" -n "$REQUESTS" -t "$SECS"
 	res "$srv" rps "$(field "$line" rate)$flag"
 	res "$srv" rps50 "$(field "$line" p50_ms)"
@@ -399,8 +497,8 @@ measure_idle() {
 	srv=$1 px=$2
 	res "$srv" rss0 "$(($(mem_kib "$SPID" VmRSS) / 1024))"
 	res "$srv" rss0kib "$(mem_kib "$SPID" VmRSS)"
-	bg "$LOADGEN" idle-tunnels -n "$IDLE" -c 100 -t 60 -w 120 \
-	    -x "$px" -o "$OPORT" >"$T/idle.out" 2>>"$T/loadgen.err"
+	bg $LOADPIN "$LOADGEN" idle-tunnels -n "$IDLE" -c 100 -t 60 -w 120 \
+	    "$(via "$srv")" "$px" -o "$OPORT" >"$T/idle.out" 2>>"$T/loadgen.err"
 	lg=$BGPID
 	i=0
 	while [ $i -lt 700 ] && [ ! -s "$T/idle.out" ] && kill -0 "$lg" 2>/dev/null; do
@@ -414,7 +512,9 @@ measure_idle() {
 	flag=
 	[ "${open:-0}" = "$IDLE" ] || flag="!(${open:-0} open)"
 	res "$srv" rss "$(($(mem_kib "$SPID" VmRSS) / 1024))$flag"
-	res "$srv" rsskib "$(mem_kib "$SPID" VmRSS)$flag"
+	rss1=$(mem_kib "$SPID" VmRSS)
+	res "$srv" rsskib "$rss1$flag"
+	res "$srv" tunnelb "$(((rss1 - $(cat "$T/res/$srv.rss0kib")) * 1024 / IDLE))$flag"
 	stop_pid "$lg"
 }
 
@@ -439,6 +539,8 @@ bench_server() {
 	stop_pid "$SPID"
 }
 
+pinning
+echo "$PLACEMENT" >"$T/res/placement"
 start_origin
 write_hosts
 for srv in $SERVERS; do
@@ -475,4 +577,5 @@ ENV="$(nproc) CPUs, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg)"
 ENV="$ENV; best of $REPEAT; logs on $(findmnt -n -o FSTYPE -T "$T")"
 TABLE=$(dirname "$0")/table.awk
 awk -v dir="$T/res" -v servers="$SERVERS" -v env="$ENV" \
-    -v builds="$(builds)" -v bytes="$BYTES" -v idle="$IDLE" -f "$TABLE"
+    -v builds="$(builds)" -v bytes="$BYTES" -v idle="$IDLE" \
+    -v clients="$CLIENTS" -v placement="$PLACEMENT" -f "$TABLE"
