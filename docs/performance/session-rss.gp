@@ -1,6 +1,6 @@
 set terminal svg size 760,460 dynamic font 'sans,11'
 set output 'session-rss.svg'
-set title "Session gateway RSS against attached sandboxes\n{/*0.8 AMD EPYC, 2 cores, Linux 6.18.44-fc-v1272; pinhole 0.1.0, squid 5.7, dnsmasq 2.90}"
+set title "Session gateway RSS against attached sandboxes\n{/*0.8 AMD EPYC, 2 cores, Linux 6.18.44-fc-v1272; pinhole 0.1.0, haproxy 2.6.12-1+deb12u4, squid 5.7, dnsmasq 2.90}"
 set xlabel 'attached sandboxes'
 set ylabel 'gateway RSS, MiB'
 set key outside bottom center horizontal
