@@ -35,6 +35,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/gateway.h"
 #include "proxy/wire/attach.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define ATTACH_REPLY_MS		10000	/* the run side waits this long */
@@ -155,6 +156,7 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 {
 	struct attach_server	*srv = a->srv;
 	struct attach_msg	*m;
+	const struct rules	*r;
 	char			 id[ATTACH_ID_MAX];
 	int			 rv;
 
@@ -175,10 +177,11 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 		return (-1);
 	attach_msg_init(m, ATTACH_CONFIG);
 	snprintf(m->sandbox, sizeof m->sandbox, "%s", id);
-	m->nports = rules_ports(srv->c->rules, m->ports, ATTACH_PORTS_MAX);
+	r = policy_rules(gateway_policy(srv->c->gw));
+	m->nports = rules_ports(r, m->ports, ATTACH_PORTS_MAX);
 	if (m->nports > ATTACH_PORTS_MAX)
 		m->nports = ATTACH_PORTS_MAX;
-	m->vsock = rules_allow_vsock(srv->c->rules);
+	m->vsock = rules_allow_vsock(r);
 	snprintf(m->guards, sizeof m->guards, "%s", srv->plan);
 	rv = attach_send(a->fd, m, NULL, 0);
 	free(m);

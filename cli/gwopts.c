@@ -37,7 +37,7 @@
 #include "proxy/tls/tls.h"
 #include "proxy/wire/decider.h"
 #include "proxy/wire/http.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 /*
@@ -768,7 +768,8 @@ gwctx_tls(struct gwctx *c)
 	char		 err[512];
 	size_t		 n;
 
-	n = gwctx_inspected(c->rules, names, GWCTX_INSPECT_MAX);
+	n = gwctx_inspected(policy_rules(gateway_policy(c->gw)), names,
+	    GWCTX_INSPECT_MAX);
 	if (control_dir_make(dir, sizeof dir, err, sizeof err) == -1 ||
 	    (size_t)snprintf(prefix, sizeof prefix, "%s/%s", dir, session) >=
 	    sizeof prefix || (c->tls = tls_new(session, names, n, prefix,
@@ -917,7 +918,6 @@ gwctx_set_rules(struct gwctx *c, struct rules *r)
 	gwctx_secrets_load(c, r);
 	gateway_set_rules(c->gw, r);
 	gateway_set_secrets(c->gw, c->secrets, c->nsecrets);
-	c->rules = r;
 	if (c->ending == NULL && (c->ending = evtimer_new(c->base,
 	    gwctx_ending_cb, c)) == NULL)
 		fatalx("cannot create a timer");
@@ -927,15 +927,6 @@ gwctx_set_rules(struct gwctx *c, struct rules *r)
 	if (end > now)
 		tv.tv_sec = end - now;
 	evtimer_add(c->ending, &tv);
-}
-
-/* The policy in force. */
-const struct rules *
-gwctx_rules(void *arg)
-{
-	struct gwctx	*c = arg;
-
-	return (c->rules);
 }
 
 /* May we watch the directory of this file (or wait for it to appear)? */
@@ -959,19 +950,20 @@ gwopts_dir_ok(const char *path)
 static void
 gwctx_watch_files(struct gwctx *c)
 {
-	const char	**files;
-	char		**dirs, path[PATH_MAX];
-	size_t		  nf, nd, n, i;
+	const struct rules	 *r = policy_rules(gateway_policy(c->gw));
+	const char		**files;
+	char			**dirs, path[PATH_MAX];
+	size_t			  nf, nd, n, i;
 
 	if (c->watch == NULL)
 		return;
-	nf = rules_files(c->rules, NULL, 0);
-	nd = rules_dirs(c->rules, NULL, 0);
+	nf = rules_files(r, NULL, 0);
+	nd = rules_dirs(r, NULL, 0);
 	if ((files = calloc(nf + nd + 2, sizeof *files)) == NULL ||
 	    (dirs = calloc(nd + 1, sizeof *dirs)) == NULL)
 		fatal("calloc");
-	n = rules_files(c->rules, files, nf);
-	rules_dirs(c->rules, files + n, nd);
+	n = rules_files(r, files, nf);
+	rules_dirs(r, files + n, nd);
 	for (i = 0; i < nd; i++) {
 		if (asprintf(&dirs[i], "%s/", files[n + i]) == -1)
 			fatal("asprintf");
@@ -1032,8 +1024,6 @@ gwctx_reload(struct gwctx *c)
 	gwopts_warn_dead(r);
 	gwctx_set_rules(c, r);
 	gwctx_upstream_set(c, u, r);
-	if (c->grants != NULL)
-		grants_drop_always(c->grants, r);
 	gwctx_watch_files(c);
 	log_info("policy reloaded");
 	metrics_reload(&c->metrics, 1);
@@ -1370,8 +1360,7 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 		return (-1);
 	memset(&p, 0, sizeof p);
 	p.base = c->base;
-	p.rules = gwctx_rules;
-	p.rules_arg = c;
+	p.policy = gateway_policy(c->gw);
 	p.resolver = c->resolver;
 	p.audit = c->audit;
 	p.metrics = &c->metrics;
@@ -1379,12 +1368,8 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 	p.session = c->o->cfg.session;
 	p.real = c->o->dns_real;
 	p.refuse = c->o->dns_refuse;
-	if (c->grants != NULL) {
-		p.grants = gwctx_grants;
-		p.grants_arg = c;
-		p.esc = c->esc;
-		p.ask = c->ask > 0;
-	}
+	p.esc = c->esc;
+	p.ask = c->ask > 0;
 	if ((c->dns = dns_server_create(&p, err, errlen)) == NULL)
 		return (-1);
 	/* A connection to a fake address is decided as its name. */
@@ -1445,7 +1430,6 @@ gwctx_teardown(struct gwctx *c)
 	control_close(c->ctl);
 	decider_free(c->decider);
 	escalate_free(c->esc);
-	grants_free(c->grants);
 	if (c->resolver != NULL)
 		resolver_free(c->resolver);
 	gwctx_ships_flush(c);
@@ -1456,26 +1440,17 @@ gwctx_teardown(struct gwctx *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* The grants in force (for the DNS server's callback). */
-const struct grants *
-gwctx_grants(void *arg)
-{
-	struct gwctx	*c = arg;
-
-	return (c->grants);
-}
-
 /* Escalation: the queue, grants, the control socket. */
 int
 gwctx_escalate(struct gwctx *c, int ask)
 {
 	struct decider_config	dc;
-	char			err[1024];
+	char			err[1024], always[4096];
 
 	memset(&dc, 0, sizeof dc);
 	c->ask = ask;
 	if ((c->esc = escalate_create(c->base, c->o->cfg.session,
-	    c->audit)) == NULL || (c->grants = grants_create()) == NULL) {
+	    c->audit)) == NULL) {
 		log_warnx("escalation: out of memory");
 		return (-1);
 	}
@@ -1500,13 +1475,14 @@ gwctx_escalate(struct gwctx *c, int ask)
 		log_info("decider %s, %d s an answer", c->o->decider, ask);
 	}
 	if (c->o->npolicy > 0)
-		snprintf(c->always_path, sizeof c->always_path, "%s",
-		    c->o->policy[0]);
-	else if (!gwopts_user_path(c->o, c->always_path,
-	    sizeof c->always_path))
-		c->always_path[0] = '\0';
-	gateway_set_escalate(c->gw, c->esc, c->grants, c->always_path[0] !=
-	    '\0' ? c->always_path : NULL, ask);
+		snprintf(always, sizeof always, "%s", c->o->policy[0]);
+	else if (!gwopts_user_path(c->o, always, sizeof always))
+		always[0] = '\0';
+	if (gateway_set_escalate(c->gw, c->esc, always[0] != '\0' ? always :
+	    NULL, ask) == -1) {
+		log_warnx("escalation: out of memory");
+		return (-1);
+	}
 	return (0);
 }
 

@@ -21,11 +21,13 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
 #include "proxy/conn/conn.h"
 #include "proxy/gateway.h"
 #include "proxy/escalate/escalate.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define GATEWAY_RESUME_MS	250	/* pause after EMFILE */
@@ -186,11 +188,12 @@ gateway_create(struct event_base *base, const struct gateway_config *cfg,
 	gw->cs.about = cfg->about;
 	gw->cs.resolver = resolver;
 	gw->cs.audit = audit;
+	gw->cs.policy = policy_create(mono_ms);
 	gw->max_clients = cfg->max_clients;
 	TAILQ_INIT(&gw->listeners);
 	gw->resume = evtimer_new(base, gateway_resume_cb, gw);
 	gw->grace = NULL;
-	if (gw->reaper == NULL || gw->resume == NULL) {
+	if (gw->reaper == NULL || gw->resume == NULL || gw->cs.policy == NULL) {
 		gateway_free(gw);
 		return (NULL);
 	}
@@ -246,7 +249,7 @@ gateway_free(struct gateway *gw)
 		event_free(gw->resume);
 	if (gw->grace != NULL)
 		event_free(gw->grace);
-	rules_free(gw->cs.rules);
+	policy_free(gw->cs.policy);
 	free(gw);
 }
 
@@ -318,13 +321,19 @@ out:
 	return (rv);
 }
 
-/* Put a new policy in force (and look at the host's addresses again). */
+/* Put new rules in force (and look at the host's addresses again). */
 void
 gateway_set_rules(struct gateway *gw, struct rules *rules)
 {
 	conn_own_load(&gw->cs);
-	rules_free(gw->cs.rules);
-	gw->cs.rules = rules;
+	policy_set_rules(gw->cs.policy, rules);
+}
+
+/* The policy in force. */
+struct policy *
+gateway_policy(const struct gateway *gw)
+{
+	return (gw->cs.policy);
 }
 
 /*
@@ -419,22 +428,13 @@ gateway_stop(struct gateway *gw, int grace, void (*done)(void *), void *arg)
 }
 
 /* Turn escalation on (or off with NULLs). */
-void
+int
 gateway_set_escalate(struct gateway *gw, struct escalate *esc,
-    struct grants *grants, const char *policy_path, int ask)
+    const char *always, int ask)
 {
-	struct escalate_hooks	hooks;
-
 	gw->cs.esc = esc;
 	gw->cs.ask = esc != NULL ? ask : 0;
-	memset(&gw->cs.eg, 0, sizeof gw->cs.eg);
-	gw->cs.eg.grants = grants;
-	gw->cs.eg.rules = &gw->cs.rules;
-	gw->cs.eg.policy_path = policy_path;
-	if (esc == NULL)
-		return;
-	escalate_grants_hooks(&gw->cs.eg, &hooks);
-	if (grants == NULL)
-		hooks.grant = NULL;
-	escalate_set_hooks(esc, &hooks);
+	if (esc != NULL)
+		escalate_set_policy(esc, gw->cs.policy);
+	return (policy_set_always(gw->cs.policy, esc != NULL ? always : NULL));
 }

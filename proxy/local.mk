@@ -31,7 +31,6 @@ libpinhole_a_SOURCES += proxy/resolver/resolver.c proxy/resolver/resolver.h
 libpinhole_a_SOURCES += \
 	proxy/escalate/escalate.c proxy/escalate/escalate.h \
 	proxy/escalate/refused.c proxy/escalate/refused.h \
-	proxy/escalate/grants.c proxy/escalate/grants.h \
 	proxy/escalate/agent.c proxy/escalate/agent.h \
 	proxy/escalate/control.c proxy/escalate/control-proto.c \
 	proxy/escalate/control.h \

@@ -27,7 +27,7 @@
 #include "proxy/wire/http.h"
 #include "proxy/wire/secret.h"
 #include "proxy/wire/sni.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 struct agent_response;

@@ -14,7 +14,6 @@
 
 #include <stddef.h>
 
-#include "proxy/escalate/grants.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/http.h"
 #include "rules/rules.h"
@@ -31,6 +30,7 @@ struct escalate;
 struct event;
 struct event_base;
 struct fakeip;
+struct policy;
 struct rules;
 struct rules_secret;
 struct rules_upstream;
@@ -80,14 +80,13 @@ struct conn_set {
 	struct audit		*audit;		/* or NULL */
 	struct audit_budget	*budget;	/* of allowed lines, or NULL */
 	struct metrics		*metrics;	/* or NULL */
-	struct rules		*rules;		/* NULL denies all */
+	struct policy		*policy;	/* the gateway's */
 	const struct fakeip	*fakeip;	/* NULL: no DNS side */
 	struct tls		*tls;		/* inspection; NULL: none */
 	const struct conn_secret *secrets;	/* the policy's, with values */
 	size_t			 nsecrets;
 	unsigned int		 secrets_gen;	/* changed by each setting */
 	struct escalate		*esc;		/* or NULL */
-	struct escalate_grants	 eg;		/* .grants or NULL */
 	int			 ask;		/* s to hold, 0: no */
 	int			 stopping;	/* no new requests */
 	TAILQ_HEAD(, conn)	 conns;

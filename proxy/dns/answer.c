@@ -23,7 +23,7 @@
 #include "proxy/dns/fakeip.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define DNS_ANSWER_TEXT	160	/* the audit line's "answer" */
@@ -149,38 +149,12 @@ dns_answer_ptr(struct dns_req *r)
 	return (1);
 }
 
-/* Does a live grant open some port of the name? */
-static int
-dns_answer_granted(struct dns_req *r, const struct rules *rules)
-{
-	struct dns_server	*srv = r->srv;
-	const struct grants	*grants;
-	struct policy_decision	 d;
-	struct grant		 g;
-	const char		*sandbox = escalate_sandbox_id(
-				    dns_req_sandbox(r));
-	uint64_t		 now = mono_ms();
-
-	if (srv->p.grants == NULL ||
-	    (grants = srv->p.grants(srv->p.grants_arg)) == NULL ||
-	    !grants_match(grants, &r->host, 0, sandbox, now, &g))
-		return (0);
-	/* A deny rule on the granted port (443 for every port) still wins. */
-	if (!policy_decide(rules, grants, &r->host, g.port != 0 ? g.port : 443,
-	    sandbox, now, &d))
-		return (0);
-	snprintf(r->rule, sizeof r->rule, "%s", d.rule);
-	snprintf(r->why, sizeof r->why, "granted");
-	return (1);
-}
-
 /* Is the name allowed on some port?  Fills r->host, r->rule, r->why. */
 static int
 dns_answer_policy(struct dns_req *r)
 {
-	struct dns_server	*srv = r->srv;
-	const struct rules	*rules = srv->p.rules(srv->p.rules_arg);
-	struct rules_verdict	 v;
+	struct policy_decision	 d;
+	struct policy_ask	 q = { .host = &r->host, .port = 0 };
 	const char		*errstr;
 
 	if (host_parse(r->q.qname, strlen(r->q.qname), &r->host,
@@ -193,13 +167,16 @@ dns_answer_policy(struct dns_req *r)
 		return (0);
 	}
 	r->named = 1;
-	if (rules_name_allowed(rules, &r->host, &v) == 0 &&
-	    dns_answer_granted(r, rules))
+	q.sandbox = escalate_sandbox_id(dns_req_sandbox(r));
+	if (policy_decide(r->srv->p.policy, &q, &d) && d.granted) {
+		policy_decision_rule(&d, r->rule, sizeof r->rule);
+		snprintf(r->why, sizeof r->why, "granted");
 		return (1);
-	policy_rule_text(&v, r->rule, sizeof r->rule);
-	if (v.why != NULL)
-		snprintf(r->why, sizeof r->why, "%s", v.why);
-	return (v.allow);
+	}
+	policy_rule_text(&d.verdict, r->rule, sizeof r->rule);
+	if (d.verdict.why != NULL)
+		snprintf(r->why, sizeof r->why, "%s", d.verdict.why);
+	return (d.allow);
 }
 
 /* Tell the escalation queue of a name refused, for its sandbox. */
@@ -232,7 +209,7 @@ dns_answer_blocked(struct dns_req *r)
 
 	if (r->named) {
 		r->blocked = 1;
-		r->fixed = !policy_grantable(srv->p.rules(srv->p.rules_arg),
+		r->fixed = !policy_grantable(policy_rules(srv->p.policy),
 		    &r->host, 0, fix, sizeof fix);
 		escalate_hint(&r->host, 0, hint, sizeof hint);
 		snprintf(text, sizeof text, "blocked by pinhole policy%s%s",
@@ -326,7 +303,7 @@ dns_answer_relay(struct dns_req *r)
 static int
 dns_answer_vet(struct dns_req *r, const struct resolver_addr *ra)
 {
-	const struct rules	*rules = r->srv->p.rules(r->srv->p.rules_arg);
+	const struct rules	*rules = policy_rules(r->srv->p.policy);
 	struct rules_verdict	 v;
 	size_t			 len = ra->family == AF_INET ? 4 : 16;
 
@@ -510,7 +487,7 @@ dns_answer(struct dns_req *r, const uint8_t *msg, size_t len)
 		return;
 	if (!dns_answer_policy(r)) {
 		if (r->srv->p.ask && r->named && policy_grantable(
-		    r->srv->p.rules(r->srv->p.rules_arg), &r->host, 0, NULL, 0))
+		    policy_rules(r->srv->p.policy), &r->host, 0, NULL, 0))
 			dns_answer_held(r);
 		else
 			dns_answer_blocked(r);

@@ -19,8 +19,7 @@
 
 struct event_base;
 struct escalate;
-struct grants;
-struct rules;
+struct policy;
 struct resolver;
 struct audit;
 struct audit_sandbox;
@@ -29,12 +28,11 @@ struct dns_server;
 /* What the server needs; the pointers outlive it. */
 struct dns_server_params {
 	struct event_base	 *base;
-	/* The policy in force now (it may be reloaded between queries). */
-	const struct rules	*(*rules)(void *);
-	void			 *rules_arg;
-	/* Runtime grants (a granted name resolves), or NULL for none. */
-	const struct grants	*(*grants)(void *);
-	void			 *grants_arg;
+	/*
+	 * The policy in force (rules/policy.h: its rules, reloaded between
+	 * queries, and its grants: a granted name resolves).
+	 */
+	struct policy		 *policy;
 	struct resolver		 *resolver;
 	struct audit		 *audit;	/* NULL: no audit */
 	struct metrics		 *metrics;	/* queries counted; or NULL */

@@ -446,7 +446,6 @@ agent_full(struct agent_ctx *c)
 static void
 agent_post_request(struct agent_ctx *c)
 {
-	const struct escalate_hooks	*hk = escalate_hooks(c->e);
 	struct escalate_request		*r;
 	enum escalate_filed		 f;
 	struct host			 h;
@@ -467,8 +466,7 @@ agent_post_request(struct agent_ctx *c)
 		agent_error(c->resp, 403, fix);
 		return;
 	}
-	if (hk->allowed != NULL && hk->allowed(&h, port, agent_sandbox(c),
-	    hk->arg)) {
+	if (escalate_allowed(c->e, &h, port, agent_sandbox(c))) {
 		agent_already(c, &h, port);
 		return;
 	}
@@ -520,14 +518,15 @@ agent_get_request(struct agent_ctx *c, const char *id, size_t idlen)
 static void
 agent_policy_lines(struct agent_ctx *c, int json)
 {
-	const struct escalate_hooks	*hk = escalate_hooks(c->e);
+	const struct policy		*p = escalate_policy(c->e);
 	char				 text[16384], *line, *save = NULL;
 	int				 first = 1;
 
-	if (hk->policy_text == NULL)
+	if (p == NULL)
 		return;
 	text[0] = '\0';
-	hk->policy_text(text, sizeof text, hk->arg);
+	if (policy_rules(p) != NULL)
+		rules_text(policy_rules(p), text, sizeof text);
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
 		if (!json) {
@@ -548,13 +547,11 @@ agent_policy_lines(struct agent_ctx *c, int json)
 static int
 agent_grant_in_force(struct agent_ctx *c, const struct escalate_request *r)
 {
-	const struct escalate_hooks	*hk = escalate_hooks(c->e);
-
 	if (r->state != ESCALATE_APPROVED || (r->scope == ESCALATE_SCOPE_ONCE &&
 	    !escalate_asked(r, agent_sandbox(c))))
 		return (0);
-	return (hk->allowed == NULL || hk->allowed(&r->host, r->port,
-	    agent_sandbox(c), hk->arg));
+	return (escalate_policy(c->e) == NULL || escalate_allowed(c->e,
+	    &r->host, r->port, agent_sandbox(c)));
 }
 
 /* Write the approvals in force; the request's id when it is ours. */

@@ -34,6 +34,9 @@
 	    (var) = (tvar))
 #endif
 
+_Static_assert(GRANT_SANDBOX_LEN >= AUDIT_SANDBOX_ID_LEN,
+    "a grant keeps a sandbox's id whole");
+
 struct escalate_waiter {
 	TAILQ_ENTRY(escalate_waiter)	 entry;
 	struct escalate_request		*req;
@@ -58,7 +61,7 @@ struct escalate {
 	struct event_base		*base;
 	struct audit			*audit;
 	struct metrics			*metrics;	/* or NULL */
-	struct escalate_hooks		 hooks;
+	struct policy			*policy;	/* or NULL */
 	time_t				(*now)(void);
 	char				 session[ESCALATE_SESSION_LEN];
 	struct escalate_requests	 requests;	/* oldest first */
@@ -186,18 +189,18 @@ escalate_free(struct escalate *e)
 	free(e);
 }
 
-/* Set the owner's hooks. */
+/* Decide by the owner's policy. */
 void
-escalate_set_hooks(struct escalate *e, const struct escalate_hooks *h)
+escalate_set_policy(struct escalate *e, struct policy *p)
 {
-	e->hooks = *h;
+	e->policy = p;
 }
 
-/* The owner's hooks. */
-const struct escalate_hooks *
-escalate_hooks(const struct escalate *e)
+/* The policy decided by, or NULL. */
+struct policy *
+escalate_policy(const struct escalate *e)
 {
-	return (&e->hooks);
+	return (e->policy);
 }
 
 /* Set the audit log. */
@@ -554,8 +557,8 @@ escalate_lifts_for(struct escalate *e, const struct host *h, uint16_t port,
 	char				 text[POLICY_LIFTS_LEN];
 
 	buf[0] = '\0';
-	if (e->hooks.lifts == NULL || !e->hooks.lifts(h, port, text,
-	    sizeof text, e->hooks.arg))
+	if (e->policy == NULL || !policy_lifts(policy_rules(e->policy), h,
+	    port, text, sizeof text))
 		return;
 	f = refused_find(e->refused, sandbox, h, port);
 	if (f != NULL && f->port == port && f->what[0] != '\0')
@@ -689,8 +692,8 @@ escalate_fixed(struct escalate *e, const char *sandbox, const struct host *h,
 		fix = buf;
 		len = sizeof buf;
 	}
-	if (e->hooks.grantable != NULL &&
-	    !e->hooks.grantable(h, port, fix, len, e->hooks.arg))
+	if (e->policy != NULL && !policy_grantable(policy_rules(e->policy),
+	    h, port, fix, len))
 		return (1);
 	for (i = 0; i < e->nblocked; i++) {
 		b = &e->blocked[i];
@@ -871,6 +874,81 @@ escalate_tell_moved(struct escalate *e, struct escalate_request *n)
 }
 
 /*
+ * Write "allow HOST:PORT" into the policy file for an `always` grant;
+ * with a TTL, "allow HOST:PORT until TIME", so that the rule ends with
+ * the grant even when no gateway is left to take it out.  The request's
+ * written says where: "FILE:LINE: allow RULE".
+ */
+static int
+escalate_append(const char *path, struct escalate_request *r, char *err,
+    size_t errlen)
+{
+	struct rules_edit	 res;
+	char			 buf[HOST_TEXT_LEN + 64], end[32];
+
+	if (path == NULL) {
+		snprintf(err, errlen, "no policy file to write an always grant "
+		    "to: approve --session instead");
+		return (-1);
+	}
+	escalate_target(&r->host, r->port, buf, sizeof buf);
+	if (r->port == 0)		/* any port */
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ":*");
+	if (r->ttl > 0) {		/* the rule ends with the grant */
+		rules_time_format(time(NULL) + r->ttl, end, sizeof end);
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf),
+		    " until %s", end);
+	}
+	if (rules_file_append(path, buf, &res, err, errlen) == -1)
+		return (-1);
+	snprintf(r->written, sizeof r->written, "%s:%u: %s%s", path,
+	    res.line, res.rule[0] != '\0' ? "" : "allow ", res.rule[0] != '\0' ?
+	    res.rule : buf);
+	return (0);
+}
+
+/*
+ * Give an approval its grant in the policy: its id the request's, its
+ * who the approver, a once grant's sandbox the request's; an always one
+ * is written to the policy file too.  Without a policy, none.
+ */
+static int
+escalate_grant(struct escalate *e, struct escalate_request *r, char *err,
+    size_t errlen)
+{
+	enum grant_scope	scope;
+
+	if (e->policy == NULL)
+		return (0);
+	scope = r->scope == ESCALATE_SCOPE_ALWAYS ? GRANT_ALWAYS :
+	    r->scope == ESCALATE_SCOPE_SESSION ? GRANT_SESSION : GRANT_ONCE;
+	if (scope == GRANT_ALWAYS && escalate_append(policy_always(e->policy),
+	    r, err, errlen) == -1)
+		return (-1);
+	if (policy_grant(e->policy, NULL, &r->host, r->port, scope,
+	    (uint64_t)r->ttl * 1000, r->id, r->by, r->sandbox) == -1) {
+		snprintf(err, errlen, "cannot add the grant (out of memory)");
+		return (-1);
+	}
+	return (0);
+}
+
+/* Is (host, port) allowed now for a sandbox, every request to it? */
+int
+escalate_allowed(struct escalate *e, const struct host *h, uint16_t port,
+    const char *sandbox)
+{
+	struct policy_decision	d;
+	struct policy_ask	q = { .host = h, .port = port,
+				    .sandbox = sandbox,
+				    .flags = POLICY_EVERY | POLICY_GUARD };
+
+	if (e->policy == NULL)
+		return (0);
+	return (policy_decide(e->policy, &q, &d) == 1);
+}
+
+/*
  * The sandbox a once approval is for: the one named, which must have
  * asked, or the one given the id approved, or the request's own.  NULL
  * with err filled.
@@ -901,7 +979,7 @@ escalate_once_for(struct escalate_request *r, const char *id,
 	return (sandbox);
 }
 
-/* Approve a pending request; the owner's grant hook makes it so. */
+/* Approve a pending request; its grant goes into the policy. */
 int
 escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
     long ttl, const char *sandbox, const char *by, char *err, size_t errlen)
@@ -935,8 +1013,7 @@ escalate_approve(struct escalate *e, const char *id, enum escalate_scope scope,
 	r->scope = scope;
 	r->ttl = ttl;
 	snprintf(r->by, sizeof r->by, "%s", by);
-	if (e->hooks.grant != NULL &&
-	    e->hooks.grant(r, err, errlen, e->hooks.arg) == -1) {
+	if (escalate_grant(e, r, err, errlen) == -1) {
 		escalate_request_name(r, &was);
 		r->written[0] = '\0';
 		r->scope = ESCALATE_SCOPE_NONE;

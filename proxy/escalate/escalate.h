@@ -30,7 +30,7 @@
 
 #include "proxy/audit/audit.h"
 #include "proxy/wire/decider.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define ESCALATE_ID_BYTES	8	/* random bytes of an id, */
@@ -94,6 +94,7 @@ struct escalate_sub;
 struct audit;
 struct metrics;
 struct event_base;
+struct policy;
 
 /*
  * A sandbox that asked for a request ("": a caller naming none), and the
@@ -146,7 +147,7 @@ struct escalate_request {
 	char				 why[ESCALATE_WHY_LEN];
 	/*
 	 * What a grant would lift, for a host the policy allows only with
-	 * request checks (the lifts hook): "" for a host it does not allow.
+	 * request checks (policy_lifts()): "" for a host it does not allow.
 	 */
 	char				 lifts[ESCALATE_LIFTS_LEN];
 	/* Approved always: where the rule went, "FILE:LINE: allow RULE". */
@@ -208,38 +209,6 @@ struct escalate_event {
 	int				 secs;
 };
 
-/* What the owner of the queue provides. */
-struct escalate_hooks {
-	/*
-	 * Add the grant an approval gives (host, port, scope, ttl of the
-	 * request); an always one fills the request's written.  Returns 0,
-	 * or -1 with err filled: the approval fails.
-	 */
-	int	(*grant)(struct escalate_request *, char *, size_t, void *);
-	/*
-	 * Is (host, port) allowed right now, for a caller in this sandbox
-	 * ("": none), every request to it (a host the policy allows only
-	 * with request checks is not, unless a grant lifts them)?  1 yes,
-	 * 0 no.
-	 */
-	int	(*allowed)(const struct host *, uint16_t, const char *, void *);
-	/*
-	 * Could a grant lift a refusal of (host, port)?  1 yes; 0 no, with
-	 * the fix filled (why, and what the policy would have to change).
-	 */
-	int	(*grantable)(const struct host *, uint16_t, char *, size_t,
-		    void *);
-	/*
-	 * Does the policy allow (host, port) only with request checks, which
-	 * a grant would lift?  1 with text filled (which rule's checks), or
-	 * 0.  May be NULL.
-	 */
-	int	(*lifts)(const struct host *, uint16_t, char *, size_t, void *);
-	/* Describe the policy in force, one rule a line ("allow x:443\n"). */
-	size_t	(*policy_text)(char *, size_t, void *);
-	void	*arg;
-};
-
 typedef void	escalate_wait_cb(const struct escalate_request *, int, void *);
 typedef void	escalate_note_cb(const struct escalate_event *, void *);
 
@@ -247,13 +216,26 @@ typedef void	escalate_note_cb(const struct escalate_event *, void *);
 struct escalate	*escalate_create(struct event_base *, const char *,
 		    struct audit *);
 void		 escalate_free(struct escalate *);
-void		 escalate_set_hooks(struct escalate *,
-		    const struct escalate_hooks *);
+/*
+ * Decide by p (rules/policy.h; the caller's, which outlives the queue):
+ * an approval adds its grant to it (an always one's rule written where
+ * it says), a target no grant can open is refused, and the agent is
+ * told what is allowed.  NULL (as at first): approvals grant nothing.
+ */
+void		 escalate_set_policy(struct escalate *, struct policy *);
+struct policy	*escalate_policy(const struct escalate *);
 void		 escalate_set_audit(struct escalate *, struct audit *);
 void		 escalate_set_metrics(struct escalate *, struct metrics *);
 void		 escalate_set_clock(struct escalate *, time_t (*)(void));
 const char	*escalate_session(const struct escalate *);
-const struct escalate_hooks *escalate_hooks(const struct escalate *);
+/*
+ * Is (host, port) allowed right now for a caller in sandbox ("": none),
+ * every request to it (a host the policy allows only with request checks
+ * is not, unless a grant lifts them)?  Port 0: every port of it, by a
+ * grant of every port.  1 yes, 0 no (and without a policy).
+ */
+int		 escalate_allowed(struct escalate *, const struct host *,
+		    uint16_t, const char *);
 
 /*
  * File a request for (host, port) with a reason of len bytes (cleaned and
@@ -270,7 +252,7 @@ enum escalate_filed escalate_file(struct escalate *, const struct host *,
 const char	*escalate_filed_text(enum escalate_filed);
 
 /*
- * Is (host, port) beyond any grant: the grantable hook says so (a deny
+ * Is (host, port) beyond any grant: policy_grantable() says so (a deny
  * rule, a special-purpose address), or the gateway refused it lately for
  * a reason no grant lifts (a name that resolved to a private address),
  * to this sandbox ("": none; NULL: to any, as the person sees it)?

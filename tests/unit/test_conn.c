@@ -34,7 +34,6 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/gateway.h"
 #include "proxy/resolver/resolver.h"
-#include "rules/grants.h"
 #include "rules/rules.h"
 
 #define WAIT_MS		2500	/* longest wait for anything */
@@ -253,7 +252,6 @@ struct fx {
 	struct gateway_config	 cfg;
 	struct gateway		*gw;
 	struct escalate		*esc;
-	struct grants		*grants;
 	struct fakeip		*fakeip;
 	struct sockaddr_in	 gwsin;		/* the proxy listener */
 	struct origin		 o;
@@ -614,7 +612,6 @@ teardown(void **state)
 		close(f->c);
 	gateway_free(f->gw);
 	escalate_free(f->esc);
-	grants_free(f->grants);
 	fakeip_free(f->fakeip);
 	origin_stop(&f->o);
 	blackhole_stop(f);
@@ -1688,8 +1685,7 @@ static void
 use_escalate(struct fx *f, int ask)
 {
 	assert_non_null(f->esc = escalate_create(f->base, "test", f->audit));
-	assert_non_null(f->grants = grants_create());
-	gateway_set_escalate(f->gw, f->esc, f->grants, NULL, ask);
+	assert_int_equal(gateway_set_escalate(f->gw, f->esc, NULL, ask), 0);
 }
 
 /* The socket idle got EOF. */
@@ -2339,11 +2335,9 @@ test_client_closes(void **state)
 		f->o.accepts = 0;
 		f->o.mode = O_ECHO;
 		blackhole_stop(f);
-		gateway_set_escalate(f->gw, NULL, NULL, NULL, 0);
+		gateway_set_escalate(f->gw, NULL, NULL, 0);
 		escalate_free(f->esc);
-		grants_free(f->grants);
 		f->esc = NULL;
-		f->grants = NULL;
 		policy(f, default_policy);
 	}
 }

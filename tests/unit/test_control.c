@@ -18,8 +18,7 @@
 #include "proxy/escalate/agent.h"
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
-#include "proxy/escalate/grants.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 
 /* JSON texts the reader accepts or refuses. */
 static void
@@ -510,8 +509,7 @@ test_agent_fixed(void **state)
 	static const char	 form[] = "application/x-www-form-urlencoded";
 	static const char	*rules_given[] = { "allow ok.test",
 	    "deny bad.test" };
-	struct escalate_grants	 eg;
-	struct escalate_hooks	 hooks;
+	struct policy		*pol;
 	struct control_peer	 peer;
 	struct escalate		*e;
 	struct rules		*rules;
@@ -528,12 +526,10 @@ test_agent_fixed(void **state)
 		assert_int_equal(rules_load_text(rules, "--allow",
 		    rules_given[i], strlen(rules_given[i]), err, sizeof err),
 		    0);
-	memset(&eg, 0, sizeof eg);
-	assert_non_null(eg.grants = grants_create());
-	eg.rules = &rules;
-	escalate_grants_hooks(&eg, &hooks);
+	assert_non_null(pol = policy_create(NULL));
+	policy_set_rules(pol, rules);
 	assert_non_null(e = escalate_create(NULL, "s0000003", NULL));
-	escalate_set_hooks(e, &hooks);
+	escalate_set_policy(e, pol);
 
 	out = agent_run(e, "POST", "/pinhole/request", form,
 	    "host=bad.test&reason=x", &status, &wait);
@@ -567,8 +563,7 @@ test_agent_fixed(void **state)
 	assert_non_null(strstr(out, "policy:\n  allow ok.test\n"
 	    "  deny bad.test\napproved:\n"));
 	escalate_free(e);
-	grants_free(eg.grants);
-	rules_free(rules);
+	policy_free(pol);
 }
 
 /*
@@ -582,8 +577,7 @@ test_agent_lifts(void **state)
 {
 	static const char	 form[] = "application/x-www-form-urlencoded";
 	static const char	 rule[] = "allow ro.test read-only";
-	struct escalate_grants	 eg;
-	struct escalate_hooks	 hooks;
+	struct policy		*pol;
 	struct control_peer	 peer;
 	struct escalate		*e;
 	struct rules		*rules;
@@ -596,14 +590,12 @@ test_agent_lifts(void **state)
 	assert_non_null(rules = rules_create());
 	assert_int_equal(rules_load_text(rules, "--allow", rule, strlen(rule),
 	    err, sizeof err), 0);
-	memset(&eg, 0, sizeof eg);
-	assert_non_null(eg.grants = grants_create());
-	eg.rules = &rules;
-	escalate_grants_hooks(&eg, &hooks);
+	assert_non_null(pol = policy_create(NULL));
+	policy_set_rules(pol, rules);
 	assert_non_null(e = escalate_create(NULL, "s0000004", NULL));
 	fake_now = 1000000;
 	escalate_set_clock(e, fake_clock);
-	escalate_set_hooks(e, &hooks);
+	escalate_set_policy(e, pol);
 
 	out = agent_run(e, "POST", "/pinhole/request", form,
 	    "host=ro.test&reason=upload", &status, &wait);
@@ -634,8 +626,7 @@ test_agent_lifts(void **state)
 	assert_non_null(strstr(out, "16 wait for the person's answer"));
 	assert_non_null(strstr(out, "\"pending\":16"));
 	escalate_free(e);
-	grants_free(eg.grants);
-	rules_free(rules);
+	policy_free(pol);
 }
 
 /* Form decoding. */
