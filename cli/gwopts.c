@@ -34,6 +34,7 @@
 #include "proxy/policywatch.h"
 #include "proxy/scrape.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/sandbox/sandbox.h"
 #include "proxy/tls/tls.h"
 #include "proxy/wire/decider.h"
 #include "proxy/wire/http.h"
@@ -683,7 +684,7 @@ gwopts_fd_limit(struct gwopts *o)
 
 /* Write a lifecycle line of the gateway, or of one of its sandboxes. */
 void
-gwctx_audit_sandbox(struct gwctx *c, const struct audit_sandbox *sb,
+gwctx_audit_sandbox(struct gwctx *c, const struct sandbox *sb,
     const char *event, const char *verdict, const char *reason,
     const char *detail)
 {
@@ -697,7 +698,7 @@ gwctx_audit_sandbox(struct gwctx *c, const struct audit_sandbox *sb,
 	e.reason = reason;
 	e.detail = detail;
 	e.session = c->o->cfg.session;
-	audit_event_sandbox(&e, sb);
+	audit_event_sandbox(&e, sandbox_ident(sb));
 	/* So that `pinhole log verify` can tell whether it still runs. */
 	if (strcmp(event, "start") == 0)
 		e.gateway_pid = getpid();

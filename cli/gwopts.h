@@ -232,7 +232,7 @@ void	gwctx_agent_url(struct gwctx *, const char *);
  * Write a lifecycle line (start, stop, reload) to the audit log; of a
  * sandbox (attach, detach) with gwctx_audit_sandbox().
  */
-void	gwctx_audit_sandbox(struct gwctx *, const struct audit_sandbox *,
+void	gwctx_audit_sandbox(struct gwctx *, const struct sandbox *,
 	    const char *, const char *, const char *, const char *);
 void	gwctx_audit(struct gwctx *, const char *, const char *, const char *,
 	    const char *);

@@ -27,6 +27,7 @@
 #include "proxy/conn/conn.h"
 #include "proxy/gateway.h"
 #include "proxy/escalate/escalate.h"
+#include "proxy/sandbox/sandbox.h"
 #include "rules/policy.h"
 #include "rules/rules.h"
 
@@ -37,7 +38,7 @@ struct gateway_listener {
 	struct gateway			*gw;
 	struct evconnlistener		*l;
 	enum conn_kind			 kind;
-	struct audit_sandbox		*sandbox;	/* its clients', or NULL */
+	struct sandbox		*sandbox;	/* its clients', or NULL */
 	int				 nodelay;	/* accepted sockets inherit it */
 };
 
@@ -206,7 +207,7 @@ gateway_listener_free(struct gateway *gw, struct gateway_listener *gl)
 {
 	TAILQ_REMOVE(&gw->listeners, gl, entry);
 	evconnlistener_free(gl->l);
-	audit_sandbox_unref(gl->sandbox);
+	sandbox_unref(gl->sandbox);
 	free(gl);
 }
 
@@ -220,7 +221,7 @@ gateway_unlisten(struct gateway *gw)
 
 /* A sandbox is gone: close its listeners and its connections. */
 void
-gateway_drop_sandbox(struct gateway *gw, const struct audit_sandbox *sb)
+gateway_drop_sandbox(struct gateway *gw, const struct sandbox *sb)
 {
 	struct gateway_listener	*gl, *next;
 
@@ -259,7 +260,7 @@ gateway_free(struct gateway *gw)
  */
 int
 gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
-    struct audit_sandbox *sb, char *err, size_t errlen)
+    struct sandbox *sb, char *err, size_t errlen)
 {
 	struct gateway_listener	*gl;
 	int			 one = 1;
@@ -272,7 +273,7 @@ gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
 	evutil_make_socket_nonblocking(fd);
 	gl->gw = gw;
 	gl->kind = kind;
-	gl->sandbox = audit_sandbox_ref(sb);
+	gl->sandbox = sandbox_ref(sb);
 	/* Set once here, not per connection: accepted sockets inherit it. */
 	gl->nodelay = setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 	    sizeof one) == 0;
@@ -281,7 +282,7 @@ gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
 	    -1, fd);
 	if (gl->l == NULL) {
 		snprintf(err, errlen, "listen: %s", strerror(errno));
-		audit_sandbox_unref(gl->sandbox);
+		sandbox_unref(gl->sandbox);
 		free(gl);
 		close(fd);
 		return (-1);

@@ -13,7 +13,7 @@
 #include "proxy/conn/conn.h"	/* enum conn_kind */
 
 struct audit;
-struct audit_sandbox;
+struct sandbox;
 struct metrics;
 struct fakeip;
 struct event_base;
@@ -60,10 +60,10 @@ void		 gateway_free(struct gateway *);
 int		 gateway_listen(struct gateway *, const char *, enum conn_kind,
 		    char *, size_t);
 int		 gateway_listen_fd(struct gateway *, int, enum conn_kind,
-		    struct audit_sandbox *, char *, size_t);
+		    struct sandbox *, char *, size_t);
 /* A sandbox is gone: close its listeners and its connections. */
 void		 gateway_drop_sandbox(struct gateway *,
-		    const struct audit_sandbox *);
+		    const struct sandbox *);
 
 /*
  * Escalation (proxy/escalate/escalate.h): report blocked attempts to esc,

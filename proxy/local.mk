@@ -26,6 +26,8 @@ libpinhole_a_SOURCES += \
 libpinhole_a_SOURCES += proxy/tls/tls.c proxy/tls/tls.h
 # resolver/: names to addresses upstream (c-ares).
 libpinhole_a_SOURCES += proxy/resolver/resolver.c proxy/resolver/resolver.h
+# sandbox/: a sandbox, who it is and what it keeps.
+libpinhole_a_SOURCES += proxy/sandbox/sandbox.c proxy/sandbox/sandbox.h
 # escalate/: the request queue, grants, the agent endpoint, the control
 # socket and its JSON-lines protocol.
 libpinhole_a_SOURCES += \

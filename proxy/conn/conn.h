@@ -23,7 +23,7 @@
 struct audit;
 struct audit_budget;
 struct metrics;
-struct audit_sandbox;
+struct sandbox;
 struct conn;
 struct conn_events;
 struct escalate;
@@ -126,12 +126,12 @@ void	conn_own_load(struct conn_set *);
  * is taken); returns -1 (socket closed) on failure.
  */
 int	conn_open(struct conn_set *, int, const struct sockaddr *,
-	    socklen_t, enum conn_kind, struct audit_sandbox *);
+	    socklen_t, enum conn_kind, struct sandbox *);
 /* Stopping: close the connections idle between requests. */
 void	conn_stop_all(struct conn_set *);
 void	conn_close_all(struct conn_set *, const char *);
 /* Close the connections that came from one sandbox. */
-void	conn_close_sandbox(struct conn_set *, const struct audit_sandbox *,
+void	conn_close_sandbox(struct conn_set *, const struct sandbox *,
 	    const char *);
 /*
  * Free the closed connections no asynchronous step still holds (all of

@@ -28,7 +28,7 @@ conn_unfake(struct conn *c)
 	    !fakeip_contains(c->set->fakeip, c->host.addr, 4))
 		return (0);
 	if ((name = fakeip_lookup_name(c->set->fakeip, c->host.addr, 4,
-	    escalate_sandbox_id(c->sandbox))) == NULL) {
+	    sandbox_id(c->sandbox))) == NULL) {
 		conn_refuse(c, 502, NULL, "fake address not in use");
 		return (-1);
 	}
@@ -43,19 +43,19 @@ conn_unfake(struct conn *c)
 static int
 conn_port_only(struct conn *c)
 {
-	struct rules_verdict	v;
-	uint16_t		ports[64];
-	size_t			n, i;
+	const struct rules	*r = policy_rules(conn_policy_in_force(c));
+	struct rules_verdict	 v;
+	uint16_t		 ports[64];
+	size_t			 n, i;
 
-	n = rules_ports(policy_rules(c->set->policy), ports, 62);
+	n = rules_ports(r, ports, 62);
 	if (n > 62)
 		n = 62;
 	ports[n++] = 80;
 	ports[n++] = 443;
 	for (i = 0; i < n; i++) {
 		if (ports[i] != c->port &&
-		    rules_match(policy_rules(c->set->policy), &c->host,
-		    ports[i], &v))
+		    rules_match(r, &c->host, ports[i], &v))
 			return (1);
 	}
 	return (0);
@@ -116,11 +116,11 @@ conn_policy(struct conn *c, struct policy_decision *d)
 {
 	struct policy_ask	q = { .host = &c->host, .port = c->port,
 				    .request = conn_request_cb, .arg = c,
-				    .sandbox = escalate_sandbox_id(c->sandbox),
 				    .flags = POLICY_CONSUME };
 	int			rv;
 
-	rv = policy_decide(c->set->policy, &q, d);
+	sandbox_ask(c->sandbox, &q);
+	rv = policy_decide(conn_policy_in_force(c), &q, d);
 	c->loopback = 0;
 	if (d->ruled) {
 		c->inspect = d->inspect;
@@ -140,7 +140,7 @@ conn_deny(struct conn *c, const struct rules_verdict *v)
 	const char	*perr;
 	char		 why[512];
 
-	if (v->file != NULL || policy_rules(c->set->policy) == NULL)
+	if (v->file != NULL || policy_rules(conn_policy_in_force(c)) == NULL)
 		perr = "denied-by-policy";
 	else if (c->host.kind != HOST_NAME)
 		perr = "ip-literal";
@@ -255,8 +255,8 @@ conn_decide(struct conn *c)
 		conn_deny_request(c, v);
 		return (-1);
 	}
-	policy_grantable(policy_rules(c->set->policy), &c->host, c->port, fix,
-	    sizeof fix);
+	policy_grantable(policy_rules(conn_policy_in_force(c)), &c->host,
+	    c->port, fix, sizeof fix);
 	if (fix[0] != '\0' || c->fix != NULL)
 		conn_fix_set(c, "%s", fix);
 	if (c->set->esc != NULL) {

@@ -106,7 +106,7 @@ conn_vet(struct conn *c, const struct resolver_addr *a,
 	if (cls == ADDR_PUBLIC && !conn_own(c->set, a))
 		return (1);
 	*what = cls == ADDR_PUBLIC ? "this host's own" : addr_class_name(cls);
-	r = policy_rules(c->set->policy);
+	r = policy_rules(conn_policy_in_force(c));
 	return (r != NULL && rules_private_ok(r, a->addr, len, &v));
 }
 

@@ -141,7 +141,7 @@ int
 conn_upstream_route(struct conn *c)
 {
 	struct conn_upstream	*u = c->set->upstream;
-	const struct rules	*r = policy_rules(c->set->policy);
+	const struct rules	*r = policy_rules(conn_policy_in_force(c));
 
 	conn_upstream_unref(c->upstream);
 	c->upstream = NULL;

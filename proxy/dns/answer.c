@@ -23,6 +23,7 @@
 #include "proxy/dns/fakeip.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/sandbox/sandbox.h"
 #include "rules/policy.h"
 #include "rules/rules.h"
 
@@ -33,7 +34,7 @@ static void
 dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 {
 	struct audit_event	 e;
-	struct audit_sandbox	*sb = dns_req_sandbox(r);
+	struct sandbox	*sb = dns_req_sandbox(r);
 	char			 tbuf[12], hint[HOST_TEXT_LEN + 32];
 	const char		*verdict = allow ? "allow" : "deny";
 	const char		*qname = r->named ? r->host.text : r->q.qname;
@@ -47,7 +48,7 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 	e.event = "dns";
 	e.verdict = verdict;
 	e.session = r->srv->p.session;
-	audit_event_sandbox(&e, sb);
+	audit_event_sandbox(&e, sandbox_ident(sb));
 	e.client = dns_req_client(r);
 	e.via = "dns";
 	e.qname = qname;
@@ -140,13 +141,20 @@ dns_answer_ptr(struct dns_req *r)
 	if (r->q.qtype != DNS_T_PTR ||
 	    dns_answer_reverse(r->q.qname, a) == -1 ||
 	    (rep.ptr = fakeip_lookup_name(srv->p.fakeip, a, 4,
-	    escalate_sandbox_id(dns_req_sandbox(r)))) == NULL)
+	    sandbox_id(dns_req_sandbox(r)))) == NULL)
 		return (0);
 	rep.ttl = srv->p.ttl;
 	snprintf(r->why, sizeof r->why, "a fake address");
 	dns_answer_send(r, &rep);
 	dns_answer_audit(r, 1, rep.ptr);
 	return (1);
+}
+
+/* The policy that decides a query: its sandbox's, or the server's. */
+static struct policy *
+dns_answer_in_force(const struct dns_req *r)
+{
+	return (sandbox_policy(dns_req_sandbox(r), r->srv->p.policy));
 }
 
 /* Is the name allowed on some port?  Fills r->host, r->rule, r->why. */
@@ -167,8 +175,8 @@ dns_answer_policy(struct dns_req *r)
 		return (0);
 	}
 	r->named = 1;
-	q.sandbox = escalate_sandbox_id(dns_req_sandbox(r));
-	if (policy_decide(r->srv->p.policy, &q, &d) && d.granted) {
+	sandbox_ask(dns_req_sandbox(r), &q);
+	if (policy_decide(dns_answer_in_force(r), &q, &d) && d.granted) {
 		policy_decision_rule(&d, r->rule, sizeof r->rule);
 		snprintf(r->why, sizeof r->why, "granted");
 		return (1);
@@ -183,7 +191,7 @@ dns_answer_policy(struct dns_req *r)
 static void
 dns_answer_refused(struct dns_req *r, const char *fix)
 {
-	struct escalate_refusal	f;
+	struct sandbox_refusal	f;
 
 	memset(&f, 0, sizeof f);
 	f.host = r->host;
@@ -209,7 +217,7 @@ dns_answer_blocked(struct dns_req *r)
 
 	if (r->named) {
 		r->blocked = 1;
-		r->fixed = !policy_grantable(policy_rules(srv->p.policy),
+		r->fixed = !policy_grantable(policy_rules(dns_answer_in_force(r)),
 		    &r->host, 0, fix, sizeof fix);
 		escalate_hint(&r->host, 0, hint, sizeof hint);
 		snprintf(text, sizeof text, "blocked by pinhole policy%s%s",
@@ -240,7 +248,7 @@ dns_answer_fake(struct dns_req *r, int allow)
 
 	memset(&a, 0, sizeof a);
 	a.type = DNS_T_A;
-	if (fakeip_assign(srv->p.fakeip, r->host.text, escalate_sandbox_id(
+	if (fakeip_assign(srv->p.fakeip, r->host.text, sandbox_id(
 	    dns_req_sandbox(r)), mono_sec(), srv->p.ttl, a.a) == -1) {
 		log_warnx("%s: every fake address is in use", __func__);
 		dns_answer_rcode(r, DNS_R_SERVFAIL);
@@ -303,7 +311,7 @@ dns_answer_relay(struct dns_req *r)
 static int
 dns_answer_vet(struct dns_req *r, const struct resolver_addr *ra)
 {
-	const struct rules	*rules = policy_rules(r->srv->p.policy);
+	const struct rules	*rules = policy_rules(dns_answer_in_force(r));
 	struct rules_verdict	 v;
 	size_t			 len = ra->family == AF_INET ? 4 : 16;
 
@@ -487,7 +495,7 @@ dns_answer(struct dns_req *r, const uint8_t *msg, size_t len)
 		return;
 	if (!dns_answer_policy(r)) {
 		if (r->srv->p.ask && r->named && policy_grantable(
-		    policy_rules(r->srv->p.policy), &r->host, 0, NULL, 0))
+		    policy_rules(dns_answer_in_force(r)), &r->host, 0, NULL, 0))
 			dns_answer_held(r);
 		else
 			dns_answer_blocked(r);

@@ -22,7 +22,7 @@ struct escalate;
 struct policy;
 struct resolver;
 struct audit;
-struct audit_sandbox;
+struct sandbox;
 struct dns_server;
 
 /* What the server needs; the pointers outlive it. */
@@ -64,9 +64,9 @@ int		 dns_server_listen(struct dns_server *, const char *, char *,
  * reference is taken); the server owns it from now.
  */
 int		 dns_server_listen_fd(struct dns_server *, int,
-		    struct audit_sandbox *, char *, size_t);
+		    struct sandbox *, char *, size_t);
 /* A sandbox is gone: close its sockets, connections and queries. */
 void		 dns_server_drop_sandbox(struct dns_server *,
-		    const struct audit_sandbox *);
+		    const struct sandbox *);
 
 #endif

@@ -351,7 +351,7 @@ agent_target(char *host, const char *port, struct host *h, uint16_t *pnum)
 static const char *
 agent_sandbox(const struct agent_ctx *c)
 {
-	return (escalate_sandbox_id(c->req->sandbox));
+	return (sandbox_id(c->req->sandbox));
 }
 
 /*
@@ -363,7 +363,7 @@ agent_filed(struct agent_ctx *c, const struct escalate_request *r,
     enum escalate_filed f)
 {
 	struct agent_response		*resp = c->resp;
-	const struct escalate_refusal	*last;
+	const struct sandbox_refusal	*last;
 	const struct escalate_asker	*a;
 	char				 when[32] = "";
 	char				 lifts[ESCALATE_LIFTS_LEN];
@@ -466,7 +466,7 @@ agent_post_request(struct agent_ctx *c)
 		agent_error(c->resp, 403, fix);
 		return;
 	}
-	if (escalate_allowed(c->e, &h, port, agent_sandbox(c))) {
+	if (escalate_allowed(c->e, &h, port, c->req->sandbox)) {
 		agent_already(c, &h, port);
 		return;
 	}
@@ -551,7 +551,7 @@ agent_grant_in_force(struct agent_ctx *c, const struct escalate_request *r)
 	    !escalate_asked(r, agent_sandbox(c))))
 		return (0);
 	return (escalate_policy(c->e) == NULL || escalate_allowed(c->e,
-	    &r->host, r->port, agent_sandbox(c)));
+	    &r->host, r->port, c->req->sandbox));
 }
 
 /* Write the approvals in force; the request's id when it is ours. */
@@ -680,7 +680,7 @@ agent_get_blocked(struct agent_ctx *c)
 /* Write a refusal in a line of text: what, when, why, what to do. */
 static void
 agent_text_refusal(struct agent_response *resp,
-    const struct escalate_refusal *f)
+    const struct sandbox_refusal *f)
 {
 	char	last[32], hint[HOST_TEXT_LEN + 32];
 	char	target[HOST_TEXT_LEN + 16];
@@ -702,7 +702,7 @@ agent_text_refusal(struct agent_response *resp,
 static void
 agent_get_refused(struct agent_ctx *c)
 {
-	const struct escalate_refusal	*f;
+	const struct sandbox_refusal	*f;
 	unsigned long long		 below = ~0ULL;
 	size_t				 i;
 

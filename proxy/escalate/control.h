@@ -91,7 +91,7 @@ void	control_put_blocked(struct json_writer *,
 	    const struct escalate_blocked *);
 /* Members of a sandbox's refusal, for the agent endpoint. */
 void	control_put_refusal(struct json_writer *,
-	    const struct escalate_refusal *);
+	    const struct sandbox_refusal *);
 /* RFC 3339 UTC, seconds. */
 void	control_time(time_t, char *, size_t);
 

@@ -156,6 +156,7 @@ static void
 escalate_request_free(struct escalate *e, struct escalate_request *r)
 {
 	struct escalate_waiter	*w;
+	size_t			 i;
 
 	while ((w = TAILQ_FIRST(&r->waiters)) != NULL)
 		escalate_waiter_free(w);
@@ -165,6 +166,8 @@ escalate_request_free(struct escalate *e, struct escalate_request *r)
 	else
 		e->ndecided--;
 	metrics_set(e->metrics, MG_PENDING, e->npending);
+	for (i = 0; i < r->naskers; i++)
+		sandbox_unref(r->askers[i].sb);
 	free(r->askers);
 	free(r);
 }
@@ -449,7 +452,7 @@ escalate_asked(const struct escalate_request *r, const char *sandbox)
  */
 static struct escalate_asker *
 escalate_asker_add(struct escalate *e, struct escalate_request *r,
-    const struct audit_sandbox *sb, const char *id, const char *reason,
+    struct sandbox *sb, const char *id, const char *reason,
     size_t len, const char *via)
 {
 	struct escalate_asker	*a;
@@ -460,10 +463,11 @@ escalate_asker_add(struct escalate *e, struct escalate_request *r,
 	a = &r->askers[r->naskers++];
 	memset(a, 0, sizeof *a);
 	a->pid = -1;
+	a->sb = sandbox_ref(sb);
 	if (sb != NULL) {
-		snprintf(a->sandbox, sizeof a->sandbox, "%s", sb->id);
-		snprintf(a->cmd, sizeof a->cmd, "%s", sb->cmd);
-		a->pid = sb->pid;
+		snprintf(a->sandbox, sizeof a->sandbox, "%s", sb->ident.id);
+		snprintf(a->cmd, sizeof a->cmd, "%s", sb->ident.cmd);
+		a->pid = sb->ident.pid;
 	}
 	memcpy(a->id, id, sizeof a->id);
 	escalate_clean(reason, len, ESCALATE_REASON_MAX, a->reason,
@@ -498,6 +502,7 @@ escalate_asker_drop(struct escalate_request *r, const char *sandbox)
 
 	if ((a = escalate_asker_find(r, sandbox)) == NULL)
 		return;
+	sandbox_unref(a->sb);
 	i = a - r->askers;
 	memmove(a, a + 1, (r->naskers - i - 1) * sizeof *a);
 	r->naskers--;
@@ -510,16 +515,16 @@ escalate_asker_drop(struct escalate_request *r, const char *sandbox)
 /* Tell whether a request was filed from this sandbox (NULL: none). */
 static int
 escalate_request_from(const struct escalate_request *r,
-    const struct audit_sandbox *sb)
+    struct sandbox *sb)
 {
-	return (strcmp(r->sandbox, sb != NULL ? sb->id : "") == 0);
+	return (strcmp(r->sandbox, sandbox_id(sb)) == 0);
 }
 
 /* Make a new pending request. */
 static struct escalate_request *
 escalate_request_new(struct escalate *e, const struct host *h, uint16_t port,
     const char *reason, size_t len, const char *via,
-    const struct audit_sandbox *sb)
+    struct sandbox *sb)
 {
 	struct escalate_request	*r;
 
@@ -553,7 +558,7 @@ void
 escalate_lifts_for(struct escalate *e, const struct host *h, uint16_t port,
     const char *sandbox, char *buf, size_t len)
 {
-	const struct escalate_refusal	*f;
+	const struct sandbox_refusal	*f;
 	char				 text[POLICY_LIFTS_LEN];
 
 	buf[0] = '\0';
@@ -587,14 +592,14 @@ escalate_may_file(struct escalate *e)
 static enum escalate_filed
 escalate_join(struct escalate *e, struct escalate_request *r,
     const char *reason, size_t len, const char *via,
-    const struct audit_sandbox *sb)
+    struct sandbox *sb)
 {
 	struct escalate_asker	*a;
 	struct escalate_event	 ev;
 	enum escalate_filed	 f;
 	char			 id[ESCALATE_ID_LEN];
 
-	if ((a = escalate_asker_find(r, escalate_sandbox_id(sb))) != NULL) {
+	if ((a = escalate_asker_find(r, sandbox_id(sb))) != NULL) {
 		r->count++;
 		if (!escalate_request_from(r, sb))
 			r->others++;
@@ -627,14 +632,14 @@ escalate_join(struct escalate *e, struct escalate_request *r,
 enum escalate_filed
 escalate_file(struct escalate *e, const struct host *h, uint16_t port,
     const char *reason, size_t len, const char *via,
-    const struct audit_sandbox *sb, struct escalate_request **out)
+    struct sandbox *sb, struct escalate_request **out)
 {
 	struct escalate_request	*r;
 	enum escalate_filed	 f;
 
 	*out = NULL;
 	escalate_sweep(e);
-	if (escalate_fixed(e, escalate_sandbox_id(sb), h, port, NULL, 0))
+	if (escalate_fixed(e, sandbox_id(sb), h, port, NULL, 0))
 		return (ESCALATE_FILED_FIXED);
 	if ((r = escalate_find_open(e, h, port)) != NULL) {
 		if ((f = escalate_join(e, r, reason, len, via, sb)) ==
@@ -909,14 +914,17 @@ escalate_append(const char *path, struct escalate_request *r, char *err,
 
 /*
  * Give an approval its grant in the policy: its id the request's, its
- * who the approver, a once grant's sandbox the request's; an always one
- * is written to the policy file too.  Without a policy, none.
+ * who the approver; a once grant is the request's sandbox's, kept with
+ * it (or, for a caller naming none, the policy's); an always one is
+ * written to the policy file too.  Without a policy, none.
  */
 static int
 escalate_grant(struct escalate *e, struct escalate_request *r, char *err,
     size_t errlen)
 {
-	enum grant_scope	scope;
+	const struct escalate_asker	*a;
+	struct grants			*once = NULL;
+	enum grant_scope		 scope;
 
 	if (e->policy == NULL)
 		return (0);
@@ -925,7 +933,10 @@ escalate_grant(struct escalate *e, struct escalate_request *r, char *err,
 	if (scope == GRANT_ALWAYS && escalate_append(policy_always(e->policy),
 	    r, err, errlen) == -1)
 		return (-1);
-	if (policy_grant(e->policy, NULL, &r->host, r->port, scope,
+	if (scope == GRANT_ONCE && (a = escalate_asker_find(r,
+	    r->sandbox)) != NULL && a->sb != NULL)
+		once = a->sb->once;
+	if (policy_grant(e->policy, once, &r->host, r->port, scope,
 	    (uint64_t)r->ttl * 1000, r->id, r->by, r->sandbox) == -1) {
 		snprintf(err, errlen, "cannot add the grant (out of memory)");
 		return (-1);
@@ -936,16 +947,17 @@ escalate_grant(struct escalate *e, struct escalate_request *r, char *err,
 /* Is (host, port) allowed now for a sandbox, every request to it? */
 int
 escalate_allowed(struct escalate *e, const struct host *h, uint16_t port,
-    const char *sandbox)
+    const struct sandbox *sb)
 {
-	struct policy_decision	d;
-	struct policy_ask	q = { .host = h, .port = port,
-				    .sandbox = sandbox,
+	struct policy		*p = sandbox_policy(sb, e->policy);
+	struct policy_decision	 d;
+	struct policy_ask	 q = { .host = h, .port = port,
 				    .flags = POLICY_EVERY | POLICY_GUARD };
 
-	if (e->policy == NULL)
+	if (p == NULL)
 		return (0);
-	return (policy_decide(e->policy, &q, &d) == 1);
+	sandbox_ask(sb, &q);
+	return (policy_decide(p, &q, &d) == 1);
 }
 
 /*
@@ -1101,7 +1113,7 @@ escalate_wait(struct escalate *e, struct escalate_request *r,
 /* Ask mode: file or join a request, and wait for it. */
 struct escalate_waiter *
 escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
-    const char *via, const struct audit_sandbox *sb, const char *what,
+    const char *via, struct sandbox *sb, const char *what,
     const char *why, int secs, escalate_wait_cb *cb, void *arg,
     enum escalate_filed *filed)
 {
@@ -1110,7 +1122,7 @@ escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
 	struct escalate_event	 ev;
 
 	*filed = escalate_file(e, h, port, "", 0, via, sb, &r);
-	if (r == NULL || (w = escalate_wait(e, r, escalate_sandbox_id(sb), secs,
+	if (r == NULL || (w = escalate_wait(e, r, sandbox_id(sb), secs,
 	    cb, arg)) == NULL)
 		return (NULL);
 	w->held = 1;
@@ -1122,7 +1134,7 @@ escalate_ask(struct escalate *e, const struct host *h, uint16_t port,
 	memset(&ev, 0, sizeof ev);
 	ev.note = ESCALATE_NOTE_HELD;
 	ev.request = r;
-	ev.sandbox = escalate_sandbox_id(sb);
+	ev.sandbox = sandbox_id(sb);
 	ev.secs = secs > ESCALATE_WAIT_MAX ? ESCALATE_WAIT_MAX : secs;
 	escalate_tell(e, &ev);
 	return (w);
@@ -1181,11 +1193,11 @@ escalate_blocked_find(struct escalate *e, const char *sandbox,
 
 /* Note a blocked attempt in the ring of recent ones. */
 void
-escalate_blocked(struct escalate *e, const struct audit_sandbox *sb,
+escalate_blocked(struct escalate *e, struct sandbox *sb,
     const struct host *h, uint16_t port, const char *via, const char *fix)
 {
 	struct escalate_blocked	*b;
-	const char		*sandbox = escalate_sandbox_id(sb);
+	const char		*sandbox = sandbox_id(sb);
 	time_t			 now = e->now();
 
 	if ((b = escalate_blocked_find(e, sandbox, h, port, via)) == NULL) {
@@ -1227,25 +1239,18 @@ escalate_blocked_at(const struct escalate *e, size_t i)
 	return (order[i]);
 }
 
-/* The id a sandbox is known by here. */
-const char *
-escalate_sandbox_id(const struct audit_sandbox *sb)
-{
-	return (sb != NULL ? sb->id : "");
-}
-
 /* A sandbox met a refusal: keep it, and tell the subscribers. */
 void
-escalate_refused(struct escalate *e, const struct audit_sandbox *sb,
-    struct escalate_refusal *f)
+escalate_refused(struct escalate *e, struct sandbox *sb,
+    struct sandbox_refusal *f)
 {
-	const struct escalate_refusal	*kept;
+	const struct sandbox_refusal	*kept;
 	struct escalate_event		 ev;
 
-	snprintf(f->sandbox, sizeof f->sandbox, "%s", escalate_sandbox_id(sb));
+	snprintf(f->sandbox, sizeof f->sandbox, "%s", sandbox_id(sb));
 	f->count = 1;
 	f->first = f->last = e->now();
-	if ((kept = refused_add(e->refused, f, f->last)) != NULL) {
+	if ((kept = refused_add(e->refused, sb, f, f->last)) != NULL) {
 		f->count = kept->count;
 		f->first = kept->first;
 	}
@@ -1257,14 +1262,14 @@ escalate_refused(struct escalate *e, const struct audit_sandbox *sb,
 }
 
 /* A sandbox's recent refusals, newest first. */
-const struct escalate_refusal *
+const struct sandbox_refusal *
 escalate_refused_at(const struct escalate *e, const char *sandbox, size_t i)
 {
 	return (refused_at(e->refused, sandbox, i));
 }
 
 /* The next of a sandbox's recent refusals. */
-const struct escalate_refusal *
+const struct sandbox_refusal *
 escalate_refused_next(const struct escalate *e, const char *sandbox,
     unsigned long long *below)
 {
@@ -1272,7 +1277,7 @@ escalate_refused_next(const struct escalate *e, const char *sandbox,
 }
 
 /* A sandbox's newest refusal of host on port, or of its name. */
-const struct escalate_refusal *
+const struct sandbox_refusal *
 escalate_refused_find(const struct escalate *e, const char *sandbox,
     const struct host *h, uint16_t port)
 {

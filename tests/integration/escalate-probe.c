@@ -107,7 +107,7 @@ probe_agent(struct probe *p, struct evhttp_request *req)
 	struct evbuffer		*in = evhttp_request_get_input_buffer(req);
 	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
 	struct probe_wait	*pw;
-	struct audit_sandbox	*sb = NULL;
+	struct sandbox	*sb = NULL;
 	const char		*v;
 	static const char	*methods[] = { "GET", "POST", "HEAD", "PUT" };
 	static char *const	 cmd[] = { "agent", "--task",
@@ -133,11 +133,11 @@ probe_agent(struct probe *p, struct evhttp_request *req)
 	ar.body.p = (const char *)evbuffer_pullup(in, -1);
 	if ((v = evhttp_find_header(h, "X-Probe-Sandbox")) != NULL) {
 		audit_cmdline(cmd, line, sizeof line);
-		sb = audit_sandbox_new(v, line, getpid());
+		sb = sandbox_new(v, line, getpid(), NULL);
 	}
 	ar.sandbox = sb;
 	agent_handle(p->e, &ar, &resp);
-	audit_sandbox_unref(sb);
+	sandbox_unref(sb);
 	if (resp.wait > 0 && (pw = calloc(1, sizeof *pw)) != NULL) {
 		pw->req = req;
 		if ((pw->aw = agent_wait_start(p->e, &resp, probe_wait_done,

@@ -117,15 +117,15 @@ test_joined(void **state)
 	struct escalate			*e = new_queue();
 	struct escalate_request		*a, *b;
 	const struct escalate_asker	*x;
-	struct audit_sandbox		*one, *two;
+	struct sandbox		*one, *two;
 	struct host			 h;
 	uint16_t			 port;
 	const char			*errstr;
 	char				 err[256], id[ESCALATE_ID_LEN];
 	int				 i;
 
-	assert_non_null(one = audit_sandbox_new("1", "sh", 1));
-	assert_non_null(two = audit_sandbox_new("2", "sh", 2));
+	assert_non_null(one = sandbox_new("1", "sh", 1, NULL));
+	assert_non_null(two = sandbox_new("2", "sh", 2, NULL));
 	host_port_parse("hidden.test:8443", &h, &port, 443, &errstr);
 	assert_int_equal(escalate_file(e, &h, port, "A private", 9, "agent",
 	    one, &a), ESCALATE_FILED_NEW);
@@ -166,8 +166,8 @@ test_joined(void **state)
 	assert_non_null(b = escalate_find(e, a->moved));
 	assert_ptr_equal(escalate_find_for(e, a->id, "1"), b);
 	assert_int_equal(b->state, ESCALATE_PENDING);
-	audit_sandbox_unref(one);
-	audit_sandbox_unref(two);
+	sandbox_unref(one);
+	sandbox_unref(two);
 	escalate_free(e);
 }
 
@@ -312,15 +312,15 @@ test_refused_events(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_sub	*sub;
-	struct escalate_refusal	 f;
-	struct audit_sandbox	*sb;
+	struct sandbox_refusal	 f;
+	struct sandbox	*sb;
 	enum escalate_filed	 fl;
 	const char		*errstr;
 
 	(void)state;
 	memset(notes, 0, sizeof notes);
 	assert_non_null(sub = escalate_subscribe(e, event_cb, NULL));
-	assert_non_null(sb = audit_sandbox_new("5", "curl x", 42));
+	assert_non_null(sb = sandbox_new("5", "curl x", 42, NULL));
 	memset(&f, 0, sizeof f);
 	host_parse("x.test", 6, &f.host, &errstr);
 	f.port = 443;
@@ -342,7 +342,7 @@ test_refused_events(void **state)
 	escalate_drop_sandbox(e, "5", 0);
 	assert_null(escalate_refused_at(e, "5", 0));
 	escalate_unsubscribe(sub);
-	audit_sandbox_unref(sb);
+	sandbox_unref(sb);
 	escalate_free(e);
 }
 
@@ -358,7 +358,7 @@ test_sandbox(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a, *b, *c, *m;
-	struct audit_sandbox	*one, *two;
+	struct sandbox	*one, *two;
 	struct audit		*au;
 	struct host		 h;
 	uint16_t		 port;
@@ -378,13 +378,13 @@ test_sandbox(void **state)
 	assert_non_null(au = audit_open(path, err, sizeof err));
 	escalate_set_audit(e, au);
 	audit_cmdline(argv1, cmd, sizeof cmd);
-	assert_non_null(one = audit_sandbox_new("sb1", cmd, 4242));
+	assert_non_null(one = sandbox_new("sb1", cmd, 4242, NULL));
 	audit_cmdline(argv2, cmd, sizeof cmd);
-	assert_non_null(two = audit_sandbox_new("sb2", cmd, 4343));
+	assert_non_null(two = sandbox_new("sb2", cmd, 4343, NULL));
 	host_port_parse("a.test", &h, &port, 443, &errstr);
 	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", one, &a),
 	    ESCALATE_FILED_NEW);
-	audit_sandbox_unref(one);	/* the request keeps a copy */
+	sandbox_unref(one);	/* the request keeps a copy */
 	assert_non_null(escalate_ask(e, &h, port, "connect", two, NULL, NULL, 60, wake_cb,
 	    NULL, &f));
 	assert_int_equal(f, ESCALATE_FILED_JOINED);
@@ -437,7 +437,7 @@ test_sandbox(void **state)
 	assert_int_equal(woken, 1);
 	assert_int_equal(escalate_deny(e, c->id, NULL, "t", err, sizeof err),
 	    0);
-	audit_sandbox_unref(two);
+	sandbox_unref(two);
 	audit_close(au);
 	assert_non_null(fp = fopen(path, "r"));
 	while (fgets(line, sizeof line, fp) != NULL) {
@@ -584,13 +584,13 @@ test_blocked_sandbox(void **state)
 {
 	struct escalate			*e = new_queue();
 	const struct escalate_blocked	*b;
-	struct audit_sandbox		*one, *two;
+	struct sandbox		*one, *two;
 	struct host			 h;
 	uint16_t			 port;
 	const char			*err;
 
-	assert_non_null(one = audit_sandbox_new("1", "a", 1));
-	assert_non_null(two = audit_sandbox_new("2", "b", 2));
+	assert_non_null(one = sandbox_new("1", "a", 1, NULL));
+	assert_non_null(two = sandbox_new("2", "b", 2, NULL));
 	host_port_parse("x.test", &h, &port, 443, &err);
 	escalate_blocked(e, one, &h, 443, "connect", NULL);
 	fake_now++;
@@ -604,8 +604,8 @@ test_blocked_sandbox(void **state)
 	assert_string_equal(b->sandbox, "2");
 	assert_int_equal(b->count, 1);
 	assert_null(escalate_blocked_at(e, 2));
-	audit_sandbox_unref(one);
-	audit_sandbox_unref(two);
+	sandbox_unref(one);
+	sandbox_unref(two);
 	escalate_free(e);
 }
 
@@ -716,17 +716,17 @@ test_grants_policy(void **state)
 	pol = grants_setup(e, &rules);
 	file(e, "new.test:8443", "", &a);
 	file(e, "other.test", "", &b);
-	assert_int_equal(escalate_allowed(e, &a->host, 8443, ""), 0);
-	assert_int_equal(escalate_allowed(e, &b->host, 443, ""), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 8443, NULL), 0);
+	assert_int_equal(escalate_allowed(e, &b->host, 443, NULL), 0);
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 60,
 	    NULL, "uid 1 via cli", err, sizeof err), 0);
-	assert_int_equal(escalate_allowed(e, &a->host, 8443, ""), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 8443, NULL), 1);
 	assert_int_equal(grants_match(policy_grants(pol), &a->host, 8443, "", fake_ms,
 	    &g), 1);
 	assert_string_equal(g.id, a->id);
 	assert_string_equal(g.who, "uid 1 via cli");
 	fake_ms += 61000;
-	assert_int_equal(escalate_allowed(e, &a->host, 8443, ""), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 8443, NULL), 0);
 	/* always without a policy file is refused, and stays pending. */
 	assert_int_equal(escalate_approve(e, b->id, ESCALATE_SCOPE_ALWAYS, 0,
 	    NULL, "x", err, sizeof err), -1);
@@ -748,7 +748,7 @@ wake_on_cb(const struct escalate_request *r, int timed_out, void *arg)
 
 /* File host:port from a sandbox. */
 static struct escalate_request *
-file_from(struct escalate *e, const char *target, struct audit_sandbox *sb)
+file_from(struct escalate *e, const char *target, struct sandbox *sb)
 {
 	struct escalate_request	*r;
 	struct host		 h;
@@ -774,7 +774,7 @@ test_once_sandbox(void **state)
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a, *m, *m2;
 	struct policy		*pol;
-	struct audit_sandbox	*sb[3];
+	struct sandbox	*sb[3];
 	struct rules		*rules;
 	struct grant		 g;
 	char			 err[256];
@@ -784,7 +784,7 @@ test_once_sandbox(void **state)
 	pol = grants_setup(e, &rules);
 	for (i = 0; i < 3; i++) {
 		snprintf(err, sizeof err, "%d", i + 1);
-		assert_non_null(sb[i] = audit_sandbox_new(err, "sh", 100 + i));
+		assert_non_null(sb[i] = sandbox_new(err, "sh", 100 + i, NULL));
 	}
 	a = file_from(e, "new.test", sb[0]);
 	assert_ptr_equal(file_from(e, "new.test", sb[1]), a);
@@ -798,7 +798,7 @@ test_once_sandbox(void **state)
 	woken = 0;
 	woken_on = NULL;
 	for (i = 0; i < 3; i++)
-		assert_non_null(escalate_wait(e, a, sb[i]->id, 60, wake_on_cb,
+		assert_non_null(escalate_wait(e, a, sandbox_id(sb[i]), 60, wake_on_cb,
 		    NULL));
 	memset(notes, 0, sizeof notes);
 	assert_non_null(escalate_subscribe(e, note_cb, NULL));
@@ -808,10 +808,10 @@ test_once_sandbox(void **state)
 	assert_ptr_equal(woken_on, a);
 	assert_int_equal(notes[ESCALATE_NOTE_DECIDED], 1);
 	assert_int_equal(notes[ESCALATE_NOTE_REQUEST], 1);
-	assert_int_equal(escalate_allowed(e, &a->host, 443, "1"), 1);
-	assert_int_equal(escalate_allowed(e, &a->host, 443, "2"), 0);
-	assert_int_equal(escalate_allowed(e, &a->host, 443, ""), 0);
-	assert_int_equal(grants_match(policy_grants(pol), &a->host, 443, "1", fake_ms,
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[0]), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[1]), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, NULL), 0);
+	assert_int_equal(grants_match(sb[0]->once, &a->host, 443, "1", fake_ms,
 	    &g), 1);
 	assert_string_equal(g.id, a->id);
 	assert_string_equal(g.sandbox, "1");
@@ -834,13 +834,13 @@ test_once_sandbox(void **state)
 	assert_int_equal(woken, 2);	/* sandbox 3's */
 	assert_ptr_equal(woken_on, m);
 	assert_string_equal(m->sandbox, "3");
-	assert_int_equal(escalate_allowed(e, &a->host, 443, "3"), 1);
-	assert_int_equal(escalate_allowed(e, &a->host, 443, "1"), 1);
-	assert_int_equal(escalate_allowed(e, &a->host, 443, "2"), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[2]), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[0]), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[1]), 0);
 	/* Used up by sandbox 1: the others' stay. */
-	assert_int_equal(grants_consume(policy_grants(pol), a->id), 0);
-	assert_int_equal(escalate_allowed(e, &a->host, 443, "1"), 0);
-	assert_int_equal(escalate_allowed(e, &a->host, 443, "3"), 1);
+	assert_int_equal(grants_consume(sb[0]->once, a->id), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[0]), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[2]), 1);
 	/* Sandbox 2 finds its request by its own id, and wakes on it. */
 	assert_non_null(m2 = escalate_find(e, m->moved));
 	assert_ptr_equal(escalate_find_for(e, id2, "2"), m2);
@@ -853,8 +853,8 @@ test_once_sandbox(void **state)
 	    NULL, "t", err, sizeof err), 0);
 	assert_int_equal(woken, 3);
 	assert_ptr_equal(woken_on, m2);
-	assert_int_equal(escalate_allowed(e, &a->host, 443, "1"), 1);
-	assert_int_equal(escalate_allowed(e, &a->host, 443, ""), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[0]), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, NULL), 1);
 	/* A sandbox gone: no longer its; an open one names the next. */
 	a = file_from(e, "gone.test", sb[0]);
 	file_from(e, "gone.test", sb[1]);
@@ -864,7 +864,7 @@ test_once_sandbox(void **state)
 	assert_int_equal(a->pid, 101);
 	assert_null(escalate_find_for(e, a->id, "1"));
 	for (i = 0; i < 3; i++)
-		audit_sandbox_unref(sb[i]);
+		sandbox_unref(sb[i]);
 	escalate_free(e);
 	policy_free(pol);
 }
@@ -924,8 +924,8 @@ test_grants_lifts(void **state)
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a;
 	struct policy		*pol;
-	struct escalate_refusal	 f;
-	struct audit_sandbox	*sb;
+	struct sandbox_refusal	 f;
+	struct sandbox	*sb;
 	struct rules		*rules;
 	struct host		 h;
 	const char		*errstr;
@@ -935,10 +935,10 @@ test_grants_lifts(void **state)
 	pol = grants_setup(e, &rules);
 	load_rule(rules, "--allow", "allow ro.test read-only");
 
-	assert_non_null(sb = audit_sandbox_new("7", "agent", 42));
+	assert_non_null(sb = sandbox_new("7", "agent", 42, NULL));
 	assert_int_equal(host_parse("ro.test", 7, &h, &errstr), 0);
-	assert_int_equal(escalate_allowed(e, &h, 443, "7"), 0);
-	assert_int_equal(escalate_allowed(e, &h, 443, ""), 0);
+	assert_int_equal(escalate_allowed(e, &h, 443, sb), 0);
+	assert_int_equal(escalate_allowed(e, &h, 443, NULL), 0);
 	memset(&f, 0, sizeof f);
 	f.host = h;
 	f.port = 443;
@@ -953,12 +953,12 @@ test_grants_lifts(void **state)
 	    "read-only: POST is not a read");
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 0,
 	    NULL, "uid 1 via cli", err, sizeof err), 0);
-	assert_int_equal(escalate_allowed(e, &h, 443, "7"), 1);
+	assert_int_equal(escalate_allowed(e, &h, 443, sb), 1);
 	assert_string_equal(a->written, "");
 	a = file_from(e, "ok.test", sb);
 	assert_string_equal(a->lifts, "");
-	assert_int_equal(escalate_allowed(e, &a->host, 443, "7"), 1);
-	audit_sandbox_unref(sb);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb), 1);
+	sandbox_unref(sb);
 	escalate_free(e);
 	policy_free(pol);
 }
