@@ -31,7 +31,7 @@ libpinhole_a_SOURCES += proxy/sandbox/sandbox.c proxy/sandbox/sandbox.h
 # escalate/: the request queue, grants, the agent endpoint, the control
 # socket and its JSON-lines protocol.
 libpinhole_a_SOURCES += \
-	proxy/escalate/escalate.c proxy/escalate/escalate.h \
+	proxy/escalate/queue.c proxy/escalate/escalate.h \
 	proxy/escalate/refused.c proxy/escalate/refused.h \
 	proxy/escalate/agent.c proxy/escalate/agent.h \
 	proxy/escalate/control.c proxy/escalate/control-proto.c \
