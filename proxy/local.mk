@@ -32,10 +32,13 @@ libpinhole_a_SOURCES += proxy/sandbox/sandbox.c proxy/sandbox/sandbox.h
 # socket and its JSON-lines protocol.
 libpinhole_a_SOURCES += \
 	proxy/escalate/queue.c proxy/escalate/escalate.h \
+	proxy/escalate/queue.h proxy/escalate/filing.c \
+	proxy/escalate/approve.c proxy/escalate/waiter.c \
+	proxy/escalate/blocked.c proxy/escalate/text.c \
 	proxy/escalate/refused.c proxy/escalate/refused.h \
 	proxy/escalate/agent.c proxy/escalate/agent.h \
-	proxy/escalate/control.c proxy/escalate/control-proto.c \
-	proxy/escalate/control.h \
+	proxy/escalate/control.c proxy/escalate/control.h \
+	proxy/escalate/control-proto.c proxy/escalate/control-proto.h \
 	proxy/escalate/decider.c proxy/escalate/decider.h
 # dns/: the fake-address map and the DNS server.
 libpinhole_a_SOURCES += \

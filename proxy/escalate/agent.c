@@ -14,7 +14,7 @@
 
 #include "lib/json.h"
 #include "proxy/escalate/agent.h"
-#include "proxy/escalate/control.h"
+#include "proxy/escalate/control-proto.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/wire/http.h"
 

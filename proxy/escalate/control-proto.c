@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "lib/json.h"
-#include "proxy/escalate/control.h"
+#include "proxy/escalate/control-proto.h"
 #include "proxy/escalate/escalate.h"
 
 /* One request being handled. */

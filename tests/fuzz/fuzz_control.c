@@ -19,6 +19,7 @@
 
 #include "lib/json.h"
 #include "proxy/escalate/control.h"
+#include "proxy/escalate/control-proto.h"
 #include "proxy/escalate/escalate.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -17,6 +17,7 @@
 #include "lib/json.h"
 #include "proxy/escalate/agent.h"
 #include "proxy/escalate/control.h"
+#include "proxy/escalate/control-proto.h"
 #include "proxy/escalate/escalate.h"
 #include "rules/policy.h"
 
