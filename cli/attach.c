@@ -486,7 +486,8 @@ attach_event_cb(const struct escalate_event *ev, void *arg)
 			if (ev->request != NULL)
 				snprintf(m->notice.request,
 				    sizeof m->notice.request, "%s",
-				    escalate_id_for(ev->request, a->sb->ident.id));
+				    escalate_id_for(ev->request,
+				    a->sb->ident.id));
 			attach_send(a->fd, m, NULL, 0);
 		}
 	}

@@ -622,8 +622,8 @@ session_attach(struct session *s, struct gwctx *c)
 		return (-1);
 	}
 	runguard_init(&s->guard);
-	if (runguard_plan(plan, sizeof plan, policy_rules(gateway_policy(c->gw)),
-	    c->o->audit.log,
+	if (runguard_plan(plan, sizeof plan,
+	    policy_rules(gateway_policy(c->gw)), c->o->audit.log,
 	    c->o->audit.keyfile, s->dir, c->tls != NULL ? tls_ca_path(c->tls) :
 	    NULL, c->tls != NULL ? tls_trust_path(c->tls) : NULL) == -1 ||
 	    runguard_apply(&s->guard, plan) == -1) {

@@ -218,7 +218,8 @@ int	gwctx_tls_files(const char *, char *, char *, size_t);
 /*
  * Escalation (gwctx_setup does it): the request queue of this session (named by cfg.session,
  * or a random id), deciding by the gateway's policy (gateway_policy()),
- * where `always` writes to the first --policy file or the user's, the control socket in
+ * where `always` writes to the first --policy file or the user's, the
+ * control socket in
  * control_dir(); with ask > 0 a blocked connection (or DNS name) is held
  * that long for the person, and with --decider the decider is asked first
  * (ask then defaults to DECIDER_WAIT_DEFAULT).  A control socket that cannot be made is only warned of.

@@ -217,8 +217,8 @@ dns_answer_blocked(struct dns_req *r)
 
 	if (r->named) {
 		r->blocked = 1;
-		r->fixed = !policy_grantable(policy_rules(dns_answer_in_force(r)),
-		    &r->host, 0, fix, sizeof fix);
+		r->fixed = !policy_grantable(policy_rules(
+		    dns_answer_in_force(r)), &r->host, 0, fix, sizeof fix);
 		escalate_hint(&r->host, 0, hint, sizeof hint);
 		snprintf(text, sizeof text, "blocked by pinhole policy%s%s",
 		    r->fixed ? ": " : "; ask: ", r->fixed ? fix : hint);

@@ -103,7 +103,7 @@ struct policy;
  * own for the first), its reason, how it asked and when.
  */
 struct escalate_asker {
-	struct sandbox			*sb;		/* a reference, or NULL */
+	struct sandbox			*sb;	/* a reference, or NULL */
 	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
 	char				 cmd[AUDIT_CMD_LEN];
 	long				 pid;
@@ -213,9 +213,10 @@ void		 escalate_set_clock(struct escalate *, time_t (*)(void));
 const char	*escalate_session(const struct escalate *);
 /*
  * Is (host, port) allowed right now for a caller in a sandbox (NULL:
- * none), by the policy that decides for it, every request to it (a host the policy allows only with request checks
- * is not, unless a grant lifts them)?  Port 0: every port of it, by a
- * grant of every port.  1 yes, 0 no (and without a policy).
+ * none), by the policy that decides for it, every request to it (a host
+ * the policy allows only with request checks is not, unless a grant
+ * lifts them)?  Port 0: every port of it, by a grant of every port.
+ * 1 yes, 0 no (and without a policy).
  */
 int		 escalate_allowed(struct escalate *, const struct host *,
 		    uint16_t, const struct sandbox *);
