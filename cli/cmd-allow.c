@@ -14,7 +14,7 @@
 
 #include "cli/pinhole.h"
 #include "proxy/escalate/escalate.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define ALLOW_MAX_RULES	256

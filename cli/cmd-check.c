@@ -18,7 +18,7 @@
 #include "cli/pinhole.h"
 #include "daemon/gwopts.h"
 #include "proxy/wire/http.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define CHECK_MAX_ARGS	64		/* --header */
@@ -241,13 +241,17 @@ check_own(const struct host *h)
  * that.  Returns 1 when the guard refuses, after saying so.
  */
 static int
-check_guard(const struct rules *r, const struct host *h, uint16_t port)
+check_guard(struct policy *p, const struct host *h, uint16_t port)
 {
+	const struct rules	*r = policy_rules(p);
+	struct policy_ask	 q = { .host = h, .port = port,
+				    .flags = POLICY_GUARD };
 	struct policy_decision	 d;
 	struct rules_verdict	 v;
 	const char		*fmt = h->kind == HOST_IPV6 ?
 				    "deny [%s]:%u (%s)\n" : "deny %s:%u (%s)\n";
 	static const uint8_t	 lo[4] = { 127, 0, 0, 1 };
+	char			 why[1536];
 
 	if (check_loopback_name(h)) {
 		if (rules_private_ok(r, lo, sizeof lo, &v))
@@ -261,32 +265,34 @@ check_guard(const struct rules *r, const struct host *h, uint16_t port)
 	}
 	if (h->kind == HOST_NAME)
 		return (0);
-	if (policy_decide(r, NULL, h, port, NULL, 0, &d)) {
+	if (policy_decide(p, &q, &d)) {
 		if (!check_own(h) || rules_private_ok(r, h->addr,
 		    h->kind == HOST_IPV4 ? 4 : 16, &v))
 			return (0);
-		snprintf(d.why, sizeof d.why, "%s is an address of this "
-		    "host's own: only an allow-private rule lets pinhole "
-		    "connect to it", h->text);
-	}
-	printf(fmt, h->text, port, d.why);
+		snprintf(why, sizeof why, "%s is an address of this host's "
+		    "own: only an allow-private rule lets pinhole connect to "
+		    "it", h->text);
+	} else
+		policy_decision_why(&d, h, why, sizeof why);
+	printf(fmt, h->text, port, why);
 	printf("lift it with: pinhole allow allow-private %s\n", h->text);
 	return (1);
 }
 
 /* Decide one host and port, and say why. */
 static int
-check_decide(const struct rules *r, const struct host *h, uint16_t port,
+check_decide(struct policy *p, const struct host *h, uint16_t port,
     const struct check_args *a)
 {
-	struct rules_verdict	v;
-	int			rv;
+	const struct rules	*r = policy_rules(p);
+	struct rules_verdict	 v;
+	int			 rv;
 
 	if (!rules_match(r, h, port, &v)) {
 		check_print(h, port, &v, NULL);
 		return (1);
 	}
-	if (check_guard(r, h, port))
+	if (check_guard(p, h, port))
 		return (1);
 	if (v.inspect && a->method != NULL)
 		rv = check_request(r, h, port, a, &v);
@@ -310,7 +316,8 @@ static int
 cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 {
 	struct check_args	*a;
-	struct rules		*r = NULL;
+	struct policy		*p = NULL;
+	struct rules		*r;
 	struct host		 h;
 	uint16_t		 port;
 	const char		*errstr;
@@ -339,9 +346,15 @@ cmd_check_exec(const struct cmd_entry *self, int argc, char **argv)
 	}
 	gwopts_warn_dead(r);
 	fflush(stderr);
-	rv = check_decide(r, &h, port, a);
+	if ((p = policy_create(NULL)) == NULL) {
+		rules_free(r);
+		fprintf(stderr, "pinhole check: out of memory\n");
+		goto out;
+	}
+	policy_set_rules(p, r);
+	rv = check_decide(p, &h, port, a);
 out:
-	rules_free(r);
+	policy_free(p);
 	free(a);
 	return (rv);
 }

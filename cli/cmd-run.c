@@ -38,6 +38,7 @@
 #include "proxy/gateway.h"
 #include "proxy/tls/tls.h"
 #include "proxy/wire/attachmsg.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
@@ -394,18 +395,20 @@ run_notices(struct run *r, const char *session, struct escalate *e)
 static int
 run_start(struct run *r)
 {
-	struct netns_config	cfg;
-	char			err[512], plan[ATTACH_GUARDS_MAX];
-	uint16_t		named[RUN_MAX_PORTS];
-	size_t			nnamed;
+	struct netns_config	 cfg;
+	const struct rules	*rules;
+	char			 err[512], plan[ATTACH_GUARDS_MAX];
+	uint16_t		 named[RUN_MAX_PORTS];
+	size_t			 nnamed;
 
 	run_session(r);
 	if (run_control_dir(r) == -1 || gwctx_setup(&r->c, &r->o->g) == -1 ||
 	    run_notices(r, r->session, r->c.esc) == -1)
 		return (-1);
-	nnamed = rules_ports(r->c.rules, named, RUN_MAX_PORTS);
-	run_netns_config(r, &cfg, named, nnamed, rules_allow_vsock(r->c.rules));
-	if (runguard_plan(plan, sizeof plan, r->c.rules, r->o->g.audit.log,
+	rules = policy_rules(gateway_policy(r->c.gw));
+	nnamed = rules_ports(rules, named, RUN_MAX_PORTS);
+	run_netns_config(r, &cfg, named, nnamed, rules_allow_vsock(rules));
+	if (runguard_plan(plan, sizeof plan, rules, r->o->g.audit.log,
 	    r->o->g.audit.keyfile, r->ctldir, r->c.tls != NULL ?
 	    tls_ca_path(r->c.tls) : NULL, r->c.tls != NULL ?
 	    tls_trust_path(r->c.tls) : NULL) == -1) {

@@ -37,8 +37,10 @@
 #include "netns/netns.h"
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
+#include "proxy/gateway.h"
 #include "proxy/tls/tls.h"
 #include "proxy/wire/attachmsg.h"
+#include "rules/policy.h"
 
 #define SESSION_STOP_EXTRA	5	/* s past the grace period */
 #define SESSION_POLL_US		100000
@@ -717,7 +719,8 @@ session_attach(struct session *s, struct gwctx *c)
 		return (-1);
 	}
 	runguard_init(&s->guard);
-	if (runguard_plan(plan, sizeof plan, c->rules, c->o->audit.log,
+	if (runguard_plan(plan, sizeof plan,
+	    policy_rules(gateway_policy(c->gw)), c->o->audit.log,
 	    c->o->audit.keyfile, s->dir, c->tls != NULL ? tls_ca_path(c->tls) :
 	    NULL, c->tls != NULL ? tls_trust_path(c->tls) : NULL) == -1 ||
 	    runguard_apply(&s->guard, plan) == -1) {

@@ -34,7 +34,9 @@
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/gateway.h"
+#include "proxy/sandbox/sandbox.h"
 #include "proxy/wire/attachmsg.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define ATTACH_REPLY_MS		10000	/* the run side waits this long */
@@ -60,7 +62,7 @@ struct attached {
 	struct event			*ev;
 	struct event			*setup;		/* until "attach" */
 	enum attached_state		 state;
-	struct audit_sandbox		*sb;
+	struct sandbox		*sb;
 	struct udpcatch			*udp;
 	int				 status;
 	int				 notices;	/* its run's wish */
@@ -127,7 +129,7 @@ attached_free(struct attached *a)
 		gateway_drop_sandbox(srv->c->gw, a->sb);
 		dns_server_drop_sandbox(srv->c->dns, a->sb);
 		if (srv->c->esc != NULL)
-			escalate_drop_sandbox(srv->c->esc, a->sb->id,
+			escalate_drop_sandbox(srv->c->esc, a->sb->ident.id,
 			    srv->total);
 	}
 	udpcatch_free(a->udp);
@@ -137,7 +139,7 @@ attached_free(struct attached *a)
 		event_free(a->setup);
 	close(a->fd);
 	TAILQ_REMOVE(&srv->all, a, entry);
-	audit_sandbox_unref(a->sb);
+	sandbox_unref(a->sb);
 	if (a->state == A_HELLO)
 		srv->nhello--;
 	else {
@@ -155,6 +157,7 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 {
 	struct attach_server	*srv = a->srv;
 	struct attach_msg	*m;
+	const struct rules	*r;
 	char			 id[ATTACH_ID_MAX];
 	int			 rv;
 
@@ -170,15 +173,17 @@ attached_hello(struct attached *a, const struct attach_msg *in)
 	}
 	srv->full_said = 0;
 	snprintf(id, sizeof id, "%llu", ++srv->total);
-	if ((a->sb = audit_sandbox_new(id, in->cmd, -1)) == NULL ||
+	if ((a->sb = sandbox_new(id, in->cmd, -1,
+	    gateway_policy(srv->c->gw))) == NULL ||
 	    (m = calloc(1, sizeof *m)) == NULL)
 		return (-1);
 	attach_msg_init(m, ATTACH_CONFIG);
 	snprintf(m->sandbox, sizeof m->sandbox, "%s", id);
-	m->nports = rules_ports(srv->c->rules, m->ports, ATTACH_PORTS_MAX);
+	r = policy_rules(gateway_policy(srv->c->gw));
+	m->nports = rules_ports(r, m->ports, ATTACH_PORTS_MAX);
 	if (m->nports > ATTACH_PORTS_MAX)
 		m->nports = ATTACH_PORTS_MAX;
-	m->vsock = rules_allow_vsock(srv->c->rules);
+	m->vsock = rules_allow_vsock(r);
 	snprintf(m->guards, sizeof m->guards, "%s", srv->plan);
 	rv = attach_send(a->fd, m, NULL, 0);
 	free(m);
@@ -307,7 +312,7 @@ attached_take(struct attached *a, const struct attach_msg *in, int *fds,
 			close(fds[i]);
 		return (-1);
 	}
-	a->sb->pid = (long)in->pid;
+	a->sb->ident.pid = (long)in->pid;
 	/* Raw first: the UDP catch-all takes it. */
 	for (i = 0; i < nfds; i++) {
 		if (in->fds[i] == ATTACH_FD_RAW && !failed)
@@ -475,13 +480,14 @@ attach_event_cb(const struct escalate_event *ev, void *arg)
 		TAILQ_FOREACH(a, &srv->all, entry) {
 			if (!a->notices || a->state != A_SERVED ||
 			    (sandbox != NULL &&
-			    strcmp(a->sb->id, sandbox) != 0))
+			    strcmp(a->sb->ident.id, sandbox) != 0))
 				continue;
 			/* Each knows a request by the id it was given. */
 			if (ev->request != NULL)
 				snprintf(m->notice.request,
 				    sizeof m->notice.request, "%s",
-				    escalate_id_for(ev->request, a->sb->id));
+				    escalate_id_for(ev->request,
+				    a->sb->ident.id));
 			attach_send(a->fd, m, NULL, 0);
 		}
 	}

@@ -28,7 +28,7 @@
 #include "proxy/resolver/resolver.h"
 #include "proxy/scrape.h"
 #include "proxy/tls/tls.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 /* Set up the event base, policy, log, resolver and gateway. */
@@ -114,8 +114,7 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 		return (-1);
 	memset(&p, 0, sizeof p);
 	p.base = c->base;
-	p.rules = gwctx_rules;
-	p.rules_arg = c;
+	p.policy = gateway_policy(c->gw);
 	p.resolver = c->resolver;
 	p.audit = c->audit;
 	p.metrics = &c->metrics;
@@ -123,12 +122,8 @@ gwctx_dns(struct gwctx *c, char *err, size_t errlen)
 	p.session = c->o->cfg.session;
 	p.real = c->o->dns_real;
 	p.refuse = c->o->dns_refuse;
-	if (c->grants != NULL) {
-		p.grants = gwctx_grants;
-		p.grants_arg = c;
-		p.esc = c->esc;
-		p.ask = c->ask > 0;
-	}
+	p.esc = c->esc;
+	p.ask = c->ask > 0;
 	if ((c->dns = dns_server_create(&p, err, errlen)) == NULL)
 		return (-1);
 	/* A connection to a fake address is decided as its name. */
@@ -189,7 +184,6 @@ gwctx_teardown(struct gwctx *c)
 	control_close(c->ctl);
 	decider_free(c->decider);
 	escalate_free(c->esc);
-	grants_free(c->grants);
 	if (c->resolver != NULL)
 		resolver_free(c->resolver);
 	gwctx_ships_flush(c);
@@ -200,26 +194,17 @@ gwctx_teardown(struct gwctx *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* The grants in force (for the DNS server's callback). */
-const struct grants *
-gwctx_grants(void *arg)
-{
-	struct gwctx	*c = arg;
-
-	return (c->grants);
-}
-
 /* Escalation: the queue, grants, the control socket. */
 int
 gwctx_escalate(struct gwctx *c, int ask)
 {
 	struct decider_config	dc;
-	char			err[1024];
+	char			err[1024], always[4096];
 
 	memset(&dc, 0, sizeof dc);
 	c->ask = ask;
 	if ((c->esc = escalate_create(c->base, c->o->cfg.session,
-	    c->audit)) == NULL || (c->grants = grants_create()) == NULL) {
+	    c->audit)) == NULL) {
 		log_warnx("escalation: out of memory");
 		return (-1);
 	}
@@ -244,13 +229,14 @@ gwctx_escalate(struct gwctx *c, int ask)
 		log_info("decider %s, %d s an answer", c->o->decider, ask);
 	}
 	if (c->o->npolicy > 0)
-		snprintf(c->always_path, sizeof c->always_path, "%s",
-		    c->o->policy[0]);
-	else if (!gwopts_user_path(c->o, c->always_path,
-	    sizeof c->always_path))
-		c->always_path[0] = '\0';
-	gateway_set_escalate(c->gw, c->esc, c->grants, c->always_path[0] !=
-	    '\0' ? c->always_path : NULL, ask);
+		snprintf(always, sizeof always, "%s", c->o->policy[0]);
+	else if (!gwopts_user_path(c->o, always, sizeof always))
+		always[0] = '\0';
+	if (gateway_set_escalate(c->gw, c->esc, always[0] != '\0' ? always :
+	    NULL, ask) == -1) {
+		log_warnx("escalation: out of memory");
+		return (-1);
+	}
 	return (0);
 }
 

@@ -22,6 +22,7 @@
 #include "lib/metrics.h"
 #include "proxy/audit/audit.h"
 #include "proxy/audit/ship.h"
+#include "proxy/sandbox/sandbox.h"
 
 /* Make the directories above a file (0700) unless they exist. */
 static int
@@ -74,7 +75,7 @@ gwopts_open_log(struct gwopts *o, char *err, size_t errlen)
 
 /* Write a lifecycle line of the gateway, or of one of its sandboxes. */
 void
-gwctx_audit_sandbox(struct gwctx *c, const struct audit_sandbox *sb,
+gwctx_audit_sandbox(struct gwctx *c, const struct sandbox *sb,
     const char *event, const char *verdict, const char *reason,
     const char *detail)
 {
@@ -88,7 +89,7 @@ gwctx_audit_sandbox(struct gwctx *c, const struct audit_sandbox *sb,
 	e.reason = reason;
 	e.detail = detail;
 	e.session = c->o->cfg.session;
-	audit_event_sandbox(&e, sb);
+	audit_event_sandbox(&e, sandbox_ident(sb));
 	/* So that `pinhole log verify` can tell whether it still runs. */
 	if (strcmp(event, "start") == 0)
 		e.gateway_pid = getpid();
@@ -108,20 +109,6 @@ gwctx_audit(struct gwctx *c, const char *event, const char *verdict,
  * --log destination, their spool's directory, their counts for a
  * scrape, and at stop what waits sent for at most --log-ship-wait.
  */
-#include "config.h"
-
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-
-#include <event2/event.h>
-
-#include "daemon/gwctx-int.h"
-#include "daemon/gwopts.h"
-#include "lib/metrics.h"
-#include "proxy/audit/audit.h"
-#include "proxy/audit/ship.h"
-
 /* Hand lines written to the log on to each shipping destination. */
 static void
 gwctx_ship_cb(void *arg, const char *lines, size_t len)

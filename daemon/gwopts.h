@@ -23,7 +23,6 @@ struct audit_budget;
 struct control;
 struct dns_server;
 struct escalate;
-struct grants;
 struct fakeip;
 struct policywatch;
 struct resolver;
@@ -117,7 +116,6 @@ struct gwctx {
 	struct audit_budget	*budget;	/* of allowed lines, or NULL */
 	struct ship		*ships[GWOPTS_MAX_ARGS];	/* and shipped */
 	size_t			 nships;
-	const struct rules	*rules;		/* in force; the gateway's */
 	struct fakeip		*fakeip;
 	struct dns_server	*dns;
 	struct event		*sighup;
@@ -125,7 +123,6 @@ struct gwctx {
 	struct event		*ending;	/* reload when a rule ends */
 	struct escalate		*esc;		/* requests for hosts */
 	struct control		*ctl;		/* where they are answered */
-	struct grants		*grants;	/* what approvals gave */
 	struct decider		*decider;	/* asked first, or NULL */
 	char			 upstream[HOST_TEXT_LEN + 16];	/* "" none */
 	struct tls		*tls;		/* inspection, or NULL */
@@ -133,7 +130,6 @@ struct gwctx {
 	struct scrape		*scrape;	/* --metrics, or NULL */
 	struct conn_secret	 secrets[GWCTX_SECRETS_MAX];	/* values */
 	size_t			 nsecrets;
-	char			 always_path[4096];
 	int			 ask;		/* s to hold a blocked attempt */
 	/* May a reloaded policy be put in force?  0, or -1 with err. */
 	int			(*vet)(void *, const struct rules *, char *,
@@ -182,7 +178,9 @@ int	gwctx_tls_files(const char *, char *, char *, size_t);
 
 /*
  * Escalation (gwctx_setup does it): the request queue of this session (named by cfg.session,
- * or a random id), grants on top of the policy, the control socket in
+ * or a random id), deciding by the gateway's policy (gateway_policy()),
+ * where `always` writes to the first --policy file or the user's, the
+ * control socket in
  * control_dir(); with ask > 0 a blocked connection (or DNS name) is held
  * that long for the person, and with --decider the decider is asked first
  * (ask then defaults to DECIDER_WAIT_DEFAULT).  A control socket that cannot be made is only warned of.
@@ -191,18 +189,14 @@ int	gwctx_tls_files(const char *, char *, char *, size_t);
 int	gwctx_escalate(struct gwctx *, int);
 /* Tell control clients where the agent endpoint is. */
 void	gwctx_agent_url(struct gwctx *, const char *);
-const struct grants *gwctx_grants(void *);
 
 /*
  * Write a lifecycle line (start, stop, reload) to the audit log; of a
  * sandbox (attach, detach) with gwctx_audit_sandbox().
  */
-void	gwctx_audit_sandbox(struct gwctx *, const struct audit_sandbox *,
+void	gwctx_audit_sandbox(struct gwctx *, const struct sandbox *,
 	    const char *, const char *, const char *, const char *);
 void	gwctx_audit(struct gwctx *, const char *, const char *, const char *,
 	    const char *);
-
-/* The policy in force (for the DNS server's callback). */
-const struct rules *gwctx_rules(void *);
 
 #endif

@@ -15,7 +15,7 @@
 
 /* A refusal as the run is told it. */
 static void
-notice_refusal(const struct escalate_refusal *f, struct attach_notice *n)
+notice_refusal(const struct sandbox_refusal *f, struct attach_notice *n)
 {
 	n->kind = ATTACH_NOTICE_REFUSED;
 	n->host = f->host;

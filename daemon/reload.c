@@ -27,7 +27,7 @@
 #include "proxy/escalate/control.h"
 #include "proxy/gateway.h"
 #include "proxy/tls/tls.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 static void	gwctx_reload(struct gwctx *);
@@ -86,7 +86,8 @@ gwctx_tls(struct gwctx *c)
 	char		 err[512];
 	size_t		 n;
 
-	n = gwctx_inspected(c->rules, names, GWCTX_INSPECT_MAX);
+	n = gwctx_inspected(policy_rules(gateway_policy(c->gw)), names,
+	    GWCTX_INSPECT_MAX);
 	if (control_dir_make(dir, sizeof dir, err, sizeof err) == -1 ||
 	    (size_t)snprintf(prefix, sizeof prefix, "%s/%s", dir, session) >=
 	    sizeof prefix || (c->tls = tls_new(session, names, n, prefix,
@@ -219,10 +220,7 @@ gwctx_upstream_set(struct gwctx *c, struct conn_upstream *u,
 	conn_upstream_unref(u);
 }
 
-/*
- * Put a policy in force (the gateway owns it), the resolver's cache
- * forgotten when it replaces one; reload when a rule ends.
- */
+/* Put a policy in force (the gateway owns it); reload when a rule ends. */
 void
 gwctx_set_rules(struct gwctx *c, struct rules *r)
 {
@@ -236,12 +234,8 @@ gwctx_set_rules(struct gwctx *c, struct rules *r)
 	    sizeof err) == -1)
 		log_warnx("the CA stays as it was: %s", err);
 	gwctx_secrets_load(c, r);
-	/* What may be resolved, and how, may have changed: ask anew. */
-	if (c->rules != NULL)
-		resolver_flush(c->resolver);
 	gateway_set_rules(c->gw, r);
 	gateway_set_secrets(c->gw, c->secrets, c->nsecrets);
-	c->rules = r;
 	if (c->ending == NULL && (c->ending = evtimer_new(c->base,
 	    gwctx_ending_cb, c)) == NULL)
 		fatalx("cannot create a timer");
@@ -251,15 +245,6 @@ gwctx_set_rules(struct gwctx *c, struct rules *r)
 	if (end > now)
 		tv.tv_sec = end - now;
 	evtimer_add(c->ending, &tv);
-}
-
-/* The policy in force. */
-const struct rules *
-gwctx_rules(void *arg)
-{
-	struct gwctx	*c = arg;
-
-	return (c->rules);
 }
 
 /* May we watch the directory of this file (or wait for it to appear)? */
@@ -283,19 +268,20 @@ gwopts_dir_ok(const char *path)
 static void
 gwctx_watch_files(struct gwctx *c)
 {
-	const char	**files;
-	char		**dirs, path[PATH_MAX];
-	size_t		  nf, nd, n, i;
+	const struct rules	 *r = policy_rules(gateway_policy(c->gw));
+	const char		**files;
+	char			**dirs, path[PATH_MAX];
+	size_t			  nf, nd, n, i;
 
 	if (c->watch == NULL)
 		return;
-	nf = rules_files(c->rules, NULL, 0);
-	nd = rules_dirs(c->rules, NULL, 0);
+	nf = rules_files(r, NULL, 0);
+	nd = rules_dirs(r, NULL, 0);
 	if ((files = calloc(nf + nd + 2, sizeof *files)) == NULL ||
 	    (dirs = calloc(nd + 1, sizeof *dirs)) == NULL)
 		fatal("calloc");
-	n = rules_files(c->rules, files, nf);
-	rules_dirs(c->rules, files + n, nd);
+	n = rules_files(r, files, nf);
+	rules_dirs(r, files + n, nd);
 	for (i = 0; i < nd; i++) {
 		if (asprintf(&dirs[i], "%s/", files[n + i]) == -1)
 			fatal("asprintf");
@@ -354,10 +340,10 @@ gwctx_reload(struct gwctx *c)
 		return;
 	}
 	gwopts_warn_dead(r);
+	/* What may be resolved, and how, may have changed: ask anew. */
+	resolver_flush(c->resolver);
 	gwctx_set_rules(c, r);
 	gwctx_upstream_set(c, u, r);
-	if (c->grants != NULL)
-		grants_drop_always(c->grants, r);
 	gwctx_watch_files(c);
 	log_info("policy reloaded");
 	metrics_reload(&c->metrics, 1);

@@ -21,11 +21,14 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "proxy/audit/audit.h"
 #include "proxy/conn/conn.h"
 #include "proxy/gateway.h"
 #include "proxy/escalate/escalate.h"
+#include "proxy/sandbox/sandbox.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define GATEWAY_RESUME_MS	250	/* pause after EMFILE */
@@ -35,7 +38,7 @@ struct gateway_listener {
 	struct gateway			*gw;
 	struct evconnlistener		*l;
 	enum conn_kind			 kind;
-	struct audit_sandbox		*sandbox;	/* its clients', or NULL */
+	struct sandbox		*sandbox;	/* its clients', or NULL */
 	int				 nodelay;	/* accepted sockets inherit it */
 };
 
@@ -186,11 +189,12 @@ gateway_create(struct event_base *base, const struct gateway_config *cfg,
 	gw->cs.about = cfg->about;
 	gw->cs.resolver = resolver;
 	gw->cs.audit = audit;
+	gw->cs.policy = policy_create(mono_ms);
 	gw->max_clients = cfg->max_clients;
 	TAILQ_INIT(&gw->listeners);
 	gw->resume = evtimer_new(base, gateway_resume_cb, gw);
 	gw->grace = NULL;
-	if (gw->reaper == NULL || gw->resume == NULL) {
+	if (gw->reaper == NULL || gw->resume == NULL || gw->cs.policy == NULL) {
 		gateway_free(gw);
 		return (NULL);
 	}
@@ -203,7 +207,7 @@ gateway_listener_free(struct gateway *gw, struct gateway_listener *gl)
 {
 	TAILQ_REMOVE(&gw->listeners, gl, entry);
 	evconnlistener_free(gl->l);
-	audit_sandbox_unref(gl->sandbox);
+	sandbox_unref(gl->sandbox);
 	free(gl);
 }
 
@@ -217,7 +221,7 @@ gateway_unlisten(struct gateway *gw)
 
 /* A sandbox is gone: close its listeners and its connections. */
 void
-gateway_drop_sandbox(struct gateway *gw, const struct audit_sandbox *sb)
+gateway_drop_sandbox(struct gateway *gw, const struct sandbox *sb)
 {
 	struct gateway_listener	*gl, *next;
 
@@ -246,7 +250,7 @@ gateway_free(struct gateway *gw)
 		event_free(gw->resume);
 	if (gw->grace != NULL)
 		event_free(gw->grace);
-	rules_free(gw->cs.rules);
+	policy_free(gw->cs.policy);
 	free(gw);
 }
 
@@ -256,7 +260,7 @@ gateway_free(struct gateway *gw)
  */
 int
 gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
-    struct audit_sandbox *sb, char *err, size_t errlen)
+    struct sandbox *sb, char *err, size_t errlen)
 {
 	struct gateway_listener	*gl;
 	int			 one = 1;
@@ -269,7 +273,7 @@ gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
 	evutil_make_socket_nonblocking(fd);
 	gl->gw = gw;
 	gl->kind = kind;
-	gl->sandbox = audit_sandbox_ref(sb);
+	gl->sandbox = sandbox_ref(sb);
 	/* Set once here, not per connection: accepted sockets inherit it. */
 	gl->nodelay = setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 	    sizeof one) == 0;
@@ -278,7 +282,7 @@ gateway_listen_fd(struct gateway *gw, int fd, enum conn_kind kind,
 	    -1, fd);
 	if (gl->l == NULL) {
 		snprintf(err, errlen, "listen: %s", strerror(errno));
-		audit_sandbox_unref(gl->sandbox);
+		sandbox_unref(gl->sandbox);
 		free(gl);
 		close(fd);
 		return (-1);
@@ -318,13 +322,19 @@ out:
 	return (rv);
 }
 
-/* Put a new policy in force (and look at the host's addresses again). */
+/* Put new rules in force (and look at the host's addresses again). */
 void
 gateway_set_rules(struct gateway *gw, struct rules *rules)
 {
 	conn_own_load(&gw->cs);
-	rules_free(gw->cs.rules);
-	gw->cs.rules = rules;
+	policy_set_rules(gw->cs.policy, rules);
+}
+
+/* The policy in force. */
+struct policy *
+gateway_policy(const struct gateway *gw)
+{
+	return (gw->cs.policy);
 }
 
 /*
@@ -419,22 +429,13 @@ gateway_stop(struct gateway *gw, int grace, void (*done)(void *), void *arg)
 }
 
 /* Turn escalation on (or off with NULLs). */
-void
+int
 gateway_set_escalate(struct gateway *gw, struct escalate *esc,
-    struct grants *grants, const char *policy_path, int ask)
+    const char *always, int ask)
 {
-	struct escalate_hooks	hooks;
-
 	gw->cs.esc = esc;
 	gw->cs.ask = esc != NULL ? ask : 0;
-	memset(&gw->cs.eg, 0, sizeof gw->cs.eg);
-	gw->cs.eg.grants = grants;
-	gw->cs.eg.rules = &gw->cs.rules;
-	gw->cs.eg.policy_path = policy_path;
-	if (esc == NULL)
-		return;
-	escalate_grants_hooks(&gw->cs.eg, &hooks);
-	if (grants == NULL)
-		hooks.grant = NULL;
-	escalate_set_hooks(esc, &hooks);
+	if (esc != NULL)
+		escalate_set_policy(esc, gw->cs.policy);
+	return (policy_set_always(gw->cs.policy, esc != NULL ? always : NULL));
 }

@@ -13,14 +13,14 @@
 #include "proxy/conn/conn.h"	/* enum conn_kind */
 
 struct audit;
-struct audit_sandbox;
+struct sandbox;
 struct metrics;
 struct fakeip;
 struct event_base;
 struct escalate;
 struct gateway;
 struct tls;
-struct grants;
+struct policy;
 struct resolver;
 struct rules;
 
@@ -60,23 +60,29 @@ void		 gateway_free(struct gateway *);
 int		 gateway_listen(struct gateway *, const char *, enum conn_kind,
 		    char *, size_t);
 int		 gateway_listen_fd(struct gateway *, int, enum conn_kind,
-		    struct audit_sandbox *, char *, size_t);
+		    struct sandbox *, char *, size_t);
 /* A sandbox is gone: close its listeners and its connections. */
 void		 gateway_drop_sandbox(struct gateway *,
-		    const struct audit_sandbox *);
+		    const struct sandbox *);
 
 /*
- * Escalation (proxy/escalate/escalate.h): report blocked attempts to esc, serve
- * the agent endpoint (origin-form /pinhole/...), and let grants (rules/
- * grants.h) allow on top of the policy; approvals in esc become grants,
- * `always` ones appended to policy_path (NULL refuses them).  All stay
- * the caller's; NULLs turn it off.  With ask seconds > 0, a blocked
- * connection is held that long while the person decides.
+ * Escalation (proxy/escalate/escalate.h): report blocked attempts to esc,
+ * serve the agent endpoint (origin-form /pinhole/...), and let esc decide
+ * by the gateway's policy: its approvals become the policy's grants,
+ * `always` ones appended to the file always names (NULL refuses them).
+ * esc stays the caller's; NULL turns it off.  With ask seconds > 0, a
+ * blocked connection is held that long while the person decides.
+ * Returns 0, or -1 when out of memory.
  */
-void		 gateway_set_escalate(struct gateway *, struct escalate *,
-		    struct grants *, const char *, int);
+int		 gateway_set_escalate(struct gateway *, struct escalate *,
+		    const char *, int);
 
-/* Replace the policy (the gateway owns it from now on; NULL denies all). */
+/*
+ * The policy in force (rules/policy.h), the gateway's: the one instance
+ * the connections, the DNS server and the escalation queue decide by.
+ */
+struct policy	*gateway_policy(const struct gateway *);
+/* Put rules in force (the policy owns them from now on; NULL denies all). */
 void		 gateway_set_rules(struct gateway *, struct rules *);
 /* Go through an upstream proxy (a reference is taken; NULL: none). */
 void		 gateway_set_upstream(struct gateway *,

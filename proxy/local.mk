@@ -29,15 +29,19 @@ libpinhole_a_SOURCES += \
 libpinhole_a_SOURCES += proxy/tls/tls.c proxy/tls/tls.h
 # resolver/: names to addresses upstream (c-ares).
 libpinhole_a_SOURCES += proxy/resolver/resolver.c proxy/resolver/resolver.h
+# sandbox/: a sandbox, who it is and what it keeps.
+libpinhole_a_SOURCES += proxy/sandbox/sandbox.c proxy/sandbox/sandbox.h
 # escalate/: the request queue, grants, the agent endpoint, the control
 # socket and its JSON-lines protocol.
 libpinhole_a_SOURCES += \
-	proxy/escalate/escalate.c proxy/escalate/escalate.h \
+	proxy/escalate/queue.c proxy/escalate/escalate.h \
+	proxy/escalate/queue.h proxy/escalate/filing.c \
+	proxy/escalate/approve.c proxy/escalate/waiter.c \
+	proxy/escalate/blocked.c proxy/escalate/text.c \
 	proxy/escalate/refused.c proxy/escalate/refused.h \
-	proxy/escalate/grants.c proxy/escalate/grants.h \
 	proxy/escalate/agent.c proxy/escalate/agent.h \
-	proxy/escalate/control.c proxy/escalate/control-proto.c \
-	proxy/escalate/control.h \
+	proxy/escalate/control.c proxy/escalate/control.h \
+	proxy/escalate/control-proto.c proxy/escalate/control-proto.h \
 	proxy/escalate/decider.c proxy/escalate/decider.h
 # dns/: the fake-address map and the DNS server.
 libpinhole_a_SOURCES += \

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules-int.h"
 
 #define DEAD_RANGES	64		/* port ranges kept of one rule */

@@ -1,7 +1,9 @@
 /*
- * Runtime grants: approvals that sit on top of the policy file, and the
- * one decision that combines the two.  Pure: no libevent, no clock, no
- * I/O; the caller passes the time, a monotonic value in milliseconds.
+ * Runtime grants: approvals that sit on top of the policy file, a table
+ * of them (the policy's, and each sandbox's own one-time grants), which
+ * policy_decide() (rules/policy.h) asks after the rules.  Pure: no
+ * libevent, no clock, no I/O; the caller passes the time, a monotonic
+ * value in milliseconds.
  *
  * Scopes:
  *   once     the next connection to that host and port from the one
@@ -114,79 +116,5 @@ size_t	grants_list(const struct grants *, struct grant *, size_t);
  * without an end, or, for a grant with a TTL, any rule.
  */
 void	grants_drop_always(struct grants *, const struct rules *);
-
-/* A decision on one host and port: policy file first, then grants. */
-struct policy_decision {
-	int			 allow;
-	int			 granted;	/* a grant decided: grant set */
-	int			 consume;	/* a once grant: consume it on use */
-	struct grant		 grant;
-	struct rules_verdict	 verdict;	/* what the policy file says */
-	char			 rule[1024];	/* "FILE:LINE", "grant g1 (once)" */
-	char			 why[1536];	/* one line for logs and 403s */
-};
-
-/*
- * Name the rule of a verdict, as logs and refusals do: "FILE:LINE", the
- * origin alone for a rule given on the command line (line 0), "" when no
- * rule decided (file NULL); "system FILE:LINE" for a rule of the system
- * layer.
- */
-void	policy_rule_text(const struct rules_verdict *, char *, size_t);
-
-/*
- * Say which deny rule refused, for the agent and the person: "denied by
- * the rule 'TEXT' (FILE:LINE)" (TEXT cut to 200 bytes, FILE:LINE to 256;
- * "deny" when the verdict has no text).  Returns what snprintf does.
- */
-int	policy_deny_text(const struct rules_verdict *, char *, size_t);
-
-/*
- * Decide host:port (port 1 to 65535) at now for a caller in sandbox
- * (NULL: "", as grants_match()): an explicit deny rule
- * denies ("denied by rule FILE:LINE; a grant cannot override it" when a
- * grant was there), an allow rule allows, a live grant allows, and
- * everything else is denied.  An address of a special-purpose range not
- * covered by allow-private is denied whatever allowed it (names are
- * checked by the gateway on each address they resolve to).  A once
- * grant is not used up here: on using the decision, the caller calls
- * grants_consume(grants, d->grant.id) when d->consume is set.  Returns
- * d->allow.
- */
-int	policy_decide(const struct rules *, const struct grants *,
-	    const struct host *, uint16_t, const char *, uint64_t,
-	    struct policy_decision *);
-
-/*
- * Can a grant lift a refusal of host:port?  None can when an explicit
- * deny rule decides it, nor for an address of a special-purpose range
- * that no allow-private rule covers (whatever a rule or grant allows).
- * Returns 1 when a grant can; 0 when none can, with fix (one line for
- * the agent and the person) saying why and what the person would have
- * to change in the policy, or, for a deny of the system layer, that
- * only an administrator can.  Port 0 (a DNS answer) is asked as 443, the
- * port `pinhole request HOST` asks for.
- */
-#define POLICY_FIX_LEN	640
-int	policy_grantable(const struct rules *, const struct host *, uint16_t,
-	    char *, size_t);
-
-/*
- * Does the policy allow host:port (1 to 65535) only with request checks
- * (read-only, methods, path: every allow rule for it has some), which a
- * grant for it would lift?  Returns 1 with text saying which ("the
- * request checks of the rule 'allow x.test read-only' (FILE:LINE)"), or
- * 0 (not allowed at all, or allowed without checks).
- */
-#define POLICY_LIFTS_LEN	512
-int	policy_lifts(const struct rules *, const struct host *, uint16_t,
-	    char *, size_t);
-
-/*
- * The fix for an address the gateway refused to dial (its text, and
- * what kind of address it is, as addr_class_name() says): no grant can
- * open it, an allow-private rule can.
- */
-void	policy_private_fix(const char *, const char *, char *, size_t);
 
 #endif

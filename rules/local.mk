@@ -46,8 +46,10 @@ tests_bench_bench_rules_LDADD = $(UNIT_LIBS)
 libpinhole_a_SOURCES += rules/edit.c rules/file.c
 UNIT_TESTS += tests/unit/test_edit
 
-# Runtime grants on top of the policy, and the decision combining both.
-libpinhole_a_SOURCES += rules/grants.c rules/grants.h
+# The policy in force: rules, runtime grants on top, and the one decision
+# combining both.
+libpinhole_a_SOURCES += rules/grants.c rules/grants.h \
+	rules/policy.c rules/policy.h
 UNIT_TESTS += tests/unit/test_grants
 
 # The system layer: its precedence, policy.d, glob includes; end to end.

@@ -130,39 +130,9 @@ audit_event_init(struct audit_event *ev)
 	ev->denied = -1;
 }
 
-/* A new sandbox with one reference; NULL when out of memory. */
-struct audit_sandbox *
-audit_sandbox_new(const char *id, const char *cmd, long pid)
-{
-	struct audit_sandbox	*sb;
-
-	if ((sb = calloc(1, sizeof *sb)) == NULL)
-		return (NULL);
-	snprintf(sb->id, sizeof sb->id, "%s", id);
-	snprintf(sb->cmd, sizeof sb->cmd, "%s", cmd);
-	sb->pid = pid;
-	sb->refs = 1;
-	return (sb);
-}
-
-struct audit_sandbox *
-audit_sandbox_ref(struct audit_sandbox *sb)
-{
-	if (sb != NULL)
-		sb->refs++;
-	return (sb);
-}
-
-void
-audit_sandbox_unref(struct audit_sandbox *sb)
-{
-	if (sb != NULL && --sb->refs == 0)
-		free(sb);
-}
-
 /* Name the sandbox (NULL: none) in an event. */
 void
-audit_event_sandbox(struct audit_event *ev, const struct audit_sandbox *sb)
+audit_event_sandbox(struct audit_event *ev, const struct audit_ident *sb)
 {
 	if (sb == NULL)
 		return;

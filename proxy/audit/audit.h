@@ -71,13 +71,19 @@ struct audit_event {
 void		 audit_event_init(struct audit_event *);
 
 /*
- * A sandbox: one command attached to a session's gateway, named in
- * every line its traffic causes.  Shared by everything that came from it
- * (listeners, connections, DNS queries, requests) and freed with the
- * last reference.
+ * Who a line is about: a sandbox (one command attached to a session's
+ * gateway), by its id, its command line as audit_cmdline() wrote it and
+ * its pid (-1: none known).  struct sandbox (proxy/sandbox/sandbox.h)
+ * keeps one first, and hands it to the lines its traffic causes.
  */
 #define AUDIT_SANDBOX_ID_LEN	16
 #define AUDIT_CMD_LEN		160	/* argv kept, with quotes and "..." */
+
+struct audit_ident {
+	char		id[AUDIT_SANDBOX_ID_LEN];
+	char		cmd[AUDIT_CMD_LEN];
+	long		pid;
+};
 
 /* What is left of a log budget (budget.h), in thousandths. */
 struct audit_bucket {
@@ -86,24 +92,9 @@ struct audit_bucket {
 	uint64_t	at;		/* mono_ms() of the last refill; 0 never */
 };
 
-struct audit_sandbox {
-	char		id[AUDIT_SANDBOX_ID_LEN];
-	char		cmd[AUDIT_CMD_LEN];
-	long		pid;
-	unsigned int	refs;
-	struct audit_bucket bucket;	/* its log budget */
-};
-
-/*
- * A new sandbox (its id, its command line as audit_cmdline() wrote it,
- * its pid) with one reference; NULL when out of memory.
- */
-struct audit_sandbox *audit_sandbox_new(const char *, const char *, long);
-struct audit_sandbox *audit_sandbox_ref(struct audit_sandbox *);
-void		 audit_sandbox_unref(struct audit_sandbox *);
 /* Name the sandbox (NULL: none) in an event. */
 void		 audit_event_sandbox(struct audit_event *,
-		    const struct audit_sandbox *);
+		    const struct audit_ident *);
 /*
  * argv as one line a shell would read back: words of plain characters
  * as they are, others in single quotes; cut with "..." to fit.  Pure.

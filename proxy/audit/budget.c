@@ -1,6 +1,6 @@
 /*
  * The log budget (budget.h): a token bucket of lines and one of bytes
- * for each sandbox, kept in its struct audit_sandbox (the gateway's own
+ * for each sandbox, kept in its struct sandbox (the gateway's own
  * clients have the budget's), refilled from the monotonic clock as
  * lines come.  A line within the budget costs one token bucket check
  * and is written; past it, the line is not built: it is counted by its
@@ -29,7 +29,7 @@
 /* One kind of line summed up this second. */
 struct budget_kind {
 	char			*key;
-	struct audit_sandbox	*sb;		/* a reference, or NULL */
+	struct audit_ident	 who;		/* whose; id "": none */
 	char			*event, *verdict, *session, *host, *method;
 	char			*via;
 	int			 port;
@@ -87,7 +87,6 @@ budget_ts(uint64_t ms, char *buf, size_t len)
 static void
 budget_kind_free(struct budget_kind *k)
 {
-	audit_sandbox_unref(k->sb);
 	free(k->key);
 	free(k->event);
 	free(k->verdict);
@@ -109,7 +108,7 @@ budget_kind_write(struct audit_budget *b, const struct budget_kind *k)
 	ev.event = k->event;
 	ev.verdict = k->verdict;
 	ev.session = k->session;
-	audit_event_sandbox(&ev, k->sb);
+	audit_event_sandbox(&ev, k->who.id[0] != '\0' ? &k->who : NULL);
 	ev.host = k->host;
 	ev.port = k->port;
 	ev.via = k->via;
@@ -227,7 +226,7 @@ budget_take(const struct audit_budget *b, struct audit_bucket *k)
 
 /* The key of a line's kind, in buf; 0 when it does not fit. */
 static int
-budget_key(char *buf, size_t len, const struct audit_sandbox *sb,
+budget_key(char *buf, size_t len, const struct audit_ident *sb,
     const struct audit_event *ev)
 {
 	int	n;
@@ -249,7 +248,7 @@ budget_strdup(char **dst, const char *src)
 
 /* A new kind, its strings copied; NULL when out of memory. */
 static struct budget_kind *
-budget_kind_new(const char *key, struct audit_sandbox *sb,
+budget_kind_new(const char *key, const struct audit_ident *sb,
     const struct audit_event *ev)
 {
 	struct budget_kind	*k;
@@ -266,14 +265,15 @@ budget_kind_new(const char *key, struct audit_sandbox *sb,
 		budget_kind_free(k);
 		return (NULL);
 	}
-	k->sb = audit_sandbox_ref(sb);
+	if (sb != NULL)
+		k->who = *sb;
 	k->port = ev->port;
 	return (k);
 }
 
 /* Find a line's kind, or add it; NULL past BUDGET_KINDS. */
 static struct budget_kind *
-budget_kind_get(struct audit_budget *b, struct audit_sandbox *sb,
+budget_kind_get(struct audit_budget *b, const struct audit_ident *sb,
     const struct audit_event *ev)
 {
 	struct budget_kind	**bucket, *k;
@@ -300,7 +300,7 @@ budget_kind_get(struct audit_budget *b, struct audit_sandbox *sb,
 
 /* Count a line past the budget by its kind. */
 static void
-budget_count(struct audit_budget *b, struct audit_sandbox *sb,
+budget_count(struct audit_budget *b, const struct audit_ident *sb,
     const struct audit_event *ev)
 {
 	struct budget_kind	*k;
@@ -319,13 +319,13 @@ budget_count(struct audit_budget *b, struct audit_sandbox *sb,
 
 /* Write an allowed traffic line, or sum it up past the budget. */
 void
-audit_budget_write(struct audit_budget *b, struct audit_sandbox *sb,
-    const struct audit_event *ev)
+audit_budget_write(struct audit_budget *b, const struct audit_ident *sb,
+    struct audit_bucket *k, const struct audit_event *ev)
 {
-	struct audit_bucket	*k;
-	size_t			 len;
+	size_t	len;
 
-	k = sb != NULL ? &sb->bucket : &b->own;
+	if (k == NULL)
+		k = &b->own;
 	if (!budget_take(b, k)) {
 		budget_count(b, sb, ev);
 		return;

@@ -19,8 +19,9 @@
 
 struct audit;
 struct audit_budget;
+struct audit_bucket;
 struct audit_event;
-struct audit_sandbox;
+struct audit_ident;
 struct event_base;
 
 /*
@@ -34,11 +35,13 @@ struct audit_budget *audit_budget_create(struct event_base *, struct audit *,
 void		 audit_budget_free(struct audit_budget *);
 
 /*
- * Write an allowed traffic line of sandbox sb (NULL: the gateway's own
- * clients), or sum it up when sb is past its budget.
+ * Write an allowed traffic line of a sandbox (who it is, and its bucket;
+ * NULL and NULL: the gateway's own clients), or sum it up when the
+ * sandbox is past its budget.
  */
 void		 audit_budget_write(struct audit_budget *,
-		    struct audit_sandbox *, const struct audit_event *);
+		    const struct audit_ident *, struct audit_bucket *,
+		    const struct audit_event *);
 
 /* Parse --log-budget: LINES,BYTES (K, M, G suffixes), or 0 for none. */
 int		 audit_budget_parse(const char *, uint64_t *, uint64_t *);

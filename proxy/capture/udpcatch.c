@@ -25,6 +25,7 @@
 #include "proxy/audit/audit.h"
 #include "proxy/capture/udpcatch.h"
 #include "proxy/dns/fakeip.h"
+#include "proxy/sandbox/sandbox.h"
 
 #define UDPCATCH_BATCH	64	/* datagrams read per wakeup */
 
@@ -34,7 +35,7 @@ struct udpcatch {
 	int			 raw;
 	struct audit		*audit;
 	const char		*session;
-	struct audit_sandbox	*sandbox;	/* whose datagrams, or NULL */
+	struct sandbox	*sandbox;	/* whose datagrams, or NULL */
 	const struct fakeip	*fakeip;
 	time_t			 second;	/* of the last log line */
 	unsigned int		 logged;	/* lines in that second */
@@ -156,7 +157,7 @@ udpcatch_log(struct udpcatch *u, const struct sockaddr_in *src,
 	if (u->fakeip != NULL)
 		name = fakeip_lookup_name(u->fakeip,
 		    (const uint8_t *)&dst->sin_addr, 4,
-		    u->sandbox != NULL ? u->sandbox->id : "");
+		    sandbox_id(u->sandbox));
 	if (u->quiet > 0)
 		snprintf(detail, sizeof detail, "UDP; %lu more not logged",
 		    u->quiet);
@@ -168,7 +169,7 @@ udpcatch_log(struct udpcatch *u, const struct sockaddr_in *src,
 	e.verdict = "deny";
 	e.reason = "udp";
 	e.session = u->session;
-	audit_event_sandbox(&e, u->sandbox);
+	audit_event_sandbox(&e, sandbox_ident(u->sandbox));
 	e.client = client;
 	e.host = name != NULL ? name : addr;
 	e.port = ntohs(dst->sin_port);
@@ -236,7 +237,7 @@ udpcatch_read_cb(evutil_socket_t fd, short what, void *arg)
 /* Take over the catch-all UDP socket and the raw ICMP socket. */
 struct udpcatch *
 udpcatch_create(struct event_base *base, int fd, int raw,
-    struct audit *audit, const char *session, struct audit_sandbox *sb,
+    struct audit *audit, const char *session, struct sandbox *sb,
     const struct fakeip *fakeip)
 {
 	struct udpcatch	*u;
@@ -250,7 +251,7 @@ udpcatch_create(struct event_base *base, int fd, int raw,
 	u->raw = raw;
 	u->audit = audit;
 	u->session = session;
-	u->sandbox = audit_sandbox_ref(sb);
+	u->sandbox = sandbox_ref(sb);
 	u->fakeip = fakeip;
 	u->ev = event_new(base, fd, EV_READ | EV_PERSIST, udpcatch_read_cb, u);
 	if (u->ev == NULL || event_add(u->ev, NULL) == -1) {
@@ -258,7 +259,7 @@ udpcatch_create(struct event_base *base, int fd, int raw,
 			event_free(u->ev);
 		close(fd);
 		close(raw);
-		audit_sandbox_unref(u->sandbox);
+		sandbox_unref(u->sandbox);
 		free(u);
 		return (NULL);
 	}
@@ -274,6 +275,6 @@ udpcatch_free(struct udpcatch *u)
 	event_free(u->ev);
 	close(u->fd);
 	close(u->raw);
-	audit_sandbox_unref(u->sandbox);
+	sandbox_unref(u->sandbox);
 	free(u);
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 struct audit;
-struct audit_sandbox;
+struct sandbox;
 struct event_base;
 struct fakeip;
 struct udpcatch;
@@ -27,7 +27,7 @@ struct udpcatch;
  * the caller's, the sandbox is referenced; any may be NULL.
  */
 struct udpcatch	*udpcatch_create(struct event_base *, int, int,
-		    struct audit *, const char *, struct audit_sandbox *,
+		    struct audit *, const char *, struct sandbox *,
 		    const struct fakeip *);
 void		 udpcatch_free(struct udpcatch *);
 

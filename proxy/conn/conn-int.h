@@ -24,10 +24,11 @@
 #include "proxy/conn/pipebuf.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/sandbox/sandbox.h"
 #include "proxy/wire/http.h"
 #include "proxy/wire/placeholder.h"
 #include "proxy/wire/sni.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 struct agent_response;
@@ -94,7 +95,7 @@ struct conn {
 	struct conn_set		*set;
 	TAILQ_ENTRY(conn)	 entry;
 	unsigned long long	 id;
-	struct audit_sandbox	*sandbox;	/* where it came from, or NULL */
+	struct sandbox	*sandbox;	/* where it came from, or NULL */
 	int			 refs;
 	int			 dead;
 	enum conn_state	 state;
@@ -236,6 +237,8 @@ struct conn_events {
 };
 
 /* core.c: the struct's life: clock, timer, audit line, the one close, byte moving. */
+/* The policy that decides: its sandbox's, or the gateway's. */
+struct policy *conn_policy_in_force(const struct conn *);
 time_t	conn_now(struct conn *);
 void	conn_timer(struct conn *, int);
 void	conn_idle_timer(struct conn *);

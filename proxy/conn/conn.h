@@ -14,7 +14,6 @@
 
 #include <stddef.h>
 
-#include "proxy/escalate/grants.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/http.h"
 #include "rules/rules.h"
@@ -24,13 +23,14 @@
 struct audit;
 struct audit_budget;
 struct metrics;
-struct audit_sandbox;
+struct sandbox;
 struct conn;
 struct conn_events;
 struct escalate;
 struct event;
 struct event_base;
 struct fakeip;
+struct policy;
 struct rules;
 struct rules_secret;
 struct rules_upstream;
@@ -80,14 +80,13 @@ struct conn_set {
 	struct audit		*audit;		/* or NULL */
 	struct audit_budget	*budget;	/* of allowed lines, or NULL */
 	struct metrics		*metrics;	/* or NULL */
-	struct rules		*rules;		/* NULL denies all */
+	struct policy		*policy;	/* the gateway's */
 	const struct fakeip	*fakeip;	/* NULL: no DNS side */
 	struct tls		*tls;		/* inspection; NULL: none */
 	const struct conn_secret *secrets;	/* the policy's, with values */
 	size_t			 nsecrets;
 	unsigned int		 secrets_gen;	/* changed by each setting */
 	struct escalate		*esc;		/* or NULL */
-	struct escalate_grants	 eg;		/* .grants or NULL */
 	int			 ask;		/* s to hold, 0: no */
 	int			 stopping;	/* no new requests */
 	TAILQ_HEAD(, conn)	 conns;
@@ -127,12 +126,12 @@ void	conn_own_load(struct conn_set *);
  * is taken); returns -1 (socket closed) on failure.
  */
 int	conn_open(struct conn_set *, int, const struct sockaddr *,
-	    socklen_t, enum conn_kind, struct audit_sandbox *);
+	    socklen_t, enum conn_kind, struct sandbox *);
 /* Stopping: close the connections idle between requests. */
 void	conn_stop_all(struct conn_set *);
 void	conn_close_all(struct conn_set *, const char *);
 /* Close the connections that came from one sandbox. */
-void	conn_close_sandbox(struct conn_set *, const struct audit_sandbox *,
+void	conn_close_sandbox(struct conn_set *, const struct sandbox *,
 	    const char *);
 /*
  * Free the closed connections no asynchronous step still holds (all of

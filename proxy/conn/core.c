@@ -34,6 +34,13 @@
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/scrub.h"
 
+/* The policy that decides: the sandbox's, or the gateway's. */
+struct policy *
+conn_policy_in_force(const struct conn *c)
+{
+	return (sandbox_policy(c->sandbox, c->set->policy));
+}
+
 /* Seconds on the event loop's clock. */
 time_t
 conn_now(struct conn *c)
@@ -156,7 +163,7 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	e.verdict = verdict;
 	e.reason = reason;
 	e.session = c->set->session;
-	audit_event_sandbox(&e, c->sandbox);
+	audit_event_sandbox(&e, sandbox_ident(c->sandbox));
 	e.conn = (int64_t)c->id;
 	e.client = c->client_addr;
 	e.host = c->have_host ? c->host.text : NULL;
@@ -187,7 +194,8 @@ conn_audit(struct conn *c, const char *event, const char *verdict,
 	    c->set->budget == NULL)
 		audit_write(c->set->audit, &e);
 	else
-		audit_budget_write(c->set->budget, c->sandbox, &e);
+		audit_budget_write(c->set->budget, sandbox_ident(c->sandbox),
+		    sandbox_log_bucket(c->sandbox), &e);
 }
 
 /*
@@ -485,7 +493,7 @@ conn_free(struct conn *c)
 	free(c->path);
 	free(c->swaps);
 	conn_upstream_unref(c->upstream);
-	audit_sandbox_unref(c->sandbox);
+	sandbox_unref(c->sandbox);
 	free(c);
 }
 

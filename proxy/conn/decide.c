@@ -8,12 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/clock.h"
 #include "proxy/conn/conn-int.h"
 #include "proxy/dns/fakeip.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/wire/http.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 /*
@@ -29,7 +28,7 @@ conn_unfake(struct conn *c)
 	    !fakeip_contains(c->set->fakeip, c->host.addr, 4))
 		return (0);
 	if ((name = fakeip_lookup_name(c->set->fakeip, c->host.addr, 4,
-	    escalate_sandbox_id(c->sandbox))) == NULL) {
+	    sandbox_id(c->sandbox))) == NULL) {
 		conn_refuse(c, 502, NULL, "fake address not in use");
 		return (-1);
 	}
@@ -44,18 +43,19 @@ conn_unfake(struct conn *c)
 static int
 conn_port_only(struct conn *c)
 {
-	struct rules_verdict	v;
-	uint16_t		ports[64];
-	size_t			n, i;
+	const struct rules	*r = policy_rules(conn_policy_in_force(c));
+	struct rules_verdict	 v;
+	uint16_t		 ports[64];
+	size_t			 n, i;
 
-	n = rules_ports(c->set->rules, ports, 62);
+	n = rules_ports(r, ports, 62);
 	if (n > 62)
 		n = 62;
 	ports[n++] = 80;
 	ports[n++] = 443;
 	for (i = 0; i < n; i++) {
 		if (ports[i] != c->port &&
-		    rules_match(c->set->rules, &c->host, ports[i], &v))
+		    rules_match(r, &c->host, ports[i], &v))
 			return (1);
 	}
 	return (0);
@@ -86,6 +86,13 @@ conn_request_of(const struct conn *c, struct rules_request *rq)
 	return (1);
 }
 
+/* The same, for policy_decide(), which asks only when it checks. */
+static int
+conn_request_cb(void *arg, struct rules_request *rq)
+{
+	return (conn_request_of(arg, rq));
+}
+
 /* An allowed request's secrets: put back, or the request refused. */
 static int
 conn_secrets_ok(struct conn *c)
@@ -98,47 +105,32 @@ conn_secrets_ok(struct conn *c)
 
 /*
  * Decide (host, port) by the policy, and when its rules check requests,
- * the request; then by the grants in force (as policy_decide: a deny
- * rule wins over a grant, and a grant for the host lifts the checks of
- * its allow rules); a once grant is used up here, by this connection or
- * request.  *checked says the request was looked at.  Returns 1 allow,
- * 0 deny, -1 for a path that cannot be read one way only.  The
- * addresses are vetted later, as for any allowed host.
+ * the request; then by the grants in force (policy_decide(): a deny rule
+ * wins over a grant, and a grant for the host lifts the checks of its
+ * allow rules); a once grant is used up here, by this connection or
+ * request.  Returns 1 allow, 0 deny, -1 for a path that cannot be read
+ * one way only.  The addresses are vetted later, as for any allowed host.
  */
 static int
-conn_policy(struct conn *c, struct rules_verdict *v, int *checked)
+conn_policy(struct conn *c, struct policy_decision *d)
 {
-	struct conn_set		*set = c->set;
-	struct rules_request	 rq;
-	struct grant		 g;
-	int			 rv;
+	struct policy_ask	q = { .host = &c->host, .port = c->port,
+				    .request = conn_request_cb, .arg = c,
+				    .flags = POLICY_CONSUME };
+	int			rv;
 
-	memset(v, 0, sizeof *v);
-	v->why = "no policy loaded";
-	*checked = 0;
-	if (set->rules == NULL)
-		return (0);
+	sandbox_ask(c->sandbox, &q);
+	rv = policy_decide(conn_policy_in_force(c), &q, d);
 	c->loopback = 0;
-	if (rules_match(set->rules, &c->host, c->port, v)) {
-		c->inspect = v->inspect;
-		c->loopback = v->exact;
-		if (!v->inspect || !conn_request_of(c, &rq))
-			return (1);
-		*checked = 1;
-		if ((rv = rules_match_request(set->rules, &c->host, c->port,
-		    &rq, v)) != 0 || v->by_deny)
-			return (rv);
-	} else if (v->file != NULL)
-		return (0);
-	if (set->eg.grants == NULL ||
-	    !grants_match(set->eg.grants, &c->host, c->port,
-	    escalate_sandbox_id(c->sandbox), mono_ms(), &g))
-		return (0);
-	snprintf(c->grant_id, sizeof c->grant_id, "%s", g.id);
-	if (g.scope == GRANT_ONCE)
-		grants_consume(set->eg.grants, g.id);
-	c->loopback = 1;
-	return (1);
+	if (d->ruled) {
+		c->inspect = d->inspect;
+		c->loopback = d->exact;
+	}
+	if (rv == 1 && d->granted) {
+		snprintf(c->grant_id, sizeof c->grant_id, "%s", d->grant.id);
+		c->loopback = 1;
+	}
+	return (rv);
 }
 
 /* Refuse a host the policy denies, saying how to ask for it. */
@@ -148,7 +140,7 @@ conn_deny(struct conn *c, const struct rules_verdict *v)
 	const char	*perr;
 	char		 why[512];
 
-	if (v->file != NULL || c->set->rules == NULL)
+	if (v->file != NULL || policy_rules(conn_policy_in_force(c)) == NULL)
 		perr = "denied-by-policy";
 	else if (c->host.kind != HOST_NAME)
 		perr = "ip-literal";
@@ -187,13 +179,12 @@ conn_deny_request(struct conn *c, const struct rules_verdict *v)
 void
 conn_asked(struct conn *c, const struct escalate_request *r, int timed_out)
 {
-	struct rules_verdict	v;
+	struct policy_decision	d;
 	char			why[ESCALATE_BY_LEN + ESCALATE_TEXT_LEN + 16];
-	int			checked;
 
 	conn_count_held(c, 0);
-	if (r->state == ESCALATE_APPROVED && conn_policy(c, &v, &checked) == 1) {
-		conn_rule_keep(c, &v);
+	if (r->state == ESCALATE_APPROVED && conn_policy(c, &d) == 1) {
+		conn_rule_keep(c, &d.verdict);
 		if (conn_secrets_ok(c))
 			conn_go(c);
 		return;
@@ -245,35 +236,37 @@ conn_hold(struct conn *c, const struct rules_verdict *v)
 int
 conn_decide(struct conn *c)
 {
-	struct rules_verdict	v;
+	struct policy_decision	d;
+	struct rules_verdict	*v = &d.verdict;
 	char			fix[ESCALATE_FIX_LEN];
-	int			rv, checked;
+	int			rv;
 
 	c->grant_id[0] = '\0';
-	if ((rv = conn_policy(c, &v, &checked)) == 1) {
-		conn_rule_keep(c, &v);
+	if ((rv = conn_policy(c, &d)) == 1) {
+		conn_rule_keep(c, v);
 		return (conn_secrets_ok(c) ? 0 : -1);
 	}
-	conn_rule_keep(c, &v);
+	conn_rule_keep(c, v);
 	if (rv == -1) {
-		conn_refuse(c, 400, "bad-path", v.why);
+		conn_refuse(c, 400, "bad-path", v->why);
 		return (-1);
 	}
-	if (checked) {
-		conn_deny_request(c, &v);
+	if (d.checked) {
+		conn_deny_request(c, v);
 		return (-1);
 	}
-	policy_grantable(c->set->rules, &c->host, c->port, fix, sizeof fix);
+	policy_grantable(policy_rules(conn_policy_in_force(c)), &c->host,
+	    c->port, fix, sizeof fix);
 	if (fix[0] != '\0' || c->fix != NULL)
 		conn_fix_set(c, "%s", fix);
 	if (c->set->esc != NULL) {
 		escalate_blocked(c->set->esc, c->sandbox, &c->host, c->port,
 		    c->via, fix[0] != '\0' ? fix : NULL);
-		if (c->set->ask > 0 && v.file == NULL && fix[0] == '\0' &&
-		    conn_hold(c, &v) == 0)
+		if (c->set->ask > 0 && v->file == NULL && fix[0] == '\0' &&
+		    conn_hold(c, v) == 0)
 			return (1);
 	}
-	conn_deny(c, &v);
+	conn_deny(c, v);
 	return (-1);
 }
 

@@ -36,7 +36,7 @@
 #include "proxy/resolver/resolver.h"
 #include "proxy/tls/tls.h"
 #include "proxy/wire/socks5.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 /*
@@ -97,16 +97,17 @@ static int
 conn_vet(struct conn *c, const struct resolver_addr *a,
     const char **what)
 {
-	struct rules_verdict	v;
-	size_t			len = a->family == AF_INET ? 4 : 16;
-	enum addr_class		cls;
+	const struct rules	*r;
+	struct rules_verdict	 v;
+	size_t			 len = a->family == AF_INET ? 4 : 16;
+	enum addr_class		 cls;
 
 	cls = addr_classify(a->addr, len);
 	if (cls == ADDR_PUBLIC && !conn_own(c->set, a))
 		return (1);
 	*what = cls == ADDR_PUBLIC ? "this host's own" : addr_class_name(cls);
-	return (c->set->rules != NULL &&
-	    rules_private_ok(c->set->rules, a->addr, len, &v));
+	r = policy_rules(conn_policy_in_force(c));
+	return (r != NULL && rules_private_ok(r, a->addr, len, &v));
 }
 
 /* Dial the addresses in turn, or the upstream's in their place. */

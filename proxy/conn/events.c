@@ -32,7 +32,7 @@ static void	conn_timer_cb(evutil_socket_t, short, void *);
 /* Take over an accepted client connection. */
 int
 conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
-    socklen_t salen, enum conn_kind kind, struct audit_sandbox *sb)
+    socklen_t salen, enum conn_kind kind, struct sandbox *sb)
 {
 	struct conn	*c;
 
@@ -40,7 +40,7 @@ conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
 		goto fail;
 	c->set = set;
 	c->id = ++set->next_id;
-	c->sandbox = audit_sandbox_ref(sb);
+	c->sandbox = sandbox_ref(sb);
 	c->up_pipe.fd[0] = c->up_pipe.fd[1] = -1;
 	c->down_pipe.fd[0] = c->down_pipe.fd[1] = -1;
 	addr_sockaddr_text(sa, c->client_addr, sizeof c->client_addr);
@@ -75,7 +75,7 @@ fail:
 			evutil_closesocket(fd);
 		if (c->timer != NULL)
 			event_free(c->timer);
-		audit_sandbox_unref(c->sandbox);
+		sandbox_unref(c->sandbox);
 		free(c);
 	} else
 		evutil_closesocket(fd);
@@ -512,7 +512,7 @@ conn_close_all(struct conn_set *set, const char *reason)
 
 /* Close the connections that came from one sandbox. */
 void
-conn_close_sandbox(struct conn_set *set, const struct audit_sandbox *sb,
+conn_close_sandbox(struct conn_set *set, const struct sandbox *sb,
     const char *reason)
 {
 	struct conn	*c, *next;

@@ -147,7 +147,7 @@ conn_forbid(struct conn *c, const char *perr, int close_after,
 static void
 conn_refused(struct conn *c, int status, const char *perr, const char *why)
 {
-	struct escalate_refusal	f;
+	struct sandbox_refusal	f;
 
 	if (status != 403 || !c->have_host || c->set->esc == NULL)
 		return;

@@ -49,7 +49,7 @@ conn_transparent_dest(struct conn *c, const struct sockaddr_storage *ss)
 	if (c->set->fakeip == NULL || !fakeip_contains(c->set->fakeip, a, 4))
 		return (0);
 	name = fakeip_lookup_name(c->set->fakeip, a, 4,
-	    escalate_sandbox_id(c->sandbox));
+	    sandbox_id(c->sandbox));
 	if (name == NULL ||
 	    host_parse(name, strlen(name), &c->host, &errstr) == -1) {
 		conn_transparent_refuse(c, 403, "unknown-fake-address",

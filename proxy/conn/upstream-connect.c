@@ -32,6 +32,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/wire/http.h"
 #include "proxy/wire/upstreammsg.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 /* Read the credentials file: its first line as "Basic BASE64". */
@@ -140,13 +141,13 @@ int
 conn_upstream_route(struct conn *c)
 {
 	struct conn_upstream	*u = c->set->upstream;
+	const struct rules	*r = policy_rules(conn_policy_in_force(c));
 
 	conn_upstream_unref(c->upstream);
 	c->upstream = NULL;
 	if (u == NULL || (c->host.kind == HOST_NAME &&
 	    strcmp(c->host.text, RULES_HOST_LOOPBACK) == 0) ||
-	    (c->set->rules != NULL && rules_no_upstream(c->set->rules,
-	    &c->host)))
+	    (r != NULL && rules_no_upstream(r, &c->host)))
 		return (0);
 	c->upstream = conn_upstream_ref(u);
 	return (1);

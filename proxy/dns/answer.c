@@ -23,7 +23,8 @@
 #include "proxy/dns/fakeip.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
-#include "rules/grants.h"
+#include "proxy/sandbox/sandbox.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define DNS_ANSWER_TEXT	160	/* the audit line's "answer" */
@@ -33,7 +34,7 @@ static void
 dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 {
 	struct audit_event	 e;
-	struct audit_sandbox	*sb = dns_req_sandbox(r);
+	struct sandbox	*sb = dns_req_sandbox(r);
 	char			 tbuf[12], hint[HOST_TEXT_LEN + 32];
 	const char		*verdict = allow ? "allow" : "deny";
 	const char		*qname = r->named ? r->host.text : r->q.qname;
@@ -47,7 +48,7 @@ dns_answer_audit(struct dns_req *r, int allow, const char *answer)
 	e.event = "dns";
 	e.verdict = verdict;
 	e.session = r->srv->p.session;
-	audit_event_sandbox(&e, sb);
+	audit_event_sandbox(&e, sandbox_ident(sb));
 	e.client = dns_req_client(r);
 	e.via = "dns";
 	e.qname = qname;
@@ -140,7 +141,7 @@ dns_answer_ptr(struct dns_req *r)
 	if (r->q.qtype != DNS_T_PTR ||
 	    dns_answer_reverse(r->q.qname, a) == -1 ||
 	    (rep.ptr = fakeip_lookup_name(srv->p.fakeip, a, 4,
-	    escalate_sandbox_id(dns_req_sandbox(r)))) == NULL)
+	    sandbox_id(dns_req_sandbox(r)))) == NULL)
 		return (0);
 	rep.ttl = srv->p.ttl;
 	snprintf(r->why, sizeof r->why, "a fake address");
@@ -149,38 +150,19 @@ dns_answer_ptr(struct dns_req *r)
 	return (1);
 }
 
-/* Does a live grant open some port of the name? */
-static int
-dns_answer_granted(struct dns_req *r, const struct rules *rules)
+/* The policy that decides a query: its sandbox's, or the server's. */
+static struct policy *
+dns_answer_in_force(const struct dns_req *r)
 {
-	struct dns_server	*srv = r->srv;
-	const struct grants	*grants;
-	struct policy_decision	 d;
-	struct grant		 g;
-	const char		*sandbox = escalate_sandbox_id(
-				    dns_req_sandbox(r));
-	uint64_t		 now = mono_ms();
-
-	if (srv->p.grants == NULL ||
-	    (grants = srv->p.grants(srv->p.grants_arg)) == NULL ||
-	    !grants_match(grants, &r->host, 0, sandbox, now, &g))
-		return (0);
-	/* A deny rule on the granted port (443 for every port) still wins. */
-	if (!policy_decide(rules, grants, &r->host, g.port != 0 ? g.port : 443,
-	    sandbox, now, &d))
-		return (0);
-	snprintf(r->rule, sizeof r->rule, "%s", d.rule);
-	snprintf(r->why, sizeof r->why, "granted");
-	return (1);
+	return (sandbox_policy(dns_req_sandbox(r), r->srv->p.policy));
 }
 
 /* Is the name allowed on some port?  Fills r->host, r->rule, r->why. */
 static int
 dns_answer_policy(struct dns_req *r)
 {
-	struct dns_server	*srv = r->srv;
-	const struct rules	*rules = srv->p.rules(srv->p.rules_arg);
-	struct rules_verdict	 v;
+	struct policy_decision	 d;
+	struct policy_ask	 q = { .host = &r->host, .port = 0 };
 	const char		*errstr;
 
 	if (host_parse(r->q.qname, strlen(r->q.qname), &r->host,
@@ -193,20 +175,23 @@ dns_answer_policy(struct dns_req *r)
 		return (0);
 	}
 	r->named = 1;
-	if (rules_name_allowed(rules, &r->host, &v) == 0 &&
-	    dns_answer_granted(r, rules))
+	sandbox_ask(dns_req_sandbox(r), &q);
+	if (policy_decide(dns_answer_in_force(r), &q, &d) && d.granted) {
+		policy_decision_rule(&d, r->rule, sizeof r->rule);
+		snprintf(r->why, sizeof r->why, "granted");
 		return (1);
-	policy_rule_text(&v, r->rule, sizeof r->rule);
-	if (v.why != NULL)
-		snprintf(r->why, sizeof r->why, "%s", v.why);
-	return (v.allow);
+	}
+	policy_rule_text(&d.verdict, r->rule, sizeof r->rule);
+	if (d.verdict.why != NULL)
+		snprintf(r->why, sizeof r->why, "%s", d.verdict.why);
+	return (d.allow);
 }
 
 /* Tell the escalation queue of a name refused, for its sandbox. */
 static void
 dns_answer_refused(struct dns_req *r, const char *fix)
 {
-	struct escalate_refusal	f;
+	struct sandbox_refusal	f;
 
 	memset(&f, 0, sizeof f);
 	f.host = r->host;
@@ -232,8 +217,8 @@ dns_answer_blocked(struct dns_req *r)
 
 	if (r->named) {
 		r->blocked = 1;
-		r->fixed = !policy_grantable(srv->p.rules(srv->p.rules_arg),
-		    &r->host, 0, fix, sizeof fix);
+		r->fixed = !policy_grantable(policy_rules(
+		    dns_answer_in_force(r)), &r->host, 0, fix, sizeof fix);
 		escalate_hint(&r->host, 0, hint, sizeof hint);
 		snprintf(text, sizeof text, "blocked by pinhole policy%s%s",
 		    r->fixed ? ": " : "; ask: ", r->fixed ? fix : hint);
@@ -263,7 +248,7 @@ dns_answer_fake(struct dns_req *r, int allow)
 
 	memset(&a, 0, sizeof a);
 	a.type = DNS_T_A;
-	if (fakeip_assign(srv->p.fakeip, r->host.text, escalate_sandbox_id(
+	if (fakeip_assign(srv->p.fakeip, r->host.text, sandbox_id(
 	    dns_req_sandbox(r)), mono_sec(), srv->p.ttl, a.a) == -1) {
 		log_warnx("%s: every fake address is in use", __func__);
 		dns_answer_rcode(r, DNS_R_SERVFAIL);
@@ -326,7 +311,7 @@ dns_answer_relay(struct dns_req *r)
 static int
 dns_answer_vet(struct dns_req *r, const struct resolver_addr *ra)
 {
-	const struct rules	*rules = r->srv->p.rules(r->srv->p.rules_arg);
+	const struct rules	*rules = policy_rules(dns_answer_in_force(r));
 	struct rules_verdict	 v;
 	size_t			 len = ra->family == AF_INET ? 4 : 16;
 
@@ -510,7 +495,7 @@ dns_answer(struct dns_req *r, const uint8_t *msg, size_t len)
 		return;
 	if (!dns_answer_policy(r)) {
 		if (r->srv->p.ask && r->named && policy_grantable(
-		    r->srv->p.rules(r->srv->p.rules_arg), &r->host, 0, NULL, 0))
+		    policy_rules(dns_answer_in_force(r)), &r->host, 0, NULL, 0))
 			dns_answer_held(r);
 		else
 			dns_answer_blocked(r);

@@ -15,7 +15,7 @@
 #include "rules/rules.h"
 
 struct audit_event;
-struct audit_sandbox;
+struct sandbox;
 struct dns_conn;
 struct dns_listener;
 struct dns_log;
@@ -91,7 +91,7 @@ struct dns_listener {
 	struct dns_server		*srv;
 	int				 fd;
 	int				 family;
-	struct audit_sandbox		*sandbox;	/* its queries', or NULL */
+	struct sandbox		*sandbox;	/* its queries', or NULL */
 	struct event			*ev;	/* UDP */
 	struct evconnlistener		*lev;	/* TCP */
 	struct event			*backoff;
@@ -127,12 +127,12 @@ void		 dns_answer(struct dns_req *, const uint8_t *, size_t);
 struct dns_log	*dns_log_create(struct event_base *, struct audit *,
 		    unsigned int);
 void		 dns_log_free(struct dns_log *);
-int		 dns_log_counted(struct dns_log *, struct audit_sandbox *,
+int		 dns_log_counted(struct dns_log *, struct sandbox *,
 		    const char *, const char *, const char *);
 void		 dns_log_write(struct dns_log *, const struct audit_event *,
-		    struct audit_sandbox *);
+		    struct sandbox *);
 
 /* server.c: the sandbox a query came from, or NULL. */
-struct audit_sandbox *dns_req_sandbox(const struct dns_req *);
+struct sandbox *dns_req_sandbox(const struct dns_req *);
 
 #endif

@@ -19,22 +19,20 @@
 
 struct event_base;
 struct escalate;
-struct grants;
-struct rules;
+struct policy;
 struct resolver;
 struct audit;
-struct audit_sandbox;
+struct sandbox;
 struct dns_server;
 
 /* What the server needs; the pointers outlive it. */
 struct dns_server_params {
 	struct event_base	 *base;
-	/* The policy in force now (it may be reloaded between queries). */
-	const struct rules	*(*rules)(void *);
-	void			 *rules_arg;
-	/* Runtime grants (a granted name resolves), or NULL for none. */
-	const struct grants	*(*grants)(void *);
-	void			 *grants_arg;
+	/*
+	 * The policy in force (rules/policy.h: its rules, reloaded between
+	 * queries, and its grants: a granted name resolves).
+	 */
+	struct policy		 *policy;
 	struct resolver		 *resolver;
 	struct audit		 *audit;	/* NULL: no audit */
 	struct metrics		 *metrics;	/* queries counted; or NULL */
@@ -66,9 +64,9 @@ int		 dns_server_listen(struct dns_server *, const char *, char *,
  * reference is taken); the server owns it from now.
  */
 int		 dns_server_listen_fd(struct dns_server *, int,
-		    struct audit_sandbox *, char *, size_t);
+		    struct sandbox *, char *, size_t);
 /* A sandbox is gone: close its sockets, connections and queries. */
 void		 dns_server_drop_sandbox(struct dns_server *,
-		    const struct audit_sandbox *);
+		    const struct sandbox *);
 
 #endif

@@ -18,6 +18,7 @@
 #include "lib/clock.h"
 #include "proxy/audit/audit.h"
 #include "proxy/dns/dns-int.h"
+#include "proxy/sandbox/sandbox.h"
 
 #define DNS_LOG_MAX		4096	/* (verdict, type, name) remembered */
 #define DNS_LOG_BUCKETS		4096
@@ -27,7 +28,7 @@
 
 struct dns_log_entry {
 	char			*key;		/* "sandbox verdict type name" */
-	struct audit_sandbox	*sandbox;	/* whose queries, or NULL */
+	struct sandbox	*sandbox;	/* whose queries, or NULL */
 	const char		*qname;		/* its tail */
 	char			 verdict[8];
 	char			 qtype[12];
@@ -74,7 +75,7 @@ dns_log_repeats(struct dns_log *l, const struct dns_log_entry *e)
 	ev.event = "dns";
 	ev.verdict = e->verdict;
 	ev.session = l->session;
-	audit_event_sandbox(&ev, e->sandbox);
+	audit_event_sandbox(&ev, sandbox_ident(e->sandbox));
 	ev.via = "dns";
 	ev.qname = e->qname;
 	ev.qtype = e->qtype;
@@ -91,7 +92,7 @@ static void
 dns_log_entry_free(struct dns_log_entry *e)
 {
 	free(e->key);
-	audit_sandbox_unref(e->sandbox);
+	sandbox_unref(e->sandbox);
 	free(e->rule);
 	free(e->reason);
 	free(e->answer);
@@ -215,7 +216,7 @@ dns_log_strdup(char **dst, const char *src)
 /* Remember that ev, from sb, was written now, under key. */
 static void
 dns_log_remember(struct dns_log *l, char *key, const struct audit_event *ev,
-    struct audit_sandbox *sb)
+    struct sandbox *sb)
 {
 	struct dns_log_entry	**bucket, *e;
 
@@ -231,7 +232,7 @@ dns_log_remember(struct dns_log *l, char *key, const struct audit_event *ev,
 		return;
 	}
 	e->key = key;
-	e->sandbox = audit_sandbox_ref(sb);
+	e->sandbox = sandbox_ref(sb);
 	e->qname = strchr(strchr(strchr(key, ' ') + 1, ' ') + 1, ' ') + 1;
 	snprintf(e->verdict, sizeof e->verdict, "%s", ev->verdict);
 	snprintf(e->qtype, sizeof e->qtype, "%s", ev->qtype);
@@ -250,13 +251,13 @@ dns_log_remember(struct dns_log *l, char *key, const struct audit_event *ev,
  * fit.
  */
 static size_t
-dns_log_key(char *buf, size_t size, struct audit_sandbox *sb,
+dns_log_key(char *buf, size_t size, struct sandbox *sb,
     const char *verdict, const char *qtype, const char *qname)
 {
 	const char	*part[4];
 	size_t		 len, i, n = 0;
 
-	part[0] = sb != NULL ? sb->id : "";
+	part[0] = sandbox_id(sb);
 	part[1] = verdict;
 	part[2] = qtype;
 	part[3] = qname;
@@ -277,7 +278,7 @@ dns_log_key(char *buf, size_t size, struct audit_sandbox *sb,
  * query whose line is not written builds no line.
  */
 int
-dns_log_counted(struct dns_log *l, struct audit_sandbox *sb,
+dns_log_counted(struct dns_log *l, struct sandbox *sb,
     const char *verdict, const char *qtype, const char *qname)
 {
 	struct dns_log_entry	*e;
@@ -304,7 +305,7 @@ dns_log_counted(struct dns_log *l, struct audit_sandbox *sb,
  */
 void
 dns_log_write(struct dns_log *l, const struct audit_event *ev,
-    struct audit_sandbox *sb)
+    struct sandbox *sb)
 {
 	char	 key[DNS_LOG_KEY], *dup;
 	size_t	 n;

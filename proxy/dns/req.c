@@ -215,7 +215,7 @@ dns_req_free(struct dns_req *k)
 }
 
 /* The sandbox a query came from, or NULL. */
-struct audit_sandbox *
+struct sandbox *
 dns_req_sandbox(const struct dns_req *r)
 {
 	if (r->conn != NULL)

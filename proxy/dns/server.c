@@ -31,6 +31,7 @@
 #include "proxy/dns/dns-int.h"
 #include "proxy/dns/fakeip.h"
 #include "proxy/resolver/resolver.h"
+#include "proxy/sandbox/sandbox.h"
 #include "rules/rules.h"
 
 #define DNS_UDP_BATCH		64	/* datagrams a wake-up */
@@ -353,7 +354,7 @@ dns_listener_free(struct dns_listener *l)
 		evconnlistener_free(l->lev);
 	else if (l->fd != -1)
 		close(l->fd);
-	audit_sandbox_unref(l->sandbox);
+	sandbox_unref(l->sandbox);
 	free(l);
 }
 
@@ -362,7 +363,7 @@ dns_listener_free(struct dns_listener *l)
  * its queries still waiting for the upstream.
  */
 void
-dns_server_drop_sandbox(struct dns_server *srv, const struct audit_sandbox *sb)
+dns_server_drop_sandbox(struct dns_server *srv, const struct sandbox *sb)
 {
 	struct dns_listener	*l, *lnext;
 	struct dns_conn		*c, *cnext;
@@ -378,7 +379,7 @@ dns_server_drop_sandbox(struct dns_server *srv, const struct audit_sandbox *sb)
 		if (k->udp != NULL && k->udp->sandbox == sb)
 			dns_req_free(k);
 	}
-	fakeip_drop_sandbox(srv->p.fakeip, sb->id);
+	fakeip_drop_sandbox(srv->p.fakeip, sandbox_id(sb));
 	for (l = TAILQ_FIRST(&srv->listeners); l != NULL; l = lnext) {
 		lnext = TAILQ_NEXT(l, entry);
 		if (l->sandbox == sb) {
@@ -390,7 +391,7 @@ dns_server_drop_sandbox(struct dns_server *srv, const struct audit_sandbox *sb)
 
 /* Serve a sandbox (or NULL) on a descriptor bound (UDP) or listening (TCP). */
 int
-dns_server_listen_fd(struct dns_server *srv, int fd, struct audit_sandbox *sb,
+dns_server_listen_fd(struct dns_server *srv, int fd, struct sandbox *sb,
     char *err, size_t errlen)
 {
 	struct dns_listener	*l;
@@ -414,7 +415,7 @@ dns_server_listen_fd(struct dns_server *srv, int fd, struct audit_sandbox *sb,
 	}
 	l->srv = srv;
 	l->fd = fd;
-	l->sandbox = audit_sandbox_ref(sb);
+	l->sandbox = sandbox_ref(sb);
 	l->family = ss.ss_family;
 	if (evutil_make_socket_nonblocking(fd) == -1 ||
 	    dns_listener_start(l, type) == -1) {

@@ -14,7 +14,7 @@
 
 #include "lib/json.h"
 #include "proxy/escalate/agent.h"
-#include "proxy/escalate/control.h"
+#include "proxy/escalate/control-proto.h"
 #include "proxy/escalate/escalate.h"
 #include "proxy/wire/http.h"
 
@@ -351,7 +351,7 @@ agent_target(char *host, const char *port, struct host *h, uint16_t *pnum)
 static const char *
 agent_sandbox(const struct agent_ctx *c)
 {
-	return (escalate_sandbox_id(c->req->sandbox));
+	return (sandbox_id(c->req->sandbox));
 }
 
 /*
@@ -363,7 +363,7 @@ agent_filed(struct agent_ctx *c, const struct escalate_request *r,
     enum escalate_filed f)
 {
 	struct agent_response		*resp = c->resp;
-	const struct escalate_refusal	*last;
+	const struct sandbox_refusal	*last;
 	const struct escalate_asker	*a;
 	char				 when[32] = "";
 	char				 lifts[ESCALATE_LIFTS_LEN];
@@ -446,7 +446,6 @@ agent_full(struct agent_ctx *c)
 static void
 agent_post_request(struct agent_ctx *c)
 {
-	const struct escalate_hooks	*hk = escalate_hooks(c->e);
 	struct escalate_request		*r;
 	enum escalate_filed		 f;
 	struct host			 h;
@@ -467,8 +466,7 @@ agent_post_request(struct agent_ctx *c)
 		agent_error(c->resp, 403, fix);
 		return;
 	}
-	if (hk->allowed != NULL && hk->allowed(&h, port, agent_sandbox(c),
-	    hk->arg)) {
+	if (escalate_allowed(c->e, &h, port, c->req->sandbox)) {
 		agent_already(c, &h, port);
 		return;
 	}
@@ -520,14 +518,15 @@ agent_get_request(struct agent_ctx *c, const char *id, size_t idlen)
 static void
 agent_policy_lines(struct agent_ctx *c, int json)
 {
-	const struct escalate_hooks	*hk = escalate_hooks(c->e);
+	const struct policy		*p = escalate_policy(c->e);
 	char				 text[16384], *line, *save = NULL;
 	int				 first = 1;
 
-	if (hk->policy_text == NULL)
+	if (p == NULL)
 		return;
 	text[0] = '\0';
-	hk->policy_text(text, sizeof text, hk->arg);
+	if (policy_rules(p) != NULL)
+		rules_text(policy_rules(p), text, sizeof text);
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
 		if (!json) {
@@ -548,13 +547,11 @@ agent_policy_lines(struct agent_ctx *c, int json)
 static int
 agent_grant_in_force(struct agent_ctx *c, const struct escalate_request *r)
 {
-	const struct escalate_hooks	*hk = escalate_hooks(c->e);
-
 	if (r->state != ESCALATE_APPROVED || (r->scope == ESCALATE_SCOPE_ONCE &&
 	    !escalate_asked(r, agent_sandbox(c))))
 		return (0);
-	return (hk->allowed == NULL || hk->allowed(&r->host, r->port,
-	    agent_sandbox(c), hk->arg));
+	return (escalate_policy(c->e) == NULL || escalate_allowed(c->e,
+	    &r->host, r->port, c->req->sandbox));
 }
 
 /* Write the approvals in force; the request's id when it is ours. */
@@ -683,7 +680,7 @@ agent_get_blocked(struct agent_ctx *c)
 /* Write a refusal in a line of text: what, when, why, what to do. */
 static void
 agent_text_refusal(struct agent_response *resp,
-    const struct escalate_refusal *f)
+    const struct sandbox_refusal *f)
 {
 	char	last[32], hint[HOST_TEXT_LEN + 32];
 	char	target[HOST_TEXT_LEN + 16];
@@ -705,7 +702,7 @@ agent_text_refusal(struct agent_response *resp,
 static void
 agent_get_refused(struct agent_ctx *c)
 {
-	const struct escalate_refusal	*f;
+	const struct sandbox_refusal	*f;
 	unsigned long long		 below = ~0ULL;
 	size_t				 i;
 

@@ -42,7 +42,7 @@ struct agent_request {
 	struct agent_str	content_type;	/* may be empty */
 	struct agent_str	accept;		/* may be empty */
 	struct agent_str	body;
-	const struct audit_sandbox *sandbox;	/* it came from, or NULL */
+	struct sandbox	*sandbox;	/* it came from, or NULL */
 };
 
 struct agent_response {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "lib/json.h"
-#include "proxy/escalate/control.h"
+#include "proxy/escalate/control-proto.h"
 #include "proxy/escalate/escalate.h"
 
 /* One request being handled. */
@@ -154,7 +154,7 @@ control_put_blocked(struct json_writer *w, const struct escalate_blocked *b)
 
 /* Put the members of a sandbox's refusal: those, what and why. */
 void
-control_put_refusal(struct json_writer *w, const struct escalate_refusal *f)
+control_put_refusal(struct json_writer *w, const struct sandbox_refusal *f)
 {
 	control_put_refused(w, &f->host, f->port, f->via, f->count, f->first,
 	    f->last, f->fix, f->ask);

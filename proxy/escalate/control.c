@@ -26,6 +26,7 @@
 #include "lib/log.h"
 #include "lib/unixsock.h"
 #include "proxy/escalate/control.h"
+#include "proxy/escalate/control-proto.h"
 
 struct control_client {
 	TAILQ_ENTRY(control_client)	 entry;

@@ -14,26 +14,14 @@
 
 #include <stddef.h>
 
-#include "lib/json.h"
 #include "proxy/escalate/escalate.h"
 
-#define CONTROL_VERSION		1
 #define CONTROL_LINE_MAX	8192		/* one request line */
 #define CONTROL_OUT_MAX		(256 * 1024)	/* queued for one client */
 #define CONTROL_CLIENTS_MAX	64
-#define CONTROL_ASKERS_SHOWN	8		/* a request's "sandboxes" */
 
 struct control;
 struct event_base;
-
-/* What the protocol knows of one client connection. */
-struct control_peer {
-	uid_t	uid;
-	int	subscribed;
-};
-
-/* What handling a line asks of the connection. */
-#define CONTROL_WANT_SUBSCRIBE	0x1	/* start sending events */
 
 /*
  * The directory of the user's control sockets: $XDG_RUNTIME_DIR/pinhole
@@ -70,29 +58,5 @@ void		 control_close(struct control *);
 const char	*control_path(const struct control *);
 /* Tell clients where the agent endpoint is ("http://ADDR:PORT"). */
 void		 control_set_agent(struct control *, const char *);
-
-/*
- * Handle one request line from a peer (pure, but for the queue): append
- * the reply lines, each ending in '\n', to out.  Returns CONTROL_WANT_*
- * flags.  agent may be NULL.
- */
-int	control_handle(struct escalate *, struct control_peer *,
-	    const char *, const char *, size_t, struct json_writer *);
-
-/* Write the event line of a note, '\n' included. */
-void	control_format_note(struct escalate *, enum escalate_note,
-	    const struct escalate_request *, const struct escalate_blocked *,
-	    struct json_writer *);
-
-/* Members of a request, for events, replies and `pending --json`. */
-void	control_put_request(struct json_writer *, const char *,
-	    const struct escalate_request *);
-void	control_put_blocked(struct json_writer *,
-	    const struct escalate_blocked *);
-/* Members of a sandbox's refusal, for the agent endpoint. */
-void	control_put_refusal(struct json_writer *,
-	    const struct escalate_refusal *);
-/* RFC 3339 UTC, seconds. */
-void	control_time(time_t, char *, size_t);
 
 #endif

@@ -292,7 +292,7 @@ static void
 decider_send(struct decider_q *q, struct escalate_request *r)
 {
 	struct decider			*d = q->d;
-	const struct escalate_refusal	*f;
+	const struct sandbox_refusal	*f;
 	struct decider_question		 qq;
 	struct json_writer		 w;
 	char				 what[ESCALATE_WHAT_LEN], *sp;

@@ -12,8 +12,10 @@
  * Decisions come only from the control socket (proxy/escalate/control.h); waiters
  * (an agent's long poll, a held connection) and subscribers (watchers on
  * the control socket) are called back.  The queue also keeps the recent
- * blocked attempts the gateway reports, and each sandbox's recent
- * refusals with their reasons (refused.h).
+ * blocked attempts the gateway reports, and an index of the sandboxes
+ * whose recent refusals, with their reasons, are kept (each in its
+ * struct sandbox; refused.h).  A once approval's grant goes to the
+ * sandbox it is for (struct sandbox's once).
  *
  * With an event base, waiters time out and pending requests expire on
  * timers; without one (tests, fuzzing) only the clock is read, on each
@@ -29,8 +31,9 @@
 #include <time.h>
 
 #include "proxy/audit/audit.h"
+#include "proxy/sandbox/sandbox.h"
 #include "proxy/wire/decidermsg.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 #define ESCALATE_ID_BYTES	8	/* random bytes of an id, */
@@ -39,7 +42,7 @@
 #define ESCALATE_REASON_MAX	200	/* bytes of a reason kept */
 #define ESCALATE_TEXT_LEN	(ESCALATE_REASON_MAX * 4 + 1) /* cleaned */
 #define ESCALATE_BY_LEN		48	/* "uid 1000 via protocol" */
-#define ESCALATE_VIA_LEN	16
+#define ESCALATE_VIA_LEN	SANDBOX_VIA_LEN
 #define ESCALATE_PENDING_MAX	16	/* open requests */
 #define ESCALATE_DECIDED_MAX	64	/* decided requests kept for status */
 #define ESCALATE_BLOCKED_MAX	32	/* recent blocked (host, port, via) */
@@ -49,11 +52,9 @@
 #define ESCALATE_ASK_DEFAULT	60	/* a held connection waits, s */
 #define ESCALATE_EXPIRE		900	/* an unanswered request expires, s */
 #define ESCALATE_TTL_MAX	(366 * 86400)
-#define ESCALATE_FIX_LEN	POLICY_FIX_LEN
-#define ESCALATE_WHY_LEN	256	/* a refusal's reason */
-#define ESCALATE_WHAT_LEN	320	/* "METHOD /path" refused */
-#define ESCALATE_REFUSED_MAX	8	/* refusals kept a sandbox */
-#define ESCALATE_REFUSED_SANDBOXES 64	/* sandboxes whose are kept */
+#define ESCALATE_FIX_LEN	SANDBOX_FIX_LEN
+#define ESCALATE_WHY_LEN	SANDBOX_WHY_LEN	/* a refusal's reason */
+#define ESCALATE_WHAT_LEN	SANDBOX_WHAT_LEN /* "METHOD /path" refused */
 #define ESCALATE_DECIDER_LEN	DECIDER_URL_MAX
 #define ESCALATE_WRITTEN_LEN	1280	/* "FILE:LINE: allow RULE" */
 #define ESCALATE_LIFTS_LEN	(POLICY_LIFTS_LEN + 256)	/* what a grant would lift */
@@ -94,6 +95,7 @@ struct escalate_sub;
 struct audit;
 struct metrics;
 struct event_base;
+struct policy;
 
 /*
  * A sandbox that asked for a request ("": a caller naming none), and the
@@ -101,6 +103,7 @@ struct event_base;
  * own for the first), its reason, how it asked and when.
  */
 struct escalate_asker {
+	struct sandbox			*sb;	/* a reference, or NULL */
 	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
 	char				 cmd[AUDIT_CMD_LEN];
 	long				 pid;
@@ -146,7 +149,7 @@ struct escalate_request {
 	char				 why[ESCALATE_WHY_LEN];
 	/*
 	 * What a grant would lift, for a host the policy allows only with
-	 * request checks (the lifts hook): "" for a host it does not allow.
+	 * request checks (policy_lifts()): "" for a host it does not allow.
 	 */
 	char				 lifts[ESCALATE_LIFTS_LEN];
 	/* Approved always: where the rule went, "FILE:LINE: allow RULE". */
@@ -163,25 +166,6 @@ struct escalate_blocked {
 	time_t		first;
 	time_t		last;
 	char		fix[ESCALATE_FIX_LEN];	/* "": a grant can lift it */
-};
-
-/*
- * A refusal a sandbox met, as the person and the agent are told it:
- * what was refused, why, and either that a grant could lift it (ask)
- * or what the policy would have to change (fix), or neither.
- */
-struct escalate_refusal {
-	char		sandbox[AUDIT_SANDBOX_ID_LEN];	/* "": none */
-	struct host	host;
-	uint16_t	port;		/* 0: its name, by the DNS */
-	char		via[ESCALATE_VIA_LEN];
-	char		what[ESCALATE_WHAT_LEN];	/* "GET /x" or "" */
-	char		why[ESCALATE_WHY_LEN];
-	char		fix[ESCALATE_FIX_LEN];
-	int		ask;		/* a grant could lift it */
-	unsigned int	count;		/* kept: times met */
-	time_t		first;
-	time_t		last;
 };
 
 enum escalate_note {
@@ -203,41 +187,9 @@ struct escalate_event {
 	const struct escalate_request	*request;
 	const struct escalate_asker	*asker;
 	const struct escalate_blocked	*blocked;
-	const struct escalate_refusal	*refusal;
+	const struct sandbox_refusal	*refusal;
 	const char			*sandbox;
 	int				 secs;
-};
-
-/* What the owner of the queue provides. */
-struct escalate_hooks {
-	/*
-	 * Add the grant an approval gives (host, port, scope, ttl of the
-	 * request); an always one fills the request's written.  Returns 0,
-	 * or -1 with err filled: the approval fails.
-	 */
-	int	(*grant)(struct escalate_request *, char *, size_t, void *);
-	/*
-	 * Is (host, port) allowed right now, for a caller in this sandbox
-	 * ("": none), every request to it (a host the policy allows only
-	 * with request checks is not, unless a grant lifts them)?  1 yes,
-	 * 0 no.
-	 */
-	int	(*allowed)(const struct host *, uint16_t, const char *, void *);
-	/*
-	 * Could a grant lift a refusal of (host, port)?  1 yes; 0 no, with
-	 * the fix filled (why, and what the policy would have to change).
-	 */
-	int	(*grantable)(const struct host *, uint16_t, char *, size_t,
-		    void *);
-	/*
-	 * Does the policy allow (host, port) only with request checks, which
-	 * a grant would lift?  1 with text filled (which rule's checks), or
-	 * 0.  May be NULL.
-	 */
-	int	(*lifts)(const struct host *, uint16_t, char *, size_t, void *);
-	/* Describe the policy in force, one rule a line ("allow x:443\n"). */
-	size_t	(*policy_text)(char *, size_t, void *);
-	void	*arg;
 };
 
 typedef void	escalate_wait_cb(const struct escalate_request *, int, void *);
@@ -247,13 +199,27 @@ typedef void	escalate_note_cb(const struct escalate_event *, void *);
 struct escalate	*escalate_create(struct event_base *, const char *,
 		    struct audit *);
 void		 escalate_free(struct escalate *);
-void		 escalate_set_hooks(struct escalate *,
-		    const struct escalate_hooks *);
+/*
+ * Decide by p (rules/policy.h; the caller's, which outlives the queue):
+ * an approval adds its grant to it (an always one's rule written where
+ * it says), a target no grant can open is refused, and the agent is
+ * told what is allowed.  NULL (as at first): approvals grant nothing.
+ */
+void		 escalate_set_policy(struct escalate *, struct policy *);
+struct policy	*escalate_policy(const struct escalate *);
 void		 escalate_set_audit(struct escalate *, struct audit *);
 void		 escalate_set_metrics(struct escalate *, struct metrics *);
 void		 escalate_set_clock(struct escalate *, time_t (*)(void));
 const char	*escalate_session(const struct escalate *);
-const struct escalate_hooks *escalate_hooks(const struct escalate *);
+/*
+ * Is (host, port) allowed right now for a caller in a sandbox (NULL:
+ * none), by the policy that decides for it, every request to it (a host
+ * the policy allows only with request checks is not, unless a grant
+ * lifts them)?  Port 0: every port of it, by a grant of every port.
+ * 1 yes, 0 no (and without a policy).
+ */
+int		 escalate_allowed(struct escalate *, const struct host *,
+		    uint16_t, const struct sandbox *);
 
 /*
  * File a request for (host, port) with a reason of len bytes (cleaned and
@@ -266,11 +232,11 @@ const struct escalate_hooks *escalate_hooks(const struct escalate *);
  */
 enum escalate_filed escalate_file(struct escalate *, const struct host *,
 		    uint16_t, const char *, size_t, const char *,
-		    const struct audit_sandbox *, struct escalate_request **);
+		    struct sandbox *, struct escalate_request **);
 const char	*escalate_filed_text(enum escalate_filed);
 
 /*
- * Is (host, port) beyond any grant: the grantable hook says so (a deny
+ * Is (host, port) beyond any grant: policy_grantable() says so (a deny
  * rule, a special-purpose address), or the gateway refused it lately for
  * a reason no grant lifts (a name that resolved to a private address),
  * to this sandbox ("": none; NULL: to any, as the person sees it)?
@@ -348,7 +314,7 @@ void		 escalate_wait_cancel(struct escalate_waiter *);
  * says why) or out of memory: refuse the connection then.
  */
 struct escalate_waiter *escalate_ask(struct escalate *, const struct host *,
-		    uint16_t, const char *, const struct audit_sandbox *,
+		    uint16_t, const char *, struct sandbox *,
 		    const char *, const char *, int, escalate_wait_cb *,
 		    void *, enum escalate_filed *);
 
@@ -363,7 +329,7 @@ void		 escalate_unsubscribe(struct escalate_sub *);
  * (policy_grantable, policy_private_fix).
  */
 void		 escalate_blocked(struct escalate *,
-		    const struct audit_sandbox *, const struct host *,
+		    struct sandbox *, const struct host *,
 		    uint16_t, const char *, const char *);
 /* Recent blocked attempts, every sandbox's, newest first; NULL past them. */
 const struct escalate_blocked *escalate_blocked_at(const struct escalate *,
@@ -375,15 +341,15 @@ const struct escalate_blocked *escalate_blocked_at(const struct escalate *,
  * are filled here.
  */
 void		 escalate_refused(struct escalate *,
-		    const struct audit_sandbox *, struct escalate_refusal *);
+		    struct sandbox *, struct sandbox_refusal *);
 /* A sandbox's recent refusals (id "" for none), newest first. */
-const struct escalate_refusal *escalate_refused_at(const struct escalate *,
+const struct sandbox_refusal *escalate_refused_at(const struct escalate *,
 		    const char *, size_t);
 /* The same one by one: the next older than *below (~0 at first). */
-const struct escalate_refusal *escalate_refused_next(const struct escalate *,
+const struct sandbox_refusal *escalate_refused_next(const struct escalate *,
 		    const char *, unsigned long long *);
 /* A sandbox's newest refusal of host on port, or of its name; or NULL. */
-const struct escalate_refusal *escalate_refused_find(const struct escalate *,
+const struct sandbox_refusal *escalate_refused_find(const struct escalate *,
 		    const char *, const struct host *, uint16_t);
 /*
  * A sandbox has gone: forget that it asked; its refusals are kept for the
@@ -391,8 +357,6 @@ const struct escalate_refusal *escalate_refused_find(const struct escalate *,
  */
 void		 escalate_drop_sandbox(struct escalate *, const char *,
 		    unsigned long long);
-/* The id a sandbox is known by here: "" for none. */
-const char	*escalate_sandbox_id(const struct audit_sandbox *);
 
 /* Expire what is due; done on each call and by a timer. */
 void		 escalate_sweep(struct escalate *);

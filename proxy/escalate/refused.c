@@ -1,6 +1,6 @@
 /*
- * The refusals each sandbox met lately (proxy/escalate/refused.h): one
- * ring a sandbox, the rings in the order they were last used.
+ * The sandboxes whose refusals are kept (proxy/escalate/refused.h), in
+ * the order they last met one; each ring is its sandbox's own.
  */
 #include "config.h"
 
@@ -12,16 +12,16 @@
 #include "proxy/escalate/refused.h"
 
 /*
- * One sandbox's refusals; seq orders them, 0 for a free entry.  ended is
- * 0 while the sandbox lives, then the newest sandbox id of the gateway
- * when it ended: sandboxes attached after that see its refusals.
+ * A sandbox whose refusals are kept.  While it lives, a reference to it,
+ * its ring sb->refused; once it has ended, the ring it left (kept) and
+ * ended, the newest sandbox id of the gateway then: sandboxes attached
+ * after that see its refusals.
  */
 struct refused_ring {
 	TAILQ_ENTRY(refused_ring)	 entry;
-	char				 sandbox[AUDIT_SANDBOX_ID_LEN];
+	struct sandbox			*sb;
+	struct sandbox_refusals		*kept;
 	unsigned long long		 ended;
-	struct escalate_refusal		 r[ESCALATE_REFUSED_MAX];
-	unsigned long long		 seq[ESCALATE_REFUSED_MAX];
 };
 
 struct refused {
@@ -29,9 +29,10 @@ struct refused {
 	TAILQ_HEAD(refused_ring_q, refused_ring) rings;
 	size_t				 n;
 	unsigned long long		 seq;
+	struct sandbox			*none;	/* callers naming none */
 };
 
-/* Create the rings of a queue. */
+/* Create the index of a queue. */
 struct refused *
 refused_create(void)
 {
@@ -39,20 +40,29 @@ refused_create(void)
 
 	if ((rf = calloc(1, sizeof *rf)) == NULL)
 		return (NULL);
+	if ((rf->none = sandbox_new("", "", -1, NULL)) == NULL) {
+		free(rf);
+		return (NULL);
+	}
 	TAILQ_INIT(&rf->rings);
 	return (rf);
 }
 
-/* Free a ring. */
+/* Forget a sandbox's refusals. */
 static void
 refused_ring_free(struct refused *rf, struct refused_ring *g)
 {
 	TAILQ_REMOVE(&rf->rings, g, entry);
 	rf->n--;
+	if (g->sb != NULL) {
+		sandbox_refused_clear(g->sb);
+		sandbox_unref(g->sb);
+	}
+	free(g->kept);
 	free(g);
 }
 
-/* Free every ring. */
+/* Free the index. */
 void
 refused_free(struct refused *rf)
 {
@@ -60,17 +70,25 @@ refused_free(struct refused *rf)
 		return;
 	while (!TAILQ_EMPTY(&rf->rings))
 		refused_ring_free(rf, TAILQ_FIRST(&rf->rings));
+	sandbox_unref(rf->none);
 	free(rf);
 }
 
-/* Find a sandbox's ring. */
+/* The ring of an entry: its sandbox's, or the one an ended one left. */
+static const struct sandbox_refusals *
+refused_ring(const struct refused_ring *g)
+{
+	return (g->sb != NULL ? g->sb->refused : g->kept);
+}
+
+/* Find a live sandbox's entry by its id. */
 static struct refused_ring *
 refused_ring_find(const struct refused *rf, const char *sandbox)
 {
 	struct refused_ring	*g;
 
 	TAILQ_FOREACH(g, &rf->rings, entry) {
-		if (g->ended == 0 && strcmp(g->sandbox, sandbox) == 0)
+		if (g->sb != NULL && strcmp(sandbox_id(g->sb), sandbox) == 0)
 			return (g);
 	}
 	return (NULL);
@@ -100,105 +118,63 @@ static int
 refused_sees(const struct refused_ring *g, const char *sandbox,
     unsigned long long n)
 {
-	if (g->ended == 0)
-		return (strcmp(g->sandbox, sandbox) == 0);
+	if (g->sb != NULL)
+		return (strcmp(sandbox_id(g->sb), sandbox) == 0);
 	return (n != 0 && n > g->ended);
 }
 
-/* Find or make a sandbox's ring, first in the list; the last may go. */
+/* Find or make a sandbox's entry, first in the list; the last may go. */
 static struct refused_ring *
-refused_ring_get(struct refused *rf, const char *sandbox)
+refused_ring_get(struct refused *rf, struct sandbox *sb)
 {
 	struct refused_ring	*g;
 
-	if ((g = refused_ring_find(rf, sandbox)) != NULL) {
+	if ((g = refused_ring_find(rf, sandbox_id(sb))) != NULL) {
 		TAILQ_REMOVE(&rf->rings, g, entry);
 		TAILQ_INSERT_HEAD(&rf->rings, g, entry);
 		return (g);
 	}
-	if (rf->n >= ESCALATE_REFUSED_SANDBOXES)
+	if (rf->n >= REFUSED_SANDBOXES)
 		refused_ring_free(rf, TAILQ_LAST(&rf->rings, refused_ring_q));
 	if ((g = calloc(1, sizeof *g)) == NULL)
 		return (NULL);
-	memcpy(g->sandbox, sandbox, strlen(sandbox) + 1);
+	g->sb = sandbox_ref(sb);
 	TAILQ_INSERT_HEAD(&rf->rings, g, entry);
 	rf->n++;
 	return (g);
 }
 
-/*
- * Is this entry the same refusal again?  The request refused may be
- * another (a crawler's every path would take the whole ring): the entry
- * keeps the latest.
- */
-static int
-refused_same(const struct escalate_refusal *a, const struct escalate_refusal *b)
-{
-	return (a->port == b->port && strcmp(a->host.text, b->host.text) == 0 &&
-	    strcmp(a->via, b->via) == 0 && strcmp(a->why, b->why) == 0);
-}
-
-/* The entry a refusal goes in: its own, a free one, or the oldest. */
-static size_t
-refused_slot(const struct refused_ring *g, const struct escalate_refusal *in)
-{
-	size_t	i, oldest = 0;
-
-	for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
-		if (g->seq[i] != 0 && refused_same(&g->r[i], in))
-			return (i);
-	}
-	for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
-		if (g->seq[i] < g->seq[oldest])
-			oldest = i;
-	}
-	return (oldest);
-}
-
-/* Keep a refusal met at now. */
-const struct escalate_refusal *
-refused_add(struct refused *rf, const struct escalate_refusal *in, time_t now)
+/* Keep a refusal a sandbox met at now, in its ring. */
+const struct sandbox_refusal *
+refused_add(struct refused *rf, struct sandbox *sb,
+    const struct sandbox_refusal *in, time_t now)
 {
 	struct refused_ring	*g;
-	struct escalate_refusal	*r;
-	size_t			 i;
 
-	if ((g = refused_ring_get(rf, in->sandbox)) == NULL)
+	if ((g = refused_ring_get(rf, sb != NULL ? sb : rf->none)) == NULL)
 		return (NULL);
-	i = refused_slot(g, in);
-	r = &g->r[i];
-	if (g->seq[i] == 0 || !refused_same(r, in)) {
-		*r = *in;
-		r->count = 0;
-		r->first = now;
-	}
-	/* The newest request and advice (a policy reloaded since). */
-	memcpy(r->what, in->what, sizeof r->what);
-	memcpy(r->fix, in->fix, sizeof r->fix);
-	r->ask = in->ask;
-	r->count++;
-	r->last = now;
-	g->seq[i] = ++rf->seq;
-	return (r);
+	return (sandbox_refused_add(g->sb, in, now, ++rf->seq));
 }
 
 /* The newest refusal a sandbox sees below seq below, or NULL. */
-static const struct escalate_refusal *
+static const struct sandbox_refusal *
 refused_below(const struct refused *rf, const char *sandbox,
     unsigned long long n, unsigned long long *below)
 {
 	const struct refused_ring	*g;
-	const struct escalate_refusal	*r = NULL;
+	const struct sandbox_refusals	*rs;
+	const struct sandbox_refusal	*r = NULL;
 	unsigned long long		 best = 0;
 	size_t				 i;
 
 	TAILQ_FOREACH(g, &rf->rings, entry) {
-		if (!refused_sees(g, sandbox, n))
+		if (!refused_sees(g, sandbox, n) ||
+		    (rs = refused_ring(g)) == NULL)
 			continue;
-		for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
-			if (g->seq[i] > best && g->seq[i] < *below) {
-				best = g->seq[i];
-				r = &g->r[i];
+		for (i = 0; i < SANDBOX_REFUSED_MAX; i++) {
+			if (rs->seq[i] > best && rs->seq[i] < *below) {
+				best = rs->seq[i];
+				r = &rs->r[i];
 			}
 		}
 	}
@@ -207,7 +183,7 @@ refused_below(const struct refused *rf, const char *sandbox,
 }
 
 /* The next of a sandbox's refusals, older than *below (~0 at first). */
-const struct escalate_refusal *
+const struct sandbox_refusal *
 refused_next(const struct refused *rf, const char *sandbox,
     unsigned long long *below)
 {
@@ -218,10 +194,10 @@ refused_next(const struct refused *rf, const char *sandbox,
  * A sandbox's refusals, and those of the sandboxes that had ended before
  * it attached, newest first.
  */
-const struct escalate_refusal *
+const struct sandbox_refusal *
 refused_at(const struct refused *rf, const char *sandbox, size_t at)
 {
-	const struct escalate_refusal	*r;
+	const struct sandbox_refusal	*r;
 	unsigned long long		 below = ~0ULL;
 	size_t				 k;
 
@@ -233,24 +209,26 @@ refused_at(const struct refused *rf, const char *sandbox, size_t at)
 }
 
 /* A sandbox's newest refusal of host on port, or of its name: one pass. */
-const struct escalate_refusal *
+const struct sandbox_refusal *
 refused_find(const struct refused *rf, const char *sandbox,
     const struct host *h, uint16_t port)
 {
 	const struct refused_ring	*g;
-	const struct escalate_refusal	*r = NULL, *c;
+	const struct sandbox_refusals	*rs;
+	const struct sandbox_refusal	*r = NULL, *c;
 	unsigned long long		 best = 0, n = refused_number(sandbox);
 	size_t				 i;
 
 	TAILQ_FOREACH(g, &rf->rings, entry) {
-		if (!refused_sees(g, sandbox, n))
+		if (!refused_sees(g, sandbox, n) ||
+		    (rs = refused_ring(g)) == NULL)
 			continue;
-		for (i = 0; i < ESCALATE_REFUSED_MAX; i++) {
-			c = &g->r[i];
-			if (g->seq[i] > best &&
+		for (i = 0; i < SANDBOX_REFUSED_MAX; i++) {
+			c = &rs->r[i];
+			if (rs->seq[i] > best &&
 			    (c->port == port || c->port == 0) &&
 			    strcmp(c->host.text, h->text) == 0) {
-				best = g->seq[i];
+				best = rs->seq[i];
 				r = c;
 			}
 		}
@@ -270,10 +248,15 @@ refused_drop(struct refused *rf, const char *sandbox, unsigned long long newest)
 
 	if ((g = refused_ring_find(rf, sandbox)) == NULL)
 		return;
-	if (newest == 0 || refused_number(sandbox) == 0)
+	if (newest == 0 || refused_number(sandbox) == 0) {
 		refused_ring_free(rf, g);
-	else
-		g->ended = newest;
+		return;
+	}
+	g->kept = g->sb->refused;	/* the ring stays, the sandbox goes */
+	g->sb->refused = NULL;
+	sandbox_unref(g->sb);
+	g->sb = NULL;
+	g->ended = newest;
 }
 
 /* How many sandboxes have a ring. */

@@ -87,10 +87,7 @@ check_response(struct escalate *e, const struct agent_response *resp)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct audit_sandbox sb[] = {
-		{ .id = "1", .cmd = "one", .pid = 1, .refs = 1 },
-		{ .id = "2", .cmd = "two", .pid = 2, .refs = 1 },
-	};
+	static struct sandbox	*sb[2];
 	struct agent_request	 req;
 	struct agent_response	 resp;
 	struct escalate		*e;
@@ -99,6 +96,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 2 * AGENT_BODY_MAX)
 		return (0);
+	if (sb[0] == NULL && ((sb[0] = sandbox_new("1", "one", 1,
+	    NULL)) == NULL || (sb[1] = sandbox_new("2", "two", 2,
+	    NULL)) == NULL))
+		abort();
 	memset(&req, 0, sizeof req);
 	take(&p, end, &req.method);
 	take(&p, end, &req.target);
@@ -109,11 +110,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((e = escalate_create(NULL, "f0000001", NULL)) == NULL)
 		return (0);
 	for (round = 0; round < 3; round++) {
-		req.sandbox = &sb[round / 2];
+		req.sandbox = sb[round / 2];
 		agent_handle(e, &req, &resp);
 		check_response(e, &resp);
 		if (round == 2)
-			check_own(e, &resp, sb[1].id);
+			check_own(e, &resp, sandbox_id(sb[1]));
 		agent_response_free(&resp);
 	}
 	escalate_free(e);

@@ -19,6 +19,7 @@
 
 #include "lib/json.h"
 #include "proxy/escalate/control.h"
+#include "proxy/escalate/control-proto.h"
 #include "proxy/escalate/escalate.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -118,8 +119,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char			 line[CONTROL_LINE_MAX + 64];
-	static const struct audit_sandbox sb = { .id = "sb1",
-	    .cmd = "sh -c 'echo \x1b[2J'", .pid = 4242, .refs = 1 };
+	static struct sandbox		*sb;
 	struct escalate			*e;
 	struct escalate_request		*r0, *r1;
 	struct control_peer		 peer = { 1000, 0 };
@@ -129,14 +129,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char			*p = (const char *)data, *end, *err;
 	size_t				 n;
 
+	if (sb == NULL && (sb = sandbox_new("sb1", "sh -c 'echo \x1b[2J'",
+	    4242, NULL)) == NULL)
+		abort();
 	if (size > 4 * CONTROL_LINE_MAX ||
 	    (e = escalate_create(NULL, "f0000000", NULL)) == NULL)
 		return (0);
 	host_port_parse("a.test", &h, &port, 443, &err);
-	escalate_file(e, &h, port, "why \x1b[2J", 8, "agent", &sb, &r0);
+	escalate_file(e, &h, port, "why \x1b[2J", 8, "agent", sb, &r0);
 	host_port_parse("[2001:db8::1]:22", &h, &port, 443, &err);
 	escalate_file(e, &h, port, "", 0, "connect", NULL, &r1);
-	escalate_file(e, &h, port, "", 0, "agent", &sb, &r1);
+	escalate_file(e, &h, port, "", 0, "agent", sb, &r1);
 	escalate_blocked(e, NULL, &h, port, "dns", NULL);
 	for (; p < (const char *)data + size; p = end + 1) {
 		if ((end = memchr(p, '\n', (const char *)data + size - p)) ==

@@ -31,7 +31,7 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/dnsmsg.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -57,24 +57,9 @@ struct fz_server {
 };
 
 static struct event_base	*base;
-static struct rules		*rules;
-static struct grants		*grants;
+static struct policy		*policy_in_force;
 static struct fz_server		 servers[NSERVERS];
 static int			 client = -1;
-
-/* The policy in force. */
-static const struct rules *
-fz_rules(void *arg)
-{
-	return (rules);
-}
-
-/* The grants in force. */
-static const struct grants *
-fz_grants(void *arg)
-{
-	return (grants);
-}
 
 /* A socket bound to 127.0.0.1 on a free port, listening if TCP. */
 static int
@@ -104,6 +89,7 @@ fz_init(void)
 	struct fakeip		*fake;
 	struct audit		*audit;
 	struct escalate		*esc;
+	struct rules		*rules;
 	struct host		 h;
 	const char		*errstr;
 	char			 err[256];
@@ -113,10 +99,11 @@ fz_init(void)
 	CHECK((rules = rules_create()) != NULL);
 	CHECK(rules_load_text(rules, "fuzz", policy, strlen(policy), err,
 	    sizeof err) == 0);
-	CHECK((grants = grants_create()) != NULL);
+	CHECK((policy_in_force = policy_create(NULL)) != NULL);
+	policy_set_rules(policy_in_force, rules);
 	CHECK(host_parse("granted.test", 12, &h, &errstr) == 0);
-	CHECK(grants_add(grants, &h, 443, GRANT_SESSION, 0, NULL, NULL, NULL, 1,
-	    NULL) == 0);
+	CHECK(policy_grant(policy_in_force, NULL, &h, 443, GRANT_SESSION, 0,
+	    NULL, NULL, NULL) == 0);
 	CHECK((res = resolver_create(base, upstream, err, sizeof err)) != NULL);
 	CHECK((fake = fakeip_create(NULL, 256, FAKEIP_GRACE, err,
 	    sizeof err)) != NULL);
@@ -125,8 +112,7 @@ fz_init(void)
 	for (i = 0; i < NSERVERS; i++) {
 		memset(&p, 0, sizeof p);
 		p.base = base;
-		p.rules = fz_rules;
-		p.grants = fz_grants;
+		p.policy = policy_in_force;
 		p.resolver = res;
 		p.audit = audit;
 		p.esc = esc;

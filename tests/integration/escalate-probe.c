@@ -4,7 +4,9 @@
  * over libevent's evhttp on 127.0.0.1.  GET /probe/block?host=H&port=P
  * reports a blocked attempt as the gateway would.  An agent request with
  * "X-Probe-Sandbox: ID" comes from the sandbox ID, whose command is
- * `agent --task 'fix ESC[2J bug'` and whose pid is the probe's.
+ * `agent --task 'fix ESC[2J bug'` and whose pid is the probe's.  The
+ * queue decides by a policy that allows allowed.test; approvals become
+ * its grants.
  *
  * usage: escalate-probe PORT SESSION AUDITFILE
  * Prints "ready SOCKETPATH" once listening; stops on SIGTERM.
@@ -22,10 +24,12 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
+#include "lib/clock.h"
 #include "proxy/audit/audit.h"
 #include "proxy/escalate/agent.h"
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
+#include "rules/policy.h"
 
 struct probe {
 	struct event_base	*base;
@@ -38,43 +42,23 @@ struct probe_wait {
 	struct agent_wait	*aw;
 };
 
-/* Grant hook: note the grant on stderr. */
-static int
-probe_grant(struct escalate_request *r, char *err, size_t errlen,
-    void *arg)
+/* The probe's policy: allowed.test, and what is approved. */
+static struct policy *
+probe_policy(void)
 {
-	if (strcmp(r->host.text, "nogrant.test") == 0) {
-		snprintf(err, errlen, "cannot grant nogrant.test");
-		return (-1);
+	struct policy	*pol;
+	struct rules	*r;
+	char		 err[256];
+
+	if ((pol = policy_create(mono_ms)) == NULL ||
+	    (r = rules_create()) == NULL ||
+	    rules_load_text(r, "probe", "allow allowed.test", 18, err,
+	    sizeof err) == -1) {
+		fprintf(stderr, "escalate-probe: no policy\n");
+		exit(1);
 	}
-	fprintf(stderr, "probe: grant %s:%u %s\n", r->host.text, r->port,
-	    escalate_scope_name(r->scope));
-	return (0);
-}
-
-/* Allowed hook: allowed.test, and what was approved. */
-static int
-probe_allowed(const struct host *h, uint16_t port, const char *sandbox,
-    void *arg)
-{
-	struct probe			*p = arg;
-	const struct escalate_request	*r = NULL;
-
-	if (strcmp(h->text, "allowed.test") == 0)
-		return (1);
-	while ((r = escalate_next(p->e, r)) != NULL) {
-		if (r->state == ESCALATE_APPROVED && r->port == port &&
-		    strcmp(r->host.text, h->text) == 0)
-			return (1);
-	}
-	return (0);
-}
-
-/* Policy text hook. */
-static size_t
-probe_policy(char *buf, size_t len, void *arg)
-{
-	return (snprintf(buf, len, "allow allowed.test\n"));
+	policy_set_rules(pol, r);
+	return (pol);
 }
 
 /* Send an agent response. */
@@ -123,7 +107,7 @@ probe_agent(struct probe *p, struct evhttp_request *req)
 	struct evbuffer		*in = evhttp_request_get_input_buffer(req);
 	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
 	struct probe_wait	*pw;
-	struct audit_sandbox	*sb = NULL;
+	struct sandbox	*sb = NULL;
 	const char		*v;
 	static const char	*methods[] = { "GET", "POST", "HEAD", "PUT" };
 	static char *const	 cmd[] = { "agent", "--task",
@@ -149,11 +133,11 @@ probe_agent(struct probe *p, struct evhttp_request *req)
 	ar.body.p = (const char *)evbuffer_pullup(in, -1);
 	if ((v = evhttp_find_header(h, "X-Probe-Sandbox")) != NULL) {
 		audit_cmdline(cmd, line, sizeof line);
-		sb = audit_sandbox_new(v, line, getpid());
+		sb = sandbox_new(v, line, getpid(), NULL);
 	}
 	ar.sandbox = sb;
 	agent_handle(p->e, &ar, &resp);
-	audit_sandbox_unref(sb);
+	sandbox_unref(sb);
 	if (resp.wait > 0 && (pw = calloc(1, sizeof *pw)) != NULL) {
 		pw->req = req;
 		if ((pw->aw = agent_wait_start(p->e, &resp, probe_wait_done,
@@ -221,9 +205,7 @@ main(int argc, char **argv)
 	struct control		*ctl;
 	struct audit		*audit;
 	struct event		*sig;
-	struct escalate_hooks	 hooks = { .grant = probe_grant,
-				    .allowed = probe_allowed,
-				    .policy_text = probe_policy, .arg = &p };
+	struct policy		*pol = probe_policy();
 	char			 err[512], agent[64];
 
 	if (argc != 4) {
@@ -237,7 +219,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "escalate-probe: %s\n", err);
 		return (1);
 	}
-	escalate_set_hooks(p.e, &hooks);
+	escalate_set_policy(p.e, pol);
 	if ((ctl = control_open(p.base, p.e, err, sizeof err)) == NULL) {
 		fprintf(stderr, "escalate-probe: %s\n", err);
 		return (1);
@@ -261,6 +243,7 @@ main(int argc, char **argv)
 	evhttp_free(http);
 	control_close(ctl);
 	escalate_free(p.e);
+	policy_free(pol);
 	audit_close(audit);
 	event_free(sig);
 	event_base_free(p.base);

@@ -28,7 +28,6 @@
 #include "proxy/escalate/escalate.h"
 #include "proxy/gateway.h"
 #include "proxy/resolver/resolver.h"
-#include "rules/grants.h"
 #include "rules/rules.h"
 #include "tests/unit/conn-fixture.h"
 
@@ -447,8 +446,7 @@ void
 use_escalate(struct fx *f, int ask)
 {
 	assert_non_null(f->esc = escalate_create(f->base, "test", f->audit));
-	assert_non_null(f->grants = grants_create());
-	gateway_set_escalate(f->gw, f->esc, f->grants, NULL, ask);
+	assert_int_equal(gateway_set_escalate(f->gw, f->esc, NULL, ask), 0);
 }
 
 /* A fake address map over 127.77.0.0/16, with origin.test in it. */
@@ -575,7 +573,6 @@ fx_teardown(void **state)
 		close(f->c);
 	gateway_free(f->gw);
 	escalate_free(f->esc);
-	grants_free(f->grants);
 	fakeip_free(f->fakeip);
 	origin_stop(&f->o);
 	blackhole_stop(f);

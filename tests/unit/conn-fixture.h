@@ -78,7 +78,6 @@ struct fx {
 	struct gateway_config	 cfg;
 	struct gateway		*gw;
 	struct escalate		*esc;
-	struct grants		*grants;
 	struct fakeip		*fakeip;
 	struct sockaddr_in	 gwsin;		/* the proxy listener */
 	struct origin		 o;

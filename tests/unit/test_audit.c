@@ -828,7 +828,9 @@ test_budget(void **state)
 {
 	struct fixture		*f = *state;
 	struct event_base	*base;
-	struct audit_sandbox	*sb1, *sb2;
+	struct audit_ident	 sb1 = { "sb1", "flood", 1 };
+	struct audit_ident	 sb2 = { "sb2", "quiet", 2 };
+	struct audit_bucket	 k1 = { 0 }, k2 = { 0 };
 	struct audit_budget	*b;
 	struct audit		*a;
 	struct audit_event	 ev;
@@ -838,8 +840,6 @@ test_budget(void **state)
 
 	assert_non_null(base = event_base_new());
 	assert_non_null(a = audit_open(f->path, err, sizeof err));
-	assert_non_null(sb1 = audit_sandbox_new("sb1", "flood", 1));
-	assert_non_null(sb2 = audit_sandbox_new("sb2", "quiet", 2));
 	/* One line and 1K a second: ten lines, and 10K, at first. */
 	assert_non_null(b = audit_budget_create(base, a, 1, 1024));
 	audit_event_init(&ev);
@@ -850,12 +850,12 @@ test_budget(void **state)
 	ev.method = "GET";
 	ev.bytes_up = 10;
 	ev.bytes_down = 100;
-	audit_event_sandbox(&ev, sb1);
+	audit_event_sandbox(&ev, &sb1);
 	for (i = 0; i < 50; i++)
-		audit_budget_write(b, sb1, &ev);
+		audit_budget_write(b, &sb1, &k1, &ev);
 	ev.host = "other.test";
-	audit_event_sandbox(&ev, sb2);
-	audit_budget_write(b, sb2, &ev);
+	audit_event_sandbox(&ev, &sb2);
+	audit_budget_write(b, &sb2, &k2, &ev);
 	audit_budget_free(b);
 	audit_close(a);
 	out = slurp(f->path);
@@ -873,8 +873,6 @@ test_budget(void **state)
 	assert_non_null(strstr(out, "\"first\":\"20"));
 	free(out);
 	verify_log(f->path, 0, 0);
-	audit_sandbox_unref(sb1);
-	audit_sandbox_unref(sb2);
 	event_base_free(base);
 
 	assert_int_equal(audit_budget_parse("100,128K", &lines, &bytes), 0);
@@ -1047,7 +1045,7 @@ test_cmdline(void **state)
 	char	*odd[] = { "sh", "-c", "echo 'a b' $HOME", "", NULL };
 	char	*big[] = { "x", NULL, NULL };
 	char	 buf[AUDIT_CMD_LEN], longarg[400];
-	struct audit_sandbox	*sb;
+	struct audit_ident	 who;
 	struct audit_event	 ev;
 
 	(void)state;
@@ -1065,16 +1063,17 @@ test_cmdline(void **state)
 	audit_cmdline(big, buf, 8);
 	assert_string_equal(buf, "x 'a...");
 	audit_cmdline(plain, buf, sizeof buf);
-	sb = audit_sandbox_new("3", buf, 4242);
-	assert_non_null(sb);
-	assert_ptr_equal(audit_sandbox_ref(sb), sb);
-	audit_sandbox_unref(sb);
+	snprintf(who.id, sizeof who.id, "3");
+	snprintf(who.cmd, sizeof who.cmd, "%s", buf);
+	who.pid = 4242;
 	audit_event_init(&ev);
-	audit_event_sandbox(&ev, sb);
+	audit_event_sandbox(&ev, &who);
 	assert_string_equal(ev.sandbox, "3");
 	assert_string_equal(ev.cmd, "uv lock --frozen");
 	assert_int_equal(ev.pid, 4242);
-	audit_sandbox_unref(sb);
+	audit_event_init(&ev);
+	audit_event_sandbox(&ev, NULL);
+	assert_null(ev.sandbox);
 }
 
 int

@@ -16,7 +16,6 @@
 
 #include "proxy/escalate/escalate.h"
 #include "proxy/gateway.h"
-#include "rules/grants.h"
 #include "tests/unit/conn-fixture.h"
 
 /* The states test_client_closes and test_free_in leave a connection in. */
@@ -173,11 +172,9 @@ test_client_closes(void **state)
 		f->o.accepts = 0;
 		f->o.mode = O_ECHO;
 		blackhole_stop(f);
-		gateway_set_escalate(f->gw, NULL, NULL, NULL, 0);
+		gateway_set_escalate(f->gw, NULL, NULL, 0);
 		escalate_free(f->esc);
-		grants_free(f->grants);
 		f->esc = NULL;
-		f->grants = NULL;
 		use_policy(f, default_policy);
 	}
 }

@@ -17,9 +17,9 @@
 #include "lib/json.h"
 #include "proxy/escalate/agent.h"
 #include "proxy/escalate/control.h"
+#include "proxy/escalate/control-proto.h"
 #include "proxy/escalate/escalate.h"
-#include "proxy/escalate/grants.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 
 /* JSON texts the reader accepts or refuses. */
 static void
@@ -176,7 +176,7 @@ test_control_table(void **state)
 {
 	struct escalate		*e;
 	struct escalate_request	*r;
-	struct audit_sandbox	*sb;
+	struct sandbox	*sb;
 	struct control_peer	 peer = { 1000, 0 };
 	struct host		 h;
 	uint16_t		 port;
@@ -234,13 +234,13 @@ test_control_table(void **state)
 	assert_non_null(e = escalate_create(NULL, "s0000001", NULL));
 	escalate_set_clock(e, zero_clock);
 	audit_cmdline(argv, cmd, sizeof cmd);
-	assert_non_null(sb = audit_sandbox_new("sb1", cmd, 4242));
+	assert_non_null(sb = sandbox_new("sb1", cmd, 4242, NULL));
 	host_port_parse("a.test", &h, &port, 443, &err);
 	escalate_file(e, &h, port, "r a", 3, "agent", sb, &r);
 	host_port_parse("b.test", &h, &port, 443, &err);
 	escalate_file(e, &h, port, "r b", 3, "agent", NULL, &r);
 	escalate_file(e, &h, port, "", 0, "connect", sb, &r);
-	audit_sandbox_unref(sb);
+	sandbox_unref(sb);
 	escalate_blocked(e, NULL, &h, 443, "connect", NULL);
 	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
 		/* ID0 and ID1 stand for the two requests' ids. */
@@ -266,7 +266,7 @@ test_control_table(void **state)
 }
 
 /* The sandbox agent requests come from (NULL: none). */
-static const struct audit_sandbox	*agent_sandbox;
+static struct sandbox	*agent_sandbox;
 
 /* Handle one agent request; the reply body is returned (static). */
 static const char *
@@ -302,7 +302,7 @@ test_agent(void **state)
 {
 	static const char	 form[] = "application/x-www-form-urlencoded";
 	struct escalate		*e;
-	struct audit_sandbox	*sb;
+	struct sandbox	*sb;
 	const char		*out;
 	char *const		 argv[] = { "pip", NULL };
 	char			 cmd[AUDIT_CMD_LEN];
@@ -311,12 +311,12 @@ test_agent(void **state)
 
 	assert_non_null(e = escalate_create(NULL, "s0000002", NULL));
 	audit_cmdline(argv, cmd, sizeof cmd);
-	assert_non_null(sb = audit_sandbox_new("sb7", cmd, 77));
+	assert_non_null(sb = sandbox_new("sb7", cmd, 77, NULL));
 	agent_sandbox = sb;
 	out = agent_run(e, "POST", "/pinhole/request?format=json", form,
 	    "host=PyPI.org&reason=pip+install+%1b%5b2J", &status, &wait);
 	agent_sandbox = NULL;
-	audit_sandbox_unref(sb);
+	sandbox_unref(sb);
 	assert_int_equal(status, 201);
 	assert_non_null(strstr(out, "\"host\":\"pypi.org\",\"port\":443,"
 	    "\"state\":\"pending\""));
@@ -387,7 +387,7 @@ test_agent(void **state)
 
 /* Handle one agent request from sandbox sb; the body, its status first. */
 static const char *
-agent_from(struct escalate *e, const struct audit_sandbox *sb,
+agent_from(struct escalate *e, struct sandbox *sb,
     const char *method, const char *target, const char *body, int *wait)
 {
 	static char	 buf[16384];
@@ -413,7 +413,7 @@ static void
 test_agent_sandboxes(void **state)
 {
 	struct escalate		*e;
-	struct audit_sandbox	*one, *two;
+	struct sandbox	*one, *two;
 	struct host		 h;
 	uint16_t		 port;
 	const char		*out, *errstr;
@@ -423,8 +423,8 @@ test_agent_sandboxes(void **state)
 	int			 wait, json;
 
 	assert_non_null(e = escalate_create(NULL, "s0000003", NULL));
-	assert_non_null(one = audit_sandbox_new("1", "pip", 11));
-	assert_non_null(two = audit_sandbox_new("2", "npm", 22));
+	assert_non_null(one = sandbox_new("1", "pip", 11, NULL));
+	assert_non_null(two = sandbox_new("2", "npm", 22, NULL));
 	out = agent_from(e, one, "POST", "/pinhole/request?format=json",
 	    "host=a.test&reason=mine", &wait);
 	assert_int_equal(strncmp(out, "201 ", 4), 0);
@@ -493,8 +493,8 @@ test_agent_sandboxes(void **state)
 	out = agent_from(e, two, "GET", "/pinhole/allowed?format=json", "",
 	    &wait);
 	assert_non_null(strstr(out, "\"approved\":[]"));
-	audit_sandbox_unref(one);
-	audit_sandbox_unref(two);
+	sandbox_unref(one);
+	sandbox_unref(two);
 	escalate_free(e);
 }
 
@@ -510,8 +510,7 @@ test_agent_fixed(void **state)
 	static const char	 form[] = "application/x-www-form-urlencoded";
 	static const char	*rules_given[] = { "allow ok.test",
 	    "deny bad.test" };
-	struct escalate_grants	 eg;
-	struct escalate_hooks	 hooks;
+	struct policy		*pol;
 	struct control_peer	 peer;
 	struct escalate		*e;
 	struct rules		*rules;
@@ -528,12 +527,10 @@ test_agent_fixed(void **state)
 		assert_int_equal(rules_load_text(rules, "--allow",
 		    rules_given[i], strlen(rules_given[i]), err, sizeof err),
 		    0);
-	memset(&eg, 0, sizeof eg);
-	assert_non_null(eg.grants = grants_create());
-	eg.rules = &rules;
-	escalate_grants_hooks(&eg, &hooks);
+	assert_non_null(pol = policy_create(NULL));
+	policy_set_rules(pol, rules);
 	assert_non_null(e = escalate_create(NULL, "s0000003", NULL));
-	escalate_set_hooks(e, &hooks);
+	escalate_set_policy(e, pol);
 
 	out = agent_run(e, "POST", "/pinhole/request", form,
 	    "host=bad.test&reason=x", &status, &wait);
@@ -567,8 +564,7 @@ test_agent_fixed(void **state)
 	assert_non_null(strstr(out, "policy:\n  allow ok.test\n"
 	    "  deny bad.test\napproved:\n"));
 	escalate_free(e);
-	grants_free(eg.grants);
-	rules_free(rules);
+	policy_free(pol);
 }
 
 /*
@@ -582,8 +578,7 @@ test_agent_lifts(void **state)
 {
 	static const char	 form[] = "application/x-www-form-urlencoded";
 	static const char	 rule[] = "allow ro.test read-only";
-	struct escalate_grants	 eg;
-	struct escalate_hooks	 hooks;
+	struct policy		*pol;
 	struct control_peer	 peer;
 	struct escalate		*e;
 	struct rules		*rules;
@@ -596,14 +591,12 @@ test_agent_lifts(void **state)
 	assert_non_null(rules = rules_create());
 	assert_int_equal(rules_load_text(rules, "--allow", rule, strlen(rule),
 	    err, sizeof err), 0);
-	memset(&eg, 0, sizeof eg);
-	assert_non_null(eg.grants = grants_create());
-	eg.rules = &rules;
-	escalate_grants_hooks(&eg, &hooks);
+	assert_non_null(pol = policy_create(NULL));
+	policy_set_rules(pol, rules);
 	assert_non_null(e = escalate_create(NULL, "s0000004", NULL));
 	fake_now = 1000000;
 	escalate_set_clock(e, fake_clock);
-	escalate_set_hooks(e, &hooks);
+	escalate_set_policy(e, pol);
 
 	out = agent_run(e, "POST", "/pinhole/request", form,
 	    "host=ro.test&reason=upload", &status, &wait);
@@ -634,8 +627,7 @@ test_agent_lifts(void **state)
 	assert_non_null(strstr(out, "16 wait for the person's answer"));
 	assert_non_null(strstr(out, "\"pending\":16"));
 	escalate_free(e);
-	grants_free(eg.grants);
-	rules_free(rules);
+	policy_free(pol);
 }
 
 /* Form decoding. */

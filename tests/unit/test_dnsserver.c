@@ -27,7 +27,8 @@
 #include "proxy/dns/fakeip.h"
 #include "proxy/resolver/resolver.h"
 #include "proxy/wire/dnsmsg.h"
-#include "rules/grants.h"
+#include "lib/clock.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 static const char policy[] =
@@ -36,8 +37,8 @@ static const char policy[] =
 
 struct fixture {
 	struct event_base	*base;
-	struct rules		*rules;
-	struct grants		*grants;
+	struct policy		*policy;
+	struct grants		*grants;	/* the policy's */
 	struct resolver		*resolver;
 	struct fakeip		*fakeip;
 	struct dns_server	*srv;
@@ -47,20 +48,6 @@ struct fixture {
 	struct sockaddr_in	 tsin;
 	int			 client;
 };
-
-/* The policy in force. */
-static const struct rules *
-get_rules(void *arg)
-{
-	return (((struct fixture *)arg)->rules);
-}
-
-/* The grants in force. */
-static const struct grants *
-get_grants(void *arg)
-{
-	return (((struct fixture *)arg)->grants);
-}
 
 /* A loopback socket of a type, bound to a free port. */
 static int
@@ -89,23 +76,23 @@ start(int ask, int refuse)
 	const char			*servers[] = { "127.0.0.1:9", NULL };
 	char				 err[256];
 	struct timeval			 tv = { 2, 0 };
+	struct rules			*r;
 
 	assert_non_null(f = calloc(1, sizeof *f));
 	assert_non_null(f->base = event_base_new());
-	assert_non_null(f->rules = rules_create());
-	assert_int_equal(rules_load_text(f->rules, "test", policy,
+	assert_non_null(r = rules_create());
+	assert_int_equal(rules_load_text(r, "test", policy,
 	    strlen(policy), err, sizeof err), 0);
-	assert_non_null(f->grants = grants_create());
+	assert_non_null(f->policy = policy_create(mono_ms));
+	policy_set_rules(f->policy, r);
+	f->grants = policy_grants(f->policy);
 	assert_non_null(f->resolver = resolver_create(f->base, servers, err,
 	    sizeof err));
 	assert_non_null(f->fakeip = fakeip_create(NULL, 0, FAKEIP_GRACE, err,
 	    sizeof err));
 	memset(&p, 0, sizeof p);
 	p.base = f->base;
-	p.rules = get_rules;
-	p.rules_arg = f;
-	p.grants = get_grants;
-	p.grants_arg = f;
+	p.policy = f->policy;
 	p.resolver = f->resolver;
 	p.fakeip = f->fakeip;
 	p.ask = ask;
@@ -130,8 +117,7 @@ stop(struct fixture *f)
 	dns_server_free(f->srv);
 	fakeip_free(f->fakeip);
 	resolver_free(f->resolver);
-	grants_free(f->grants);
-	rules_free(f->rules);
+	policy_free(f->policy);
 	event_base_free(f->base);
 	free(f);
 }

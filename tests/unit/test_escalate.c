@@ -20,8 +20,7 @@
 #include "proxy/audit/audit.h"
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
-#include "proxy/escalate/grants.h"
-#include "rules/grants.h"
+#include "rules/policy.h"
 
 static time_t	fake_now = 1000000;
 
@@ -42,6 +41,30 @@ new_queue(void)
 	assert_non_null(e = escalate_create(NULL, "abcd1234", NULL));
 	escalate_set_clock(e, fake_clock);
 	return (e);
+}
+
+static uint64_t	fake_ms = 5000;
+
+/* The grants' test clock. */
+static uint64_t
+fake_clock_ms(void)
+{
+	return (fake_ms);
+}
+
+/*
+ * Give the queue a policy on the test clock, with rules (kept in *rules
+ * too, for the test to add to) and no grants.
+ */
+static struct policy *
+policy_setup(struct escalate *e, struct rules *rules)
+{
+	struct policy	*pol;
+
+	assert_non_null(pol = policy_create(fake_clock_ms));
+	policy_set_rules(pol, rules);
+	escalate_set_policy(e, pol);
+	return (pol);
 }
 
 /* File host:port with a reason. */
@@ -94,15 +117,15 @@ test_joined(void **state)
 	struct escalate			*e = new_queue();
 	struct escalate_request		*a, *b;
 	const struct escalate_asker	*x;
-	struct audit_sandbox		*one, *two;
+	struct sandbox		*one, *two;
 	struct host			 h;
 	uint16_t			 port;
 	const char			*errstr;
 	char				 err[256], id[ESCALATE_ID_LEN];
 	int				 i;
 
-	assert_non_null(one = audit_sandbox_new("1", "sh", 1));
-	assert_non_null(two = audit_sandbox_new("2", "sh", 2));
+	assert_non_null(one = sandbox_new("1", "sh", 1, NULL));
+	assert_non_null(two = sandbox_new("2", "sh", 2, NULL));
 	host_port_parse("hidden.test:8443", &h, &port, 443, &errstr);
 	assert_int_equal(escalate_file(e, &h, port, "A private", 9, "agent",
 	    one, &a), ESCALATE_FILED_NEW);
@@ -143,8 +166,8 @@ test_joined(void **state)
 	assert_non_null(b = escalate_find(e, a->moved));
 	assert_ptr_equal(escalate_find_for(e, a->id, "1"), b);
 	assert_int_equal(b->state, ESCALATE_PENDING);
-	audit_sandbox_unref(one);
-	audit_sandbox_unref(two);
+	sandbox_unref(one);
+	sandbox_unref(two);
 	escalate_free(e);
 }
 
@@ -182,28 +205,14 @@ test_bound_and_rate(void **state)
 	escalate_free(e);
 }
 
-static int	grants, grant_fail;
-
-/* A grant hook that counts, and fails when told to. */
-static int
-count_grant(struct escalate_request *r, char *err, size_t len,
-    void *arg)
-{
-	if (grant_fail) {
-		snprintf(err, len, "no");
-		return (-1);
-	}
-	grants++;
-	return (0);
-}
-
 /* Approve, deny, expire: states, audit lines, errors. */
 static void
 test_states(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a, *b, *c;
-	struct escalate_hooks	 hooks = { .grant = count_grant };
+	struct policy		*pol;
+	struct grant		 list[4];
 	struct audit		*au;
 	char			 err[256], path[] = "/tmp/test_escalate.XXXXXX";
 	char			 line[4096];
@@ -214,19 +223,19 @@ test_states(void **state)
 	close(fd);
 	assert_non_null(au = audit_open(path, err, sizeof err));
 	escalate_set_audit(e, au);
-	escalate_set_hooks(e, &hooks);
-	grants = grant_fail = 0;
+	pol = policy_setup(e, NULL);
 	file(e, "a.test", "why a", &a);
 	file(e, "b.test", "why b", &b);
 	file(e, "c.test", "", &c);
-	grant_fail = 1;
-	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION,
+	/* always, with no file to write it to, fails: still pending. */
+	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ALWAYS,
 	    60, NULL, "uid 1 via cli", err, sizeof err), -1);
 	assert_int_equal(a->state, ESCALATE_PENDING);
-	grant_fail = 0;
+	assert_int_equal(a->scope, ESCALATE_SCOPE_NONE);
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION,
 	    60, NULL, "uid 1 via cli", err, sizeof err), 0);
-	assert_int_equal(grants, 1);
+	assert_int_equal(grants_list(policy_grants(pol), list, 4), 1);
+	assert_string_equal(list[0].id, a->id);
 	assert_int_equal(a->state, ESCALATE_APPROVED);
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ONCE, 0,
 	    NULL, "x", err, sizeof err), -1);
@@ -258,6 +267,7 @@ test_states(void **state)
 	/* 3 requests, 1 grant, 1 deny, 2 expires. */
 	assert_int_equal(n, 7);
 	escalate_free(e);
+	policy_free(pol);
 }
 
 static int	woken, woken_timeout;
@@ -302,15 +312,15 @@ test_refused_events(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_sub	*sub;
-	struct escalate_refusal	 f;
-	struct audit_sandbox	*sb;
+	struct sandbox_refusal	 f;
+	struct sandbox	*sb;
 	enum escalate_filed	 fl;
 	const char		*errstr;
 
 	(void)state;
 	memset(notes, 0, sizeof notes);
 	assert_non_null(sub = escalate_subscribe(e, event_cb, NULL));
-	assert_non_null(sb = audit_sandbox_new("5", "curl x", 42));
+	assert_non_null(sb = sandbox_new("5", "curl x", 42, NULL));
 	memset(&f, 0, sizeof f);
 	host_parse("x.test", 6, &f.host, &errstr);
 	f.port = 443;
@@ -332,7 +342,7 @@ test_refused_events(void **state)
 	escalate_drop_sandbox(e, "5", 0);
 	assert_null(escalate_refused_at(e, "5", 0));
 	escalate_unsubscribe(sub);
-	audit_sandbox_unref(sb);
+	sandbox_unref(sb);
 	escalate_free(e);
 }
 
@@ -348,7 +358,7 @@ test_sandbox(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a, *b, *c, *m;
-	struct audit_sandbox	*one, *two;
+	struct sandbox	*one, *two;
 	struct audit		*au;
 	struct host		 h;
 	uint16_t		 port;
@@ -368,13 +378,13 @@ test_sandbox(void **state)
 	assert_non_null(au = audit_open(path, err, sizeof err));
 	escalate_set_audit(e, au);
 	audit_cmdline(argv1, cmd, sizeof cmd);
-	assert_non_null(one = audit_sandbox_new("sb1", cmd, 4242));
+	assert_non_null(one = sandbox_new("sb1", cmd, 4242, NULL));
 	audit_cmdline(argv2, cmd, sizeof cmd);
-	assert_non_null(two = audit_sandbox_new("sb2", cmd, 4343));
+	assert_non_null(two = sandbox_new("sb2", cmd, 4343, NULL));
 	host_port_parse("a.test", &h, &port, 443, &errstr);
 	assert_int_equal(escalate_file(e, &h, port, "", 0, "agent", one, &a),
 	    ESCALATE_FILED_NEW);
-	audit_sandbox_unref(one);	/* the request keeps a copy */
+	sandbox_unref(one);	/* the request keeps a copy */
 	assert_non_null(escalate_ask(e, &h, port, "connect", two, NULL, NULL, 60, wake_cb,
 	    NULL, &f));
 	assert_int_equal(f, ESCALATE_FILED_JOINED);
@@ -427,7 +437,7 @@ test_sandbox(void **state)
 	assert_int_equal(woken, 1);
 	assert_int_equal(escalate_deny(e, c->id, NULL, "t", err, sizeof err),
 	    0);
-	audit_sandbox_unref(two);
+	sandbox_unref(two);
 	audit_close(au);
 	assert_non_null(fp = fopen(path, "r"));
 	while (fgets(line, sizeof line, fp) != NULL) {
@@ -574,13 +584,13 @@ test_blocked_sandbox(void **state)
 {
 	struct escalate			*e = new_queue();
 	const struct escalate_blocked	*b;
-	struct audit_sandbox		*one, *two;
+	struct sandbox		*one, *two;
 	struct host			 h;
 	uint16_t			 port;
 	const char			*err;
 
-	assert_non_null(one = audit_sandbox_new("1", "a", 1));
-	assert_non_null(two = audit_sandbox_new("2", "b", 2));
+	assert_non_null(one = sandbox_new("1", "a", 1, NULL));
+	assert_non_null(two = sandbox_new("2", "b", 2, NULL));
 	host_port_parse("x.test", &h, &port, 443, &err);
 	escalate_blocked(e, one, &h, 443, "connect", NULL);
 	fake_now++;
@@ -594,8 +604,8 @@ test_blocked_sandbox(void **state)
 	assert_string_equal(b->sandbox, "2");
 	assert_int_equal(b->count, 1);
 	assert_null(escalate_blocked_at(e, 2));
-	audit_sandbox_unref(one);
-	audit_sandbox_unref(two);
+	sandbox_unref(one);
+	sandbox_unref(two);
 	escalate_free(e);
 }
 
@@ -680,67 +690,50 @@ test_hint(void **state)
 	assert_string_equal(buf, "pinhole request pypi.org:443");
 }
 
-static uint64_t	fake_ms = 5000;
-
-/* The grants' test clock. */
-static uint64_t
-fake_clock_ms(void)
-{
-	return (fake_ms);
-}
-
-/* Give the queue the hooks over grants and the policy "allow ok.test". */
-static void
-grants_setup(struct escalate *e, struct rules **rules,
-    struct escalate_grants *eg, struct escalate_hooks *hooks)
+/* Give the queue the policy "allow ok.test". */
+static struct policy *
+grants_setup(struct escalate *e, struct rules **rules)
 {
 	char	err[256];
 
 	assert_non_null(*rules = rules_create());
 	assert_int_equal(rules_load_text(*rules, "--allow", "allow ok.test",
 	    13, err, sizeof err), 0);
-	memset(eg, 0, sizeof *eg);
-	assert_non_null(eg->grants = grants_create());
-	eg->rules = rules;
-	eg->now_ms = fake_clock_ms;
-	escalate_grants_hooks(eg, hooks);
-	escalate_set_hooks(e, hooks);
+	return (policy_setup(e, *rules));
 }
 
-/* Approvals become grants; "allowed" asks policy and grants. */
+/* Approvals become the policy's grants; "allowed" asks the policy. */
 static void
-test_grants_hooks(void **state)
+test_grants_policy(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a, *b;
-	struct escalate_grants	 eg;
-	struct escalate_hooks	 hooks;
+	struct policy		*pol;
 	struct rules		*rules;
 	struct grant		 g;
 	char			 err[256];
 
-	grants_setup(e, &rules, &eg, &hooks);
+	pol = grants_setup(e, &rules);
 	file(e, "new.test:8443", "", &a);
 	file(e, "other.test", "", &b);
-	assert_int_equal(hooks.allowed(&a->host, 8443, "", hooks.arg), 0);
-	assert_int_equal(hooks.allowed(&b->host, 443, "", hooks.arg), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 8443, NULL), 0);
+	assert_int_equal(escalate_allowed(e, &b->host, 443, NULL), 0);
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 60,
 	    NULL, "uid 1 via cli", err, sizeof err), 0);
-	assert_int_equal(hooks.allowed(&a->host, 8443, "", hooks.arg), 1);
-	assert_int_equal(grants_match(eg.grants, &a->host, 8443, "", fake_ms,
+	assert_int_equal(escalate_allowed(e, &a->host, 8443, NULL), 1);
+	assert_int_equal(grants_match(policy_grants(pol), &a->host, 8443, "", fake_ms,
 	    &g), 1);
 	assert_string_equal(g.id, a->id);
 	assert_string_equal(g.who, "uid 1 via cli");
 	fake_ms += 61000;
-	assert_int_equal(hooks.allowed(&a->host, 8443, "", hooks.arg), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 8443, NULL), 0);
 	/* always without a policy file is refused, and stays pending. */
 	assert_int_equal(escalate_approve(e, b->id, ESCALATE_SCOPE_ALWAYS, 0,
 	    NULL, "x", err, sizeof err), -1);
 	assert_non_null(strstr(err, "no policy file"));
 	assert_int_equal(b->state, ESCALATE_PENDING);
 	escalate_free(e);
-	grants_free(eg.grants);
-	rules_free(rules);
+	policy_free(pol);
 }
 
 static struct escalate_request	*woken_on;
@@ -755,7 +748,7 @@ wake_on_cb(const struct escalate_request *r, int timed_out, void *arg)
 
 /* File host:port from a sandbox. */
 static struct escalate_request *
-file_from(struct escalate *e, const char *target, struct audit_sandbox *sb)
+file_from(struct escalate *e, const char *target, struct sandbox *sb)
 {
 	struct escalate_request	*r;
 	struct host		 h;
@@ -780,19 +773,18 @@ test_once_sandbox(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a, *m, *m2;
-	struct escalate_grants	 eg;
-	struct escalate_hooks	 hooks;
-	struct audit_sandbox	*sb[3];
+	struct policy		*pol;
+	struct sandbox	*sb[3];
 	struct rules		*rules;
 	struct grant		 g;
 	char			 err[256];
 	char			 id2[ESCALATE_ID_LEN], id3[ESCALATE_ID_LEN];
 	int			 i;
 
-	grants_setup(e, &rules, &eg, &hooks);
+	pol = grants_setup(e, &rules);
 	for (i = 0; i < 3; i++) {
 		snprintf(err, sizeof err, "%d", i + 1);
-		assert_non_null(sb[i] = audit_sandbox_new(err, "sh", 100 + i));
+		assert_non_null(sb[i] = sandbox_new(err, "sh", 100 + i, NULL));
 	}
 	a = file_from(e, "new.test", sb[0]);
 	assert_ptr_equal(file_from(e, "new.test", sb[1]), a);
@@ -806,7 +798,7 @@ test_once_sandbox(void **state)
 	woken = 0;
 	woken_on = NULL;
 	for (i = 0; i < 3; i++)
-		assert_non_null(escalate_wait(e, a, sb[i]->id, 60, wake_on_cb,
+		assert_non_null(escalate_wait(e, a, sandbox_id(sb[i]), 60, wake_on_cb,
 		    NULL));
 	memset(notes, 0, sizeof notes);
 	assert_non_null(escalate_subscribe(e, note_cb, NULL));
@@ -816,10 +808,10 @@ test_once_sandbox(void **state)
 	assert_ptr_equal(woken_on, a);
 	assert_int_equal(notes[ESCALATE_NOTE_DECIDED], 1);
 	assert_int_equal(notes[ESCALATE_NOTE_REQUEST], 1);
-	assert_int_equal(hooks.allowed(&a->host, 443, "1", hooks.arg), 1);
-	assert_int_equal(hooks.allowed(&a->host, 443, "2", hooks.arg), 0);
-	assert_int_equal(hooks.allowed(&a->host, 443, "", hooks.arg), 0);
-	assert_int_equal(grants_match(eg.grants, &a->host, 443, "1", fake_ms,
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[0]), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[1]), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, NULL), 0);
+	assert_int_equal(grants_match(sb[0]->once, &a->host, 443, "1", fake_ms,
 	    &g), 1);
 	assert_string_equal(g.id, a->id);
 	assert_string_equal(g.sandbox, "1");
@@ -842,13 +834,13 @@ test_once_sandbox(void **state)
 	assert_int_equal(woken, 2);	/* sandbox 3's */
 	assert_ptr_equal(woken_on, m);
 	assert_string_equal(m->sandbox, "3");
-	assert_int_equal(hooks.allowed(&a->host, 443, "3", hooks.arg), 1);
-	assert_int_equal(hooks.allowed(&a->host, 443, "1", hooks.arg), 1);
-	assert_int_equal(hooks.allowed(&a->host, 443, "2", hooks.arg), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[2]), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[0]), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[1]), 0);
 	/* Used up by sandbox 1: the others' stay. */
-	assert_int_equal(grants_consume(eg.grants, a->id), 0);
-	assert_int_equal(hooks.allowed(&a->host, 443, "1", hooks.arg), 0);
-	assert_int_equal(hooks.allowed(&a->host, 443, "3", hooks.arg), 1);
+	assert_int_equal(grants_consume(sb[0]->once, a->id), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[0]), 0);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[2]), 1);
 	/* Sandbox 2 finds its request by its own id, and wakes on it. */
 	assert_non_null(m2 = escalate_find(e, m->moved));
 	assert_ptr_equal(escalate_find_for(e, id2, "2"), m2);
@@ -861,8 +853,8 @@ test_once_sandbox(void **state)
 	    NULL, "t", err, sizeof err), 0);
 	assert_int_equal(woken, 3);
 	assert_ptr_equal(woken_on, m2);
-	assert_int_equal(hooks.allowed(&a->host, 443, "1", hooks.arg), 1);
-	assert_int_equal(hooks.allowed(&a->host, 443, "", hooks.arg), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb[0]), 1);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, NULL), 1);
 	/* A sandbox gone: no longer its; an open one names the next. */
 	a = file_from(e, "gone.test", sb[0]);
 	file_from(e, "gone.test", sb[1]);
@@ -872,10 +864,9 @@ test_once_sandbox(void **state)
 	assert_int_equal(a->pid, 101);
 	assert_null(escalate_find_for(e, a->id, "1"));
 	for (i = 0; i < 3; i++)
-		audit_sandbox_unref(sb[i]);
+		sandbox_unref(sb[i]);
 	escalate_free(e);
-	grants_free(eg.grants);
-	rules_free(rules);
+	policy_free(pol);
 }
 
 /* always with a TTL writes the rule with its end; ended rules are not
@@ -885,8 +876,7 @@ test_grants_always(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a;
-	struct escalate_grants	 eg;
-	struct escalate_hooks	 hooks;
+	struct policy		*pol;
 	struct rules		*rules;
 	char			 path[] = "/tmp/test_escalate.XXXXXX";
 	char			 err[256], text[1024];
@@ -901,13 +891,9 @@ test_grants_always(void **state)
 	fclose(f);
 	assert_non_null(rules = rules_create());
 	assert_int_equal(rules_load_file(rules, path, err, sizeof err), 0);
-	memset(&eg, 0, sizeof eg);
-	assert_non_null(eg.grants = grants_create());
-	eg.rules = &rules;
-	eg.policy_path = path;
-	escalate_grants_hooks(&eg, &hooks);
-	escalate_set_hooks(e, &hooks);
-	hooks.policy_text(text, sizeof text, hooks.arg);
+	pol = policy_setup(e, rules);
+	assert_int_equal(policy_set_always(pol, path), 0);
+	rules_text(policy_rules(pol), text, sizeof text);
 	assert_string_equal(text, "allow kept.test until 2999-01-01T00:00:00Z\n");
 	file(e, "new.test:8443", "", &a);
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_ALWAYS, 3600,
@@ -921,8 +907,7 @@ test_grants_always(void **state)
 	assert_memory_equal(a->written, text, strlen(text));
 	unlink(path);
 	escalate_free(e);
-	grants_free(eg.grants);
-	rules_free(rules);
+	policy_free(pol);
 }
 
 static void	load_rule(struct rules *, const char *, const char *);
@@ -938,23 +923,22 @@ test_grants_lifts(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a;
-	struct escalate_grants	 eg;
-	struct escalate_hooks	 hooks;
-	struct escalate_refusal	 f;
-	struct audit_sandbox	*sb;
+	struct policy		*pol;
+	struct sandbox_refusal	 f;
+	struct sandbox	*sb;
 	struct rules		*rules;
 	struct host		 h;
 	const char		*errstr;
 	char			 err[256];
 
 	(void)state;
-	grants_setup(e, &rules, &eg, &hooks);
+	pol = grants_setup(e, &rules);
 	load_rule(rules, "--allow", "allow ro.test read-only");
 
-	assert_non_null(sb = audit_sandbox_new("7", "agent", 42));
+	assert_non_null(sb = sandbox_new("7", "agent", 42, NULL));
 	assert_int_equal(host_parse("ro.test", 7, &h, &errstr), 0);
-	assert_int_equal(hooks.allowed(&h, 443, "7", hooks.arg), 0);
-	assert_int_equal(hooks.allowed(&h, 443, "", hooks.arg), 0);
+	assert_int_equal(escalate_allowed(e, &h, 443, sb), 0);
+	assert_int_equal(escalate_allowed(e, &h, 443, NULL), 0);
 	memset(&f, 0, sizeof f);
 	f.host = h;
 	f.port = 443;
@@ -969,15 +953,14 @@ test_grants_lifts(void **state)
 	    "read-only: POST is not a read");
 	assert_int_equal(escalate_approve(e, a->id, ESCALATE_SCOPE_SESSION, 0,
 	    NULL, "uid 1 via cli", err, sizeof err), 0);
-	assert_int_equal(hooks.allowed(&h, 443, "7", hooks.arg), 1);
+	assert_int_equal(escalate_allowed(e, &h, 443, sb), 1);
 	assert_string_equal(a->written, "");
 	a = file_from(e, "ok.test", sb);
 	assert_string_equal(a->lifts, "");
-	assert_int_equal(hooks.allowed(&a->host, 443, "7", hooks.arg), 1);
-	audit_sandbox_unref(sb);
+	assert_int_equal(escalate_allowed(e, &a->host, 443, sb), 1);
+	sandbox_unref(sb);
 	escalate_free(e);
-	grants_free(eg.grants);
-	rules_free(rules);
+	policy_free(pol);
 }
 
 /* Load one rule as if given on the command line. */
@@ -1002,8 +985,7 @@ test_grants_fixed(void **state)
 {
 	struct escalate		*e = new_queue();
 	struct escalate_request	*a, *r;
-	struct escalate_grants	 eg;
-	struct escalate_hooks	 hooks;
+	struct policy		*pol;
 	struct rules		*rules;
 	struct grant		 g;
 	struct host		 h;
@@ -1015,13 +997,8 @@ test_grants_fixed(void **state)
 	load_rule(rules, "--allow", "allow ok.test");
 	load_rule(rules, "--deny", "deny bad.test");
 	load_rule(rules, "--allow", "allow-private 10.9.0.0/16");
-	memset(&eg, 0, sizeof eg);
-	assert_non_null(eg.grants = grants_create());
-	eg.rules = &rules;
-	eg.now_ms = fake_clock_ms;
-	escalate_grants_hooks(&eg, &hooks);
-	escalate_set_hooks(e, &hooks);
-	hooks.policy_text(text, sizeof text, hooks.arg);
+	pol = policy_setup(e, rules);
+	rules_text(policy_rules(pol), text, sizeof text);
 	assert_string_equal(text, "allow ok.test\ndeny bad.test\n"
 	    "allow-private 10.9.0.0/16\n");
 
@@ -1046,7 +1023,7 @@ test_grants_fixed(void **state)
 	assert_non_null(strstr(err, "cannot approve "));
 	assert_non_null(strstr(err, ": denied by the rule 'deny late.test'"));
 	assert_int_equal(a->state, ESCALATE_PENDING);
-	assert_int_equal(grants_match(eg.grants, &a->host, 443, "", fake_ms, &g),
+	assert_int_equal(grants_match(policy_grants(pol), &a->host, 443, "", fake_ms, &g),
 	    0);
 
 	/* The gateway refused a name for its address: no request for it. */
@@ -1063,8 +1040,7 @@ test_grants_fixed(void **state)
 	escalate_blocked(e, NULL, &h, 8080, "connect", NULL);
 	assert_int_equal(escalate_fixed(e, "", &h, 8080, err, sizeof err), 0);
 	escalate_free(e);
-	grants_free(eg.grants);
-	rules_free(rules);
+	policy_free(pol);
 }
 
 int
@@ -1085,7 +1061,7 @@ main(void)
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_hint),
-		cmocka_unit_test(test_grants_hooks),
+		cmocka_unit_test(test_grants_policy),
 		cmocka_unit_test(test_grants_always),
 		cmocka_unit_test(test_grants_fixed),
 		cmocka_unit_test(test_grants_lifts),

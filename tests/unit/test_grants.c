@@ -1,8 +1,10 @@
 /*
- * Unit tests for runtime grants and policy_decide: every scope, TTL
- * expiry, once grants used up, deny rules and the special-address guard
- * winning over grants, which refusals no grant can lift, and the rule
- * text the HTTP and DNS sides share.
+ * Unit tests for runtime grants and the policy's one decision
+ * (policy_decide): every scope, TTL expiry, once grants used up and kept
+ * by their sandbox, deny rules and the special-address guard winning
+ * over grants, request checks a grant lifts, a name for the DNS and
+ * every port for the escalation queue, which refusals no grant can lift,
+ * and the rule text the HTTP and DNS sides share.
  */
 #include "config.h"
 
@@ -16,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "rules/grants.h"
+#include "rules/policy.h"
 
 /* A canonical host from text. */
 static struct host
@@ -42,6 +44,71 @@ policy(const char *text)
 	    sizeof err) != 0)
 		fail_msg("refused: %s", err);
 	return (r);
+}
+
+static uint64_t	clock_now;
+
+/* The policy's clock. */
+static uint64_t
+clock_ms(void)
+{
+	return (clock_now);
+}
+
+/* A policy in force from text, its clock the test's. */
+static struct policy *
+in_force(const char *text)
+{
+	struct policy	*p = policy_create(clock_ms);
+
+	assert_non_null(p);
+	policy_set_rules(p, policy(text));
+	return (p);
+}
+
+/* Ask p about host:port for sandbox at now, with flags. */
+static struct policy_decision
+ask(struct policy *p, const char *host, uint16_t port, const char *sandbox,
+    uint64_t now, unsigned int flags)
+{
+	struct policy_decision	d;
+	struct host		h = H(host);
+	struct policy_ask	q = { .host = &h, .port = port,
+				    .sandbox = sandbox, .flags = flags };
+	int			rv;
+
+	clock_now = now;
+	rv = policy_decide(p, &q, &d);
+	assert_int_equal(rv, d.allow);
+	return (d);
+}
+
+/* Decide host:port by p at now for a caller naming no sandbox. */
+static struct policy_decision
+decide(struct policy *p, const char *host, uint16_t port, uint64_t now)
+{
+	return (ask(p, host, port, NULL, now, POLICY_GUARD));
+}
+
+/* Why a decision was made, as logs say it. */
+static const char *
+why(const struct policy_decision *d, const char *host)
+{
+	static char	buf[1536];
+	struct host	h = H(host);
+
+	policy_decision_why(d, &h, buf, sizeof buf);
+	return (buf);
+}
+
+/* What decided, as logs say it. */
+static const char *
+rule(const struct policy_decision *d)
+{
+	static char	buf[1024];
+
+	policy_decision_rule(d, buf, sizeof buf);
+	return (buf);
 }
 
 /* Add a grant; fail the test if it is refused. */
@@ -99,8 +166,8 @@ test_once(void **state)
 static void
 test_once_sandbox(void **state)
 {
-	struct grants		*g = grants_create();
-	struct rules		*r = policy("allow ok.test\n");
+	struct policy		*p = in_force("allow ok.test\n");
+	struct grants		*g = policy_grants(p);
 	struct host		 h = H("pypi.org");
 	struct grant		 gr, list[4];
 	struct policy_decision	 d;
@@ -120,12 +187,13 @@ test_once_sandbox(void **state)
 	assert_int_equal(grants_match(g, &h, 0, "3", 1, &gr), 0);
 	assert_int_equal(grants_match(g, &h, 443, NULL, 1, &gr), 0);
 	assert_int_equal(grants_match(g, &h, 443, "", 1, &gr), 0);
-	assert_false(policy_decide(r, g, &h, 443, "3", 1, &d));
-	assert_true(policy_decide(r, g, &h, 443, "1", 1, &d));
+	assert_false(ask(p, "pypi.org", 443, "3", 1, 0).allow);
+	d = ask(p, "pypi.org", 443, "1", 1, 0);
+	assert_true(d.allow);
 	assert_true(d.consume);
 	assert_int_equal(grants_consume(g, d.grant.id), 0);
-	assert_false(policy_decide(r, g, &h, 443, "1", 2, &d));
-	assert_true(policy_decide(r, g, &h, 443, "2", 2, &d));
+	assert_false(ask(p, "pypi.org", 443, "1", 2, 0).allow);
+	assert_true(ask(p, "pypi.org", 443, "2", 2, 0).allow);
 	/* The same sandbox's next once grant replaces its own. */
 	assert_int_equal(grants_add(g, &h, 443, GRANT_ONCE, 0, "r3", "me",
 	    "2", 2, NULL), 0);
@@ -146,8 +214,59 @@ test_once_sandbox(void **state)
 	/* A sandbox's id that does not fit is refused. */
 	assert_int_equal(grants_add(g, &h, 80, GRANT_ONCE, 0, "r6", "me",
 	    "0123456789abcdef", 4, NULL), -1);
-	grants_free(g);
-	rules_free(r);
+	policy_free(p);
+}
+
+/*
+ * A sandbox's own once grants: policy_grant() puts a once grant in the
+ * table given, the others in the policy's; the decision asks the
+ * policy's first (a lasting grant wins), then the sandbox's, which a
+ * connection uses up with POLICY_CONSUME and a DNS answer does not.
+ */
+static void
+test_once_own(void **state)
+{
+	struct policy		*p = in_force("deny bad.example\n");
+	struct grants		*own = grants_create();
+	struct host		 h = H("x.example");
+	struct policy_ask	 q = { .host = &h, .port = 443,
+				    .sandbox = "4", .once = own };
+	struct policy_decision	 d;
+	struct grant		 list[2];
+
+	(void)state;
+	clock_now = 1;
+	assert_int_equal(policy_grant(p, own, &h, 443, GRANT_ONCE, 0, "r1",
+	    "me", "4"), 0);
+	assert_int_equal(grants_list(policy_grants(p), list, 2), 0);
+	assert_int_equal(grants_list(own, list, 2), 1);
+	assert_false(ask(p, "x.example", 443, "4", 1, 0).allow);
+	q.port = 0;				/* the DNS: not used up */
+	assert_true(policy_decide(p, &q, &d));
+	assert_string_equal(rule(&d), "grant r1 (once)");
+	q.port = 443;
+	q.flags = POLICY_CONSUME;
+	assert_true(policy_decide(p, &q, &d));
+	assert_true(d.granted);
+	assert_false(policy_decide(p, &q, &d));	/* used up */
+	assert_int_equal(policy_grant(p, own, &h, 443, GRANT_ONCE, 0, "r2",
+	    "me", "4"), 0);
+	assert_int_equal(policy_grant(p, own, &h, 443, GRANT_SESSION, 0, "r3",
+	    "me", NULL), 0);
+	assert_int_equal(grants_list(policy_grants(p), list, 2), 1);
+	assert_true(policy_decide(p, &q, &d));
+	assert_string_equal(d.grant.id, "r3");	/* the lasting one */
+	assert_int_equal(grants_list(own, list, 2), 1);
+	h = H("bad.example");
+	assert_int_equal(policy_grant(p, own, &h, 443, GRANT_ONCE, 0, "r4",
+	    "me", "4"), 0);
+	assert_false(policy_decide(p, &q, &d));	/* a deny rule wins */
+	assert_true(d.overridden);
+	assert_string_equal(why(&d, "bad.example"), "denied by rule "
+	    "policy:1; a grant cannot override it");
+	assert_int_equal(grants_list(own, list, 2), 2);	/* not used */
+	grants_free(own);
+	policy_free(p);
 }
 
 /* Session and always grants are not used up; ids, replacement, revoke. */
@@ -237,85 +356,180 @@ test_ttl(void **state)
 	grants_free(g);
 }
 
-/* Decide host:port against r and g at now; return the decision. */
-static struct policy_decision
-decide(const struct rules *r, const struct grants *g, const char *host,
-    uint16_t port, uint64_t now)
-{
-	struct policy_decision	d;
-	struct host		h = H(host);
-	int			rv;
-
-	rv = policy_decide(r, g, &h, port, NULL, now, &d);
-	assert_int_equal(rv, d.allow);
-	return (d);
-}
-
 /* Rules first: deny beats a grant, allow needs none, a grant fills in. */
 static void
 test_decide(void **state)
 {
-	struct rules		*r = policy("allow pypi.org\n"
+	struct policy		*p = in_force("allow pypi.org\n"
 				    "deny upload.pypi.org\n");
-	struct grants		*g = grants_create();
+	struct policy		*bare = in_force("allow pypi.org\n"
+				    "deny upload.pypi.org\n");
+	struct grants		*g = policy_grants(p);
 	struct policy_decision	 d;
 
 	(void)state;
 	add(g, "upload.pypi.org", 443, GRANT_SESSION, 0, 0);	/* g1 */
 	add(g, "new.example", 443, GRANT_ONCE, 0, 0);		/* g2 */
-	d = decide(r, g, "upload.pypi.org", 443, 1);
+	d = decide(p, "upload.pypi.org", 443, 1);
 	assert_false(d.allow);
-	assert_string_equal(d.why, "denied by rule policy:2; a grant cannot "
-	    "override it");
-	d = decide(r, NULL, "upload.pypi.org", 443, 1);
-	assert_string_equal(d.why, "denied by rule policy:2");
-	d = decide(r, g, "pypi.org", 443, 1);
+	assert_string_equal(why(&d, "upload.pypi.org"), "denied by rule "
+	    "policy:2; a grant cannot override it");
+	d = decide(bare, "upload.pypi.org", 443, 1);
+	assert_string_equal(why(&d, "upload.pypi.org"), "denied by rule "
+	    "policy:2");
+	d = decide(p, "pypi.org", 443, 1);
 	assert_true(d.allow);
 	assert_false(d.granted);
-	assert_string_equal(d.rule, "policy:1");
-	assert_string_equal(d.why, "allowed by rule policy:1");
-	d = decide(r, g, "new.example", 443, 1);
+	assert_string_equal(rule(&d), "policy:1");
+	assert_string_equal(why(&d, "pypi.org"), "allowed by rule policy:1");
+	d = decide(p, "new.example", 443, 1);
 	assert_true(d.allow);
 	assert_true(d.granted);
 	assert_true(d.consume);
-	assert_string_equal(d.rule, "grant g2 (once)");
-	assert_string_equal(d.why, "allowed by grant g2 (once)");
+	assert_string_equal(rule(&d), "grant g2 (once)");
+	assert_string_equal(why(&d, "new.example"), "allowed by grant g2 "
+	    "(once)");
 	assert_int_equal(grants_consume(g, d.grant.id), 0);
-	d = decide(r, g, "new.example", 443, 2);
+	d = decide(p, "new.example", 443, 2);
 	assert_false(d.allow);
-	assert_string_equal(d.why, "no rule matches: default deny");
-	d = decide(r, g, "pypi.org", 0, 2);
+	assert_string_equal(why(&d, "new.example"), "no rule matches: "
+	    "default deny");
+	/* POLICY_CONSUME uses a once grant up as it decides. */
+	add(g, "new.example", 443, GRANT_ONCE, 0, 2);		/* g3 */
+	assert_true(ask(p, "new.example", 443, NULL, 3, POLICY_CONSUME).allow);
+	assert_false(decide(p, "new.example", 443, 3).allow);
+	/* No rules: everything denied, grants too. */
+	policy_set_rules(bare, NULL);
+	d = decide(bare, "pypi.org", 443, 1);
 	assert_false(d.allow);
-	grants_free(g);
-	rules_free(r);
+	assert_string_equal(why(&d, "pypi.org"), "no policy loaded");
+	policy_free(bare);
+	policy_free(p);
+}
+
+/*
+ * Port 0, a DNS answer: a name an allow rule opens on some port, or a
+ * grant does on its port (443 for every port) unless a deny rule closes
+ * it; the rule then is the grant's.
+ */
+static void
+test_decide_name(void **state)
+{
+	struct policy		*p = in_force("allow a.example:8443\n"
+				    "deny b.example:22\n");
+	struct grants		*g = policy_grants(p);
+	struct policy_decision	 d;
+
+	(void)state;
+	d = decide(p, "a.example", 0, 1);
+	assert_true(d.allow);
+	assert_string_equal(rule(&d), "policy:1");
+	assert_false(decide(p, "b.example", 0, 1).allow);
+	add(g, "b.example", 22, GRANT_SESSION, 0, 0);		/* g1 */
+	assert_false(decide(p, "b.example", 0, 1).allow);
+	add(g, "b.example", 0, GRANT_SESSION, 0, 0);		/* g2 */
+	d = decide(p, "b.example", 0, 1);
+	assert_false(d.allow);		/* g1 first: its port is denied */
+	assert_int_equal(grants_remove(g, "g1"), 0);
+	d = decide(p, "b.example", 0, 1);
+	assert_true(d.allow);
+	assert_string_equal(rule(&d), "grant g2 (session)");
+	add(g, "c.example", 80, GRANT_ONCE, 0, 0);
+	assert_true(ask(p, "c.example", 0, NULL, 1, POLICY_CONSUME).allow);
+	assert_true(decide(p, "c.example", 80, 1).allow);	/* not used */
+	policy_free(p);
+}
+
+static int	checks_read;
+
+/* The request: a POST, for the checks. */
+static int
+post_request(void *arg, struct rules_request *rq)
+{
+	memset(rq, 0, sizeof *rq);
+	rq->method = "POST";
+	rq->method_len = 4;
+	rq->target = "/up";
+	rq->target_len = 3;
+	checks_read++;
+	return (1);
+}
+
+/*
+ * POLICY_EVERY: every request must pass, so a host allowed only with
+ * request checks needs a grant; port 0 is every port, which only a
+ * grant of every port opens (not a rule, not a grant of one port).  A
+ * request the checks refuse is let by a grant; the request is read
+ * only for a host whose rules check requests.
+ */
+static void
+test_decide_every(void **state)
+{
+	struct policy		*p = in_force("allow ro.example read-only\n"
+				    "allow open.example\n"
+				    "deny ro.example:8443\n");
+	struct grants		*g = policy_grants(p);
+	struct host		 h = H("ro.example");
+	struct policy_ask	 q = { .host = &h, .port = 443,
+				    .request = post_request };
+	struct policy_decision	 d;
+
+	(void)state;
+	clock_now = 1;
+	assert_true(decide(p, "ro.example", 443, 1).allow);
+	assert_false(ask(p, "ro.example", 443, "", 1, POLICY_EVERY).allow);
+	assert_true(ask(p, "open.example", 443, "", 1, POLICY_EVERY).allow);
+	assert_false(ask(p, "open.example", 0, "", 1, POLICY_EVERY).allow);
+	checks_read = 0;
+	assert_false(policy_decide(p, &q, &d));
+	assert_int_equal(checks_read, 1);
+	assert_true(d.checked);
+	assert_true(d.ruled);
+	assert_true(d.inspect);
+	assert_string_equal(why(&d, "ro.example"), d.verdict.why);
+	add(g, "ro.example", 443, GRANT_SESSION, 0, 0);
+	assert_true(ask(p, "ro.example", 443, "", 1, POLICY_EVERY).allow);
+	assert_true(policy_decide(p, &q, &d));
+	assert_true(d.granted);
+	q.host = &h;
+	h = H("open.example");
+	checks_read = 0;
+	assert_true(policy_decide(p, &q, &d));
+	assert_int_equal(checks_read, 0);	/* no checks: not read */
+	add(g, "ro.example", 0, GRANT_SESSION, 0, 0);
+	assert_true(ask(p, "ro.example", 0, "", 1, POLICY_EVERY).allow);
+	assert_false(ask(p, "ro.example", 8443, "", 1, POLICY_EVERY).allow);
+	policy_free(p);
 }
 
 /* A grant cannot open a special-purpose address; allow-private can. */
 static void
 test_decide_guard(void **state)
 {
-	struct rules		*r = policy("allow 10.1.0.0/16:*\n"
+	struct policy		*p = in_force("allow 10.1.0.0/16:*\n"
 				    "allow-private 10.1.2.0/24\n");
-	struct grants		*g = grants_create();
+	struct grants		*g = policy_grants(p);
 	struct policy_decision	 d;
 
 	(void)state;
 	add(g, "169.254.169.254", 80, GRANT_SESSION, 0, 0);
 	add(g, "10.9.9.9", 22, GRANT_SESSION, 0, 0);
-	d = decide(r, g, "169.254.169.254", 80, 1);
+	d = decide(p, "169.254.169.254", 80, 1);
 	assert_false(d.allow);
-	assert_string_equal(d.why, "169.254.169.254 is a special-purpose "
-	    "address (cloud metadata): only an allow-private rule lets "
-	    "pinhole connect to it; a grant cannot override it");
-	d = decide(r, g, "10.9.9.9", 22, 1);
+	assert_string_equal(why(&d, "169.254.169.254"), "169.254.169.254 is "
+	    "a special-purpose address (cloud metadata): only an "
+	    "allow-private rule lets pinhole connect to it; a grant cannot "
+	    "override it");
+	d = decide(p, "10.9.9.9", 22, 1);
 	assert_false(d.allow);
 	assert_false(d.consume);
-	d = decide(r, g, "10.1.5.5", 22, 1);	/* rule, no allow-private */
+	d = decide(p, "10.1.5.5", 22, 1);	/* rule, no allow-private */
 	assert_false(d.allow);
-	d = decide(r, g, "10.1.2.3", 22, 1);
+	d = decide(p, "10.1.2.3", 22, 1);
 	assert_true(d.allow);
-	grants_free(g);
-	rules_free(r);
+	/* Without POLICY_GUARD (a connection vets what it dials). */
+	assert_true(ask(p, "10.1.5.5", 22, NULL, 1, 0).allow);
+	policy_free(p);
 }
 
 /* Ask policy_grantable() about host:port. */
@@ -429,8 +643,8 @@ test_lifts(void **state)
 static void
 test_any_port(void **state)
 {
-	struct rules		*r = policy("deny far.example:22\n");
-	struct grants		*g = grants_create();
+	struct policy		*p = in_force("deny far.example:22\n");
+	struct grants		*g = policy_grants(p);
 	struct policy_decision	 d;
 	struct grant		 gr;
 	struct host		 h = H("far.example");
@@ -447,17 +661,18 @@ test_any_port(void **state)
 	assert_true(granted(g, "far.example", 8080, 1));
 	assert_true(granted(g, "far.example", 5432, 1));
 	assert_false(granted(g, "other.example", 8080, 1));
-	assert_true(policy_decide(r, g, &h, 8080, NULL, 1, &d));
+	d = decide(p, "far.example", 8080, 1);
+	assert_true(d.allow);
 	assert_true(d.consume);
 	assert_int_equal(grants_consume(g, d.grant.id), 0);
 	assert_false(granted(g, "far.example", 8080, 1));	/* used up */
 	add(g, "far.example", 0, GRANT_SESSION, 0, 0);
-	assert_true(policy_decide(r, g, &h, 8080, NULL, 1, &d));
+	d = decide(p, "far.example", 8080, 1);
+	assert_true(d.allow);
 	assert_false(d.consume);
-	assert_true(policy_decide(r, g, &h, 9090, NULL, 1, &d));
-	assert_false(policy_decide(r, g, &h, 22, NULL, 1, &d));
-	grants_free(g);
-	rules_free(r);
+	assert_true(decide(p, "far.example", 9090, 1).allow);
+	assert_false(decide(p, "far.example", 22, 1).allow);
+	policy_free(p);
 }
 
 /*
@@ -514,11 +729,14 @@ main(void)
 	const struct CMUnitTest	tests[] = {
 		cmocka_unit_test(test_once),
 		cmocka_unit_test(test_once_sandbox),
+		cmocka_unit_test(test_once_own),
 		cmocka_unit_test(test_session_always),
 		cmocka_unit_test(test_prefer_lasting),
 		cmocka_unit_test(test_ttl),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_decide_guard),
+		cmocka_unit_test(test_decide_name),
+		cmocka_unit_test(test_decide_every),
 		cmocka_unit_test(test_grantable),
 		cmocka_unit_test(test_lifts),
 		cmocka_unit_test(test_any_port),

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "rules/grants.h"
+#include "rules/policy.h"
 #include "rules/rules.h"
 
 static char	tmpdir[] = "/tmp/test_layer.XXXXXX";
@@ -133,22 +133,28 @@ static void
 test_grants(void **state)
 {
 	struct policy_decision	 d;
-	struct grants		*g = grants_create();
-	struct rules		*r;
+	struct policy		*p = policy_create(NULL);
+	struct policy_ask	 q = { .port = 443 };
+	const struct rules	*r;
 	struct host		 h;
 	const char		*errstr;
 	char			 sys[512], fix[POLICY_FIX_LEN], want[1200];
+	char			 why[1536];
 
 	make_dir("grant", sys);
 	write_file("grant/policy", "deny evil.example\n");
-	r = layered(sys, "deny mine.example\n");
+	assert_non_null(p);
+	policy_set_rules(p, layered(sys, "deny mine.example\n"));
+	r = policy_rules(p);
 	assert_int_equal(host_parse("evil.example", 12, &h, &errstr), 0);
-	assert_int_equal(grants_add(g, &h, 443, GRANT_SESSION, 0, NULL, "me",
-	    NULL, 1, NULL), 0);
-	assert_false(policy_decide(r, g, &h, 443, NULL, 2, &d));
+	assert_int_equal(policy_grant(p, NULL, &h, 443, GRANT_SESSION, 0,
+	    NULL, "me", NULL), 0);
+	q.host = &h;
+	assert_false(policy_decide(p, &q, &d));
+	policy_decision_why(&d, &h, why, sizeof why);
 	snprintf(want, sizeof want, "denied by rule system %s/policy:1; "
 	    "a grant cannot override it", sys);
-	assert_string_equal(d.why, want);
+	assert_string_equal(why, want);
 	assert_false(policy_grantable(r, &h, 443, fix, sizeof fix));
 	snprintf(want, sizeof want, "denied by the rule 'deny evil.example' "
 	    "(system %s/policy:1), which no approval nor rule of yours can "
@@ -161,8 +167,7 @@ test_grants(void **state)
 	    "override: to allow it, that rule must be removed"));
 	assert_int_equal(host_parse("other.example", 13, &h, &errstr), 0);
 	assert_true(policy_grantable(r, &h, 443, fix, sizeof fix));
-	rules_free(r);
-	grants_free(g);
+	policy_free(p);
 }
 
 /*

@@ -156,7 +156,7 @@ test_from_event(void **state)
 	struct escalate_event	ev;
 	struct escalate_request	r;
 	struct escalate_asker	a;
-	struct escalate_refusal	f;
+	struct sandbox_refusal	f;
 	struct attach_notice	n;
 	const char		*sb, *err;
 
