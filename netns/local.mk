@@ -3,7 +3,7 @@ libpinhole_a_SOURCES += \
 	netns/netns.h netns/netns-int.h \
 	netns/net.c \
 	netns/link.c \
-	netns/open.c \
+	netns/sandbox-open.c \
 	netns/exec.c \
 	netns/guard.c \
 	netns/hostsock.c \
