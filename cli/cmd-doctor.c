@@ -833,7 +833,8 @@ doctor_control(struct doctor *d, struct doctor_check *c)
 static void
 doctor_guard(struct doctor *d, struct doctor_check *c)
 {
-	char	*plan, dir[PATH_MAX], err[1024];
+	char		*plan, dir[PATH_MAX], err[1024];
+	const char	*keys[GWOPTS_KEYS + 1];
 
 	if (d->rules == NULL) {
 		doctor_set(c, DOCTOR_SKIP, "not tried: it needs the policy");
@@ -841,9 +842,10 @@ doctor_guard(struct doctor *d, struct doctor_check *c)
 	}
 	if ((plan = malloc(ATTACH_GUARDS_MAX)) == NULL)
 		fatal("malloc");
+	gwopts_keys(&d->g, keys);
 	if (control_dir(dir, sizeof dir) == -1 || runguard_plan(plan,
-	    ATTACH_GUARDS_MAX, d->rules, d->g.audit.log, d->g.audit.keyfile,
-	    dir, NULL, NULL) == -1)
+	    ATTACH_GUARDS_MAX, d->rules, d->g.audit.log, keys, dir, NULL,
+	    NULL) == -1)
 		doctor_set(c, DOCTOR_FAIL, "cannot guard the policy and log: "
 		    "%s", strerror(errno));
 	else if (runguard_sandbox(&d->guard, plan, &d->cfg, err,

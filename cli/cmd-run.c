@@ -397,6 +397,7 @@ run_start(struct run *r)
 {
 	struct netns_config	 cfg;
 	const struct rules	*rules;
+	const char		*keys[GWOPTS_KEYS + 1];
 	char			 err[512], plan[ATTACH_GUARDS_MAX];
 	uint16_t		 named[RUN_MAX_PORTS];
 	size_t			 nnamed;
@@ -408,8 +409,9 @@ run_start(struct run *r)
 	rules = policy_rules(gateway_policy(r->c.gw));
 	nnamed = rules_ports(rules, named, RUN_MAX_PORTS);
 	run_netns_config(r, &cfg, named, nnamed, rules_allow_vsock(rules));
+	gwopts_keys(&r->o->g, keys);
 	if (runguard_plan(plan, sizeof plan, rules, r->o->g.audit.log,
-	    r->o->g.audit.keyfile, r->ctldir, r->c.tls != NULL ?
+	    keys, r->ctldir, r->c.tls != NULL ?
 	    tls_ca_path(r->c.tls) : NULL, r->c.tls != NULL ?
 	    tls_trust_path(r->c.tls) : NULL) == -1) {
 		log_refuse("cannot guard the policy and log: %s",

@@ -712,16 +712,17 @@ session_attach(struct session *s, struct gwctx *c)
 	char			 plan[ATTACH_GUARDS_MAX], err[PATH_MAX + 256];
 	char			 path[PATH_MAX], url[64], gw[INET_ADDRSTRLEN];
 	struct netns_net	 net;
-	const char		*errstr;
+	const char		*errstr, *keys[GWOPTS_KEYS + 1];
 
 	if (c->dns == NULL && gwctx_dns(c, err, sizeof err) == -1) {
 		log_warnx("dns: %s", err);
 		return (-1);
 	}
 	runguard_init(&s->guard);
+	gwopts_keys(c->o, keys);
 	if (runguard_plan(plan, sizeof plan,
 	    policy_rules(gateway_policy(c->gw)), c->o->audit.log,
-	    c->o->audit.keyfile, s->dir, c->tls != NULL ? tls_ca_path(c->tls) :
+	    keys, s->dir, c->tls != NULL ? tls_ca_path(c->tls) :
 	    NULL, c->tls != NULL ? tls_trust_path(c->tls) : NULL) == -1 ||
 	    runguard_apply(&s->guard, plan) == -1) {
 		log_warn("cannot guard the policy and log");

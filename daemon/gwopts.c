@@ -216,3 +216,18 @@ gwopts_fd_limit(struct gwopts *o)
 		    (unsigned long long)rl.rlim_cur, o->cfg.max_clients);
 	}
 }
+
+/* The private keys the options name, NULL-ended. */
+void
+gwopts_keys(const struct gwopts *o, const char **v)
+{
+	size_t	n = 0;
+
+	if (o->audit.keyfile != NULL)
+		v[n++] = o->audit.keyfile;
+	if (o->decider_key != NULL)
+		v[n++] = o->decider_key;
+	if (o->shipcfg.key != NULL)
+		v[n++] = o->shipcfg.key;
+	v[n] = NULL;
+}

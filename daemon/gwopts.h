@@ -106,6 +106,14 @@ struct audit *gwopts_open_log(struct gwopts *, char *, size_t);
  */
 void	gwopts_fd_limit(struct gwopts *);
 
+/*
+ * The private keys the options name (--log-key, --decider-key,
+ * --log-tls-key), which a sandbox must not read: into v, NULL-ended
+ * (v holds GWOPTS_KEYS + 1).
+ */
+#define GWOPTS_KEYS	3
+void	gwopts_keys(const struct gwopts *, const char **);
+
 /* A running gateway with its loop, resolver, audit log and policy. */
 struct gwctx {
 	struct gwopts		*o;

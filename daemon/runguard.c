@@ -503,13 +503,13 @@ runguard_plan_sockets(char *buf, size_t len, size_t *n,
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attachmsg.h): the user's policy directory, the policy files',
  * the directories of the system policy and of glob includes, the log's,
- * the key, the control directory, the secrets' and the upstream's
- * credentials hidden, /etc/hosts.
+ * the private keys (NULL-ended), the control directory, the secrets' and
+ * the upstream's credentials hidden, /etc/hosts.
  */
 int
 runguard_plan(char *buf, size_t len, const struct rules *rules,
-    const char *log, const char *key, const char *ctldir, const char *ca,
-    const char *trust)
+    const char *log, const char *const *keys, const char *ctldir,
+    const char *ca, const char *trust)
 {
 	const char			*files[RUNGUARD_MAX];
 	const struct rules_secret	*rs[RUNGUARD_ENV_MAX];
@@ -532,8 +532,10 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 	if (runguard_log_file(log) && runguard_line(buf, len, &n, 'l',
 	    log) == -1)
 		return (-1);
-	if (key != NULL && runguard_line(buf, len, &n, 'h', key) == -1)
-		return (-1);
+	for (i = 0; keys != NULL && keys[i] != NULL; i++) {
+		if (runguard_line(buf, len, &n, 'h', keys[i]) == -1)
+			return (-1);
+	}
 	if (runguard_line(buf, len, &n, 'h', ctldir) == -1 ||
 	    runguard_line(buf, len, &n, 'r', "/etc/hosts") == -1)
 		return (-1);

@@ -80,7 +80,8 @@ int	runguard_covers(const struct runguard *, const char *);
  * the policy's files and the log file ("l": their directories read-only;
  * runguard_check() names a log as the log), the
  * system policy's directory (made if missing and it can be) and those
- * of glob includes (read-only), the log key, the control directory,
+ * of glob includes (read-only), the private keys the options name (the
+ * log's, the decider's, the log shipping's TLS key), the control directory,
  * the secrets' files and the upstream's credentials (upstream-auth;
  * hidden), /etc/hosts (read-only); "s PATH" for
  * each host socket the command may reach, as the policy wrote it
@@ -91,7 +92,7 @@ int	runguard_covers(const struct runguard *, const char *);
  */
 struct rules;
 int	runguard_plan(char *, size_t, const struct rules *, const char *,
-	    const char *, const char *, const char *, const char *);
+	    const char *const *, const char *, const char *, const char *);
 int	runguard_apply(struct runguard *, const char *);
 
 /*

@@ -172,19 +172,24 @@ EOF
 	    fail "$MODE: the policy replaced from outside was not reloaded"
 	held "writing a policy file replaced from outside"
 
-	# The log key is hidden; the log and its directory cannot be changed.
+	# The log key is hidden, and so are the decider's and the log
+	# shipping's TLS keys; the log and its directory cannot be changed.
 	fresh
 	mkdir "$W/key" && head -c 32 /dev/urandom >"$W/key/k"
+	echo decider-key >"$W/key/d" && echo ship-key >"$W/key/t"
 	[ "$MODE" = nobody ] && chown -R nobody "$W/key" "$W/log"
 	as_mode "$T/pinhole" run --resolver "127.0.0.1:$DNSP" --log "$W/log/audit.log" \
-	    --log-key "$W/key/k" -- sh -c "
+	    --log-key "$W/key/k" --decider-key "$W/key/d" \
+	    --log-tls-key "$W/key/t" -- sh -c "
 		[ -s $W/key/k ] && echo KEY-SEEN
+		[ -s $W/key/d ] && echo DECIDER-KEY-SEEN
+		[ -s $W/key/t ] && echo SHIP-KEY-SEEN
 		true >$W/log/audit.log 2>/dev/null && echo LOG-EMPTIED
 		mv $W/log $W/log.old 2>/dev/null && echo LOG-MOVED
 		mv $W/key/k $W/key/k2 2>/dev/null && echo KEY-MOVED
 		echo done" >"$W/out" 2>&1
 	if grep -q "^done" "$W/out" && ! grep -q "SEEN\|EMPTIED\|MOVED" "$W/out"; then
-		ok "$MODE: the log key is hidden, the log cannot be changed"
+		ok "$MODE: the log, decider and shipping keys are hidden, the log cannot be changed"
 	else
 		fail "$MODE: key and log: $(cat "$W/out")"
 	fi
