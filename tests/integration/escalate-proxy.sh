@@ -26,9 +26,6 @@ get() {
 	curl -s -o /dev/null -w '%{http_code}' -m "${2:-5}" \
 	    -x "http://127.0.0.1:$pport" "$1"
 }
-pending_id() {
-	"$PINHOLE" pending --json | sed -n "s/.*\"id\":\"\(r[0-9a-f]*\)\",\"host\":\"$1\".*/\1/p" | head -1
-}
 
 # The agent endpoint answers on the proxy port; nothing is allowed yet.
 curl -s "$PINHOLE_AGENT/pinhole" | grep -q "agent endpoint" &&
@@ -40,9 +37,13 @@ code=$(get "$ORIGIN" 2)
 
 # The held attempt filed a request; approve it once while a second
 # connection is held: it goes through, and the grant is used up.
-id=$(pending_id 127.0.0.1)
+id=$(wait_pending 127.0.0.1 "$PINHOLE")
 [ -n "$id" ] && ok "the held connection filed $id" || fail "no request filed"
-(sleep 1; "$PINHOLE" approve --once "$id" >/dev/null 2>&1) &
+# Approve once the second attempt is held (the request counts it).
+(i=0
+ while ! "$PINHOLE" pending --json | grep -q "\"id\":\"$id\".*\"count\":2" &&
+     [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+ "$PINHOLE" approve --once "$id" >/dev/null 2>&1) &
 helper=$!
 code=$(get "$ORIGIN" 10)
 wait "$helper"
@@ -52,7 +53,7 @@ loggrep "$AUDIT" "\"rule\":\"grant $id\"" && ok "audit names the grant" ||
     fail "no grant rule in the audit"
 
 # The once grant is used up: the next connection is held again; deny it.
-(sleep 1; i=$(pending_id 127.0.0.1); "$PINHOLE" deny --reason "enough" "$i" \
+(i=$(wait_pending 127.0.0.1 "$PINHOLE") && "$PINHOLE" deny --reason "enough" "$i" \
     >/dev/null 2>&1) &
 helper=$!
 code=$(get "$ORIGIN" 10)
@@ -62,7 +63,7 @@ wait "$helper"
 
 # The agent asks with pinhole request --wait; approved for the session,
 # every later connection goes through.
-(sleep 1; i=$(pending_id 127.0.0.1); "$PINHOLE" approve --session "$i" \
+(i=$(wait_pending 127.0.0.1 "$PINHOLE") && "$PINHOLE" approve --session "$i" \
     >/dev/null 2>&1) &
 helper=$!
 "$PINHOLE" request "127.0.0.1:$oport" --reason "the test origin" \
