@@ -265,7 +265,7 @@ run_mode() {
 	    "$T/badca.pem" --log-tls-cert "$T/client.pem" \
 	    --log-tls-key "$T/client.key"
 	python3 "$T/load.py" "$GP" 5 0
-	sleep 1
+	wait_line "$D/gw.err" "certificate: (unable to get local issuer|self-signed)"
 	gw_stop
 	loggrep "$D/gw.err" "certificate: (unable to get local issuer|self-signed)" ||
 	    fail "$MODE: a collector not verified was not said: $(tail -2 "$D/gw.err")"
@@ -274,7 +274,7 @@ run_mode() {
 	rs_start
 	: >"$D/gw.err"
 	gw_start --log "syslog+tls://127.0.0.1:$RP" $TLS
-	sleep 1
+	wait_line "$D/gw.err" "certificate: IP address mismatch"
 	gw_stop
 	loggrep "$D/gw.err" "certificate: IP address mismatch" ||
 	    fail "$MODE: a collector of another name was not said: $(tail -2 "$D/gw.err")"
