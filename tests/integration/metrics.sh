@@ -1,7 +1,8 @@
 #!/bin/sh
 # pinhole proxy --metrics: known traffic (a CONNECT allowed and one
 # refused, one to a name the upstream refuses, a forwarded request, DNS
-# allowed and refused, a policy reload that works and one that fails),
+# allowed and refused, a policy reload that works and one that fails,
+# the resolver cache's hits and its flush at a reload),
 # then the exact counts on a scrape with curl, promtool's lint of it, bad
 # requests to the listener, a tunnel counted while it is open, a session
 # with an attached sandbox and held connections approved once and for the
@@ -14,7 +15,7 @@ need curl dig dnsmasq python3 jq promtool prometheus setpriv
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY ALL_PROXY
 
 cp "$PINHOLE" "$T/pinhole" && chmod 755 "$T/pinhole"
-start_origin
+start_origin --local-ttl=600
 
 # One CONNECT through the proxy on port $1 to $2.  tunnel: sends a
 # fixed request and prints "STATUS UP DOWN", the bytes sent and received
@@ -178,6 +179,36 @@ run_mode() {
 	now=$(date +%s)
 	[ "$start" -le "$now" ] && [ "$start" -gt $((now - 600)) ] &&
 	    ok "$MODE: start time" || fail "$MODE: start time $start"
+
+	# The resolver's cache (dnsmasq gives its answers a TTL of 600 s):
+	# a name asked again is a hit; after a policy reload it is asked
+	# anew, once.
+	cache() {
+		scrape "$M" "$W/c" &&
+		    echo "$(value "$W/c" 'pinhole_resolver_cache_lookups_total{result="hit"}') $(value "$W/c" 'pinhole_resolver_cache_lookups_total{result="miss"}')"
+	}
+	fwd() {
+		curl -s -o /dev/null --max-time 5 -x "http://127.0.0.1:$P" \
+		    "http://origin.test:$HP/hello.txt"
+	}
+	fwd
+	set -- $(cache)
+	h0=$1 m0=$2
+	fwd
+	set -- $(cache)
+	[ "$1" = $((h0 + 1)) ] && [ "$2" = "$m0" ] &&
+	    ok "$MODE: a name asked again is answered from the cache" ||
+	    fail "$MODE: cache hit/miss $h0/$m0 then $1/$2"
+	printf 'allow-private 127.0.0.1\nallow origin.test:%s\n' "$HP" >"$W/p.new"
+	chmod 644 "$W/p.new" && mv "$W/p.new" "$W/policy"
+	wait_value "$M" "$W/c" 'pinhole_policy_reloads_total{result="ok"}' 2 ||
+	    fail "$MODE: the second reload was not counted"
+	fwd
+	fwd
+	set -- $(cache)
+	[ "$1" = $((h0 + 2)) ] && [ "$2" = $((m0 + 1)) ] &&
+	    ok "$MODE: a reload forgets the cache: asked anew once" ||
+	    fail "$MODE: after the reload, cache hit/miss $1/$2 (before $((h0 + 1))/$m0)"
 
 	# Every family has HELP and TYPE, and promtool finds nothing amiss.
 	if promtool check metrics <"$S" >"$W/lint" 2>&1 && [ ! -s "$W/lint" ]
@@ -373,11 +404,12 @@ pq() {
 pq 'up{job="pinhole"}' 1
 pq 'pinhole_connections_total{verdict="allow",reason="none"}' 2
 pq 'pinhole_connections_total{verdict="deny",reason="denied-by-policy"}' 1
-pq 'pinhole_http_requests_total{verdict="allow",reason="none"}' 1
+pq 'pinhole_http_requests_total{verdict="allow",reason="none"}' \
+    "$(value "$T/w-root/s3" 'pinhole_http_requests_total{verdict="allow",reason="none"}')"
 pq 'pinhole_dns_queries_total{verdict="deny"}' 1
 pq 'pinhole_policy_reloads_total{result="failed"}' 1
 pq "pinhole_relayed_bytes_total{direction=\"up\"}" \
-    "$(value "$T/w-root/s1" 'pinhole_relayed_bytes_total{direction="up"}')"
+    "$(value "$T/w-root/s3" 'pinhole_relayed_bytes_total{direction="up"}')"
 pq 'pinhole_tunnels' 0
 pq 'count(pinhole_resolver_duration_seconds_bucket)' 13
 [ -s "$T/prometheus.err" ] && echo "prometheus said: $(tail -3 "$T/prometheus.err")"
