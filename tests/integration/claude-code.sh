@@ -312,23 +312,17 @@ if tui:
         said.append("FAIL: without pinhole: %r" % want)
 print("\n".join(said))
 PY
-	sed -n 's/^ok: /ok: '"$MODE"': /p' "$W/verdicts"
-	grep "^FAIL: " "$W/verdicts" | while read -r l; do echo "FAIL: $MODE: ${l#FAIL: }"; done
-	NFAIL=$((NFAIL + $(grep -c "^FAIL: " "$W/verdicts")))
-	NPASS=$((NPASS + $(grep -c "^ok: " "$W/verdicts")))
+	harness_verdicts "$W/verdicts"
 	grep -q "^approved r[0-9a-f]*: 192.0.2.1:$OP for this session ($(cat "$W/sid")), until it stops" \
 	    "$W/approve" && ok "$MODE: approve SESSION/ID --session, the UUID whole" ||
 	    fail "$MODE: approve: $(cat "$W/approve" "$W/pending")"
 	[ ! -e "$W/proj/made-by-the-agent" ] &&
 	    ok "$MODE: the refused touch did not run" ||
 	    fail "$MODE: touch ran"
-	# SessionEnd stopped the session.
+	# SessionEnd stopped the session; the log has the grant, verifies
+	# and has one attach line per tool call, naming it.
 	sid=$(cat "$W/sid")
-	[ -z "$(as_mode "$PINHOLE" session list)" ] &&
-	    ok "$MODE: the SessionEnd hook stopped session $sid" ||
-	    fail "$MODE: sessions left: $(as_mode "$PINHOLE" session list)"
-	# The log: one attach line per tool call, naming it; it verifies.
-	as_mode "$PINHOLE" log --json --session "$sid" >"$W/log" 2>&1
+	harness_log "$sid"
 	n=$(grep -c '"event":"attach"' "$W/log")
 	missing=$(python3 - "$W/log" "$W/script.json" "${TUI:-$ASKED}" <<'PY'
 import json, sys
@@ -359,12 +353,6 @@ PY
 		    ok "$MODE: the log names each of the $n tool calls" ||
 		    fail "$MODE: $n attach lines (want $NCALLS); not named: $missing"
 	fi
-	grep '"event":"grant"' "$W/log" | grep -q "\"session\":\"$sid\"" &&
-	    ok "$MODE: the grant is in the log under $sid" ||
-	    fail "$MODE: no grant line for $sid"
-	as_mode "$PINHOLE" log verify >"$W/verify" 2>&1 &&
-	    ok "$MODE: the log verifies" ||
-	    fail "$MODE: log verify: $(cat "$W/verify")"
 	# Figures: approval to effect, and the harness's round trip per call.
 	python3 - "$W" <<'PY'
 import json, sys

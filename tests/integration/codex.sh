@@ -142,24 +142,11 @@ say(len(sid) == 36 and sid == thread,
     "the person approved in session %s, Codex's %s" % (sid, thread))
 print("\n".join(said))
 PY
-	sed -n 's/^ok: /ok: '"$MODE"': /p' "$W/verdicts"
-	grep "^FAIL: " "$W/verdicts" | while read -r l; do echo "FAIL: $MODE: ${l#FAIL: }"; done
-	grep -q "^Traceback" "$W/verdicts" && fail "$MODE: $(cat "$W/verdicts")"
-	NFAIL=$((NFAIL + $(grep -c "^FAIL: " "$W/verdicts")))
-	NPASS=$((NPASS + $(grep -c "^ok: " "$W/verdicts")))
-	[ -z "$(as_mode "$PINHOLE" session list)" ] &&
-	    ok "$MODE: the SessionEnd hook stopped session $sid" ||
-	    fail "$MODE: sessions left: $(as_mode "$PINHOLE" session list)"
-	as_mode "$PINHOLE" log --json --session "$sid" >"$W/log" 2>&1
+	harness_verdicts "$W/verdicts"
+	harness_log "$sid"
 	n=$(grep '"event":"attach"' "$W/log" | grep -c '"cmd":"/bin/bash -c ')
 	[ "$n" = "$NCALLS" ] &&
 	    ok "$MODE: the log has an attach line for each of the $n tool calls" ||
 	    fail "$MODE: $n attach lines (want $NCALLS)"
-	grep '"event":"grant"' "$W/log" | grep -q "\"session\":\"$sid\"" &&
-	    ok "$MODE: the grant is in the log under $sid" ||
-	    fail "$MODE: no grant line for $sid"
-	as_mode "$PINHOLE" log verify >"$W/verify" 2>&1 &&
-	    ok "$MODE: the log verifies" ||
-	    fail "$MODE: log verify: $(cat "$W/verify")"
 done
 finish

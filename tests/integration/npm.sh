@@ -55,3 +55,31 @@ harness_need() {
 	[ "${CI:-}" = true ] && exit 1
 	exit 77
 }
+
+# Count the verdicts a harness test's checker wrote to $1 ("ok: ..."
+# and "FAIL: ..." lines), naming $MODE; a checker that crashed fails.
+harness_verdicts() {
+	sed -n 's/^ok: /ok: '"$MODE"': /p' "$1"
+	grep "^FAIL: " "$1" | while read -r l; do
+		echo "FAIL: $MODE: ${l#FAIL: }"
+	done
+	grep -q "^Traceback" "$1" && fail "$MODE: $(cat "$1")"
+	NFAIL=$((NFAIL + $(grep -c "^FAIL: " "$1")))
+	NPASS=$((NPASS + $(grep -c "^ok: " "$1")))
+}
+
+# After the harness exited: its SessionEnd hook stopped session $1, the
+# session's log (into $W/log) has the person's grant under $1, and the
+# log verifies.
+harness_log() {
+	[ -z "$(as_mode "$PINHOLE" session list)" ] &&
+	    ok "$MODE: the SessionEnd hook stopped session $1" ||
+	    fail "$MODE: sessions left: $(as_mode "$PINHOLE" session list)"
+	as_mode "$PINHOLE" log --json --session "$1" >"$W/log" 2>&1
+	grep '"event":"grant"' "$W/log" | grep -q "\"session\":\"$1\"" &&
+	    ok "$MODE: the grant is in the log under $1" ||
+	    fail "$MODE: no grant line for $1"
+	as_mode "$PINHOLE" log verify >"$W/verify" 2>&1 &&
+	    ok "$MODE: the log verifies" ||
+	    fail "$MODE: log verify: $(cat "$W/verify")"
+}
