@@ -38,6 +38,13 @@ struct scrub;
 
 #define CONN_HIGH	(256 * 1024)	/* stop reading the other side */
 #define CONN_LOW	(64 * 1024)	/* and start again */
+/*
+ * What a TLS filter reads at once.  libevent reserves room for it in
+ * the input before each SSL_read and keeps the room while no bytes
+ * come, so it is one chain of 4 KiB with libevent's header: not the
+ * head's limit (32 KiB), nor its default (4 KiB, 8 with the header).
+ */
+#define CONN_TLS_READ	4000
 #define CONN_HEAD_STACK	4096	/* a head built on the stack, or the heap */
 #define CONN_RESP_HEAD_MAX	(64 * 1024)
 #define CONN_TUNNEL_IO	(256 * 1024)	/* per read/write syscall */

@@ -366,6 +366,7 @@ conn_tls_connect(struct conn *c)
 	c->server_tls = 1;
 	bufferevent_setcb(bev, c->set->ev->server_read,
 	    c->set->ev->server_write, c->set->ev->server_event, c);
+	bufferevent_set_max_single_read(bev, CONN_TLS_READ);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 	conn_timer(c, c->set->connect_timeout);
 }

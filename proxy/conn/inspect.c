@@ -31,6 +31,22 @@
 
 #define TLS_RECORD_HANDSHAKE	0x16	/* a ClientHello's first byte */
 
+/*
+ * A bound connection waits for its next request: OpenSSL's record
+ * buffers, which SSL_MODE_RELEASE_BUFFERS does not always give back
+ * after a read that found nothing, go now (16 KiB or more a side).
+ */
+static void
+conn_tls_idle(struct conn *c)
+{
+	if (c->client_tls && evbuffer_get_length(
+	    bufferevent_get_input(c->client)) == 0)
+		SSL_free_buffers(bufferevent_openssl_get_ssl(c->client));
+	if (c->server_tls && c->server != NULL && evbuffer_get_length(
+	    bufferevent_get_input(c->server)) == 0)
+		SSL_free_buffers(bufferevent_openssl_get_ssl(c->server));
+}
+
 /* Wait for the next request head. */
 void
 conn_head_start(struct conn *c)
@@ -38,8 +54,14 @@ conn_head_start(struct conn *c)
 	c->state = S_HEAD;
 	http_scan_init(&c->scan);
 	conn_secrets_free(c);
+	/* The last exchange's heads, parsed: 10 KiB a waiting one keeps. */
 	free(c->head);
-	c->head = NULL;
+	free(c->req);
+	free(c->rhead);
+	free(c->resp);
+	c->head = c->rhead = NULL;
+	c->req = NULL;
+	c->resp = NULL;
 	c->have_req = 0;
 	if (!c->bound) {
 		c->have_host = 0;
@@ -59,8 +81,10 @@ conn_head_start(struct conn *c)
 	bufferevent_setwatermark(c->client, EV_READ, 0, c->set->lim.max_head);
 	if (c->nrequests == 0)
 		conn_timer(c, c->set->handshake_timeout);
-	else
+	else {
 		conn_idle_timer(c);
+		conn_tls_idle(c);
+	}
 }
 
 /* Keep the request's path for the audit line: the query cut. */
@@ -234,6 +258,7 @@ conn_tls_accept(struct conn *c)
 	    c->set->ev->client_write, c->set->ev->client_event, c);
 	bufferevent_setwatermark(bev, EV_WRITE, CONN_LOW, 0);
 	bufferevent_setwatermark(bev, EV_READ, 0, c->set->lim.max_head);
+	bufferevent_set_max_single_read(bev, CONN_TLS_READ);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 	/* A ClientHello read already waits in the socket's buffer. */
 	if (evbuffer_get_length(bufferevent_get_input(under)) > 0)

@@ -15,7 +15,10 @@
 # every allowed line is written too, its accounting counted: how many
 # lines a budget sums up depends on time.  Bytes per idle tunnel are the
 # proxy's VmRSS with IDLE tunnels open (loadgen idle-tunnels) less its
-# VmRSS before, over IDLE.  Counts, never times: a CI machine is noisy.
+# VmRSS before, over IDLE; bytes per idle inspected connection the same
+# with IDLE_TLS connections through a proxy that inspects them, one
+# request on each (tlsload idle).  Counts, never times: a CI machine is
+# noisy.
 #
 # The figures are those of a build without sanitizers (valgrind cannot
 # run ASan's, and ASan's allocator is not the one measured): in a build
@@ -49,6 +52,7 @@ REQUESTS=1000
 QUERIES=300
 INSPECTED=100
 IDLE=1000
+IDLE_TLS=500
 
 skip() {
 	echo "SKIP: $*"
@@ -126,6 +130,16 @@ ir() {
 	}' "$T/ir"
 }
 
+# Wait until the load generator $LG, holding connections, says how many
+# it opened in file $1 (two minutes at most), or ends.
+wait_held() {
+	i=0
+	while [ $i -lt 1200 ] && [ ! -s "$1" ] && kill -0 $LG 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # Bytes per idle tunnel.
 echo "holding $IDLE idle tunnels"
 OPORT=$(free_port)
@@ -150,17 +164,68 @@ r0=$(rss)
     -w 120 -x "127.0.0.1:$PPORT" -o "$OPORT" >"$T/idle.out" 2>&1 &
 LG=$!
 PIDS="$PIDS $LG"
-i=0
-while [ $i -lt 600 ] && [ ! -s "$T/idle.out" ] && kill -0 $LG 2>/dev/null; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_held "$T/idle.out"
 grep -q "open=$IDLE " "$T/idle.out" ||
     { echo "FAIL: idle tunnels: $(cat "$T/idle.out")"; exit 1; }
 r1=$(rss)
 kill $LG 2>/dev/null
 TUNNEL=$(((r1 - r0) * 1024 / IDLE))
 echo "VmRSS ${r0} KiB, with $IDLE idle tunnels ${r1} KiB: $TUNNEL bytes a tunnel"
+kill $LG $PPID_ 2>/dev/null
+
+# Bytes per idle inspected connection: a proxy that inspects bench.test
+# (named by a dnsmasq) in front of a TLS origin whose certificate a test
+# CA signed; a few connections first make and cache the leaf, then
+# IDLE_TLS are opened, one request on each, and held (tlsload idle).
+echo "holding $IDLE_TLS idle inspected connections"
+ec="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
+# shellcheck disable=SC2086
+openssl req -x509 $ec -keyout "$T/ca.key" -out "$T/ca.pem" -days 1 \
+    -subj /CN=guard-ca 2>/dev/null &&
+    openssl req $ec -keyout "$T/leaf.key" -out "$T/leaf.csr" \
+    -subj /CN=bench.test 2>/dev/null &&
+    printf 'subjectAltName=DNS:bench.test\n' >"$T/san" &&
+    openssl x509 -req -in "$T/leaf.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
+    -CAcreateserial -out "$T/leaf.pem" -days 1 -extfile "$T/san" \
+    2>/dev/null || { echo "FAIL: openssl could not make the test keys"; exit 1; }
+TPORT=$(free_port)
+"$top_builddir/tests/bench/tlsorigin" -C "$T/leaf.pem" -K "$T/leaf.key" \
+    -p "$TPORT" -t 600 >/dev/null 2>&1 &
+PIDS="$PIDS $!"
+DPORT=$(free_port)
+dnsmasq -k -C /dev/null -p "$DPORT" --listen-address=127.0.0.1 \
+    --bind-interfaces --no-resolv --no-hosts --pid-file= \
+    --address=/bench.test/127.0.0.1 2>/dev/null &
+PIDS="$PIDS $!"
+wait_port "$TPORT" && wait_port "$DPORT" ||
+    { echo "FAIL: the TLS origin or dnsmasq did not start"; exit 1; }
+printf 'allow bench.test:* read-only\nallow-private 127.0.0.0/8\n' \
+    >"$T/policy"
+PPORT=$(free_port)
+XDG_RUNTIME_DIR=$T/run HOME=$T SSL_CERT_FILE=$T/ca.pem "$PROG" proxy \
+    --listen "127.0.0.1:$PPORT" --policy "$T/policy" \
+    --resolver "127.0.0.1:$DPORT" --max-clients $((IDLE_TLS + 100)) \
+    --log "$T/audit-tls.log" >/dev/null 2>"$T/proxy-tls.err" &
+PPID_=$!
+PIDS="$PIDS $PPID_"
+wait_port "$PPORT" || { echo "FAIL: pinhole did not start"; exit 1; }
+CA=$(sed -n 's/^pinhole: CA certificate: //p' "$T/proxy-tls.err")
+"$top_builddir/tests/bench/tlsload" conn-rate -c 2 -n 8 -t 60 -A "$CA" \
+    -o "$TPORT" -x "127.0.0.1:$PPORT" >"$T/warm.out" 2>&1 ||
+    { echo "FAIL: inspected connections: $(cat "$T/warm.out")"; exit 1; }
+r0=$(rss)
+"$top_builddir/tests/bench/tlsload" idle -n "$IDLE_TLS" -c 50 -t 120 \
+    -w 120 -A "$CA" -o "$TPORT" -x "127.0.0.1:$PPORT" >"$T/idle-tls.out" \
+    2>&1 &
+LG=$!
+PIDS="$PIDS $LG"
+wait_held "$T/idle-tls.out"
+grep -q "open=$IDLE_TLS .*errors=0" "$T/idle-tls.out" ||
+    { echo "FAIL: idle inspected connections: $(cat "$T/idle-tls.out")"; exit 1; }
+r1=$(rss)
+kill $LG 2>/dev/null
+INSPECTED_IDLE=$(((r1 - r0) * 1024 / IDLE_TLS))
+echo "VmRSS ${r0} KiB, with $IDLE_TLS idle inspected connections ${r1} KiB: $INSPECTED_IDLE bytes a connection"
 
 # key, row of instructions.sh (or a figure), margin %, what it is.
 FIGURES="connect	$(ir 'CONNECT setup')	3	instructions per CONNECT setup
@@ -168,7 +233,8 @@ forward	$(ir 'forward request')	3	instructions per forward request
 dns	$(ir 'DNS query')	5	instructions per DNS query
 inspected	$(ir 'inspected request')	3	instructions per inspected request
 inspected-secret	$(ir 'inspected request, secret')	3	instructions per inspected request with a secret
-idle-tunnel	$TUNNEL	10	bytes of RSS per idle tunnel"
+idle-tunnel	$TUNNEL	10	bytes of RSS per idle tunnel
+idle-inspected	$INSPECTED_IDLE	10	bytes of RSS per idle inspected connection"
 
 if [ -n "${GUARD_UPDATE:-}" ]; then
 	{

@@ -134,6 +134,16 @@ works "curl: /v1//x folds to an allowed path" "^200" code "$A/v1//x"
 works "curl: keep-alive: refused, then allowed on the same connection" \
     "403 1 200 0" sh -c "curl -sS -m 10 -o /dev/null -o /dev/null \
     -w '%{http_code} %{num_connects} ' '$A/v2/a' '$A/v1/b'"
+# Between two requests a connection gives back its TLS buffers and its
+# parsed heads, and reads 4,000 bytes at once: a head of 3 KiB and a
+# body of 20 KiB after the wait come whole.
+PAD=$(head -c 3000 /dev/zero | tr '\0' p)
+head -c 20000 /dev/zero | tr '\0' b >"$T/w/body-$MODE"
+works "curl: keep-alive: a long head and a body after the wait" \
+    "POST /1/echo.*X-Pad: $PAD.*200 1 POST /2/echo.*X-Pad: $PAD.*200 0" \
+    sh -c "curl -sS -m 10 -H 'X-Pad: $PAD' --data-binary @$T/w/body-$MODE \
+    -w '%{http_code} %{num_connects} ' 'https://echo.test:$SP/1/echo' \
+    'https://echo.test:$SP/2/echo' | tr '\n' ' '"
 works "curl: captured without the proxy, allowed" "hello from api.test" \
     curl -sSf -m 10 --noproxy '*' "$A/v1/direct"
 works "curl: captured without the proxy, refused" "^403" \
