@@ -275,6 +275,7 @@ size_t	conn_outlen(struct bufferevent *);
 void	conn_update_io(struct conn *);
 size_t	conn_move(struct evbuffer *, struct evbuffer *, size_t, int64_t *);
 int	conn_client_between(const struct conn *);
+int	conn_tunnel_next(const struct conn *);
 void	conn_send(struct bufferevent *, const void *, size_t);
 void	conn_send_client(struct conn *, const void *, size_t);
 void	conn_audit_barrier(struct conn *);

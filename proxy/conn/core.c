@@ -641,6 +641,24 @@ conn_keep_reading(const struct conn *c)
 	    bufferevent_get_input(c->client)) < c->set->lim.max_head);
 }
 
+/*
+ * Is the connection resolving or dialing what will be a tunnel (a
+ * CONNECT or a SOCKS5 request, neither bound nor captured)?  Then the
+ * client stays readable
+ * while the server is resolved and dialed rather than have reading
+ * turned off and on again (two epoll_ctl calls): what it sends early
+ * waits in its input, bounded by the head's high-water mark, and its
+ * EOF is kept for the tunnel (conn_client_event_cb()).
+ */
+int
+conn_tunnel_next(const struct conn *c)
+{
+	return ((c->state == S_RESOLVE || c->state == S_DIAL) &&
+	    !c->bound && !c->transparent && !c->client_tls &&
+	    (c->socks || (c->have_req && c->req != NULL &&
+	    c->req->is_connect)));
+}
+
 /* Read from each side only when its peer can take more (back-pressure). */
 void
 conn_update_io(struct conn *c)
@@ -673,6 +691,10 @@ conn_update_io(struct conn *c)
 	case S_REPLY:
 		cr = conn_keep_reading(c);
 		sr = c->srv_idle;
+		break;
+	case S_RESOLVE:
+	case S_DIAL:
+		cr = conn_tunnel_next(c) && !c->client_eof;
 		break;
 	case S_AGENT:
 	case S_ASK:

@@ -214,7 +214,8 @@ conn_client_event_cb(struct bufferevent *bev, short what, void *arg)
 		conn_pump(c);
 		return;
 	}
-	if ((what & BEV_EVENT_EOF) && c->state == S_TUNNEL) {
+	if ((what & BEV_EVENT_EOF) && (c->state == S_TUNNEL ||
+	    conn_tunnel_next(c))) {
 		c->client_eof = 1;
 		conn_pump(c);
 		return;
