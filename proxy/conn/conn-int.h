@@ -281,6 +281,7 @@ void	conn_send_client(struct conn *, const void *, size_t);
 void	conn_audit_barrier(struct conn *);
 void	conn_relay(struct evbuffer *, struct bufferevent *, int64_t *);
 void	conn_read_free(struct event **);
+void	conn_read_client(struct conn *);
 void	conn_out_own(struct conn *);
 void	conn_out_release(struct conn *);
 int	conn_flush(struct conn *);

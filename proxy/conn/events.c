@@ -65,6 +65,8 @@ conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
 		conn_head_start(c);
 	if (!c->dead)
 		conn_pump(c);
+	if (!c->dead && c->state == S_HEAD)
+		conn_read_client(c);
 	return (0);
 fail:
 	log_warnx("%s: out of memory", __func__);
