@@ -580,6 +580,19 @@ conn_server_rd_cb(evutil_socket_t fd, short what, void *arg)
 	    c->set->ev->server_event);
 }
 
+/*
+ * Read the client now, without waiting for the loop to say it is
+ * readable: a new client's request head has often come with its
+ * handshake, and reading it at once saves the loop turn.  A client
+ * with nothing yet costs one recv() that finds nothing.
+ */
+void
+conn_read_client(struct conn *c)
+{
+	if (c->crd != NULL)
+		conn_client_rd_cb(event_get_fd(c->crd), EV_READ, c);
+}
+
 /* Stop reading a socket here (closing, splicing, or TLS over it). */
 void
 conn_read_free(struct event **rd)
@@ -641,6 +654,24 @@ conn_keep_reading(const struct conn *c)
 	    bufferevent_get_input(c->client)) < c->set->lim.max_head);
 }
 
+/*
+ * Is the connection resolving or dialing what will be a tunnel (a
+ * CONNECT or a SOCKS5 request, neither bound nor captured)?  Then the
+ * client stays readable
+ * while the server is resolved and dialed rather than have reading
+ * turned off and on again (two epoll_ctl calls): what it sends early
+ * waits in its input, bounded by the head's high-water mark, and its
+ * EOF is kept for the tunnel (conn_client_event_cb()).
+ */
+int
+conn_tunnel_next(const struct conn *c)
+{
+	return ((c->state == S_RESOLVE || c->state == S_DIAL) &&
+	    !c->bound && !c->transparent && !c->client_tls &&
+	    (c->socks || (c->have_req && c->req != NULL &&
+	    c->req->is_connect)));
+}
+
 /* Read from each side only when its peer can take more (back-pressure). */
 void
 conn_update_io(struct conn *c)
@@ -673,6 +704,10 @@ conn_update_io(struct conn *c)
 	case S_REPLY:
 		cr = conn_keep_reading(c);
 		sr = c->srv_idle;
+		break;
+	case S_RESOLVE:
+	case S_DIAL:
+		cr = conn_tunnel_next(c) && !c->client_eof;
 		break;
 	case S_AGENT:
 	case S_ASK:

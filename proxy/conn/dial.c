@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -300,7 +301,58 @@ conn_dial_failed(struct conn *c)
 	}
 }
 
-/* Dial the next vetted address, with a bounded connect timeout. */
+/*
+ * Connect a new socket to sa, in a bufferevent.  A connection that is
+ * up when connect() returns (*done set: on loopback the handshake ends
+ * within the call) needs no loop turn, no EPOLLOUT armed and disarmed,
+ * to learn it; one under way is left to the bufferevent, which reports
+ * it.  Returns NULL with errno set.
+ */
+static struct bufferevent *
+conn_connect(struct conn *c, const struct sockaddr *sa, socklen_t len,
+    int *done)
+{
+	struct sockaddr_storage	 peer;
+	socklen_t		 plen = sizeof peer;
+	struct bufferevent	*bev = NULL;
+	int			 fd, err;
+
+	*done = 0;
+	if ((fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1)
+		return (NULL);
+	if (connect(fd, sa, len) == 0)
+		*done = 1;
+	else if (errno != EINPROGRESS)
+		goto fail;
+	else if (getpeername(fd, (struct sockaddr *)&peer, &plen) == 0)
+		*done = 1;
+	if ((bev = bufferevent_socket_new(c->set->base, fd,
+	    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS)) == NULL) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	bufferevent_setcb(bev, c->set->ev->server_read,
+	    c->set->ev->server_write, c->set->ev->server_event, c);
+	/* Under way: the bufferevent waits for the socket's answer. */
+	if (!*done && bufferevent_socket_connect(bev, NULL, 0) == -1) {
+		err = errno != 0 ? errno : ENOMEM;
+		bufferevent_free(bev);
+		errno = err;
+		return (NULL);
+	}
+	return (bev);
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return (NULL);
+}
+
+/*
+ * Dial the next vetted address, with a bounded connect timeout; a
+ * connection up at once goes on to conn_dialed() in the same turn.
+ */
 void
 conn_dial_next(struct conn *c)
 {
@@ -308,6 +360,7 @@ conn_dial_next(struct conn *c)
 	struct bufferevent	*bev;
 	const struct resolver_addr *a;
 	socklen_t		 len;
+	int			 done;
 
 	conn_server_free(c);
 	while (c->next_addr < c->naddrs) {
@@ -315,23 +368,18 @@ conn_dial_next(struct conn *c)
 		inet_ntop(a->family, a->addr, c->addr, sizeof c->addr);
 		len = conn_sockaddr(a, c->upstream != NULL ?
 		    c->upstream->port : c->port, &ss);
-		bev = bufferevent_socket_new(c->set->base, -1,
-		    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);
-		if (bev == NULL) {
-			c->dial_err = ENOMEM;
-			break;
-		}
-		bufferevent_setcb(bev, c->set->ev->server_read,
-		    c->set->ev->server_write, c->set->ev->server_event, c);
-		if (bufferevent_socket_connect(bev, (struct sockaddr *)&ss,
-		    len) == 0) {
+		if ((bev = conn_connect(c, (struct sockaddr *)&ss, len,
+		    &done)) != NULL) {
 			c->server = bev;
 			c->state = S_DIAL;
 			conn_timer(c, c->set->connect_timeout);
+			if (done)
+				conn_dialed(c);
 			return;
 		}
 		c->dial_err = errno;
-		bufferevent_free(bev);
+		if (errno == ENOMEM)
+			break;
 	}
 	conn_dial_failed(c);
 }

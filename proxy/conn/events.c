@@ -65,6 +65,8 @@ conn_open(struct conn_set *set, int fd, const struct sockaddr *sa,
 		conn_head_start(c);
 	if (!c->dead)
 		conn_pump(c);
+	if (!c->dead && c->state == S_HEAD)
+		conn_read_client(c);
 	return (0);
 fail:
 	log_warnx("%s: out of memory", __func__);
@@ -214,7 +216,8 @@ conn_client_event_cb(struct bufferevent *bev, short what, void *arg)
 		conn_pump(c);
 		return;
 	}
-	if ((what & BEV_EVENT_EOF) && c->state == S_TUNNEL) {
+	if ((what & BEV_EVENT_EOF) && (c->state == S_TUNNEL ||
+	    conn_tunnel_next(c))) {
 		c->client_eof = 1;
 		conn_pump(c);
 		return;

@@ -29,6 +29,30 @@ conn_tunnel_io(struct conn *c)
 }
 
 /*
+ * Pass an EOF on once everything before it is written: up_sent and
+ * down_sent say that all the client's, and all the server's, bytes went.
+ * When both sides have ended and all went, close: close() sends the
+ * last FIN itself, sparing a shutdown() (nothing unread is left to turn
+ * it into a RST).
+ */
+static void
+conn_tunnel_pass(struct conn *c, int up_sent, int down_sent)
+{
+	if (c->client_eof && c->server_eof && up_sent && down_sent) {
+		conn_close(c, "eof");
+		return;
+	}
+	if (c->client_eof && !c->server_shut && up_sent) {
+		shutdown(bufferevent_getfd(c->server), SHUT_WR);
+		c->server_shut = 1;
+	}
+	if (c->server_eof && !c->client_shut && down_sent) {
+		shutdown(bufferevent_getfd(c->client), SHUT_WR);
+		c->client_shut = 1;
+	}
+}
+
+/*
  * Half-close: pass an EOF on once everything before it is written.  TLS
  * ended here has no half-close to pass on: the first EOF, once written
  * out, ends both.
@@ -42,36 +66,19 @@ conn_tunnel_shut(struct conn *c)
 			conn_close(c, "eof");
 		return;
 	}
-	if (c->client_eof && !c->server_shut && conn_outlen(c->server) == 0 &&
-	    evbuffer_get_length(bufferevent_get_input(c->client)) == 0) {
-		shutdown(bufferevent_getfd(c->server), SHUT_WR);
-		c->server_shut = 1;
-	}
-	if (c->server_eof && !c->client_shut && conn_outlen(c->client) == 0 &&
-	    evbuffer_get_length(bufferevent_get_input(c->server)) == 0) {
-		shutdown(bufferevent_getfd(c->client), SHUT_WR);
-		c->client_shut = 1;
-	}
-	if (c->client_shut && c->server_shut)
-		conn_close(c, "eof");
+	conn_tunnel_pass(c,
+	    conn_outlen(c->server) == 0 &&
+	    evbuffer_get_length(bufferevent_get_input(c->client)) == 0,
+	    conn_outlen(c->client) == 0 &&
+	    evbuffer_get_length(bufferevent_get_input(c->server)) == 0);
 }
 
 /* Half-close a spliced tunnel: pass an EOF on once all before it went. */
 static void
 conn_splice_shut(struct conn *c)
 {
-	if (c->client_eof && !c->server_shut && c->up_pipe.len == 0 &&
-	    conn_outlen(c->server) == 0) {
-		shutdown(bufferevent_getfd(c->server), SHUT_WR);
-		c->server_shut = 1;
-	}
-	if (c->server_eof && !c->client_shut && c->down_pipe.len == 0 &&
-	    conn_outlen(c->client) == 0) {
-		shutdown(bufferevent_getfd(c->client), SHUT_WR);
-		c->client_shut = 1;
-	}
-	if (c->client_shut && c->server_shut)
-		conn_close(c, "eof");
+	conn_tunnel_pass(c, c->up_pipe.len == 0 && conn_outlen(c->server) == 0,
+	    c->down_pipe.len == 0 && conn_outlen(c->client) == 0);
 }
 
 /*
