@@ -834,7 +834,7 @@ static void
 doctor_guard(struct doctor *d, struct doctor_check *c)
 {
 	char		*plan, dir[PATH_MAX], err[1024];
-	const char	*keys[GWOPTS_KEYS + 1];
+	const char	*keys[GWOPTS_HIDDEN + 1];
 
 	if (d->rules == NULL) {
 		doctor_set(c, DOCTOR_SKIP, "not tried: it needs the policy");
@@ -842,7 +842,7 @@ doctor_guard(struct doctor *d, struct doctor_check *c)
 	}
 	if ((plan = malloc(ATTACH_GUARDS_MAX)) == NULL)
 		fatal("malloc");
-	gwopts_keys(&d->g, keys);
+	gwopts_hidden(&d->g, keys);
 	if (control_dir(dir, sizeof dir) == -1 || runguard_plan(plan,
 	    ATTACH_GUARDS_MAX, d->rules, d->g.audit.log, keys, dir, NULL,
 	    NULL) == -1)

@@ -397,7 +397,7 @@ run_start(struct run *r)
 {
 	struct netns_config	 cfg;
 	const struct rules	*rules;
-	const char		*keys[GWOPTS_KEYS + 1];
+	const char		*keys[GWOPTS_HIDDEN + 1];
 	char			 err[512], plan[ATTACH_GUARDS_MAX];
 	uint16_t		 named[RUN_MAX_PORTS];
 	size_t			 nnamed;
@@ -409,7 +409,7 @@ run_start(struct run *r)
 	rules = policy_rules(gateway_policy(r->c.gw));
 	nnamed = rules_ports(rules, named, RUN_MAX_PORTS);
 	run_netns_config(r, &cfg, named, nnamed, rules_allow_vsock(rules));
-	gwopts_keys(&r->o->g, keys);
+	gwopts_hidden(&r->o->g, keys);
 	if (runguard_plan(plan, sizeof plan, rules, r->o->g.audit.log,
 	    keys, r->ctldir, r->c.tls != NULL ?
 	    tls_ca_path(r->c.tls) : NULL, r->c.tls != NULL ?
@@ -498,14 +498,21 @@ run_session_connect(struct run *r)
 {
 	char		 dir[PATH_MAX], path[PATH_MAX];
 	const char	*name = r->o->session;
+	uid_t		 uid = (uid_t)-1;
 	int		 fd;
 
 	if (!control_session_name_ok(name)) {
 		log_warnx("session %s: not a session name", name);
 		return (-1);
 	}
-	if (control_dir(dir, sizeof dir) == -1 ||
-	    (size_t)snprintf(path, sizeof path, "%s/%s.attach", dir, name) >=
+	if (control_dir_ours(dir, sizeof dir) == -1 && errno == EPERM) {
+		log_warnx("session %s: %s is not a directory of yours with "
+		    "mode 0700: another user may have made it; remove it, or "
+		    "set XDG_RUNTIME_DIR to a directory of yours with mode "
+		    "0700", name, dir);
+		return (-1);
+	}
+	if ((size_t)snprintf(path, sizeof path, "%s/%s.attach", dir, name) >=
 	    sizeof path) {
 		log_warnx("session %s: the control directory's path is too "
 		    "long", name);
@@ -517,6 +524,13 @@ run_session_connect(struct run *r)
 		    "%s)", name, name);
 		if (fd != -1)
 			close(fd);
+		return (-1);
+	}
+	if (!control_gateway_ok(fd, &uid)) {
+		log_warnx("session %s: %s answers from uid %ld or another "
+		    "network namespace: not your session, not attached", name,
+		    path, (long)uid);
+		close(fd);
 		return (-1);
 	}
 	return (fd);

@@ -283,7 +283,7 @@ static int
 session_find(const char *cmd, const char *name, char *dir, size_t dirlen,
     struct json_obj *rec, int *lockfd)
 {
-	if (control_dir(dir, dirlen) == -1 ||
+	if (control_dir_ours(dir, dirlen) == -1 ||
 	    session_probe(dir, name, rec, lockfd) == -1) {
 		fprintf(stderr, "pinhole session %s: no running session %s\n",
 		    cmd, name);
@@ -344,7 +344,8 @@ cmd_session_list(const struct cmd_entry *cmd, int argc, char **argv)
 
 	if ((rv = session_args(cmd, argc, argv, &json, &none, 0)) != 0)
 		return (rv);
-	if (control_dir(dir, sizeof dir) == 0 && (d = opendir(dir)) != NULL) {
+	if (control_dir_ours(dir, sizeof dir) == 0 &&
+	    (d = opendir(dir)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			if (!session_file_name(de->d_name, name, sizeof name) ||
 			    session_probe(dir, name, &rec, NULL) == -1)
@@ -712,14 +713,14 @@ session_attach(struct session *s, struct gwctx *c)
 	char			 plan[ATTACH_GUARDS_MAX], err[PATH_MAX + 256];
 	char			 path[PATH_MAX], url[64], gw[INET_ADDRSTRLEN];
 	struct netns_net	 net;
-	const char		*errstr, *keys[GWOPTS_KEYS + 1];
+	const char		*errstr, *keys[GWOPTS_HIDDEN + 1];
 
 	if (c->dns == NULL && gwctx_dns(c, err, sizeof err) == -1) {
 		log_warnx("dns: %s", err);
 		return (-1);
 	}
 	runguard_init(&s->guard);
-	gwopts_keys(c->o, keys);
+	gwopts_hidden(c->o, keys);
 	if (runguard_plan(plan, sizeof plan,
 	    policy_rules(gateway_policy(c->gw)), c->o->audit.log,
 	    keys, s->dir, c->tls != NULL ? tls_ca_path(c->tls) :

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,17 +23,30 @@
 #include "proxy/escalate/control.h"
 #include "proxy/escalate/escalate.h"
 
-/* Connect to one socket; remove it when nobody listens any more. */
+/*
+ * Connect to one socket of our directory, whose listener must be ours;
+ * remove it when nobody listens any more.
+ */
 static int
 ctl_connect(const char *path)
 {
-	int	fd;
+	struct stat	st;
+	uid_t		uid = (uid_t)-1;
+	int		fd;
 
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return (-1);
 	if (unixsock_connect(fd, path) == -1) {
-		if (errno == ECONNREFUSED)
+		if (errno == ECONNREFUSED && lstat(path, &st) == 0 &&
+		    S_ISSOCK(st.st_mode))
 			unlink(path);
+		close(fd);
+		return (-1);
+	}
+	if (!control_gateway_ok(fd, &uid)) {
+		fprintf(stderr, "pinhole: %s answers from uid %ld or another "
+		    "network namespace: not your gateway, not asked\n", path,
+		    (long)uid);
 		close(fd);
 		return (-1);
 	}
@@ -65,7 +79,14 @@ ctl_open_all(struct ctl_conn *conns, size_t max, const char *want, char *err,
 	size_t		 n = 0;
 	int		 fd;
 
-	if (control_dir(dir, sizeof dir) == -1 || (d = opendir(dir)) == NULL) {
+	if (control_dir_ours(dir, sizeof dir) == -1 && errno == EPERM) {
+		snprintf(err, errlen, "%s is not a directory of yours with "
+		    "mode 0700: another user may have made it; remove it, or "
+		    "set XDG_RUNTIME_DIR to a directory of yours with mode "
+		    "0700", dir);
+		return (0);
+	}
+	if ((d = opendir(dir)) == NULL) {
 		snprintf(err, errlen, "no running pinhole session (nothing in "
 		    "%s)", dir);
 		return (0);

@@ -67,6 +67,8 @@ EXTRA_DIST += tests/integration/session-once.sh
 # ... and nothing of another's: requests, fake addresses, refusals.
 TESTS += tests/integration/session-private.sh
 EXTRA_DIST += tests/integration/session-private.sh
+TESTS += tests/integration/impostor.sh
+EXTRA_DIST += tests/integration/impostor.sh
 TESTS += tests/integration/attach-hostile.sh
 EXTRA_DIST += tests/integration/attach-hostile.sh \
 	tests/integration/attach-hostile.py

@@ -217,9 +217,9 @@ gwopts_fd_limit(struct gwopts *o)
 	}
 }
 
-/* The private keys the options name, NULL-ended. */
+/* The private keys the options name and the spool, NULL-ended. */
 void
-gwopts_keys(const struct gwopts *o, const char **v)
+gwopts_hidden(const struct gwopts *o, const char **v)
 {
 	size_t	n = 0;
 
@@ -229,5 +229,7 @@ gwopts_keys(const struct gwopts *o, const char **v)
 		v[n++] = o->decider_key;
 	if (o->shipcfg.key != NULL)
 		v[n++] = o->shipcfg.key;
+	if (o->shipcfg.spool_dir != NULL)
+		v[n++] = o->shipcfg.spool_dir;
 	v[n] = NULL;
 }

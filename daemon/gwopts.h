@@ -107,12 +107,13 @@ struct audit *gwopts_open_log(struct gwopts *, char *, size_t);
 void	gwopts_fd_limit(struct gwopts *);
 
 /*
- * The private keys the options name (--log-key, --decider-key,
- * --log-tls-key), which a sandbox must not read: into v, NULL-ended
- * (v holds GWOPTS_KEYS + 1).
+ * What a sandbox must not see of the gateway's files: the private keys
+ * the options name (--log-key, --decider-key, --log-tls-key) and the log
+ * shipping's spool, whose lines wait for the collector: into v,
+ * NULL-ended (v holds GWOPTS_HIDDEN + 1).
  */
-#define GWOPTS_KEYS	3
-void	gwopts_keys(const struct gwopts *, const char **);
+#define GWOPTS_HIDDEN	4
+void	gwopts_hidden(const struct gwopts *, const char **);
 
 /* A running gateway with its loop, resolver, audit log and policy. */
 struct gwctx {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "daemon/runguard.h"
+#include "proxy/escalate/control.h"
 #include "proxy/wire/placeholder.h"
 #include "rules/rules.h"
 
@@ -500,6 +501,27 @@ runguard_plan_sockets(char *buf, size_t len, size_t *n,
 }
 
 /*
+ * The other control directory, /tmp/pinhole-UID when the gateway's is
+ * under XDG_RUNTIME_DIR: hidden too, made first if missing, so that the
+ * command cannot make it and bind there what the user's next client
+ * without XDG_RUNTIME_DIR would take for a gateway.  Only a directory:
+ * a link another user put there is left (clients refuse it).
+ */
+static int
+runguard_plan_tmpctl(char *buf, size_t len, size_t *n, const char *ctldir)
+{
+	struct stat	st;
+	char		dir[64];
+
+	if (control_dir_tmp(dir, sizeof dir) == -1 || strcmp(dir, ctldir) == 0)
+		return (0);
+	(void)mkdir(dir, 0700);
+	if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+		return (0);
+	return (runguard_line(buf, len, n, 'h', dir));
+}
+
+/*
  * What a sandbox of a gateway must not change or see, as lines "K /PATH"
  * (proxy/wire/attachmsg.h): the user's policy directory, the policy files',
  * the directories of the system policy and of glob includes, the log's,
@@ -537,6 +559,7 @@ runguard_plan(char *buf, size_t len, const struct rules *rules,
 			return (-1);
 	}
 	if (runguard_line(buf, len, &n, 'h', ctldir) == -1 ||
+	    runguard_plan_tmpctl(buf, len, &n, ctldir) == -1 ||
 	    runguard_line(buf, len, &n, 'r', "/etc/hosts") == -1)
 		return (-1);
 	if ((nf = rules_secrets(rules, rs, RUNGUARD_ENV_MAX)) >

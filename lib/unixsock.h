@@ -6,9 +6,16 @@
 #ifndef UNIXSOCK_H
 #define UNIXSOCK_H
 
+#include <sys/types.h>
+
 /* Bind fd to path; 0, or -1 with errno (ENAMETOOLONG: no way to). */
 int	unixsock_bind(int, const char *);
 /* Connect fd to path; 0, or -1 with errno. */
 int	unixsock_connect(int, const char *);
+/*
+ * Is the peer of fd in our network namespace? 1 yes, 0 no (or gone),
+ * -1 we may not look; its uid.
+ */
+int	unixsock_peer_local(int, uid_t *);
 
 #endif

@@ -62,6 +62,16 @@ control_xdg(void)
 	return (xdg != NULL && xdg[0] == '/' ? xdg : NULL);
 }
 
+/* The directory of the user's control sockets without XDG_RUNTIME_DIR. */
+int
+control_dir_tmp(char *buf, size_t len)
+{
+	int	n;
+
+	n = snprintf(buf, len, "/tmp/pinhole-%lu", (unsigned long)getuid());
+	return (n < 0 || (size_t)n >= len ? -1 : 0);
+}
+
 /* The directory of the user's control sockets. */
 int
 control_dir(char *buf, size_t len)
@@ -69,11 +79,9 @@ control_dir(char *buf, size_t len)
 	const char	*xdg = control_xdg();
 	int		 n;
 
-	if (xdg != NULL)
-		n = snprintf(buf, len, "%s/pinhole", xdg);
-	else
-		n = snprintf(buf, len, "/tmp/pinhole-%lu",
-		    (unsigned long)getuid());
+	if (xdg == NULL)
+		return (control_dir_tmp(buf, len));
+	n = snprintf(buf, len, "%s/pinhole", xdg);
 	return (n < 0 || (size_t)n >= len ? -1 : 0);
 }
 
@@ -105,8 +113,7 @@ control_dir_error(const char *problem, int remove, char *err, size_t errlen)
 int
 control_dir_make(char *buf, size_t len, char *err, size_t errlen)
 {
-	struct stat	st;
-	char		problem[PATH_MAX + 64];
+	char	problem[PATH_MAX + 64];
 
 	if (control_dir(buf, len) == -1)
 		return (control_dir_error("path too long", 0, err, errlen));
@@ -120,11 +127,36 @@ control_dir_make(char *buf, size_t len, char *err, size_t errlen)
 			    "%s", buf, strerror(errno));
 		return (control_dir_error(problem, 0, err, errlen));
 	}
-	if (lstat(buf, &st) == -1 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != getuid() || (st.st_mode & 077) != 0) {
+	if (control_dir_ours(buf, len) == -1) {
 		snprintf(problem, sizeof problem, "%s is not a directory of "
 		    "ours with mode 0700", buf);
 		return (control_dir_error(problem, 1, err, errlen));
+	}
+	return (0);
+}
+
+/*
+ * The directory of the user's control sockets, for a client: only when
+ * it is the user's own with mode 0700 and not a symlink, as a gateway
+ * makes it.  Another user may have made /tmp/pinhole-UID first, and
+ * what answers in such a directory is not the user's gateway.  -1 with
+ * errno (EPERM: not ours).
+ */
+int
+control_dir_ours(char *buf, size_t len)
+{
+	struct stat	st;
+
+	if (control_dir(buf, len) == -1) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	if (lstat(buf, &st) == -1)
+		return (-1);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077) != 0) {
+		errno = EPERM;
+		return (-1);
 	}
 	return (0);
 }
@@ -277,38 +309,29 @@ control_event_cb(struct bufferevent *bev, short what, void *arg)
 }
 
 /*
- * Tell whether a peer is in our network namespace.  The sandbox never
- * is: a second wall behind the tmpfs that hides the socket from it.
- * Without /proc there is nothing to compare, and the uid check stands
- * alone.
+ * Tell whether a peer may speak to us, or we to it: the same uid (or
+ * root), in our network namespace.  The sandbox never is: a second wall
+ * behind the tmpfs that hides the control directory from it.
  */
-static int
-control_peer_netns_ok(pid_t pid)
-{
-	struct stat	self, peer;
-	char		path[64];
-
-	if (stat("/proc/self/ns/net", &self) == -1)
-		return (1);
-	snprintf(path, sizeof path, "/proc/%ld/ns/net", (long)pid);
-	if (stat(path, &peer) == -1)
-		return (0);
-	return (self.st_dev == peer.st_dev && self.st_ino == peer.st_ino);
-}
-
-/* Tell whether a peer may speak to us: the same uid (or root), our netns. */
 int
 control_peer_ok(int fd, uid_t *uid)
 {
-	struct ucred	cred;
-	socklen_t	len = sizeof cred;
+	return (unixsock_peer_local(fd, uid) == 1 &&
+	    (*uid == getuid() || *uid == 0));
+}
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == -1)
-		return (0);
-	*uid = cred.uid;
-	if (cred.uid != getuid() && cred.uid != 0)
-		return (0);
-	return (control_peer_netns_ok(cred.pid));
+/*
+ * Is the listener a client reached the user's gateway: the same uid (or
+ * root), not seen in another network namespace?  A gateway makes itself
+ * undumpable (its sandbox's command, of the same uid, must not ptrace
+ * it), so its namespace may be out of our sight; a sandbox cannot bind
+ * in either control directory, both hidden from it.
+ */
+int
+control_gateway_ok(int fd, uid_t *uid)
+{
+	return (unixsock_peer_local(fd, uid) != 0 &&
+	    (*uid == getuid() || *uid == 0));
 }
 
 /* Accept a client. */

@@ -29,6 +29,8 @@ struct event_base;
  * relative) /tmp/pinhole-UID.  Returns 0, or -1 when it does not fit.
  */
 int	control_dir(char *, size_t);
+/* The one without XDG_RUNTIME_DIR, /tmp/pinhole-UID, whatever it says. */
+int	control_dir_tmp(char *, size_t);
 /*
  * Is this a session's name, as its sockets and record in that directory
  * are named: letters, digits, '.', '_', '-', 1 to CONTROL_NAME_MAX, not
@@ -43,12 +45,22 @@ int	control_session_name_ok(const char *);
  * -1 with err naming the directory, the problem and the fix.
  */
 int	control_dir_make(char *, size_t, char *, size_t);
+/*
+ * The directory, for a client: 0 when it is ours with mode 0700 and not
+ * a link, else -1 with errno (EPERM: another's; ENOENT: none).
+ */
+int	control_dir_ours(char *, size_t);
 
 /*
- * May the peer of a unix socket speak to us: the same uid (or root), in
- * our netns?  Its uid is put in *uid.
+ * May the peer of a unix socket speak to us, or we to it: the same uid
+ * (or root), in our netns?  Its uid is put in *uid.
  */
 int	control_peer_ok(int, uid_t *);
+/*
+ * Is the listener a client reached the user's gateway: the same uid (or
+ * root), and not seen in another netns (a gateway's may be out of sight)?
+ */
+int	control_gateway_ok(int, uid_t *);
 
 /* Listen on DIR/SESSION.sock for this queue.  NULL with err filled. */
 struct control	*control_open(struct event_base *, struct escalate *,

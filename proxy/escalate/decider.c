@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -34,6 +35,7 @@
 
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/unixsock.h"
 #include "proxy/audit/collector.h"
 #include "proxy/escalate/decider.h"
 #include "proxy/escalate/escalate.h"
@@ -405,12 +407,43 @@ decider_conn_lost(struct decider_conn *c, short what)
 	decider_fail(q, "%s", why);
 }
 
+/*
+ * Is the listener of a unix socket on the host, not in a sandbox?  A
+ * command that renames the socket's directory and binds a socket of its
+ * own at the same path would answer the questions about its own
+ * requests; its network namespace gives it away.  A decider of another
+ * user's, whose namespace we may not look at, is asked: a sandbox runs
+ * as the gateway's user, who may always look (one that made itself
+ * undumpable is not asked).
+ */
+static int
+decider_peer_ok(struct decider_conn *c)
+{
+	uid_t	uid = getuid();
+	int	local;
+
+	if (c->d->url.kind != DECIDER_UNIX)
+		return (1);
+	local = unixsock_peer_local(bufferevent_getfd(c->bev), &uid);
+	return (local == 1 || (local == -1 && uid != getuid()));
+}
+
 /* Connected (its TLS handshake done), closed, or failed. */
 static void
 decider_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct decider_conn	*c = arg;
 
+	if ((what & BEV_EVENT_CONNECTED) && !decider_peer_ok(c)) {
+		/* The question goes with its connection. */
+		if (c->q != NULL)
+			decider_fail(c->q, "%s answers from another network "
+			    "namespace (a sandbox's?): not the decider, not "
+			    "asked", c->d->url.sock);
+		else
+			decider_conn_free(c);
+		return;
+	}
 	if (what & BEV_EVENT_CONNECTED) {
 		c->connected = 1;
 		if (c->q != NULL)
