@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +22,10 @@
 
 #include "cli/gwopts-argv.h"
 #include "cli/pinhole.h"
-#include "daemon/attach-server.h"
+#include "daemon/attach-client.h"
 #include "daemon/gwopts.h"
 #include "daemon/notify.h"
 #include "daemon/runguard.h"
-#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/unixsock.h"
 #include "netns/netns.h"
@@ -43,7 +41,6 @@
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
 #define RUN_FAILED	125	/* pinhole failed; the command did not run */
-#define RUN_BYE_MS	10000	/* the session's close of our sandbox, awaited */
 #define RUN_MAX_FILES	64	/* policy files guarded */
 #define RUN_MAX_PORTS	NETNS_MAX_PORTS	/* captured ports with a listener */
 
@@ -469,29 +466,6 @@ run_session_cb(evutil_socket_t fd, short what, void *arg)
 	event_del(r->gone);
 }
 
-/*
- * Wait (at most RUN_BYE_MS) until the session, told the exit status,
- * closes the socket: it has ended the sandbox then, so a command started
- * after this one finds it ended (its refusals listed, for one).  What
- * comes before the close is dropped.
- */
-static void
-run_session_bye(int fd, int status)
-{
-	struct pollfd	pfd = { .fd = fd, .events = POLLIN };
-	uint64_t	end = mono_ms() + RUN_BYE_MS, now;
-	char		buf[64];
-	ssize_t		n;
-
-	attach_bye(fd, status);
-	while ((now = mono_ms()) < end &&
-	    poll(&pfd, 1, (int)(end - now)) != 0) {
-		n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
-		if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
-			return;
-	}
-}
-
 /* Connect to the session's attach socket; -1 after saying why not. */
 static int
 run_session_connect(struct run *r)
@@ -576,7 +550,7 @@ run_attach(struct run *r, int fd)
 		run_session_cb(fd, EV_READ, r);
 	notify_free(r->notify);
 	r->notify = NULL;
-	run_session_bye(fd, r->status);
+	attach_bye(fd, r->status);
 	rv = r->status;
 out:
 	free(m);
