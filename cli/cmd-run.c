@@ -26,6 +26,7 @@
 #include "daemon/gwopts.h"
 #include "daemon/notify.h"
 #include "daemon/runguard.h"
+#include "daemon/session.h"
 #include "lib/log.h"
 #include "lib/unixsock.h"
 #include "netns/netns.h"
@@ -479,8 +480,7 @@ run_session_connect(struct run *r)
 		return (-1);
 	}
 	if (control_dir(dir, sizeof dir) == -1 ||
-	    (size_t)snprintf(path, sizeof path, "%s/%s.attach", dir, name) >=
-	    sizeof path) {
+	    session_attach_path(path, sizeof path, dir, name) == -1) {
 		log_warnx("session %s: the control directory's path is too "
 		    "long", name);
 		return (-1);

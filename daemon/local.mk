@@ -1,6 +1,6 @@
 # The running gateway, between cli/ and proxy/: its options and context,
 # the policy in force and its reloads, the loop, the attach server and
-# its client, the notices and the run guard.
+# its client, a session's runtime, the notices and the run guard.
 libpinhole_a_SOURCES += \
 	daemon/gwopts.c daemon/gwopts.h daemon/gwctx-int.h \
 	daemon/gwctx.c daemon/reload.c daemon/gwlog.c \
@@ -8,6 +8,7 @@ libpinhole_a_SOURCES += \
 	daemon/gwloop.c daemon/gwloop.h \
 	daemon/attach-server.c daemon/attach-server.h daemon/attach-int.h \
 	daemon/attach-client.c daemon/attach-client.h \
+	daemon/session.c daemon/session.h \
 	daemon/notice.c daemon/notice.h \
 	daemon/notify.c daemon/notify.h \
 	daemon/runguard.c daemon/runguard.h
