@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +22,12 @@
 
 #include "cli/gwopts-argv.h"
 #include "cli/pinhole.h"
-#include "daemon/attach-server.h"
+#include "daemon/attach-client.h"
+#include "daemon/gwloop.h"
 #include "daemon/gwopts.h"
 #include "daemon/notify.h"
 #include "daemon/runguard.h"
-#include "lib/clock.h"
+#include "daemon/session.h"
 #include "lib/log.h"
 #include "lib/unixsock.h"
 #include "netns/netns.h"
@@ -43,13 +43,12 @@
 
 #define RUN_GRACE	1	/* s open tunnels get once the command ends */
 #define RUN_FAILED	125	/* pinhole failed; the command did not run */
-#define RUN_BYE_MS	10000	/* the session's close of our sandbox, awaited */
 #define RUN_MAX_FILES	64	/* policy files guarded */
 #define RUN_MAX_PORTS	NETNS_MAX_PORTS	/* captured ports with a listener */
 
 /* What the command line asked for. */
 struct run_opts {
-	struct gwopts		 g;
+	struct gwloop_opts	 loop;		/* the gateway's, first */
 	struct netns_net	 net;
 	const char		*session;	/* --session, PINHOLE_SESSION */
 	const char		*gwopt;		/* a gateway option given */
@@ -61,7 +60,9 @@ struct run_opts {
 /* The sandbox, its gateway and its command. */
 struct run {
 	struct run_opts		*o;
-	struct gwctx		 c;
+	struct gwctx		*c;		/* the gateway's, once set up */
+	struct event_base	*base;		/* the gateway's, or attached
+						   one of its own */
 	struct netns_sandbox	*sb;
 	struct netns_child	*child;
 	int			 status;
@@ -90,7 +91,7 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 	const char	*errstr;
 	int		 ch, rv = 0;
 
-	gwopts_init(&o->g, RUN_GRACE, GWOPTS_USER_ALWAYS);
+	gwopts_init(&o->loop.g, RUN_GRACE, GWOPTS_USER_ALWAYS);
 	if (netns_net_parse(NETNS_NET_DEFAULT, &o->net, &errstr) != 0)
 		fatalx("%s: %s", NETNS_NET_DEFAULT, errstr);
 	while (rv == 0 && (ch = cmd_getopt(cmd, argc, argv)) != -1) {
@@ -110,7 +111,7 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 			o->gwopt = optarg != NULL && optind >= 2 &&
 			    optarg == argv[optind - 1] ? argv[optind - 2] :
 			    argv[optind - 1];
-			rv = gwopts_option(cmd, &o->g, ch, optarg);
+			rv = gwopts_option(cmd, &o->loop.g, ch, optarg);
 		}
 	}
 	if (rv != 0)
@@ -125,7 +126,7 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 		    o->session));
 	if (optind >= argc)
 		return (cmd_usage_error(cmd, "no command to run"));
-	if (o->g.ask_bare && argv[optind][0] != '\0' &&
+	if (o->loop.g.ask_bare && argv[optind][0] != '\0' &&
 	    strspn(argv[optind], "0123456789") == strlen(argv[optind]))
 		return (cmd_usage_error(cmd, "--ask takes its time with '=': "
 		    "--ask=%s", argv[optind]));
@@ -148,7 +149,7 @@ run_session(struct run *r)
 		for (i = 0; i < sizeof b; i++)
 			snprintf(r->session + 4 + 2 * i, 3, "%02x", b[i]);
 	}
-	r->o->g.cfg.session = r->session;
+	r->o->loop.g.cfg.session = r->session;
 }
 
 /*
@@ -219,7 +220,7 @@ run_listen_dns(struct run *r, int type)
 	int	fd;
 
 	fd = netns_sandbox_take(r->sb, type, NETNS_DNS_PORT);
-	if (fd == -1 || dns_server_listen_fd(r->c.dns, fd, NULL, err,
+	if (fd == -1 || dns_server_listen_fd(r->c->dns, fd, NULL, err,
 	    sizeof err) == -1) {
 		log_warnx("cannot serve DNS in the sandbox: %s",
 		    fd == -1 ? "no listener" : err);
@@ -236,7 +237,7 @@ run_listen_capture(struct run *r, uint16_t port)
 	int	fd;
 
 	fd = netns_sandbox_take(r->sb, SOCK_STREAM, port);
-	if (fd == -1 || gateway_listen_fd(r->c.gw, fd,
+	if (fd == -1 || gateway_listen_fd(r->c->gw, fd,
 	    CONN_TRANSPARENT, NULL, err,
 	    sizeof err) == -1) {
 		log_warnx("cannot capture port %u: %s", port,
@@ -254,8 +255,8 @@ run_listen_udp(struct run *r)
 
 	fd = netns_sandbox_take(r->sb, SOCK_DGRAM, NETNS_CAPTURE_PORT);
 	raw = netns_sandbox_take(r->sb, SOCK_RAW, NETNS_CAPTURE_PORT);
-	if (fd == -1 || raw == -1 || (r->udp = udpcatch_create(r->c.base,
-	    fd, raw, r->c.audit, r->session, NULL, r->c.fakeip)) == NULL) {
+	if (fd == -1 || raw == -1 || (r->udp = udpcatch_create(r->base,
+	    fd, raw, r->c->audit, r->session, NULL, r->c->fakeip)) == NULL) {
 		log_warnx("cannot catch UDP in the sandbox");
 		return (-1);
 	}
@@ -296,13 +297,13 @@ run_listen(struct run *r)
 	int	fd;
 
 	fd = netns_sandbox_take(r->sb, SOCK_STREAM, NETNS_PROXY_PORT);
-	if (fd == -1 || gateway_listen_fd(r->c.gw, fd, CONN_PROXY, NULL, err,
+	if (fd == -1 || gateway_listen_fd(r->c->gw, fd, CONN_PROXY, NULL, err,
 	    sizeof err) == -1) {
 		log_warnx("cannot serve the proxy listener: %s",
 		    fd == -1 ? "no listener" : err);
 		return (-1);
 	}
-	if (gwctx_dns(&r->c, err, sizeof err) == -1) {
+	if (gwctx_dns(r->c, err, sizeof err) == -1) {
 		log_warnx("cannot start the DNS server: %s", err);
 		return (-1);
 	}
@@ -321,7 +322,7 @@ run_done(int status, void *arg)
 
 	r->status = status;
 	log_debug("the command ended with status %d", status);
-	gwctx_stop(&r->c);
+	gwctx_stop(r->c);
 }
 
 /* The command line, for the audit log. */
@@ -371,7 +372,7 @@ run_agent_url(struct run *r)
 
 	inet_ntop(AF_INET, &r->sb->net.gateway, gw, sizeof gw);
 	snprintf(url, sizeof url, "http://%s:%u", gw, NETNS_PROXY_PORT);
-	gwctx_agent_url(&r->c, url);
+	gwctx_agent_url(r->c, url);
 }
 
 /*
@@ -383,7 +384,7 @@ run_notices(struct run *r, const char *session, struct escalate *e)
 {
 	if (r->o->quiet)
 		return (0);
-	if ((r->notify = notify_create(r->c.base, session)) == NULL ||
+	if ((r->notify = notify_create(r->base, session)) == NULL ||
 	    (e != NULL && notify_subscribe(r->notify, e) == -1)) {
 		log_warnx("out of memory");
 		return (-1);
@@ -391,10 +392,21 @@ run_notices(struct run *r, const char *session, struct escalate *e)
 	return (0);
 }
 
-/* Set up the gateway and the sandbox, and start the command. */
+/* Before the gateway: this run's name, the control directory. */
 static int
-run_start(struct run *r)
+run_prepare(void *arg)
 {
+	struct run	*r = arg;
+
+	run_session(r);
+	return (run_control_dir(r) == -1 ? RUN_FAILED : 0);
+}
+
+/* The gateway is set up: the sandbox, its listeners, the command. */
+static int
+run_ready(void *arg, struct gwctx *c, const char *listening)
+{
+	struct run		*r = arg;
 	struct netns_config	 cfg;
 	const struct rules	*rules;
 	const char		*keys[GWOPTS_HIDDEN + 1];
@@ -402,26 +414,24 @@ run_start(struct run *r)
 	uint16_t		 named[RUN_MAX_PORTS];
 	size_t			 nnamed;
 
-	run_session(r);
-	if (run_control_dir(r) == -1 || gwctx_setup(&r->c, &r->o->g) == -1 ||
-	    run_notices(r, r->session, r->c.esc) == -1)
+	r->c = c;
+	r->base = c->base;
+	if (run_notices(r, r->session, c->esc) == -1)
 		return (-1);
-	rules = policy_rules(gateway_policy(r->c.gw));
+	rules = policy_rules(gateway_policy(c->gw));
 	nnamed = rules_ports(rules, named, RUN_MAX_PORTS);
 	run_netns_config(r, &cfg, named, nnamed, rules_allow_vsock(rules));
-	gwopts_hidden(&r->o->g, keys);
-	if (runguard_plan(plan, sizeof plan, rules, r->o->g.audit.log,
-	    keys, r->ctldir, r->c.tls != NULL ?
-	    tls_ca_path(r->c.tls) : NULL, r->c.tls != NULL ?
-	    tls_trust_path(r->c.tls) : NULL) == -1) {
+	gwopts_hidden(&r->o->loop.g, keys);
+	if (runguard_plan(plan, sizeof plan, rules, r->o->loop.g.audit.log,
+	    keys, r->ctldir, c->tls != NULL ? tls_ca_path(c->tls) : NULL,
+	    c->tls != NULL ? tls_trust_path(c->tls) : NULL) == -1) {
 		log_refuse("cannot guard the policy and log: %s",
 		    strerror(errno));
 		return (-1);
 	}
 	if (run_guard(r, plan, &cfg) == -1)
 		return (-1);
-	gwctx_vet_rules(&r->c, run_vet_rules, r);
-	gwctx_watch_policy(&r->c);
+	gwctx_vet_rules(c, run_vet_rules, r);
 	if ((r->sb = netns_sandbox_open(&cfg, err, sizeof err)) == NULL) {
 		log_refuse("cannot open the sandbox: %s", err);
 		return (-1);
@@ -429,13 +439,55 @@ run_start(struct run *r)
 	if (run_listen(r) == -1)
 		return (-1);
 	run_agent_url(r);
-	r->child = netns_child_start(r->c.base, r->sb, run_done, r, err,
+	r->child = netns_child_start(r->base, r->sb, run_done, r, err,
 	    sizeof err);
 	if (r->child == NULL) {
 		log_refuse("cannot start the command: %s", err);
 		return (-1);
 	}
 	return (0);
+}
+
+/* Say no more on stderr, and catch no more UDP. */
+static void
+run_quiet(struct run *r)
+{
+	notify_free(r->notify);
+	r->notify = NULL;
+	udpcatch_free(r->udp);
+	r->udp = NULL;
+}
+
+/*
+ * The command has ended and the gateway drained: the last summary lines
+ * (DNS, captured UDP) go before the stop line, which says its status.
+ */
+static int
+run_ended(void *arg, struct gwctx *c, char *detail, size_t len)
+{
+	struct run	*r = arg;
+
+	notify_free(r->notify);
+	r->notify = NULL;
+	dns_server_free(c->dns);
+	c->dns = NULL;
+	run_quiet(r);
+	snprintf(detail, len, "exit %d", r->status);
+	return (r->status);
+}
+
+/* The gateway stops: the command's sandbox goes first. */
+static void
+run_free(void *arg, int rv)
+{
+	struct run	*r = arg;
+
+	run_quiet(r);
+	netns_child_free(r->child);
+	r->child = NULL;
+	netns_sandbox_close(r->sb);
+	r->sb = NULL;
+	runguard_free(&r->guard);
 }
 
 /* The attached command ended: tell the session, stop. */
@@ -445,7 +497,7 @@ run_attached_done(int status, void *arg)
 	struct run	*r = arg;
 
 	r->status = status;
-	event_base_loopexit(r->c.base, NULL);
+	event_base_loopexit(r->base, NULL);
 }
 
 /*
@@ -469,29 +521,6 @@ run_session_cb(evutil_socket_t fd, short what, void *arg)
 	event_del(r->gone);
 }
 
-/*
- * Wait (at most RUN_BYE_MS) until the session, told the exit status,
- * closes the socket: it has ended the sandbox then, so a command started
- * after this one finds it ended (its refusals listed, for one).  What
- * comes before the close is dropped.
- */
-static void
-run_session_bye(int fd, int status)
-{
-	struct pollfd	pfd = { .fd = fd, .events = POLLIN };
-	uint64_t	end = mono_ms() + RUN_BYE_MS, now;
-	char		buf[64];
-	ssize_t		n;
-
-	attach_bye(fd, status);
-	while ((now = mono_ms()) < end &&
-	    poll(&pfd, 1, (int)(end - now)) != 0) {
-		n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
-		if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
-			return;
-	}
-}
-
 /* Connect to the session's attach socket; -1 after saying why not. */
 static int
 run_session_connect(struct run *r)
@@ -512,8 +541,7 @@ run_session_connect(struct run *r)
 		    "0700", name, dir);
 		return (-1);
 	}
-	if ((size_t)snprintf(path, sizeof path, "%s/%s.attach", dir, name) >=
-	    sizeof path) {
+	if (session_attach_path(path, sizeof path, dir, name) == -1) {
 		log_warnx("session %s: the control directory's path is too "
 		    "long", name);
 		return (-1);
@@ -572,25 +600,25 @@ run_attach(struct run *r, int fd)
 		log_warnx("session %s: %s", r->o->session, err);
 		goto out;
 	}
-	if ((r->c.base = event_base_new()) == NULL ||
-	    (r->gone = event_new(r->c.base, fd, EV_READ | EV_PERSIST,
+	if ((r->base = event_base_new()) == NULL ||
+	    (r->gone = event_new(r->base, fd, EV_READ | EV_PERSIST,
 	    run_session_cb, r)) == NULL || event_add(r->gone, NULL) == -1)
 		fatalx("cannot make the event loop");
 	if (run_notices(r, r->o->session, NULL) == -1)
 		goto out;
-	r->child = netns_child_start(r->c.base, r->sb, run_attached_done, r,
+	r->child = netns_child_start(r->base, r->sb, run_attached_done, r,
 	    err, sizeof err);
 	if (r->child == NULL) {
 		log_refuse("cannot start the command: %s", err);
 		goto out;
 	}
-	event_base_dispatch(r->c.base);
+	event_base_dispatch(r->base);
 	/* The notices sent before the command ended, then what waits. */
 	if (event_pending(r->gone, EV_READ, NULL))
 		run_session_cb(fd, EV_READ, r);
 	notify_free(r->notify);
 	r->notify = NULL;
-	run_session_bye(fd, r->status);
+	attach_bye(fd, r->status);
 	rv = r->status;
 out:
 	free(m);
@@ -616,10 +644,33 @@ run_attached(struct run *r)
 		event_free(r->gone);
 	if (fd != -1)
 		close(fd);
-	if (r->c.base != NULL)
-		event_base_free(r->c.base);
+	if (r->base != NULL)
+		event_base_free(r->base);
 	runguard_free(&r->guard);
 	return (rv);
+}
+
+/* Run the command in the sandbox, its gateway around it. */
+static int
+run_standalone(struct run *r)
+{
+	struct gwloop_hooks	h;
+	char			line[1024];
+
+	if (r->o->name != NULL)
+		snprintf(line, sizeof line, "%s", r->o->name);
+	else
+		run_cmdline(r->o->argv, line, sizeof line);
+	memset(&h, 0, sizeof h);
+	h.prepare = run_prepare;
+	h.ready = run_ready;
+	h.ended = run_ended;
+	h.done = run_free;
+	h.arg = r;
+	h.start = line;
+	h.failed = RUN_FAILED;
+	h.command = 1;
+	return (gwloop_run(&r->o->loop, &h));
 }
 
 /* Run the command in the sandbox; exit with its status. */
@@ -628,49 +679,17 @@ cmd_run_exec(const struct cmd_entry *cmd, int argc, char **argv)
 {
 	struct run_opts	*o;
 	struct run	 r;
-	char		 line[1024];
 	int		 rv;
 
 	if ((o = calloc(1, sizeof *o)) == NULL)
 		fatal("calloc");
 	memset(&r, 0, sizeof r);
 	r.o = o;
-	if ((rv = run_options(cmd, argc, argv, o)) != 0)
-		goto out;
-	log_setverbose(o->g.verbose);
-	if (o->session != NULL) {
-		rv = run_attached(&r);
-		free(o);
-		return (rv);
+	if ((rv = run_options(cmd, argc, argv, o)) == 0) {
+		log_setverbose(o->loop.g.verbose);
+		rv = o->session != NULL ? run_attached(&r) :
+		    run_standalone(&r);
 	}
-	gwopts_fd_limit(&o->g);
-	rv = RUN_FAILED;
-	if (run_start(&r) == -1)
-		goto out;
-	if (o->name != NULL)
-		snprintf(line, sizeof line, "%s", o->name);
-	else
-		run_cmdline(o->argv, line, sizeof line);
-	gwctx_audit(&r.c, "start", NULL, NULL, line);
-	event_base_dispatch(r.c.base);
-	notify_free(r.notify);
-	r.notify = NULL;
-	/* Its last summary lines go before the "stop" line. */
-	dns_server_free(r.c.dns);
-	r.c.dns = NULL;
-	udpcatch_free(r.udp);
-	r.udp = NULL;
-	gwctx_budget_end(&r.c);
-	snprintf(line, sizeof line, "exit %d", r.status);
-	gwctx_audit(&r.c, "stop", NULL, NULL, line);
-	rv = r.status;
-out:
-	notify_free(r.notify);
-	udpcatch_free(r.udp);
-	netns_child_free(r.child);
-	netns_sandbox_close(r.sb);
-	gwctx_teardown(&r.c);
-	runguard_free(&r.guard);
 	free(o);
 	return (rv);
 }

@@ -5,7 +5,7 @@
  * the sandbox and hands its listeners over.  The session serves them as
  * its own, naming the sandbox in every line, until the connection
  * closes; then the sandbox's listeners and connections are closed at
- * once.  attach_run() is the other side.
+ * once.  daemon/attach-client.h is the other side.
  */
 #ifndef ATTACH_SERVER_H
 #define ATTACH_SERVER_H
@@ -31,19 +31,5 @@ unsigned int		 attach_server_count(const struct attach_server *,
 /* Call cb(arg) whenever a sandbox attaches or detaches. */
 void			 attach_server_on_change(struct attach_server *,
 			    void (*)(void *), void *);
-
-/*
- * The run side, one step at a time on a connected socket: send the
- * command line (asking for notices, or not) and read the configuration
- * (0, or -1 with err set); hand over a made sandbox's listeners (closing
- * our copies); read the notices the session sends meanwhile (1 one, 0
- * none now, -1 the session has gone); tell the exit status.
- */
-struct attach_msg;
-int	attach_hello(int, const char *, int, struct attach_msg *, char *,
-	    size_t);
-int	attach_handover(int, struct netns_sandbox *, char *, size_t);
-int	attach_recv_notice(int, struct attach_msg *);
-void	attach_bye(int, int);
 
 #endif

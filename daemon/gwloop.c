@@ -1,8 +1,9 @@
 /*
- * The gateway's loop that pinhole proxy and pinhole session start
- * share: the context set up, the DNS server and the listeners the
- * options name, the signals, then the loop until SIGTERM or SIGINT,
- * between a start and a stop line.
+ * The gateway's loop that pinhole proxy, pinhole session start and
+ * pinhole run share: the context set up, the DNS server and the
+ * listeners the options name, the signals, then the loop until SIGTERM
+ * or SIGINT (run: until its command ends), between a start and a stop
+ * line.
  */
 #include "config.h"
 
@@ -95,7 +96,7 @@ gwloop_listen(struct gwloop *p, const char **addrs, size_t n,
 
 /* Set up the gateway and its listeners. */
 static int
-gwloop_setup(struct gwloop *p)
+gwloop_setup(struct gwloop *p, const struct gwloop_hooks *h)
 {
 	struct gwloop_opts	*o = p->o;
 	char			 err[1024];
@@ -103,9 +104,10 @@ gwloop_setup(struct gwloop *p)
 	if (gwctx_setup(&p->c, &o->g) == -1)
 		return (-1);
 	/* For clients wired by hand: what to trust for inspected hosts. */
-	if (p->c.tls != NULL)
+	if (p->c.tls != NULL && !h->command)
 		log_warnx("CA certificate: %s", tls_ca_path(p->c.tls));
-	gwctx_catch_sighup(&p->c);
+	if (!h->command)
+		gwctx_catch_sighup(&p->c);
 	gwctx_watch_policy(&p->c);
 	if (gwloop_dns(p) == -1 ||
 	    gwloop_listen(p, o->listen, o->nlisten, CONN_PROXY) == -1 ||
@@ -169,7 +171,23 @@ gwloop_listening(const struct gwloop_opts *o, char *buf, size_t len)
 		    o->socks[i]);
 }
 
-/* Run the gateway until SIGTERM or SIGINT. */
+/* The loop has ended: the stop line, after what goes first. */
+static int
+gwloop_ended(struct gwloop *p, const struct gwloop_hooks *h)
+{
+	char	detail[1024];
+	int	rv = 0;
+
+	detail[0] = '\0';
+	if (h->ended != NULL)
+		rv = h->ended(h->arg, &p->c, detail, sizeof detail);
+	gwctx_budget_end(&p->c);
+	gwctx_audit(&p->c, "stop", NULL, NULL, detail[0] != '\0' ? detail :
+	    NULL);
+	return (rv);
+}
+
+/* Run the gateway until SIGTERM or SIGINT, or its command's end. */
 int
 gwloop_run(struct gwloop_opts *o, const struct gwloop_hooks *h)
 {
@@ -184,19 +202,20 @@ gwloop_run(struct gwloop_opts *o, const struct gwloop_hooks *h)
 	prepared = 1;
 	log_setverbose(o->g.verbose);
 	gwopts_fd_limit(&o->g);
-	rv = 1;
-	if (gwloop_setup(&p) == -1)
+	rv = h->failed != 0 ? h->failed : 1;
+	if (gwloop_setup(&p, h) == -1)
 		goto out;
-	gwloop_signals(&p);
+	if (!h->command)
+		gwloop_signals(&p);
 	gwloop_listening(o, listening, sizeof listening);
 	if (h->ready != NULL && h->ready(h->arg, &p.c, listening) == -1)
 		goto out;
-	gwloop_notify_ready(o->g.cfg.session, listening);
-	gwctx_audit(&p.c, "start", NULL, NULL, listening);
+	if (!h->command)
+		gwloop_notify_ready(o->g.cfg.session, listening);
+	gwctx_audit(&p.c, "start", NULL, NULL, h->start != NULL ? h->start :
+	    listening);
 	event_base_dispatch(p.c.base);
-	gwctx_budget_end(&p.c);
-	gwctx_audit(&p.c, "stop", NULL, NULL, NULL);
-	rv = 0;
+	rv = gwloop_ended(&p, h);
 out:
 	if (prepared && h->done != NULL)
 		h->done(h->arg, rv);
