@@ -108,8 +108,8 @@ struct conn {
 	enum conn_state	 state;
 	struct bufferevent	*client;
 	struct bufferevent	*server;
-	struct event		*crd;		/* reads the client's socket */
-	struct event		*srd;		/* reads the server's */
+	int			 crd;		/* its socket read here */
+	int			 srd;		/* the server's */
 	struct evbuffer_cb_entry *out_cb;	/* the client's output, ours */
 	TAILQ_ENTRY(conn)	 flush_entry;	/* in set->flushq */
 	int			 flushing;
@@ -287,7 +287,7 @@ void	conn_send(struct bufferevent *, const void *, size_t);
 void	conn_send_client(struct conn *, const void *, size_t);
 void	conn_audit_barrier(struct conn *);
 void	conn_relay(struct evbuffer *, struct bufferevent *, int64_t *);
-void	conn_read_free(struct event **);
+void	conn_read_release(struct bufferevent *, int *);
 void	conn_read_client(struct conn *);
 void	conn_out_own(struct conn *);
 void	conn_out_release(struct conn *);

@@ -243,7 +243,7 @@ conn_tls_accept(struct conn *c)
 	}
 	bufferevent_setwatermark(under, EV_READ, 0, 0);
 	conn_out_release(c);
-	conn_read_free(&c->crd);
+	conn_read_release(c->client, &c->crd);
 	bev = bufferevent_openssl_filter_new(c->set->base, under, ssl,
 	    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
 	if (bev == NULL) {
