@@ -98,6 +98,21 @@ struct conn_swaps {
 	char			 name[SECRET_NAME_MAX + 1];
 };
 
+/*
+ * An exchange's framing, the response's head and what parsing it made,
+ * kept on the heap from the first request sent upstream (or CONNECT to
+ * an upstream proxy) until a tunnel opens: a tunnel has no use for
+ * them, and an idle one should not carry their room.
+ */
+struct conn_fwd {
+	struct http_chunked	 req_ch;
+	struct http_scan	 rscan;
+	char			*rhead;
+	struct http_response	*resp;
+	uint64_t		 resp_remain;
+	struct http_chunked	 resp_ch;
+};
+
 struct conn {
 	struct conn_set		*set;
 	TAILQ_ENTRY(conn)	 entry;
@@ -163,15 +178,10 @@ struct conn {
 	int			 reused;
 	int			 req_done;
 	uint64_t		 req_remain;
-	struct http_chunked	 req_ch;
-	struct http_scan	 rscan;
-	char			*rhead;
-	struct http_response	*resp;
+	struct conn_fwd		*fwd;		/* framing, or NULL */
 	int			 resp_head_done;
 	int			 resp_done;
 	int			 resp_got;
-	uint64_t		 resp_remain;
-	struct http_chunked	 resp_ch;
 	char			*srv_name;	/* what an idle server is for */
 	uint16_t		 srv_port;
 	int			 srv_idle;
@@ -277,6 +287,8 @@ void	conn_server_free(struct conn *);
 void	conn_splice_free(struct conn *);
 void	conn_close(struct conn *, const char *);
 void	conn_http_free(struct conn *);
+int	conn_fwd_start(struct conn *);
+void	conn_resp_free(struct conn *);
 void	conn_free(struct conn *);
 size_t	conn_outlen(struct bufferevent *);
 void	conn_update_io(struct conn *);

@@ -355,16 +355,42 @@ conn_http_free(struct conn *c)
 	conn_secrets_free(c);
 	conn_scrub_free(c);
 	free(c->head);
-	free(c->rhead);
 	free(c->req);
-	free(c->resp);
+	conn_resp_free(c);
+	free(c->fwd);
 	free(c->addrs);
-	c->head = c->rhead = NULL;
+	c->head = NULL;
 	c->req = NULL;
-	c->resp = NULL;
+	c->fwd = NULL;
 	c->addrs = NULL;
 	c->naddrs = c->next_addr = 0;
 	c->have_req = 0;
+}
+
+/*
+ * Begin reading a response head (to a request, or to CONNECT sent to
+ * an upstream proxy), the framing's room made the first time.  Returns
+ * -1 when out of memory.
+ */
+int
+conn_fwd_start(struct conn *c)
+{
+	if (c->fwd == NULL && (c->fwd = calloc(1, sizeof *c->fwd)) == NULL)
+		return (-1);
+	http_scan_init(&c->fwd->rscan);
+	return (0);
+}
+
+/* Drop the last response's head and what parsing it made. */
+void
+conn_resp_free(struct conn *c)
+{
+	if (c->fwd == NULL)
+		return;
+	free(c->fwd->rhead);
+	free(c->fwd->resp);
+	c->fwd->rhead = NULL;
+	c->fwd->resp = NULL;
 }
 
 /* Take a reference to an upstream proxy (conn.h). */

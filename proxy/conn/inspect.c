@@ -57,11 +57,9 @@ conn_head_start(struct conn *c)
 	/* The last exchange's heads, parsed: 10 KiB a waiting one keeps. */
 	free(c->head);
 	free(c->req);
-	free(c->rhead);
-	free(c->resp);
-	c->head = c->rhead = NULL;
+	conn_resp_free(c);
+	c->head = NULL;
 	c->req = NULL;
-	c->resp = NULL;
 	c->have_req = 0;
 	if (!c->bound) {
 		c->have_host = 0;
