@@ -98,6 +98,21 @@ struct conn_swaps {
 	char			 name[SECRET_NAME_MAX + 1];
 };
 
+/*
+ * An exchange's framing, the response's head and what parsing it made,
+ * kept on the heap from the first request sent upstream (or CONNECT to
+ * an upstream proxy) until a tunnel opens: a tunnel has no use for
+ * them, and an idle one should not carry their room.
+ */
+struct conn_fwd {
+	struct http_chunked	 req_ch;
+	struct http_scan	 rscan;
+	char			*rhead;
+	struct http_response	*resp;
+	uint64_t		 resp_remain;
+	struct http_chunked	 resp_ch;
+};
+
 struct conn {
 	struct conn_set		*set;
 	TAILQ_ENTRY(conn)	 entry;
@@ -108,8 +123,8 @@ struct conn {
 	enum conn_state	 state;
 	struct bufferevent	*client;
 	struct bufferevent	*server;
-	struct event		*crd;		/* reads the client's socket */
-	struct event		*srd;		/* reads the server's */
+	int			 crd;		/* its socket read here */
+	int			 srd;		/* the server's */
 	struct evbuffer_cb_entry *out_cb;	/* the client's output, ours */
 	TAILQ_ENTRY(conn)	 flush_entry;	/* in set->flushq */
 	int			 flushing;
@@ -163,15 +178,10 @@ struct conn {
 	int			 reused;
 	int			 req_done;
 	uint64_t		 req_remain;
-	struct http_chunked	 req_ch;
-	struct http_scan	 rscan;
-	char			*rhead;
-	struct http_response	*resp;
+	struct conn_fwd		*fwd;		/* framing, or NULL */
 	int			 resp_head_done;
 	int			 resp_done;
 	int			 resp_got;
-	uint64_t		 resp_remain;
-	struct http_chunked	 resp_ch;
 	char			*srv_name;	/* what an idle server is for */
 	uint16_t		 srv_port;
 	int			 srv_idle;
@@ -277,6 +287,8 @@ void	conn_server_free(struct conn *);
 void	conn_splice_free(struct conn *);
 void	conn_close(struct conn *, const char *);
 void	conn_http_free(struct conn *);
+int	conn_fwd_start(struct conn *);
+void	conn_resp_free(struct conn *);
 void	conn_free(struct conn *);
 size_t	conn_outlen(struct bufferevent *);
 void	conn_update_io(struct conn *);
@@ -287,7 +299,7 @@ void	conn_send(struct bufferevent *, const void *, size_t);
 void	conn_send_client(struct conn *, const void *, size_t);
 void	conn_audit_barrier(struct conn *);
 void	conn_relay(struct evbuffer *, struct bufferevent *, int64_t *);
-void	conn_read_free(struct event **);
+void	conn_read_release(struct bufferevent *, int *);
 void	conn_read_client(struct conn *);
 void	conn_out_own(struct conn *);
 void	conn_out_release(struct conn *);

@@ -22,6 +22,7 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_struct.h>
 #include <event2/event.h>
 
 #include "lib/log.h"
@@ -241,7 +242,7 @@ conn_audit_pending(struct conn *c, const char *reason)
 void
 conn_server_free(struct conn *c)
 {
-	conn_read_free(&c->srd);
+	conn_read_release(c->server, &c->srd);
 	if (c->server != NULL)
 		bufferevent_free(c->server);
 	c->server = NULL;
@@ -293,7 +294,7 @@ conn_close(struct conn *c, const char *reason)
 	}
 	conn_server_free(c);
 	conn_out_release(c);
-	conn_read_free(&c->crd);
+	conn_read_release(c->client, &c->crd);
 	if (c->client != NULL && c->reset) {
 		struct linger	l = { 1, 0 };
 
@@ -354,16 +355,42 @@ conn_http_free(struct conn *c)
 	conn_secrets_free(c);
 	conn_scrub_free(c);
 	free(c->head);
-	free(c->rhead);
 	free(c->req);
-	free(c->resp);
+	conn_resp_free(c);
+	free(c->fwd);
 	free(c->addrs);
-	c->head = c->rhead = NULL;
+	c->head = NULL;
 	c->req = NULL;
-	c->resp = NULL;
+	c->fwd = NULL;
 	c->addrs = NULL;
 	c->naddrs = c->next_addr = 0;
 	c->have_req = 0;
+}
+
+/*
+ * Begin reading a response head (to a request, or to CONNECT sent to
+ * an upstream proxy), the framing's room made the first time.  Returns
+ * -1 when out of memory.
+ */
+int
+conn_fwd_start(struct conn *c)
+{
+	if (c->fwd == NULL && (c->fwd = calloc(1, sizeof *c->fwd)) == NULL)
+		return (-1);
+	http_scan_init(&c->fwd->rscan);
+	return (0);
+}
+
+/* Drop the last response's head and what parsing it made. */
+void
+conn_resp_free(struct conn *c)
+{
+	if (c->fwd == NULL)
+		return;
+	free(c->fwd->rhead);
+	free(c->fwd->resp);
+	c->fwd->rhead = NULL;
+	c->fwd->resp = NULL;
 }
 
 /* Take a reference to an upstream proxy (conn.h). */
@@ -516,6 +543,23 @@ conn_outlen(struct bufferevent *bev)
 }
 
 /*
+ * A plain socket is read here, by its bufferevent's own read event
+ * borrowed (conn_reading()): an event of the connection's own would
+ * cost 144 bytes a side.  The event is in libevent's public struct
+ * (event2/bufferevent_struct.h), which it asks not to rely on lightly:
+ * only ev_read is touched, as bufferevent_setfd() assigns it, and its
+ * callback is put back before the bufferevent reads again.
+ */
+static struct event *
+conn_rd_event(struct bufferevent *bev)
+{
+	return (&bev->ev_read);
+}
+
+/* A socket bufferevent's own read callback, the same for all of them. */
+static event_callback_fn	conn_bev_readcb;
+
+/*
  * A side's socket is readable: read it with one recv(), as far as its
  * read high-water mark allows, into its bufferevent's input, then hand
  * on what came, its EOF or its error as the bufferevent would.  Saves
@@ -524,10 +568,11 @@ conn_outlen(struct bufferevent *bev)
  * as the read would be allocated and freed each time.
  */
 static void
-conn_read_side(struct conn *c, struct bufferevent *bev, struct event *rd,
+conn_read_side(struct conn *c, struct bufferevent *bev,
     bufferevent_data_cb readcb, bufferevent_event_cb eventcb)
 {
 	struct evbuffer	*in = bufferevent_get_input(bev);
+	struct event	*rd = conn_rd_event(bev);
 	char		 buf[CONN_READ];
 	size_t		 high = 0, len, want = sizeof buf;
 	ssize_t		 n;
@@ -566,7 +611,7 @@ conn_client_rd_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn	*c = arg;
 
-	conn_read_side(c, c->client, c->crd, c->set->ev->client_read,
+	conn_read_side(c, c->client, c->set->ev->client_read,
 	    c->set->ev->client_event);
 }
 
@@ -576,7 +621,7 @@ conn_server_rd_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn	*c = arg;
 
-	conn_read_side(c, c->server, c->srd, c->set->ev->server_read,
+	conn_read_side(c, c->server, c->set->ev->server_read,
 	    c->set->ev->server_event);
 }
 
@@ -589,43 +634,67 @@ conn_server_rd_cb(evutil_socket_t fd, short what, void *arg)
 void
 conn_read_client(struct conn *c)
 {
-	if (c->crd != NULL)
-		conn_client_rd_cb(event_get_fd(c->crd), EV_READ, c);
+	if (c->crd)
+		conn_client_rd_cb(bufferevent_getfd(c->client), EV_READ, c);
 }
 
-/* Stop reading a socket here (closing, splicing, or TLS over it). */
-void
-conn_read_free(struct event **rd)
+/*
+ * Take a socket's read event from its bufferevent (*rd set), to read
+ * the socket here with cb; its bufferevent stops reading.
+ */
+static void
+conn_read_take(struct conn *c, struct bufferevent *bev, int *rd,
+    event_callback_fn cb)
 {
-	if (*rd != NULL)
-		event_free(*rd);
-	*rd = NULL;
+	struct event	*ev = conn_rd_event(bev);
+
+	bufferevent_disable(bev, EV_READ);
+	if (conn_bev_readcb == NULL)
+		conn_bev_readcb = event_get_callback(ev);
+	event_assign(ev, c->set->base, event_get_fd(ev),
+	    EV_READ | EV_PERSIST | EV_FINALIZE, cb, c);
+	*rd = 1;
+}
+
+/*
+ * Give a socket's read event back to its bufferevent (closing,
+ * splicing, or TLS over the socket, whose filter enables reading it):
+ * stopped, with the bufferevent's own callback.
+ */
+void
+conn_read_release(struct bufferevent *bev, int *rd)
+{
+	struct event	*ev;
+
+	if (!*rd)
+		return;
+	*rd = 0;
+	ev = conn_rd_event(bev);
+	event_del(ev);
+	event_assign(ev, event_get_base(ev), event_get_fd(ev),
+	    EV_READ | EV_PERSIST | EV_FINALIZE, conn_bev_readcb, bev);
 }
 
 /*
  * Turn reading a side on or off.  A plain socket is read here
- * (conn_read_side()), by an event of its own made the first time; a TLS
- * filter, or a socket whose event could not be made, by its bufferevent.
+ * (conn_read_side()), by its bufferevent's read event taken the first
+ * time; a TLS filter, or a spliced tunnel's socket, by its bufferevent.
  */
 static void
-conn_reading(struct conn *c, struct bufferevent *bev, int tls,
-    struct event **rd, event_callback_fn cb, int on)
+conn_reading(struct conn *c, struct bufferevent *bev, int tls, int *rd,
+    event_callback_fn cb, int on)
 {
-	evutil_socket_t	fd;
-
 	if (bev == NULL)
 		return;
-	if (*rd == NULL && on && !tls && !c->spliced &&
+	if (!*rd && on && !tls && !c->spliced &&
 	    bufferevent_get_underlying(bev) == NULL &&
-	    (fd = bufferevent_getfd(bev)) != -1 &&
-	    (*rd = event_new(c->set->base, fd, EV_READ | EV_PERSIST, cb,
-	    c)) != NULL)
-		bufferevent_disable(bev, EV_READ);
-	if (*rd != NULL) {
+	    bufferevent_getfd(bev) != -1)
+		conn_read_take(c, bev, rd, cb);
+	if (*rd) {
 		if (on)
-			event_add(*rd, NULL);
+			event_add(conn_rd_event(bev), NULL);
 		else
-			event_del(*rd);
+			event_del(conn_rd_event(bev));
 	} else if (on)
 		bufferevent_enable(bev, EV_READ);
 	else

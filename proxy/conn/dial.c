@@ -401,7 +401,8 @@ conn_tls_connect(struct conn *c)
 		conn_refuse(c, 502, "upstream-tls", err);
 		return;
 	}
-	conn_read_free(&c->srd);	/* the filter reads the socket now */
+	/* The filter reads the socket now. */
+	conn_read_release(c->server, &c->srd);
 	bev = bufferevent_openssl_filter_new(c->set->base, c->server, ssl,
 	    BUFFEREVENT_SSL_CONNECTING,
 	    BEV_OPT_CLOSE_ON_FREE | BEV_OPT_DEFER_CALLBACKS);

@@ -182,7 +182,7 @@ conn_send_request(struct conn *c)
 {
 	ssize_t	n;
 
-	if (conn_scrub_start(c) == -1 ||
+	if (conn_fwd_start(c) == -1 || conn_scrub_start(c) == -1 ||
 	    (n = conn_put_head(c, c->server, conn_upstream_head, 1)) == -1) {
 		conn_close(c, "out of memory");
 		return;
@@ -193,8 +193,7 @@ conn_send_request(struct conn *c)
 	c->srv_idle = 0;
 	c->req_done = c->req->h.body == HTTP_BODY_NONE;
 	c->req_remain = c->req->h.length;
-	http_chunked_init(&c->req_ch);
-	http_scan_init(&c->rscan);
+	http_chunked_init(&c->fwd->req_ch);
 	c->resp_head_done = c->resp_done = c->resp_got = 0;
 	c->last_active = conn_now(c);
 	conn_idle_timer(c);
@@ -253,7 +252,7 @@ conn_forward_request(struct conn *c)
 		return;
 	rv = conn_relay_body(bufferevent_get_input(c->client),
 	    bufferevent_get_output(c->server), c->req->h.body, &c->req_remain,
-	    &c->req_ch, &c->up);
+	    &c->fwd->req_ch, &c->up);
 	if (rv == -1) {
 		if (c->resp_got)
 			conn_close(c, "broken chunked request body");
@@ -268,7 +267,7 @@ conn_forward_request(struct conn *c)
 static void
 conn_client_head(struct conn *c, struct conn_head *h)
 {
-	const struct http_response	*r = c->resp;
+	const struct http_response	*r = c->fwd->resp;
 	const struct http_header	*hd;
 	size_t				 i;
 
@@ -329,36 +328,36 @@ conn_read_response_head(struct conn *c)
 	avail = len < CONN_RESP_HEAD_MAX ? len : CONN_RESP_HEAD_MAX;
 	if (avail > 0)
 		c->resp_got = 1;
-	if (avail <= c->rscan.total)
+	if (avail <= c->fwd->rscan.total)
 		return (0);
 	p = evbuffer_pullup(in, avail);
-	if (p == NULL || http_scan_feed(&c->rscan, p + c->rscan.total,
-	    avail - c->rscan.total) == 0) {
+	if (p == NULL || http_scan_feed(&c->fwd->rscan, p + c->fwd->rscan.total,
+	    avail - c->fwd->rscan.total) == 0) {
 		if (p == NULL || avail >= CONN_RESP_HEAD_MAX)
 			conn_refuse(c, 502, NULL, "response head too large");
 		return (0);
 	}
-	free(c->rhead);
-	c->rhead = NULL;
-	if (c->resp == NULL)
-		c->resp = malloc(sizeof *c->resp);
-	if (c->resp == NULL ||
-	    (c->rhead = malloc(c->rscan.total)) == NULL) {
+	free(c->fwd->rhead);
+	c->fwd->rhead = NULL;
+	if (c->fwd->resp == NULL)
+		c->fwd->resp = malloc(sizeof *c->fwd->resp);
+	if (c->fwd->resp == NULL ||
+	    (c->fwd->rhead = malloc(c->fwd->rscan.total)) == NULL) {
 		conn_close(c, "out of memory");
 		return (0);
 	}
-	evbuffer_remove(in, c->rhead, c->rscan.total);
-	hlen = c->rscan.total;
+	evbuffer_remove(in, c->fwd->rhead, c->fwd->rscan.total);
+	hlen = c->fwd->rscan.total;
 	if (conn_scrub_head(c, &hlen) == -1) {
 		conn_close(c, "out of memory");
 		return (0);
 	}
-	if (http_response_parse(c->rhead, hlen, &c->set->lim,
-	    c->req->is_head, c->resp) == -1) {
+	if (http_response_parse(c->fwd->rhead, hlen, &c->set->lim,
+	    c->req->is_head, c->fwd->resp) == -1) {
 		conn_refuse(c, 502, NULL, "malformed response from upstream");
 		return (0);
 	}
-	http_scan_init(&c->rscan);
+	http_scan_init(&c->fwd->rscan);
 	return (1);
 }
 
@@ -366,7 +365,7 @@ conn_read_response_head(struct conn *c)
 static int
 conn_response_head(struct conn *c)
 {
-	struct http_response	*r = c->resp;
+	struct http_response	*r = c->fwd->resp;
 	struct upstream_verdict	 v;
 	ssize_t			 n;
 
@@ -386,8 +385,8 @@ conn_response_head(struct conn *c)
 		c->resp_head_done = 1;
 		c->client_ka = c->client_ka && r->h.body != HTTP_BODY_CLOSE &&
 		    !c->set->stopping;
-		c->resp_remain = r->h.length;
-		http_chunked_init(&c->resp_ch);
+		c->fwd->resp_remain = r->h.length;
+		http_chunked_init(&c->fwd->resp_ch);
 		if (conn_scrub_check(c) == -1)
 			return (-1);
 	}
@@ -417,8 +416,8 @@ conn_exchange_done(struct conn *c, size_t queued)
 	conn_audit_pending(c, NULL);
 	if (queued > 0)
 		conn_audit_barrier(c);
-	reuse = c->resp->h.keep_alive && c->req_done &&
-	    c->resp->h.body != HTTP_BODY_CLOSE &&
+	reuse = c->fwd->resp->h.keep_alive && c->req_done &&
+	    c->fwd->resp->h.body != HTTP_BODY_CLOSE &&
 	    evbuffer_get_length(bufferevent_get_input(c->server)) == 0;
 	if (reuse)
 		c->srv_idle = 1;
@@ -446,8 +445,8 @@ conn_forward_response(struct conn *c)
 		rv = conn_scrub_body(c, 0);
 	else
 		rv = conn_relay_body(bufferevent_get_input(c->server),
-		    bufferevent_get_output(c->client), c->resp->h.body,
-		    &c->resp_remain, &c->resp_ch, &c->down);
+		    bufferevent_get_output(c->client), c->fwd->resp->h.body,
+		    &c->fwd->resp_remain, &c->fwd->resp_ch, &c->down);
 	if (rv == -1) {
 		conn_close(c, "broken chunked response body");
 		return;
@@ -466,7 +465,7 @@ conn_server_gone(struct conn *c)
 {
 	size_t	queued = conn_outlen(c->client);
 
-	if (c->resp_head_done && c->resp->h.body == HTTP_BODY_CLOSE) {
+	if (c->resp_head_done && c->fwd->resp->h.body == HTTP_BODY_CLOSE) {
 		if (c->scrub_body)
 			conn_scrub_body(c, 1);
 		else

@@ -57,11 +57,9 @@ conn_head_start(struct conn *c)
 	/* The last exchange's heads, parsed: 10 KiB a waiting one keeps. */
 	free(c->head);
 	free(c->req);
-	free(c->rhead);
-	free(c->resp);
-	c->head = c->rhead = NULL;
+	conn_resp_free(c);
+	c->head = NULL;
 	c->req = NULL;
-	c->resp = NULL;
 	c->have_req = 0;
 	if (!c->bound) {
 		c->have_host = 0;
@@ -243,7 +241,7 @@ conn_tls_accept(struct conn *c)
 	}
 	bufferevent_setwatermark(under, EV_READ, 0, 0);
 	conn_out_release(c);
-	conn_read_free(&c->crd);
+	conn_read_release(c->client, &c->crd);
 	bev = bufferevent_openssl_filter_new(c->set->base, under, ssl,
 	    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
 	if (bev == NULL) {

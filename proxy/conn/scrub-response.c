@@ -105,7 +105,7 @@ conn_scrub_drop(void *arg, const void *p, size_t n)
 }
 
 /*
- * A response head read whole (c->rhead, *len bytes): with the values
+ * A response head read whole (c->fwd->rhead, *len bytes): with the values
  * replaced, before it is parsed; copied only when one was.  Returns 0,
  * or -1 when out of memory.
  */
@@ -116,16 +116,17 @@ conn_scrub_head(struct conn *c, size_t *len)
 	size_t	 n;
 
 	if (!c->scrubbing ||
-	    scrub_feed(c->scrub, c->rhead, *len, 1, conn_scrub_drop,
+	    scrub_feed(c->scrub, c->fwd->rhead, *len, 1, conn_scrub_drop,
 	    NULL) == 0)
 		return (0);
-	scrub_feed(c->scrub, c->rhead, *len, 1, conn_scrub_emit, c->scrub_out);
+	scrub_feed(c->scrub, c->fwd->rhead, *len, 1, conn_scrub_emit,
+	    c->scrub_out);
 	n = evbuffer_get_length(c->scrub_out);
 	if ((p = malloc(n)) == NULL)
 		return (-1);
 	evbuffer_remove(c->scrub_out, p, n);
-	free(c->rhead);
-	c->rhead = p;
+	free(c->fwd->rhead);
+	c->fwd->rhead = p;
 	*len = n;
 	return (0);
 }
@@ -160,7 +161,7 @@ conn_scrub_names(const struct conn *c, char *buf, size_t len)
 int
 conn_scrub_check(struct conn *c)
 {
-	const struct http_response	*r = c->resp;
+	const struct http_response	*r = c->fwd->resp;
 	const struct http_header	*hd;
 	char				 names[128], why[512];
 	size_t				 i;
@@ -258,14 +259,14 @@ conn_scrub_piece(struct conn *c, const struct evbuffer_iovec *v, size_t *n,
 	int	isdata;
 
 	*n = *data = v->iov_len;
-	switch (c->resp->h.body) {
+	switch (c->fwd->resp->h.body) {
 	case HTTP_BODY_LENGTH:
-		if (*n > c->resp_remain)
-			*n = *data = (size_t)c->resp_remain;
-		*done = (c->resp_remain -= *n) == 0;
+		if (*n > c->fwd->resp_remain)
+			*n = *data = (size_t)c->fwd->resp_remain;
+		*done = (c->fwd->resp_remain -= *n) == 0;
 		return (0);
 	case HTTP_BODY_CHUNKED:
-		if ((k = http_chunked_step(&c->resp_ch, v->iov_base,
+		if ((k = http_chunked_step(&c->fwd->resp_ch, v->iov_base,
 		    v->iov_len, &isdata, done)) == -1)
 			return (-1);
 		*n = (size_t)k;
@@ -288,8 +289,9 @@ conn_scrub_body(struct conn *c, int eof)
 	struct evbuffer		*out = bufferevent_get_output(c->client);
 	struct evbuffer_iovec	 v;
 	size_t			 n, data;
-	int			 done = c->resp->h.body == HTTP_BODY_LENGTH &&
-	    c->resp_remain == 0;
+	struct conn_fwd		*f = c->fwd;
+	int			 done = f->resp->h.body == HTTP_BODY_LENGTH &&
+	    f->resp_remain == 0;
 
 	conn_scrub_begin(c, evbuffer_get_length(in));
 	while (!done && evbuffer_get_length(in) > 0 && (eof ||
@@ -306,7 +308,7 @@ conn_scrub_body(struct conn *c, int eof)
 			    conn_scrub_emit, c->scrub_out);
 		evbuffer_drain(in, n);
 	}
-	if (eof && c->resp->h.body == HTTP_BODY_CLOSE)
+	if (eof && c->fwd->resp->h.body == HTTP_BODY_CLOSE)
 		done = 1;
 	if (done)
 		scrub_feed(c->scrub, "", 0, 1, conn_scrub_emit, c->scrub_out);

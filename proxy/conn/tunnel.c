@@ -188,8 +188,8 @@ conn_splice_start(struct conn *c)
 	    c->set->ev->splice, c)) == NULL)
 		goto fail;
 	conn_out_release(c);
-	conn_read_free(&c->crd);
-	conn_read_free(&c->srd);
+	conn_read_release(c->client, &c->crd);
+	conn_read_release(c->server, &c->srd);
 	bufferevent_disable(c->client, EV_READ | EV_WRITE);
 	bufferevent_disable(c->server, EV_READ | EV_WRITE);
 	/* Socket bufferevents lock their output's start; we write it now. */

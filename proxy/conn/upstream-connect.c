@@ -190,6 +190,10 @@ conn_upstream_connect(struct conn *c)
 	char	head[UPSTREAM_HEAD_MAX];
 	int	n;
 
+	if (conn_fwd_start(c) == -1) {
+		conn_close(c, "out of memory");
+		return;
+	}
 	if ((n = upstream_connect_head(head, sizeof head, &c->host, c->port,
 	    c->upstream->auth)) == -1) {
 		conn_upstream_failed(c, "upstream-failed", "cannot be asked: "
@@ -198,7 +202,6 @@ conn_upstream_connect(struct conn *c)
 	}
 	conn_send(c->server, head, (size_t)n);
 	explicit_bzero(head, sizeof head);
-	http_scan_init(&c->rscan);
 	c->state = S_UPSTREAM;
 	conn_timer(c, c->set->connect_timeout);
 }
@@ -252,29 +255,30 @@ conn_upstream_read(struct conn *c)
 
 	len = evbuffer_get_length(in);
 	avail = len < CONN_RESP_HEAD_MAX ? len : CONN_RESP_HEAD_MAX;
-	if (avail <= c->rscan.total)
+	if (avail <= c->fwd->rscan.total)
 		return (0);
 	if ((p = evbuffer_pullup(in, avail)) == NULL ||
-	    http_scan_feed(&c->rscan, p + c->rscan.total,
-	    avail - c->rscan.total) == 0) {
+	    http_scan_feed(&c->fwd->rscan, p + c->fwd->rscan.total,
+	    avail - c->fwd->rscan.total) == 0) {
 		if (p == NULL || avail >= CONN_RESP_HEAD_MAX)
 			conn_upstream_failed(c, "upstream-failed", "answered "
 			    "CONNECT with a head too large");
 		return (0);
 	}
-	if (c->resp == NULL && (c->resp = malloc(sizeof *c->resp)) == NULL) {
+	if (c->fwd->resp == NULL &&
+	    (c->fwd->resp = malloc(sizeof *c->fwd->resp)) == NULL) {
 		conn_close(c, "out of memory");
 		return (0);
 	}
-	if (http_response_parse((const char *)p, c->rscan.total, &c->set->lim,
-	    0, c->resp) == -1) {
+	if (http_response_parse((const char *)p, c->fwd->rscan.total,
+	    &c->set->lim, 0, c->fwd->resp) == -1) {
 		conn_upstream_failed(c, "upstream-failed", "answered CONNECT "
 		    "with a malformed head");
 		return (0);
 	}
-	upstream_answer_read(c->resp, 1, &v);
-	evbuffer_drain(in, c->rscan.total);
-	http_scan_init(&c->rscan);
+	upstream_answer_read(c->fwd->resp, 1, &v);
+	evbuffer_drain(in, c->fwd->rscan.total);
+	http_scan_init(&c->fwd->rscan);
 	if (v.answer != UPSTREAM_OPEN) {
 		conn_upstream_refuse(c, &v);
 		return (0);
