@@ -358,7 +358,8 @@ hook_not_run(const char *why, const char *what)
  * Be the harness's shell (--exec): run the shell with args attached to
  * the session named after the harness session in the environment,
  * starting it on first use.  Without one (the harness's own start-up
- * probes) the shell runs with no network at all.  Never unfiltered.
+ * probes) the shell runs in an empty network namespace.  Never
+ * unfiltered.
  */
 static int
 hook_exec_shell(const struct hook_args *a, int argc, char **argv)
