@@ -26,7 +26,7 @@ static int
 run_options(const struct cmd_entry *cmd, int argc, char **argv,
     struct run_opts *o)
 {
-	const char	*errstr;
+	const char	*errstr, *gwopt = NULL;	/* a gateway option given */
 	int		 ch, rv = 0;
 
 	gwopts_init(&o->loop.g, RUN_GRACE, GWOPTS_USER_ALWAYS);
@@ -46,7 +46,7 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 		else if (ch == OPT_NAME)
 			o->name = optarg;
 		else if (ch != OPT_NET) {
-			o->gwopt = optarg != NULL && optind >= 2 &&
+			gwopt = optarg != NULL && optind >= 2 &&
 			    optarg == argv[optind - 1] ? argv[optind - 2] :
 			    argv[optind - 1];
 			rv = gwopts_option(cmd, &o->loop.g, ch, optarg);
@@ -57,10 +57,10 @@ run_options(const struct cmd_entry *cmd, int argc, char **argv,
 	if (o->session == NULL && (o->session = getenv("PINHOLE_SESSION")) !=
 	    NULL && o->session[0] == '\0')
 		o->session = NULL;
-	if (o->session != NULL && o->gwopt != NULL)
+	if (o->session != NULL && gwopt != NULL)
 		return (cmd_usage_error(cmd, "%s belongs to the session's "
 		    "gateway (pinhole session start); a command attached to "
-		    "session %s takes its policy and log", o->gwopt,
+		    "session %s takes its policy and log", gwopt,
 		    o->session));
 	if (optind >= argc)
 		return (cmd_usage_error(cmd, "no command to run"));

@@ -8,8 +8,6 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
-#include <sys/stat.h>
-
 #include <arpa/inet.h>
 
 #include <errno.h>
@@ -41,7 +39,6 @@
 #include "rules/policy.h"
 #include "rules/rules.h"
 
-#define RUN_MAX_FILES	64	/* policy files guarded */
 #define RUN_MAX_PORTS	NETNS_MAX_PORTS	/* captured ports with a listener */
 
 /* The sandbox, its gateway and its command. */

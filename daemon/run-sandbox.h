@@ -20,7 +20,6 @@ struct run_opts {
 	struct gwloop_opts	 loop;		/* the gateway's, first */
 	struct netns_net	 net;
 	const char		*session;	/* --session, PINHOLE_SESSION */
-	const char		*gwopt;		/* a gateway option given */
 	int			 quiet;		/* --quiet */
 	const char		*name;		/* --name, or NULL */
 	char			*const *argv;	/* the command */
