@@ -1,6 +1,7 @@
 # The running gateway, between cli/ and proxy/: its options and context,
 # the policy in force and its reloads, the loop, the attach server and
-# its client, a session's runtime, the notices and the run guard.
+# its client, a session's runtime, pinhole run's sandbox, the notices
+# and the run guard.
 libpinhole_a_SOURCES += \
 	daemon/gwopts.c daemon/gwopts.h daemon/gwctx-int.h \
 	daemon/gwctx.c daemon/reload.c daemon/gwlog.c \
@@ -9,6 +10,7 @@ libpinhole_a_SOURCES += \
 	daemon/attach-server.c daemon/attach-server.h daemon/attach-int.h \
 	daemon/attach-client.c daemon/attach-client.h \
 	daemon/session.c daemon/session.h \
+	daemon/run-sandbox.c daemon/run-sandbox.h \
 	daemon/notice.c daemon/notice.h \
 	daemon/notify.c daemon/notify.h \
 	daemon/runguard.c daemon/runguard.h
