@@ -150,7 +150,7 @@ static int
 session_find(const char *cmd, const char *name, char *dir, size_t dirlen,
     struct json_obj *rec, int *lockfd)
 {
-	if (control_dir_ours(dir, dirlen) == -1 ||
+	if (control_dir_ours(dir, dirlen, NULL, 0) == -1 ||
 	    session_probe(dir, name, rec, lockfd) == -1) {
 		fprintf(stderr, "pinhole session %s: no running session %s\n",
 		    cmd, name);
@@ -197,7 +197,7 @@ cmd_session_list(const struct cmd_entry *cmd, int argc, char **argv)
 
 	if ((rv = session_args(cmd, argc, argv, &json, &none, 0)) != 0)
 		return (rv);
-	if (control_dir_ours(dir, sizeof dir) == 0 &&
+	if (control_dir_ours(dir, sizeof dir, NULL, 0) == 0 &&
 	    (d = opendir(dir)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			if (!session_file_name(de->d_name, name, sizeof name) ||

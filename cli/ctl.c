@@ -79,13 +79,9 @@ ctl_open_all(struct ctl_conn *conns, size_t max, const char *want, char *err,
 	size_t		 n = 0;
 	int		 fd;
 
-	if (control_dir_ours(dir, sizeof dir) == -1 && errno == EPERM) {
-		snprintf(err, errlen, "%s is not a directory of yours with "
-		    "mode 0700: another user may have made it; remove it, or "
-		    "set XDG_RUNTIME_DIR to a directory of yours with mode "
-		    "0700", dir);
+	if (control_dir_ours(dir, sizeof dir, err, errlen) == -1 &&
+	    errno == EPERM)
 		return (0);
-	}
 	if ((d = opendir(dir)) == NULL) {
 		snprintf(err, errlen, "no running pinhole session (nothing in "
 		    "%s)", dir);

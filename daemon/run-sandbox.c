@@ -453,7 +453,7 @@ run_session_cb(evutil_socket_t fd, short what, void *arg)
 static int
 run_session_connect(struct run *r)
 {
-	char		 dir[PATH_MAX], path[PATH_MAX];
+	char		 dir[PATH_MAX], path[PATH_MAX], err[PATH_MAX + 128];
 	const char	*name = r->o->session;
 	uid_t		 uid = (uid_t)-1;
 	int		 fd;
@@ -462,11 +462,9 @@ run_session_connect(struct run *r)
 		log_warnx("session %s: not a session name", name);
 		return (-1);
 	}
-	if (control_dir_ours(dir, sizeof dir) == -1 && errno == EPERM) {
-		log_warnx("session %s: %s is not a directory of yours with "
-		    "mode 0700: another user may have made it; remove it, or "
-		    "set XDG_RUNTIME_DIR to a directory of yours with mode "
-		    "0700", name, dir);
+	if (control_dir_ours(dir, sizeof dir, err, sizeof err) == -1 &&
+	    errno == EPERM) {
+		log_warnx("session %s: %s", name, err);
 		return (-1);
 	}
 	if (session_attach_path(path, sizeof path, dir, name) == -1) {
@@ -587,24 +585,19 @@ int
 run_standalone(struct run_opts *o)
 {
 	struct run		run, *r = &run;
-	struct gwloop_hooks	h;
 	char			line[1024];
+	struct gwloop_hooks	h = {
+		.prepare = run_prepare, .ready = run_ready, .ended = run_ended,
+		.done = run_free, .arg = r, .start = line,
+		.failed = RUN_FAILED, .command = 1
+	};
 
 	memset(r, 0, sizeof *r);
 	r->o = o;
-	if (r->o->name != NULL)
-		snprintf(line, sizeof line, "%s", r->o->name);
+	if (o->name != NULL)
+		snprintf(line, sizeof line, "%s", o->name);
 	else
-		run_cmdline(r->o->argv, line, sizeof line);
-	memset(&h, 0, sizeof h);
-	h.prepare = run_prepare;
-	h.ready = run_ready;
-	h.ended = run_ended;
-	h.done = run_free;
-	h.arg = r;
-	h.start = line;
-	h.failed = RUN_FAILED;
-	h.command = 1;
-	return (gwloop_run(&r->o->loop, &h));
+		run_cmdline(o->argv, line, sizeof line);
+	return (gwloop_run(&o->loop, &h));
 }
 

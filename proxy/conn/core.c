@@ -726,11 +726,10 @@ conn_keep_reading(const struct conn *c)
 /*
  * Is the connection resolving or dialing what will be a tunnel (a
  * CONNECT or a SOCKS5 request, neither bound nor captured)?  Then the
- * client stays readable
- * while the server is resolved and dialed rather than have reading
- * turned off and on again (two epoll_ctl calls): what it sends early
- * waits in its input, bounded by the head's high-water mark, and its
- * EOF is kept for the tunnel (conn_client_event_cb()).
+ * client stays readable while the server is resolved and dialed rather
+ * than have reading turned off and on again (two epoll_ctl calls): what
+ * it sends early waits in its input, bounded by the head's high-water
+ * mark, and its EOF is kept for the tunnel (conn_client_event_cb()).
  */
 int
 conn_tunnel_next(const struct conn *c)

@@ -127,7 +127,7 @@ control_dir_make(char *buf, size_t len, char *err, size_t errlen)
 			    "%s", buf, strerror(errno));
 		return (control_dir_error(problem, 0, err, errlen));
 	}
-	if (control_dir_ours(buf, len) == -1) {
+	if (control_dir_ours(buf, len, NULL, 0) == -1) {
 		snprintf(problem, sizeof problem, "%s is not a directory of "
 		    "ours with mode 0700", buf);
 		return (control_dir_error(problem, 1, err, errlen));
@@ -140,10 +140,10 @@ control_dir_make(char *buf, size_t len, char *err, size_t errlen)
  * it is the user's own with mode 0700 and not a symlink, as a gateway
  * makes it.  Another user may have made /tmp/pinhole-UID first, and
  * what answers in such a directory is not the user's gateway.  -1 with
- * errno (EPERM: not ours).
+ * errno (EPERM: not ours, said in err when given).
  */
 int
-control_dir_ours(char *buf, size_t len)
+control_dir_ours(char *buf, size_t len, char *err, size_t errlen)
 {
 	struct stat	st;
 
@@ -155,6 +155,11 @@ control_dir_ours(char *buf, size_t len)
 		return (-1);
 	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
 	    (st.st_mode & 077) != 0) {
+		if (err != NULL)
+			snprintf(err, errlen, "%s is not a directory of yours "
+			    "with mode 0700: another user may have made it; "
+			    "remove it, or set XDG_RUNTIME_DIR to a directory "
+			    "of yours with mode 0700", buf);
 		errno = EPERM;
 		return (-1);
 	}

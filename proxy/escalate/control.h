@@ -47,9 +47,10 @@ int	control_session_name_ok(const char *);
 int	control_dir_make(char *, size_t, char *, size_t);
 /*
  * The directory, for a client: 0 when it is ours with mode 0700 and not
- * a link, else -1 with errno (EPERM: another's; ENOENT: none).
+ * a link, else -1 with errno (EPERM: another's, said in err when not
+ * NULL; ENOENT: none).
  */
-int	control_dir_ours(char *, size_t);
+int	control_dir_ours(char *, size_t, char *, size_t);
 
 /*
  * May the peer of a unix socket speak to us, or we to it: the same uid

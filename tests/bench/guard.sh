@@ -178,16 +178,8 @@ kill $LG $PPID_ 2>/dev/null
 # CA signed; a few connections first make and cache the leaf, then
 # IDLE_TLS are opened, one request on each, and held (tlsload idle).
 echo "holding $IDLE_TLS idle inspected connections"
-ec="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
-# shellcheck disable=SC2086
-openssl req -x509 $ec -keyout "$T/ca.key" -out "$T/ca.pem" -days 1 \
-    -subj /CN=guard-ca 2>/dev/null &&
-    openssl req $ec -keyout "$T/leaf.key" -out "$T/leaf.csr" \
-    -subj /CN=bench.test 2>/dev/null &&
-    printf 'subjectAltName=DNS:bench.test\n' >"$T/san" &&
-    openssl x509 -req -in "$T/leaf.csr" -CA "$T/ca.pem" -CAkey "$T/ca.key" \
-    -CAcreateserial -out "$T/leaf.pem" -days 1 -extfile "$T/san" \
-    2>/dev/null || { echo "FAIL: openssl could not make the test keys"; exit 1; }
+bench_certs "$T" ||
+    { echo "FAIL: openssl could not make the test keys"; exit 1; }
 TPORT=$(free_port)
 "$top_builddir/tests/bench/tlsorigin" -C "$T/leaf.pem" -K "$T/leaf.key" \
     -p "$TPORT" -t 600 >/dev/null 2>&1 &

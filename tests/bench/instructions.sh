@@ -185,17 +185,8 @@ count_dns() {
 # it ($DNSPORT), and a policy for each case.  Returns 1 when one of
 # them cannot be had.
 tls_setup() {
-	command -v openssl >/dev/null && dns_setup || return 1
-	ec="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes"
-	# shellcheck disable=SC2086
-	openssl req -x509 $ec -keyout "$T/ca.key" -out "$T/ca.pem" -days 1 \
-	    -subj /CN=bench-ca 2>/dev/null &&
-	    openssl req $ec -keyout "$T/leaf.key" -out "$T/leaf.csr" \
-	    -subj /CN=bench.test 2>/dev/null &&
-	    printf 'subjectAltName=DNS:bench.test\n' >"$T/san" &&
-	    openssl x509 -req -in "$T/leaf.csr" -CA "$T/ca.pem" \
-	    -CAkey "$T/ca.key" -CAcreateserial -out "$T/leaf.pem" -days 1 \
-	    -extfile "$T/san" 2>/dev/null || return 1
+	command -v openssl >/dev/null && dns_setup && bench_certs "$T" ||
+	    return 1
 	TPORT=$(free_port)
 	"$TLSORIGIN" -C "$T/leaf.pem" -K "$T/leaf.key" -p "$TPORT" -b "$BODY" \
 	    -t 3600 >/dev/null 2>&1 &
