@@ -275,7 +275,7 @@ cmd_session_stop(const struct cmd_entry *cmd, int argc, char **argv)
 	struct json_obj	 rec;
 	char		 dir[PATH_MAX];
 	const char	*name = NULL;
-	int64_t		 pid = 0, grace = 0;
+	int64_t		 pid = 0, grace = 0, ship_wait;
 	int		 json = 0, fd = -1, rv;
 
 	if ((rv = session_args(cmd, argc, argv, &json, &name, 1)) != 0)
@@ -289,7 +289,10 @@ cmd_session_stop(const struct cmd_entry *cmd, int argc, char **argv)
 		    "%s\n", name);
 		goto out;
 	}
+	/* Open tunnels have the grace, then the log its shipping. */
 	json_get_int(&rec, "grace", &grace);
+	if (json_get_int(&rec, "ship_wait", &ship_wait) == 0)
+		grace += ship_wait;
 	if ((rv = session_wait_stopped(fd, grace)) != 0)
 		fprintf(stderr, "pinhole session stop: session %s has not "
 		    "stopped\n", name);
@@ -381,6 +384,7 @@ cmd_session_start(const struct cmd_entry *cmd, int argc, char **argv)
 {
 	struct session		s;
 	struct proxy_hooks	h;
+	int			rv;
 
 	session_init(&s);
 	memset(&h, 0, sizeof h);
@@ -391,7 +395,9 @@ cmd_session_start(const struct cmd_entry *cmd, int argc, char **argv)
 	h.done = session_done;
 	h.arg = &s;
 	h.listen_none = 1;
-	return (proxy_main(cmd, argc, argv, &h));
+	rv = proxy_main(cmd, argc, argv, &h);
+	session_end(&s);
+	return (rv);
 }
 
 /* What a session serves: its own options, then those of proxy. */

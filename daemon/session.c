@@ -289,6 +289,7 @@ session_write_record(struct session *s)
 	json_put_str(&w, "control", c->ctl != NULL ? control_path(c->ctl) :
 	    "");
 	json_put_int(&w, "grace", c->o->grace);
+	json_put_int(&w, "ship_wait", c->o->ship_wait);
 	if (s->idle_since != 0)
 		json_put_int(&w, "idle_since", s->idle_since);
 	if (s->stop_idle != 0)
@@ -465,10 +466,20 @@ session_done(void *arg, int rv)
 	runguard_free(&s->guard);
 	if (s->recorded)
 		unlink(s->record);
-	if (s->lockfd != -1) {
-		unlink(s->lock);
-		close(s->lockfd);
-	}
 	if (s->notify != -1)
 		close(s->notify);
+}
+
+/*
+ * The gateway is torn down, its last lines shipped: let the lock go,
+ * last, so that session stop returns only once the session has ended.
+ */
+void
+session_end(struct session *s)
+{
+	if (s->lockfd == -1)
+		return;
+	unlink(s->lock);
+	close(s->lockfd);
+	s->lockfd = -1;
 }

@@ -59,12 +59,13 @@ void	session_init(struct session *);
  * the gateway: take the lock, or say the session runs already, and
  * detach unless foreground (the parent prints the name once the child
  * serves, or what it said, and exits).  Serving: take sandboxes, write
- * the record, let the terminal go.  Stopped: the record and the lock
- * removed.
+ * the record, let the terminal go.  Stopped: the record removed.
  */
 int	session_prepare(void *);
 int	session_ready(void *, struct gwctx *, const char *);
 void	session_done(void *, int);
+/* After gwloop_run(), torn down and shipped: the lock removed, let go. */
+void	session_end(struct session *);
 
 /*
  * Read the record of the session name in dir, if its lock says it lives

@@ -8,7 +8,8 @@
 # run exits with its command's status, the spool is empty, and nothing
 # is said to be left.  A collector that never comes is waited for
 # --log-ship-wait seconds, then what is left is said: how many lines,
-# their seq, and the spool they wait in.  As root and as nobody.
+# their seq, and the spool they wait in.  `session stop` returns once
+# the session's lines are shipped.  As root and as nobody.
 . "$top_srcdir/tests/integration/lib.sh"
 here="$top_srcdir/tests/integration"
 
@@ -209,6 +210,45 @@ for MODE in root nobody; do
 	else
 		fail "$MODE: never: exit $rc: $(grep shipping "$D/err" | tail -2)"
 	fi
+
+	# A session: `session stop` returns only once the session has
+	# ended, its last lines shipped (a machine stopped right after
+	# loses none), here to a collector that comes up after the stop.
+	KIND=otlp
+	fresh session
+	mkdir -m 700 "$D/xdg"
+	[ "$MODE" = nobody ] && chown nobody "$D/xdg"
+	set -- env HOME="$D/home" XDG_RUNTIME_DIR="$D/xdg" "$T/pinhole"
+	[ "$MODE" = nobody ] &&
+	    set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	"$@" session start ship --resolver "127.0.0.1:$DNSP" \
+	    --log "$D/log/local.log" --log "otlp+http://127.0.0.1:$RP" \
+	    --log-spool "$D/log/spool" --log-ship-wait 60 >/dev/null \
+	    2>"$D/err" || fail "$MODE: session: start: $(cat "$D/err")"
+	("$@" session stop ship 2>"$D/stop.err"; echo $? >"$D/stopped") &
+	PIDS="$PIDS $!"
+	wait_line "$D/log/local.log" '"event":"stop"' ||
+	    fail "$MODE: session: no stop line"
+	# The session now waits for the collector: stop must not return.
+	i=0
+	while [ ! -e "$D/stopped" ] && [ $i -lt 20 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ ! -e "$D/stopped" ] &&
+	    ok "$MODE: session: stop waits while the last lines are shipped" ||
+	    fail "$MODE: session: stop returned with its lines unshipped"
+	collector
+	wait_file "$D/stopped"
+	if [ "$(cat "$D/stopped")" = 0 ] &&
+	    received | cmp -s - "$D/log/local.log" &&
+	    [ ! -s "$D/log/spool/"*.spool ]; then
+		ok "$MODE: session: once stop returns, the collector has every line"
+	else
+		fail "$MODE: session: stop: $(cat "$D/stopped" "$D/stop.err"); the collector has $(received | wc -l) of $(wc -l <"$D/log/local.log") lines"
+	fi
+	kill "$COLL" 2>/dev/null
+	wait "$COLL" 2>/dev/null
 done
 
 finish
