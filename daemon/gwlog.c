@@ -94,12 +94,6 @@ gwctx_audit_sandbox(struct gwctx *c, const struct sandbox *sb,
 	if (strcmp(event, "start") == 0)
 		e.gateway_pid = getpid();
 	audit_write(c->audit, &e);
-	/*
-	 * The stop line is in the file before a session's record goes: who
-	 * sees the session ended finds its log whole.
-	 */
-	if (strcmp(event, "stop") == 0)
-		audit_flush(c->audit);
 }
 
 /* Write a lifecycle line (start, stop, reload) to the audit log. */

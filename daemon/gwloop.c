@@ -18,6 +18,7 @@
 #include "daemon/gwopts.h"
 #include "lib/log.h"
 #include "lib/sdnotify.h"
+#include "proxy/audit/audit.h"
 #include "proxy/dns/dns.h"
 #include "proxy/gateway.h"
 #include "proxy/tls/tls.h"
@@ -184,6 +185,8 @@ gwloop_ended(struct gwloop *p, const struct gwloop_hooks *h)
 	gwctx_budget_end(&p->c);
 	gwctx_audit(&p->c, "stop", NULL, NULL, detail[0] != '\0' ? detail :
 	    NULL);
+	/* In the file before the hooks' done: a session's record goes then. */
+	audit_flush(p->c.audit);
 	return (rv);
 }
 
